@@ -1,0 +1,454 @@
+package types
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/loamdb/loam/pgerr"
+)
+
+func badInput(t T, s string) error {
+	return pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type %s: %q", kindNames[t.Kind], s)
+}
+
+// ParseText reads s as PostgreSQL's input function for t would; loc is the
+// session TimeZone, used for timestamptz input that names no zone.
+func ParseText(t T, s string, loc *time.Location) (Datum, error) {
+	d := Datum{T: t}
+	switch t.Kind {
+	case Unknown, Text:
+		d.T = Of(Text)
+		if t.Kind == Unknown {
+			d.T = TText
+		}
+		d.S = s
+	case Varchar, Char:
+		if t.Width >= 0 && utf8.RuneCountInString(s) > int(t.Width) {
+			trimmed := strings.TrimRight(s, " ")
+			if utf8.RuneCountInString(trimmed) > int(t.Width) {
+				return d, pgerr.New(pgerr.StringDataRightTruncation, "value too long for type %s", t)
+			}
+			s = string([]rune(s)[:t.Width])
+		}
+		if t.Kind == Char && t.Width > 0 {
+			if n := utf8.RuneCountInString(s); n < int(t.Width) {
+				s += strings.Repeat(" ", int(t.Width)-n)
+			}
+		}
+		d.S = s
+	case Bool:
+		switch strings.ToLower(strings.TrimSpace(s)) {
+		case "t", "tr", "tru", "true", "y", "ye", "yes", "on", "1":
+			d.I = 1
+		case "f", "fa", "fal", "fals", "false", "n", "no", "of", "off", "0":
+		default:
+			return d, badInput(t, s)
+		}
+	case Int2, Int4, Int8:
+		v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+				return d, pgerr.New(pgerr.NumericValueOutOfRange, "value %q is out of range for type %s", s, kindNames[t.Kind])
+			}
+			return d, badInput(t, s)
+		}
+		if err := CheckIntRange(t.Kind, v); err != nil {
+			return d, pgerr.New(pgerr.NumericValueOutOfRange, "value %q is out of range for type %s", s, kindNames[t.Kind])
+		}
+		d.I = v
+	case Float4, Float8:
+		str := strings.TrimSpace(s)
+		var f float64
+		switch strings.ToLower(str) {
+		case "nan":
+			f = math.NaN()
+		case "infinity", "+infinity", "inf", "+inf":
+			f = math.Inf(1)
+		case "-infinity", "-inf":
+			f = math.Inf(-1)
+		default:
+			bits := 64
+			if t.Kind == Float4 {
+				bits = 32
+			}
+			v, err := strconv.ParseFloat(str, bits)
+			if err != nil {
+				if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+					return d, pgerr.New(pgerr.NumericValueOutOfRange, "%q is out of range for type %s", s, kindNames[t.Kind])
+				}
+				return d, badInput(t, s)
+			}
+			f = v
+		}
+		d.F = f
+	case Numeric:
+		v, err := ParseDec(s)
+		if err != nil {
+			return d, err
+		}
+		if t.Width >= 0 {
+			if v, err = v.Fit(t.Width, t.Scale); err != nil {
+				return d, err
+			}
+		}
+		d.S = v.String()
+	case Bytea:
+		if strings.HasPrefix(s, `\x`) {
+			b, err := hex.DecodeString(s[2:])
+			if err != nil {
+				return d, badInput(t, s)
+			}
+			d.B = b
+		} else {
+			b, err := unescapeBytea(s)
+			if err != nil {
+				return d, badInput(t, s)
+			}
+			d.B = b
+		}
+	case Date:
+		days, err := ParseDate(s)
+		if err != nil {
+			return d, err
+		}
+		d.I = days
+	case Time:
+		us, ok := parseClock(strings.TrimSpace(s))
+		if !ok {
+			return d, pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type time: %q", s)
+		}
+		d.I = RoundMicros(us, t.Width)
+	case Timestamp, TimestampTZ:
+		us, err := ParseTimestamp(s, t.Kind == TimestampTZ, loc)
+		if err != nil {
+			return d, err
+		}
+		d.I = RoundMicros(us, t.Width)
+	case UUID:
+		u, ok := CanonicalUUID(s)
+		if !ok {
+			return d, badInput(t, s)
+		}
+		d.S = u
+	case JSON, JSONB:
+		if !json.Valid([]byte(s)) {
+			return d, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type json")
+		}
+		d.S = s
+	default:
+		return d, pgerr.New(pgerr.FeatureNotSupported, "input of type %s is not supported", t)
+	}
+	return d, nil
+}
+
+// CheckIntRange fails when v does not fit the integer kind.
+func CheckIntRange(k Kind, v int64) error {
+	switch k {
+	case Int2:
+		if v < math.MinInt16 || v > math.MaxInt16 {
+			return pgerr.New(pgerr.NumericValueOutOfRange, "smallint out of range")
+		}
+	case Int4:
+		if v < math.MinInt32 || v > math.MaxInt32 {
+			return pgerr.New(pgerr.NumericValueOutOfRange, "integer out of range")
+		}
+	}
+	return nil
+}
+
+func unescapeBytea(s string) ([]byte, error) {
+	var out []byte
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			out = append(out, s[i])
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == '\\' {
+			out = append(out, '\\')
+			i++
+			continue
+		}
+		if i+3 < len(s) {
+			v, err := strconv.ParseUint(s[i+1:i+4], 8, 8)
+			if err == nil {
+				out = append(out, byte(v))
+				i += 3
+				continue
+			}
+		}
+		return nil, strconv.ErrSyntax
+	}
+	return out, nil
+}
+
+// CanonicalUUID accepts the forms PostgreSQL accepts (hyphens anywhere
+// between groups of four, braces) and returns the lower-case canonical text.
+func CanonicalUUID(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
+		s = s[1 : len(s)-1]
+	}
+	h := strings.ReplaceAll(s, "-", "")
+	if len(h) != 32 {
+		return "", false
+	}
+	if _, err := hex.DecodeString(h); err != nil {
+		return "", false
+	}
+	h = strings.ToLower(h)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], true
+}
+
+// RoundMicros rounds µs to a fractional-second precision p (0..6), half up
+// as PostgreSQL does; p < 0 means no rounding.
+func RoundMicros(us int64, p int32) int64 {
+	if p < 0 || p >= 6 {
+		return us
+	}
+	unit := int64(math.Pow10(int(6 - p)))
+	r := us % unit
+	if r < 0 {
+		r += unit
+	}
+	us -= r
+	if r*2 >= unit {
+		us += unit
+	}
+	return us
+}
+
+// ParseDate reads YYYY-MM-DD (or a timestamp, keeping its date).
+func ParseDate(s string) (int64, error) {
+	str := strings.TrimSpace(s)
+	y, m, d, rest, ok := parseYMD(str)
+	if !ok || (rest != "" && !isTimeRest(rest)) {
+		return 0, pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type date: %q", s)
+	}
+	if !validDate(y, m, d) {
+		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "date/time field value out of range: %q", s)
+	}
+	return int64(time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Sub(Epoch) / (24 * time.Hour)), nil
+}
+
+func isTimeRest(rest string) bool {
+	_, _, err := splitClockZone(strings.TrimLeft(rest, " T"))
+	return err == nil
+}
+
+func validDate(y, m, d int) bool {
+	if m < 1 || m > 12 || d < 1 {
+		return false
+	}
+	return d <= time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+func parseYMD(s string) (y, m, d int, rest string, ok bool) {
+	parts := [3]int{}
+	i := 0
+	for p := 0; p < 3; p++ {
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == start || i-start > 6 {
+			return 0, 0, 0, "", false
+		}
+		parts[p], _ = strconv.Atoi(s[start:i])
+		if p < 2 {
+			if i >= len(s) || s[i] != '-' {
+				return 0, 0, 0, "", false
+			}
+			i++
+		}
+	}
+	return parts[0], parts[1], parts[2], s[i:], true
+}
+
+// parseClock reads HH:MM[:SS[.ffffff]] into µs since midnight.
+func parseClock(s string) (int64, bool) {
+	f := strings.SplitN(s, ":", 3)
+	if len(f) < 2 {
+		return 0, false
+	}
+	h, err1 := strconv.Atoi(f[0])
+	m, err2 := strconv.Atoi(f[1])
+	if err1 != nil || err2 != nil || h < 0 || h > 24 || m < 0 || m > 59 || len(f[0]) > 2 || len(f[1]) != 2 {
+		return 0, false
+	}
+	var us int64
+	if len(f) == 3 {
+		sec := f[2]
+		frac := ""
+		if i := strings.IndexByte(sec, '.'); i >= 0 {
+			sec, frac = sec[:i], sec[i+1:]
+		}
+		sv, err := strconv.Atoi(sec)
+		if err != nil || len(sec) != 2 || sv > 60 {
+			return 0, false
+		}
+		us = int64(sv) * 1e6
+		if frac != "" {
+			for _, c := range frac {
+				if c < '0' || c > '9' {
+					return 0, false
+				}
+			}
+			// Round to microseconds.
+			digits := frac + "0000000"
+			v, _ := strconv.ParseInt(digits[:7], 10, 64)
+			us += (v + 5) / 10
+		}
+	}
+	us += int64(h)*3600e6 + int64(m)*60e6
+	if us > 24*3600e6 {
+		return 0, false
+	}
+	return us, true
+}
+
+// splitClockZone separates "10:00:00.5+05:30" into its clock and zone.
+func splitClockZone(s string) (clock, zone string, err error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", "", nil
+	}
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == ':' || s[i] == '.') {
+		i++
+	}
+	clock, zone = s[:i], strings.TrimSpace(s[i:])
+	if _, ok := parseClock(clock); !ok {
+		return "", "", strconv.ErrSyntax
+	}
+	return clock, zone, nil
+}
+
+// zoneOffset resolves a zone suffix: Z, UTC, +HH, +HH:MM, +HHMM, or a name.
+func zoneOffset(zone string, at time.Time) (*time.Location, bool) {
+	switch strings.ToUpper(zone) {
+	case "Z", "UTC", "GMT", "ZULU":
+		return time.UTC, true
+	}
+	if zone[0] == '+' || zone[0] == '-' {
+		sign := 1
+		if zone[0] == '-' {
+			sign = -1
+		}
+		z := strings.ReplaceAll(zone[1:], ":", "")
+		var h, m, sec int
+		var err error
+		switch len(z) {
+		case 1, 2:
+			h, err = strconv.Atoi(z)
+		case 4:
+			h, err = strconv.Atoi(z[:2])
+			if err == nil {
+				m, err = strconv.Atoi(z[2:])
+			}
+		case 6:
+			h, err = strconv.Atoi(z[:2])
+			if err == nil {
+				m, err = strconv.Atoi(z[2:4])
+			}
+			if err == nil {
+				sec, err = strconv.Atoi(z[4:])
+			}
+		default:
+			return nil, false
+		}
+		if err != nil || h > 15 || m > 59 {
+			return nil, false
+		}
+		return time.FixedZone("", sign*(h*3600+m*60+sec)), true
+	}
+	loc, err := LoadLocation(zone)
+	if err != nil {
+		return nil, false
+	}
+	return loc, true
+}
+
+// LoadLocation resolves a TimeZone setting value; UTC-like names and fixed
+// offsets need no tz database.
+func LoadLocation(name string) (*time.Location, error) {
+	switch strings.ToUpper(name) {
+	case "UTC", "GMT", "Z", "ZULU", "ETC/UTC":
+		return time.UTC, nil
+	}
+	return time.LoadLocation(name)
+}
+
+// ParseTimestamp reads an ISO 8601 or PostgreSQL timestamp. A zone in the
+// text applies to timestamptz and is ignored for timestamp, as in
+// PostgreSQL; a timestamptz with no zone is in loc.
+func ParseTimestamp(s string, withZone bool, loc *time.Location) (int64, error) {
+	kind := "timestamp without time zone"
+	if withZone {
+		kind = "timestamp with time zone"
+	}
+	bad := func() (int64, error) {
+		return 0, pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", kind, s)
+	}
+	str := strings.TrimSpace(s)
+	switch strings.ToLower(str) {
+	case "epoch":
+		return 0, nil
+	case "infinity", "-infinity":
+		return bad()
+	}
+	y, mo, d, rest, ok := parseYMD(str)
+	if !ok {
+		return bad()
+	}
+	if rest != "" && rest[0] != ' ' && rest[0] != 'T' && rest[0] != 't' {
+		return bad()
+	}
+	if rest != "" {
+		rest = rest[1:]
+	}
+	clock, zone, err := splitClockZone(rest)
+	if err != nil {
+		return bad()
+	}
+	if !validDate(y, mo, d) {
+		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "date/time field value out of range: %q", s)
+	}
+	var us int64
+	if clock != "" {
+		us, _ = parseClock(clock)
+	}
+	wall := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC)
+	base := wall.Unix()*1e6 + us
+	if !withZone {
+		if zone != "" {
+			if _, ok := zoneOffset(zone, wall); !ok {
+				return bad()
+			}
+		}
+		return base, nil
+	}
+	zl := loc
+	if zone != "" {
+		if zl, ok = zoneOffset(zone, wall); !ok {
+			return bad()
+		}
+	}
+	if zl == nil || zl == time.UTC {
+		return base, nil
+	}
+	// The wall clock is in zl: find its UTC instant.
+	sec := base / 1e6
+	frac := base % 1e6
+	if frac < 0 {
+		sec--
+		frac += 1e6
+	}
+	w := time.Unix(sec, 0).UTC()
+	t := time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), 0, zl)
+	return t.Unix()*1e6 + frac, nil
+}

@@ -1,0 +1,118 @@
+// Package engine runs SQL statements for a session: it parses, plans and
+// executes them against the catalog and storage, and keeps the session's
+// settings and transaction state. The wire layer drives it.
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/loamdb/loam/exec/types"
+)
+
+// Column describes one result column as RowDescription reports it.
+type Column struct {
+	Name      string
+	Type      types.T
+	TableOID  uint32 // 0 when the column is not a plain table column
+	ColumnNum int16
+}
+
+// Statement is one parsed and planned statement, ready to execute with
+// parameters. Its ParamTypes and Columns are what Describe reports.
+type Statement struct {
+	Query      string    // the statement's own text
+	ParamTypes []types.T // $1..$n, inferred where the client left them unspecified
+	Columns    []Column  // nil for statements that return no rows
+	prep       prepared
+}
+
+// Cursor streams a statement's result. Commands did their work in Execute
+// and return no batches; queries produce batches as Next is called.
+type Cursor struct {
+	columns []Column
+	next    func(ctx context.Context) (arrow.RecordBatch, error)
+	close   func()
+	tag     string
+	rows    int64
+	tagFn   func(rows int64) string
+	sess    *Session
+	done    bool
+}
+
+// Columns is the result's row shape, nil for commands.
+func (c *Cursor) Columns() []Column { return c.columns }
+
+// Next returns the next batch, or nil at the end (and on every call after).
+// The batch is the caller's until the next call to Next.
+func (c *Cursor) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if c.done || c.next == nil {
+		c.done = true
+		return nil, nil
+	}
+	rec, err := c.next(ctx)
+	if err != nil {
+		c.done = true
+		c.sess.markFailed()
+		return nil, err
+	}
+	if rec == nil {
+		c.done = true
+		return nil, nil
+	}
+	c.rows += rec.NumRows()
+	return rec, nil
+}
+
+// Tag is the CommandComplete tag ("SELECT 3", "INSERT 0 2"), complete once
+// Next has returned nil.
+func (c *Cursor) Tag() string {
+	if c.tagFn != nil {
+		return c.tagFn(c.rows)
+	}
+	return c.tag
+}
+
+// Close releases the cursor's resources; safe to call more than once.
+func (c *Cursor) Close() {
+	if c.close != nil {
+		c.close()
+		c.close = nil
+	}
+}
+
+// Location is the session's TimeZone, for formatting timestamptz values.
+func (s *Session) Location() *time.Location { return s.loc }
+
+// TxStatus is the ReadyForQuery status: 'I' idle, 'T' in a transaction
+// block, 'E' in a failed transaction block.
+func (s *Session) TxStatus() byte { return s.tx }
+
+// MarkFailed records an error the wire layer raised itself (a bad Bind, say)
+// so that an open transaction block becomes failed, as in PostgreSQL.
+func (s *Session) MarkFailed() { s.markFailed() }
+
+func (s *Session) markFailed() {
+	if s.tx == 'T' {
+		s.tx = 'E'
+	}
+}
+
+// ParameterStatus lists the settings reported to the client at startup, in
+// the order PostgreSQL sends them.
+func (s *Session) ParameterStatus() [][2]string {
+	out := make([][2]string, 0, len(reportedSettings))
+	for _, name := range reportedSettings {
+		out = append(out, [2]string{name, s.settings[name]})
+	}
+	return out
+}
+
+// TakeParameterChanges returns the reported settings the last statements
+// changed, and forgets them.
+func (s *Session) TakeParameterChanges() [][2]string {
+	ch := s.changed
+	s.changed = nil
+	return ch
+}
