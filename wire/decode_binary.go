@@ -1,0 +1,144 @@
+package wire
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+	"unicode/utf8"
+
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
+)
+
+// decodeParam turns one Bind parameter into a Datum of type t. format is
+// 0 (text) or 1 (binary); b is nil for NULL.
+func decodeParam(t types.T, format int16, b []byte, loc *time.Location) (types.Datum, error) {
+	if b == nil {
+		if t.Kind == types.Unknown {
+			t = types.TText
+		}
+		return types.NullOf(t), nil
+	}
+	if format == 0 {
+		if !utf8.Valid(b) {
+			return types.Datum{}, pgerr.New("22021", "invalid byte sequence for encoding \"UTF8\"")
+		}
+		return types.ParseText(t, string(b), loc)
+	}
+	return decodeBinary(t, b, loc)
+}
+
+func binaryLen(t types.T, b []byte, want int) error {
+	if len(b) != want {
+		return pgerr.New(pgerr.InvalidBinaryRepresentation,
+			"incorrect binary data format: %s needs %d bytes, got %d", t, want, len(b))
+	}
+	return nil
+}
+
+// decodeBinary reads a binary-format value as PostgreSQL's typreceive
+// function for t would.
+func decodeBinary(t types.T, b []byte, loc *time.Location) (types.Datum, error) {
+	d := types.Datum{T: t}
+	switch t.Kind {
+	case types.Bool:
+		if err := binaryLen(t, b, 1); err != nil {
+			return d, err
+		}
+		if b[0] != 0 {
+			d.I = 1
+		}
+	case types.Int2:
+		if err := binaryLen(t, b, 2); err != nil {
+			return d, err
+		}
+		d.I = int64(int16(binary.BigEndian.Uint16(b)))
+	case types.Int4:
+		if err := binaryLen(t, b, 4); err != nil {
+			return d, err
+		}
+		d.I = int64(int32(binary.BigEndian.Uint32(b)))
+	case types.Int8:
+		if err := binaryLen(t, b, 8); err != nil {
+			return d, err
+		}
+		d.I = int64(binary.BigEndian.Uint64(b))
+	case types.Float4:
+		if err := binaryLen(t, b, 4); err != nil {
+			return d, err
+		}
+		d.F = float64(math.Float32frombits(binary.BigEndian.Uint32(b)))
+	case types.Float8:
+		if err := binaryLen(t, b, 8); err != nil {
+			return d, err
+		}
+		d.F = math.Float64frombits(binary.BigEndian.Uint64(b))
+	case types.Date:
+		if err := binaryLen(t, b, 4); err != nil {
+			return d, err
+		}
+		v := int32(binary.BigEndian.Uint32(b))
+		if v == math.MaxInt32 || v == math.MinInt32 {
+			d.I = int64(v)
+		} else {
+			d.I = int64(v) + pgEpochDays
+		}
+	case types.Time:
+		if err := binaryLen(t, b, 8); err != nil {
+			return d, err
+		}
+		d.I = int64(binary.BigEndian.Uint64(b))
+		if d.I < 0 || d.I > 24*3600*1_000_000 {
+			return d, pgerr.New(pgerr.InvalidBinaryRepresentation, "time out of range")
+		}
+		d.I = types.RoundMicros(d.I, t.Width)
+	case types.Timestamp, types.TimestampTZ:
+		if err := binaryLen(t, b, 8); err != nil {
+			return d, err
+		}
+		v := int64(binary.BigEndian.Uint64(b))
+		if v == math.MaxInt64 || v == math.MinInt64 {
+			d.I = v
+		} else {
+			d.I = types.RoundMicros(v+pgEpochMicros, t.Width)
+		}
+	case types.Bytea:
+		d.B = append([]byte{}, b...)
+	case types.UUID:
+		if err := binaryLen(t, b, 16); err != nil {
+			return d, err
+		}
+		d.S = fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	case types.Numeric:
+		s, err := numericText(b)
+		if err != nil {
+			return d, err
+		}
+		if t.Width < 0 {
+			d.S = s
+			return d, nil
+		}
+		return types.ParseText(t, s, loc) // applies numeric(p,s)
+	case types.JSONB:
+		if len(b) == 0 || b[0] != 1 {
+			return d, pgerr.New(pgerr.InvalidBinaryRepresentation, "unsupported jsonb version number")
+		}
+		return textual(t, b[1:], loc)
+	case types.Interval:
+		return d, pgerr.New(pgerr.FeatureNotSupported, "binary interval parameters are not supported")
+	default:
+		// text, varchar, char, json, unknown: binary is the UTF-8 text.
+		return textual(t, b, loc)
+	}
+	return d, nil
+}
+
+// textual checks the encoding and reads b through the text input function
+// (which validates json and applies varchar(n)/char(n)).
+func textual(t types.T, b []byte, loc *time.Location) (types.Datum, error) {
+	if !utf8.Valid(b) {
+		return types.Datum{T: t}, pgerr.New("22021", "invalid byte sequence for encoding \"UTF8\"")
+	}
+	return types.ParseText(t, string(b), loc)
+}

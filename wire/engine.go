@@ -1,0 +1,83 @@
+package wire
+
+import (
+	"context"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/sql/engine"
+)
+
+// Engine opens sessions. FromEngine adapts *engine.Engine; tests supply
+// their own.
+type Engine interface {
+	NewSession(user, database string, startupParams map[string]string) (Session, error)
+}
+
+// Session is what the wire layer needs of an engine session. Its methods
+// are called from the connection's goroutine only.
+type Session interface {
+	ParameterStatus() [][2]string
+	TakeParameterChanges() [][2]string
+	TxStatus() byte
+	Location() *time.Location
+	MarkFailed()
+	Prepare(ctx context.Context, query string, paramOIDs []uint32) ([]*engine.Statement, error)
+	Execute(ctx context.Context, st *engine.Statement, params []types.Datum) (Cursor, error)
+}
+
+// Cursor streams one statement's result; *engine.Cursor implements it.
+// Next returns nil at the end; the batch is the caller's until the next
+// call to Next. Tag is final once Next returned nil.
+type Cursor interface {
+	Columns() []engine.Column
+	Next(ctx context.Context) (arrow.RecordBatch, error)
+	Tag() string
+	Close()
+}
+
+var _ Cursor = (*engine.Cursor)(nil)
+
+// FromEngine adapts the SQL engine to the wire layer.
+func FromEngine(e *engine.Engine) Engine { return engineAdapter{e} }
+
+type engineAdapter struct{ e *engine.Engine }
+
+func (a engineAdapter) NewSession(user, database string, params map[string]string) (Session, error) {
+	s, err := a.e.NewSession(user, database, params)
+	if err != nil {
+		return nil, err
+	}
+	return sessionAdapter{s}, nil
+}
+
+type sessionAdapter struct{ *engine.Session }
+
+func (s sessionAdapter) Execute(ctx context.Context, st *engine.Statement, params []types.Datum) (Cursor, error) {
+	c, err := s.Session.Execute(ctx, st, params)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Close ends the engine session when the engine offers a way to.
+func (s sessionAdapter) Close() {
+	switch c := any(s.Session).(type) {
+	case interface{ Close() error }:
+		_ = c.Close()
+	case interface{ Close() }:
+		c.Close()
+	}
+}
+
+// closeSession releases a session if it can be closed.
+func closeSession(s Session) {
+	switch c := s.(type) {
+	case interface{ Close() error }:
+		_ = c.Close()
+	case interface{ Close() }:
+		c.Close()
+	}
+}

@@ -1,0 +1,250 @@
+// Package wire serves Loam over the PostgreSQL frontend/backend protocol 3.0:
+// startup and authentication, the simple and extended query protocols,
+// cancellation and graceful shutdown. It decodes frontend messages, drives an
+// engine Session, and encodes result batches as DataRows.
+//
+// One goroutine serves each connection. Message framing is in reader.go,
+// the startup phase in startup.go, authentication in auth.go and
+// auth_scram.go, queries in simple.go and extended.go, result encoding in
+// datarow.go and encode_*.go, parameter decoding in decode_binary.go, and
+// the mapping of errors to ErrorResponse in errors.go.
+package wire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+)
+
+// AuthMethod selects how clients prove they know the password.
+type AuthMethod string
+
+const (
+	// AuthTrust lets every client in; it is used when no password is set.
+	AuthTrust AuthMethod = "trust"
+	// AuthSCRAM is SCRAM-SHA-256 (RFC 5802/7677, no channel binding).
+	AuthSCRAM AuthMethod = "scram-sha-256"
+	// AuthPassword is a cleartext password message.
+	AuthPassword AuthMethod = "password"
+)
+
+// ErrServerClosed is returned by Serve after Shutdown has begun.
+var ErrServerClosed = errors.New("wire: server closed")
+
+// Config configures a Server.
+type Config struct {
+	Engine Engine // required
+	// Password, when set, is required from every client, checked with
+	// AuthMethod (default AuthSCRAM). Empty means trust.
+	Password   string
+	AuthMethod AuthMethod
+	Logger     *slog.Logger
+	// MaxMessageSize bounds a frontend message; default 1 GiB.
+	MaxMessageSize int
+	// AuthTimeout bounds the startup phase; default 60s.
+	AuthTimeout time.Duration
+	// ShutdownGrace is how long Serve waits, once its context is done, for
+	// connections to finish before closing them; default 10s.
+	ShutdownGrace time.Duration
+}
+
+// Server accepts PostgreSQL connections and serves each in its own goroutine.
+type Server struct {
+	cfg   Config
+	log   *slog.Logger
+	scram *scramSecret
+
+	base     context.Context
+	stopBase context.CancelCauseFunc
+
+	mu        sync.Mutex
+	closing   bool
+	listeners map[net.Listener]struct{}
+	conns     map[*conn]struct{}
+	keys      map[uint32]*conn
+	wg        sync.WaitGroup
+}
+
+// NewServer checks cfg and returns a server ready to Serve.
+func NewServer(cfg Config) (*Server, error) {
+	if cfg.Engine == nil {
+		return nil, errors.New("wire: Config.Engine is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.MaxMessageSize <= 0 {
+		cfg.MaxMessageSize = DefaultMaxMessageSize
+	}
+	if cfg.AuthTimeout <= 0 {
+		cfg.AuthTimeout = 60 * time.Second
+	}
+	if cfg.ShutdownGrace <= 0 {
+		cfg.ShutdownGrace = 10 * time.Second
+	}
+	s := &Server{
+		cfg:       cfg,
+		log:       cfg.Logger,
+		listeners: map[net.Listener]struct{}{},
+		conns:     map[*conn]struct{}{},
+		keys:      map[uint32]*conn{},
+	}
+	switch {
+	case cfg.Password == "":
+		s.cfg.AuthMethod = AuthTrust
+	case cfg.AuthMethod == "" || cfg.AuthMethod == AuthSCRAM:
+		s.cfg.AuthMethod = AuthSCRAM
+		sec, err := newSCRAMSecret(cfg.Password)
+		if err != nil {
+			return nil, err
+		}
+		s.scram = sec
+	case cfg.AuthMethod == AuthPassword:
+	case cfg.AuthMethod == AuthTrust:
+		return nil, errors.New("wire: a password is set but the auth method is trust")
+	default:
+		return nil, fmt.Errorf("wire: unknown auth method %q (want %s or %s)", cfg.AuthMethod, AuthSCRAM, AuthPassword)
+	}
+	s.base, s.stopBase = context.WithCancelCause(context.Background())
+	return s, nil
+}
+
+// Serve accepts connections on ln until ctx is done or Shutdown is called,
+// then shuts down gracefully: it stops accepting, cancels running
+// statements, sends FATAL 57P01 to open connections, and waits for their
+// goroutines (closing what is left after ShutdownGrace). It returns nil
+// after a shutdown, the accept error otherwise.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		ln.Close()
+		return ErrServerClosed
+	}
+	s.listeners[ln] = struct{}{}
+	s.mu.Unlock()
+	stop := context.AfterFunc(ctx, s.beginShutdown)
+	defer stop()
+
+	var backoff time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if s.isClosing() {
+				s.waitConns(s.cfg.ShutdownGrace)
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				s.log.Warn("accept failed; retrying", "err", err, "delay", backoff)
+				time.Sleep(backoff)
+				continue
+			}
+			s.mu.Lock()
+			delete(s.listeners, ln)
+			s.mu.Unlock()
+			return fmt.Errorf("wire: accept: %w", err)
+		}
+		backoff = 0
+		c := newConn(s, nc)
+		if !s.track(c) {
+			nc.Close()
+			continue
+		}
+		go func() {
+			defer s.wg.Done()
+			c.serve()
+		}()
+	}
+}
+
+// Shutdown stops the server as Serve does when its context ends, waiting
+// until ctx is done for connections to finish; then it closes them.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.beginShutdown()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		s.forceClose()
+		<-done
+		return ctx.Err()
+	}
+}
+
+func (s *Server) isClosing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closing
+}
+
+func (s *Server) track(c *conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.conns[c] = struct{}{}
+	s.wg.Add(1)
+	return true
+}
+
+func (s *Server) untrack(c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.conns, c)
+	if s.keys[c.pid] == c {
+		delete(s.keys, c.pid)
+	}
+}
+
+func (s *Server) beginShutdown() {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return
+	}
+	s.closing = true
+	for ln := range s.listeners {
+		ln.Close()
+	}
+	s.listeners = nil
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	s.log.Info("shutting down", "connections", len(conns))
+	s.stopBase(errShutdown)
+	for _, c := range conns {
+		c.interrupt()
+	}
+}
+
+func (s *Server) waitConns(grace time.Duration) {
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		s.forceClose()
+		<-done
+	}
+}
+
+func (s *Server) forceClose() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		c.nc.Close()
+	}
+}
