@@ -1,0 +1,57 @@
+# Loam's entry points. `make test` is what CI runs (.ci/run calls it).
+GO  ?= go
+BIN := bin/loam
+
+# Every package but wire/ (tested on its own under -race) and regress/ (which
+# needs the server built first).
+MODULE    = $(shell $(GO) list -m)
+UNIT_PKGS = $(shell $(GO) list ./... | grep -Ev '^$(MODULE)/(wire|regress)(/|$$)')
+
+.PHONY: build run test bench fmt vet clean psql fmt-check unit race regress
+
+build:
+	$(GO) build -o $(BIN) ./cmd/loam
+
+# The embedded defaults: ./loam-data (SQLite metastore, file:// warehouse),
+# Postgres wire on 127.0.0.1:5433, HTTP on 127.0.0.1:8181.
+run: build
+	./$(BIN) serve
+
+test: psql fmt-check vet unit race regress
+
+# The regress suite drives the server with psql: install Debian's client if
+# it is missing (CI runs as root on a fresh Debian 12 machine).
+psql:
+	@command -v psql >/dev/null 2>&1 || { \
+	  echo "psql not found: installing Debian's postgresql-client"; \
+	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql-client; }
+
+fmt-check:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then \
+	  echo "gofmt would change these files (run make fmt):"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+unit:
+	$(GO) test $(UNIT_PKGS)
+
+race:
+	$(GO) test -race ./wire/...
+
+# One fresh server per regress/sql/*.sql; see regress/regress_test.go.
+regress: build
+	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m ./regress/
+
+# Not part of test.
+bench:
+	$(GO) test -run '^$$' -bench . ./...
+
+fmt:
+	gofmt -l -w .
+
+# Leaves ./loam-data alone: it is the data of `make run`.
+clean:
+	rm -rf bin regress/results
