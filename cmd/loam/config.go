@@ -1,0 +1,132 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/loamdb/loam/wire"
+)
+
+// config is the resolved serve configuration.
+type config struct {
+	DataDir      string
+	Listen       string
+	HTTP         string
+	Metastore    string
+	Warehouse    string
+	LinkInterval time.Duration
+	Password     string
+	AuthMethod   wire.AuthMethod
+	LogLevel     string
+}
+
+// parseConfig reads flags, then fills every flag not given on the command
+// line from LOAM_<NAME> (dashes become underscores), then derives defaults
+// that depend on the data directory.
+func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("loam serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dataDir := fs.String("data-dir", "./loam-data", "everything local: write log, SQLite metastore, warehouse, caches")
+	listen := fs.String("listen", "127.0.0.1:5433", "Postgres wire protocol address")
+	httpAddr := fs.String("http", "127.0.0.1:8181", "HTTP address (health, metrics, Iceberg REST catalog); empty disables")
+	metastore := fs.String("metastore", "", "metastore URL: sqlite://PATH or postgres://… (default sqlite://<data-dir>/meta.db)")
+	warehouse := fs.String("warehouse", "", "where Iceberg tables live (default file://<data-dir>/warehouse)")
+	linkInterval := fs.Duration("link-interval", 10*time.Second, "how often the write log is committed into Iceberg")
+	password := fs.String("password", "", "password every client must give (required on non-loopback addresses)")
+	authMethod := fs.String("auth-method", string(wire.AuthSCRAM), "how the password is checked: scram-sha-256 or password")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: loam serve [flags]\n\nEach flag can also be set with LOAM_<NAME>, e.g. LOAM_DATA_DIR; flags win.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		if set[f.Name] {
+			return
+		}
+		env := "LOAM_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := getenv(env); v != "" {
+			if err := f.Value.Set(v); err != nil && envErr == nil {
+				envErr = fmt.Errorf("%s: %w", env, err)
+			}
+		}
+	})
+	if envErr != nil {
+		return nil, envErr
+	}
+	cfg := &config{
+		DataDir: *dataDir, Listen: *listen, HTTP: *httpAddr, Metastore: *metastore,
+		Warehouse: *warehouse, LinkInterval: *linkInterval, Password: *password,
+		AuthMethod: wire.AuthMethod(*authMethod), LogLevel: *logLevel,
+	}
+	abs, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	if cfg.Metastore == "" {
+		cfg.Metastore = "sqlite://" + filepath.Join(abs, "meta.db")
+	}
+	if cfg.Warehouse == "" {
+		cfg.Warehouse = "file://" + filepath.Join(abs, "warehouse")
+	}
+	switch cfg.AuthMethod {
+	case wire.AuthSCRAM, wire.AuthPassword:
+	default:
+		return nil, fmt.Errorf("--auth-method %q: want %s or %s", cfg.AuthMethod, wire.AuthSCRAM, wire.AuthPassword)
+	}
+	if cfg.LinkInterval <= 0 {
+		return nil, errors.New("--link-interval must be positive")
+	}
+	if cfg.Password == "" {
+		loop, err := isLoopback(cfg.Listen)
+		if err != nil {
+			return nil, err
+		}
+		if !loop {
+			return nil, fmt.Errorf("refusing to listen on non-loopback address %s without a password (set --password or LOAM_PASSWORD)", cfg.Listen)
+		}
+	}
+	return cfg, nil
+}
+
+// isLoopback reports whether every address host:port can bind to is a
+// loopback address. An empty host or a wildcard address is not.
+func isLoopback(addr string) (bool, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, fmt.Errorf("--listen %q: %w", addr, err)
+	}
+	if host == "" {
+		return false, nil
+	}
+	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil {
+		return ip.IsLoopback(), nil
+	}
+	ips, err := net.LookupIP(host)
+	if err != nil {
+		return false, fmt.Errorf("--listen %q: %w", addr, err)
+	}
+	for _, ip := range ips {
+		if !ip.IsLoopback() {
+			return false, nil
+		}
+	}
+	return len(ips) > 0, nil
+}
+
+func defaultGetenv(name string) string { return os.Getenv(name) }

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/loamdb/loam/sql/engine"
+	"github.com/loamdb/loam/wire"
+)
+
+// serve runs the server until SIGINT/SIGTERM; it returns the exit code.
+func serve(args []string, stderr io.Writer) int {
+	cfg, err := parseConfig(args, defaultGetenv, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "loam serve: %v\n", err)
+		return 2
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		fmt.Fprintf(stderr, "loam serve: --log-level: %v\n", err)
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := runServer(ctx, cfg, log, nil); err != nil {
+		log.Error("loam stopped", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// runServer opens the engine and serves the wire and HTTP ports until ctx
+// ends. ready, when not nil, receives the wire address once it accepts.
+func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- net.Addr) error {
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return fmt.Errorf("creating data dir: %w", err)
+	}
+	eng, err := engine.Open(ctx, engine.Config{MetastoreURL: cfg.Metastore, WarehouseURL: cfg.Warehouse, Logger: log})
+	if err != nil {
+		return fmt.Errorf("opening engine: %w", err)
+	}
+	defer eng.Close()
+
+	srv, err := wire.NewServer(wire.Config{
+		Engine:     wire.FromEngine(eng),
+		Password:   cfg.Password,
+		AuthMethod: cfg.AuthMethod,
+		Logger:     log.With("component", "wire"),
+	})
+	if err != nil {
+		return err
+	}
+
+	var hs *http.Server
+	hdone := make(chan error, 1)
+	if cfg.HTTP != "" {
+		hln, err := net.Listen("tcp", cfg.HTTP)
+		if err != nil {
+			return fmt.Errorf("http listen: %w", err)
+		}
+		hs = &http.Server{Handler: httpHandler(), ReadHeaderTimeout: 10 * time.Second}
+		go func() { hdone <- hs.Serve(hln) }()
+		log.Info("http listening", "addr", hln.Addr().String())
+	}
+
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		if hs != nil {
+			hs.Close()
+		}
+		return fmt.Errorf("listen: %w", err)
+	}
+	log.Info("loam ready", "addr", ln.Addr().String(), "data_dir", cfg.DataDir,
+		"auth", authName(cfg), "version", versionString())
+	if ready != nil {
+		ready <- ln.Addr()
+	}
+	serveErr := srv.Serve(ctx, ln)
+	if hs != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = hs.Shutdown(sctx)
+		cancel()
+		if err := <-hdone; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Warn("http server", "err", err)
+		}
+	}
+	if serveErr != nil {
+		return serveErr
+	}
+	log.Info("loam stopped")
+	return nil
+}
+
+func authName(cfg *config) string {
+	if cfg.Password == "" {
+		return string(wire.AuthTrust)
+	}
+	return string(cfg.AuthMethod)
+}
+
+func httpHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, "ok")
+	})
+	return mux
+}
