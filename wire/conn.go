@@ -170,33 +170,36 @@ func (c *conn) sendFatal(err error) {
 // dispatch handles one message after startup. It returns only errors that
 // end the connection; statement errors are reported to the client.
 func (c *conn) dispatch(typ byte, body []byte) error {
-	var err error
+	msg, err := decodeFrontend(typ, body)
+	if err != nil {
+		return err
+	}
 	extended := true
-	switch typ {
-	case 'Q':
+	switch m := msg.(type) {
+	case *pgproto3.Query:
 		extended = false
-		err = c.handleQuery(body)
-	case 'P':
-		err = c.handleParse(body)
-	case 'B':
-		err = c.handleBind(body)
-	case 'D':
-		err = c.handleDescribe(body)
-	case 'E':
-		err = c.handleExecute(body)
-	case 'C':
-		err = c.handleClose(body)
-	case 'S':
+		err = c.handleQuery(m)
+	case *pgproto3.Parse:
+		err = c.handleParse(m)
+	case *pgproto3.Bind:
+		err = c.handleBind(m)
+	case *pgproto3.Describe:
+		err = c.handleDescribe(m)
+	case *pgproto3.Execute:
+		err = c.handleExecute(m)
+	case *pgproto3.Close:
+		err = c.handleClose(m)
+	case *pgproto3.Sync:
 		return c.handleSync()
-	case 'H':
+	case *pgproto3.Flush:
 		return c.flush()
-	case 'd', 'c', 'f':
-		// CopyData, CopyDone, CopyFail outside COPY are ignored, as in PostgreSQL.
+	case *pgproto3.CopyData, *pgproto3.CopyDone, *pgproto3.CopyFail:
+		// Ignored outside COPY, as in PostgreSQL.
 		return nil
-	case 'F':
+	case *pgproto3.FunctionCall:
 		err = pgerr.New(pgerr.FeatureNotSupported, "the function call protocol is not supported")
 	default:
-		return protocolViolation("invalid frontend message type %d", typ)
+		return protocolViolation("unexpected frontend message type %q", typ)
 	}
 	if err == nil {
 		return nil

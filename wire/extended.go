@@ -55,11 +55,7 @@ func (c *conn) closePortals() {
 	}
 }
 
-func (c *conn) handleParse(body []byte) error {
-	var m pgproto3.Parse
-	if err := m.Decode(body); err != nil {
-		return protocolViolation("invalid Parse message")
-	}
+func (c *conn) handleParse(m *pgproto3.Parse) error {
 	if m.Name != "" && c.stmts[m.Name] != nil {
 		return pgerr.New(pgerr.DuplicatePreparedStatement, "prepared statement %q already exists", m.Name)
 	}
@@ -81,11 +77,7 @@ func (c *conn) handleParse(body []byte) error {
 	return nil
 }
 
-func (c *conn) handleBind(body []byte) error {
-	var m pgproto3.Bind
-	if err := m.Decode(body); err != nil {
-		return protocolViolation("invalid Bind message")
-	}
+func (c *conn) handleBind(m *pgproto3.Bind) error {
 	ps, err := c.lookupStmt(m.PreparedStatement)
 	if err != nil {
 		return err
@@ -165,11 +157,7 @@ func resultFormats(codes []int16, ncols int) ([]int16, error) {
 	return out, nil
 }
 
-func (c *conn) handleDescribe(body []byte) error {
-	var m pgproto3.Describe
-	if err := m.Decode(body); err != nil {
-		return protocolViolation("invalid Describe message")
-	}
+func (c *conn) handleDescribe(m *pgproto3.Describe) error {
 	switch m.ObjectType {
 	case 'S':
 		ps, err := c.lookupStmt(m.Name)
@@ -207,11 +195,7 @@ func (c *conn) describeRows(cols []engine.Column, formats []int16) {
 	c.send(rowDescription(cols, formats))
 }
 
-func (c *conn) handleExecute(body []byte) error {
-	var m pgproto3.Execute
-	if err := m.Decode(body); err != nil {
-		return protocolViolation("invalid Execute message")
-	}
+func (c *conn) handleExecute(m *pgproto3.Execute) error {
 	p, err := c.lookupPortal(m.Portal)
 	if err != nil {
 		return err
@@ -230,11 +214,7 @@ func (c *conn) handleExecute(body []byte) error {
 	return err
 }
 
-func (c *conn) handleClose(body []byte) error {
-	var m pgproto3.Close
-	if err := m.Decode(body); err != nil {
-		return protocolViolation("invalid Close message")
-	}
+func (c *conn) handleClose(m *pgproto3.Close) error {
 	switch m.ObjectType {
 	case 'S':
 		delete(c.stmts, m.Name)

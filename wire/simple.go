@@ -6,11 +6,7 @@ import (
 
 // handleQuery runs a simple-protocol Query: every statement in the string
 // in order, stopping at the first error, then ReadyForQuery.
-func (c *conn) handleQuery(body []byte) error {
-	var q pgproto3.Query
-	if err := q.Decode(body); err != nil {
-		return protocolViolation("invalid Query message")
-	}
+func (c *conn) handleQuery(q *pgproto3.Query) error {
 	// A simple query replaces the unnamed statement and portal.
 	delete(c.stmts, "")
 	c.closePortal("")

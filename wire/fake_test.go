@@ -1,0 +1,216 @@
+package wire
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/engine"
+)
+
+// fakeEngine stands in for the SQL engine. Its sessions understand a few
+// commands, separated by ';':
+//
+//	ints N          one int4 column n = 1..N, in batches of 3
+//	echo T1 T2 ...  parameters $1.. of the named types, returned as one row
+//	fail            a syntax error at position 3
+//	sleep           blocks until its context is canceled
+//	begin / commit  transaction status
+//	settz ZONE      changes TimeZone (reported as ParameterStatus)
+type fakeEngine struct{}
+
+func (fakeEngine) NewSession(user, db string, params map[string]string) (Session, error) {
+	if tz := params["TimeZone"]; tz == "bad" {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"TimeZone\": %q", tz)
+	}
+	return &fakeSession{tx: 'I', loc: time.UTC, user: user}, nil
+}
+
+type fakeSession struct {
+	user    string
+	tx      byte
+	loc     *time.Location
+	changed [][2]string
+}
+
+func (s *fakeSession) ParameterStatus() [][2]string {
+	return [][2]string{{"server_version", "15.8"}, {"client_encoding", "UTF8"}, {"TimeZone", s.loc.String()},
+		{"integer_datetimes", "on"}, {"standard_conforming_strings", "on"}, {"session_authorization", s.user}}
+}
+func (s *fakeSession) TakeParameterChanges() [][2]string {
+	c := s.changed
+	s.changed = nil
+	return c
+}
+func (s *fakeSession) TxStatus() byte           { return s.tx }
+func (s *fakeSession) Location() *time.Location { return s.loc }
+func (s *fakeSession) MarkFailed() {
+	if s.tx == 'T' {
+		s.tx = 'E'
+	}
+}
+
+var fakeTypeNames = map[string]types.T{
+	"bool": types.TBool, "int2": types.TInt2, "int4": types.TInt4, "int8": types.TInt8,
+	"float4": types.TFloat4, "float8": types.TFloat8, "numeric": types.TNumeric, "text": types.TText,
+	"varchar": types.Of(types.Varchar), "bytea": types.TBytea, "date": types.TDate, "time": types.TTime,
+	"timestamp": types.TTimestamp, "timestamptz": types.TTimestampTZ, "uuid": types.TUUID,
+	"json": types.TJSON, "jsonb": types.TJSONB,
+}
+
+func (s *fakeSession) Prepare(ctx context.Context, query string, oids []uint32) ([]*engine.Statement, error) {
+	var out []*engine.Statement
+	for _, q := range strings.Split(query, ";") {
+		q = strings.TrimSpace(q)
+		if q == "" {
+			continue
+		}
+		f := strings.Fields(q)
+		st := &engine.Statement{Query: q}
+		switch f[0] {
+		case "ints":
+			st.Columns = []engine.Column{{Name: "n", Type: types.TInt4, TableOID: 16384, ColumnNum: 1}}
+		case "echo":
+			for i, name := range f[1:] {
+				t, ok := fakeTypeNames[name]
+				if !ok {
+					return nil, pgerr.New(pgerr.UndefinedObject, "type %q does not exist", name)
+				}
+				if i < len(oids) && oids[i] != 0 {
+					t, _ = types.FromOID(oids[i])
+				}
+				st.ParamTypes = append(st.ParamTypes, t)
+				st.Columns = append(st.Columns, engine.Column{Name: fmt.Sprintf("c%d", i+1), Type: t})
+			}
+		case "sleep", "begin", "commit", "settz":
+		case "fail":
+			return nil, pgerr.New(pgerr.SyntaxError, "syntax error at or near \"fail\"").WithPosition(3)
+		default:
+			return nil, pgerr.New(pgerr.SyntaxError, "syntax error at or near %q", f[0]).WithPosition(1)
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+func (s *fakeSession) Execute(ctx context.Context, st *engine.Statement, params []types.Datum) (Cursor, error) {
+	f := strings.Fields(st.Query)
+	switch f[0] {
+	case "ints":
+		n, _ := strconv.Atoi(f[1])
+		return intsCursor(st.Columns, n), nil
+	case "echo":
+		cols := make([]arrow.Array, len(params))
+		for i, d := range params {
+			cols[i] = buildArray(st.Columns[i].Type, []types.Datum{d})
+		}
+		return &fakeCursor{cols: st.Columns, batches: []arrow.RecordBatch{makeBatch(st.Columns, cols, 1)}, tag: "SELECT 1"}, nil
+	case "sleep":
+		return &fakeCursor{tag: "SLEEP", block: true}, nil
+	case "begin":
+		s.tx = 'T'
+		return &fakeCursor{tag: "BEGIN"}, nil
+	case "commit":
+		s.tx = 'I'
+		return &fakeCursor{tag: "COMMIT"}, nil
+	case "settz":
+		loc, err := time.LoadLocation(f[1])
+		if err != nil {
+			return nil, err
+		}
+		s.loc = loc
+		s.changed = append(s.changed, [2]string{"TimeZone", f[1]})
+		return &fakeCursor{tag: "SET"}, nil
+	}
+	return nil, fmt.Errorf("unexpected statement %q", st.Query)
+}
+
+func intsCursor(cols []engine.Column, n int) *fakeCursor {
+	c := &fakeCursor{cols: cols, tag: fmt.Sprintf("SELECT %d", n)}
+	for lo := 1; lo <= n; lo += 3 {
+		var ds []types.Datum
+		for v := lo; v <= n && v < lo+3; v++ {
+			ds = append(ds, types.Int(types.TInt4, int64(v)))
+		}
+		c.batches = append(c.batches, makeBatch(cols, []arrow.Array{buildArray(types.TInt4, ds)}, int64(len(ds))))
+	}
+	return c
+}
+
+type fakeCursor struct {
+	cols    []engine.Column
+	batches []arrow.RecordBatch
+	tag     string
+	block   bool
+	closed  bool
+}
+
+func (c *fakeCursor) Columns() []engine.Column { return c.cols }
+func (c *fakeCursor) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if c.block {
+		<-ctx.Done()
+		return nil, fmt.Errorf("sleep interrupted: %w", ctx.Err())
+	}
+	if len(c.batches) == 0 {
+		return nil, nil
+	}
+	b := c.batches[0]
+	c.batches = c.batches[1:]
+	return b, nil
+}
+func (c *fakeCursor) Tag() string { return c.tag }
+func (c *fakeCursor) Close()      { c.closed = true }
+
+func makeBatch(cols []engine.Column, arrs []arrow.Array, n int64) arrow.RecordBatch {
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: c.Name, Type: c.Type.Arrow(), Nullable: true}
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, n)
+}
+
+// buildArray builds the Arrow array that carries ds, as the engine would.
+func buildArray(t types.T, ds []types.Datum) arrow.Array {
+	b := array.NewBuilder(memory.DefaultAllocator, t.Arrow())
+	defer b.Release()
+	for _, d := range ds {
+		if d.Null {
+			b.AppendNull()
+			continue
+		}
+		switch bb := b.(type) {
+		case *array.BooleanBuilder:
+			bb.Append(d.I != 0)
+		case *array.Int16Builder:
+			bb.Append(int16(d.I))
+		case *array.Int32Builder:
+			bb.Append(int32(d.I))
+		case *array.Int64Builder:
+			bb.Append(d.I)
+		case *array.Float32Builder:
+			bb.Append(float32(d.F))
+		case *array.Float64Builder:
+			bb.Append(d.F)
+		case *array.Date32Builder:
+			bb.Append(arrow.Date32(d.I))
+		case *array.Time64Builder:
+			bb.Append(arrow.Time64(d.I))
+		case *array.TimestampBuilder:
+			bb.Append(arrow.Timestamp(d.I))
+		case *array.BinaryBuilder:
+			bb.Append(d.B)
+		case *array.StringBuilder:
+			bb.Append(d.S)
+		default:
+			panic(fmt.Sprintf("buildArray: %T", b))
+		}
+	}
+	return b.NewArray()
+}
