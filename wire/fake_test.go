@@ -69,7 +69,7 @@ func (s *fakeSession) Prepare(ctx context.Context, query string, oids []uint32) 
 	var out []*engine.Statement
 	for _, q := range strings.Split(query, ";") {
 		q = strings.TrimSpace(q)
-		if q == "" {
+		if q == "" || strings.HasPrefix(q, "--") {
 			continue
 		}
 		f := strings.Fields(q)
