@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
 )
 
 // Datum is one scalar value: a literal, a bound parameter, an aggregate's

@@ -1,0 +1,146 @@
+package expr
+
+import (
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
+)
+
+// RowFunc computes one row of a scalar function from its arguments.
+type RowFunc func(c *Ctx, args []types.Datum) (types.Datum, error)
+
+// Func applies a scalar function row by row. Strict functions return NULL
+// for any NULL argument without being called.
+type Func struct {
+	Name   string
+	Args   []Expr
+	T      types.T
+	Strict bool
+	Fn     RowFunc
+}
+
+func (e *Func) Type() types.T { return e.T }
+func (e *Func) String() string {
+	parts := make([]string, len(e.Args))
+	for i, a := range e.Args {
+		parts[i] = a.String()
+	}
+	return e.Name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+func (e *Func) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
+	args, err := evalAll(c, b, e.Args)
+	if err != nil {
+		return nil, err
+	}
+	defer release(args)
+	row := make([]types.Datum, len(args))
+	return mapDatums(e.T, int(b.NumRows()), func(i int) (types.Datum, error) {
+		for k, a := range args {
+			row[k] = types.DatumAt(e.Args[k].Type(), a, i)
+			if e.Strict && row[k].Null {
+				return types.NullOf(e.T), nil
+			}
+		}
+		return e.Fn(c, row)
+	})
+}
+
+// Builtin describes a scalar function the planner can call.
+type Builtin struct {
+	// Result gives the result type for the argument types, or ok=false when
+	// the function does not take them.
+	Result func(args []types.T) (types.T, bool)
+	// Coerce gives the types the arguments are cast to before the call.
+	Coerce func(args []types.T) []types.T
+	Strict bool
+	Fn     RowFunc
+}
+
+func sameAsArgs(args []types.T) []types.T { return args }
+
+func textArgs(args []types.T) []types.T {
+	out := make([]types.T, len(args))
+	for i := range out {
+		out[i] = types.TText
+	}
+	return out
+}
+
+func oneText(r types.T) func(args []types.T) (types.T, bool) {
+	return func(args []types.T) (types.T, bool) { return r, len(args) == 1 }
+}
+
+// Builtins is the scalar function table, by lower-case name.
+var Builtins = map[string]Builtin{
+	"lower": {Result: oneText(types.TText), Coerce: textArgs, Strict: true,
+		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			return types.TextDatum(strings.ToLower(a[0].S)), nil
+		}},
+	"upper": {Result: oneText(types.TText), Coerce: textArgs, Strict: true,
+		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			return types.TextDatum(strings.ToUpper(a[0].S)), nil
+		}},
+	"length": {Result: oneText(types.TInt4), Coerce: textArgs, Strict: true,
+		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			return types.Int(types.TInt4, int64(utf8.RuneCountInString(a[0].S))), nil
+		}},
+	"abs": {Result: func(args []types.T) (types.T, bool) {
+		return args[0], len(args) == 1 && args[0].IsNumeric() || len(args) == 1 && args[0].Kind == types.Unknown
+	}, Coerce: func(args []types.T) []types.T {
+		if args[0].Kind == types.Unknown {
+			return []types.T{types.TFloat8}
+		}
+		return args
+	}, Strict: true, Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		d := a[0]
+		switch d.T.Kind {
+		case types.Float4, types.Float8:
+			d.F = math.Abs(d.F)
+		case types.Numeric:
+			d.S = strings.TrimPrefix(d.S, "-")
+		default:
+			if d.I < 0 {
+				d.I = -d.I
+				if err := types.CheckIntRange(d.T.Kind, d.I); err != nil || d.I < 0 {
+					return d, pgerr.New(pgerr.NumericValueOutOfRange, "%s out of range", d.T)
+				}
+			}
+		}
+		return d, nil
+	}},
+	"now": {Result: func(args []types.T) (types.T, bool) { return types.TTimestampTZ, len(args) == 0 },
+		Coerce: sameAsArgs, Fn: func(c *Ctx, _ []types.Datum) (types.Datum, error) {
+			return types.Int(types.TTimestampTZ, c.Now.UnixMicro()), nil
+		}},
+}
+
+// Coalesce returns its first non-NULL argument.
+type Coalesce struct {
+	Args []Expr // coerced to T
+	T    types.T
+}
+
+func (e *Coalesce) Type() types.T { return e.T }
+func (e *Coalesce) String() string {
+	return (&Func{Name: "COALESCE", Args: e.Args}).String()
+}
+func (e *Coalesce) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
+	args, err := evalAll(c, b, e.Args)
+	if err != nil {
+		return nil, err
+	}
+	defer release(args)
+	return mapDatums(e.T, int(b.NumRows()), func(i int) (types.Datum, error) {
+		for _, a := range args {
+			if a.IsValid(i) {
+				return types.DatumAt(e.T, a, i), nil
+			}
+		}
+		return types.NullOf(e.T), nil
+	})
+}

@@ -1,0 +1,124 @@
+package exec
+
+import (
+	"context"
+	"iter"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+	"github.com/loamdb/loam/exec/ice"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/storage/icetable"
+)
+
+// TableScan describes a scan of one table: which columns, and the filter
+// pushed down for pruning.
+type TableScan struct {
+	Store   *icetable.Store
+	Table   *table.Table
+	Columns []string  // table column names, in output order
+	Types   []types.T // their SQL types
+	Filter  iceberg.BooleanExpression
+}
+
+type scanOp struct {
+	spec   TableScan
+	schema *arrow.Schema
+	next   func() (arrow.RecordBatch, error, bool)
+	stop   func()
+	Stats  icetable.ScanStats
+}
+
+var _ Operator = (*scanOp)(nil)
+
+// NewScan reads a table's current snapshot.
+func NewScan(spec TableScan) Operator {
+	return &scanOp{spec: spec, schema: Schema(spec.Types)}
+}
+
+func (s *scanOp) Types() []types.T { return s.spec.Types }
+
+func (s *scanOp) Open(ctx context.Context) error {
+	if s.spec.Table.CurrentSnapshot() == nil {
+		return nil // a table with no rows yet
+	}
+	fields := s.spec.Columns
+	if len(fields) == 0 {
+		// count(*) needs rows but no columns: read the narrowest we have.
+		fields = []string{s.spec.Table.Schema().Fields()[0].Name}
+	}
+	_, seq, st, err := s.spec.Store.Scan(ctx, s.spec.Table, s.spec.Filter, fields)
+	if err != nil {
+		return err
+	}
+	s.Stats = st
+	s.next, s.stop = iter.Pull2(seq)
+	return nil
+}
+
+func (s *scanOp) Close() error {
+	if s.stop != nil {
+		s.stop()
+		s.stop = nil
+	}
+	return nil
+}
+
+func (s *scanOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if s.next == nil {
+		return nil, nil
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rec, err, ok := s.next()
+		if !ok {
+			s.Close()
+			s.next = nil
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if rec.NumRows() == 0 {
+			rec.Release()
+			continue
+		}
+		out, err := s.convert(rec)
+		rec.Release()
+		return out, err
+	}
+}
+
+func (s *scanOp) convert(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, len(s.spec.Columns))
+	for i, name := range s.spec.Columns {
+		idx := rec.Schema().FieldIndices(name)
+		if len(idx) == 0 {
+			for _, c := range cols[:i] {
+				c.Release()
+			}
+			return nil, errMissingColumn(name)
+		}
+		c, err := ice.FromArrow(rec.Column(idx[0]), s.spec.Types[i])
+		if err != nil {
+			for _, c := range cols[:i] {
+				c.Release()
+			}
+			return nil, err
+		}
+		cols[i] = c
+	}
+	out := array.NewRecordBatch(s.schema, cols, rec.NumRows())
+	for _, c := range cols {
+		c.Release()
+	}
+	return out, nil
+}
+
+type errMissingColumn string
+
+func (e errMissingColumn) Error() string { return "scan: column " + string(e) + " missing from data file batch" }

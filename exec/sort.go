@@ -1,0 +1,173 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/types"
+)
+
+// SortKey is one ORDER BY item.
+type SortKey struct {
+	Expr       expr.Expr
+	Desc       bool
+	NullsFirst bool
+}
+
+type sortOp struct {
+	in   Operator
+	keys []SortKey
+	ec   *expr.Ctx
+	out  arrow.RecordBatch
+	pos  int64
+	done bool
+}
+
+var _ Operator = (*sortOp)(nil)
+
+// NewSort orders all of its input by keys (stable). Text orders by bytes,
+// as the C collation does.
+func NewSort(in Operator, keys []SortKey, ec *expr.Ctx) Operator {
+	return &sortOp{in: in, keys: keys, ec: ec}
+}
+
+func (s *sortOp) Types() []types.T               { return s.in.Types() }
+func (s *sortOp) Open(ctx context.Context) error { return s.in.Open(ctx) }
+func (s *sortOp) Close() error {
+	if s.out != nil {
+		s.out.Release()
+		s.out = nil
+	}
+	return s.in.Close()
+}
+
+func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if !s.done {
+		s.done = true
+		all, err := Drain(ctx, s.in)
+		if err != nil {
+			return nil, err
+		}
+		if all == nil {
+			return nil, nil
+		}
+		defer all.Release()
+		if s.out, err = s.sort(ctx, all); err != nil {
+			return nil, err
+		}
+	}
+	if s.out == nil || s.pos >= s.out.NumRows() {
+		return nil, nil
+	}
+	end := min(s.pos+BatchSize, s.out.NumRows())
+	rec := s.out.NewSlice(s.pos, end)
+	s.pos = end
+	return rec, nil
+}
+
+func (s *sortOp) sort(ctx context.Context, all arrow.RecordBatch) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, len(s.keys))
+	fields := make([]arrow.Field, len(s.keys))
+	ckeys := make([]compute.SortKey, len(s.keys))
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i, k := range s.keys {
+		v, err := k.Expr.Eval(s.ec, all)
+		if err != nil {
+			return nil, err
+		}
+		if k.Expr.Type().Kind == types.Numeric {
+			// Order numeric by value, not by its text.
+			f, err := (&expr.Cast{Arg: &expr.Col{Idx: 0, T: types.TNumeric}, T: types.TFloat8}).Eval(s.ec,
+				array.NewRecordBatch(Schema([]types.T{types.TNumeric}), []arrow.Array{v}, int64(v.Len())))
+			v.Release()
+			if err != nil {
+				return nil, err
+			}
+			v = f
+		}
+		cols[i] = v
+		fields[i] = arrow.Field{Name: colName(i), Type: v.DataType(), Nullable: true}
+		ckeys[i] = compute.SortKey{ColumnIndex: i, Order: compute.SortOrderAscending, NullPlacement: compute.SortNullsAtEnd}
+		if k.Desc {
+			ckeys[i].Order = compute.SortOrderDescending
+		}
+		if k.NullsFirst {
+			ckeys[i].NullPlacement = compute.SortNullsAtStart
+		}
+	}
+	keyRec := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, all.NumRows())
+	defer keyRec.Release()
+	idx, err := compute.SortIndicesRecordBatch(ctx, keyRec, ckeys)
+	if err != nil {
+		return nil, err
+	}
+	defer idx.Release()
+	res, err := compute.Take(ctx, *compute.DefaultTakeOptions(), compute.NewDatum(all), compute.NewDatum(idx))
+	if err != nil {
+		return nil, err
+	}
+	return res.(*compute.RecordDatum).Value, nil
+}
+
+// Drain reads every batch of an operator into one, nil when there are none.
+func Drain(ctx context.Context, in Operator) (arrow.RecordBatch, error) {
+	var recs []arrow.RecordBatch
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	for {
+		rec, err := in.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if rec == nil {
+			break
+		}
+		recs = append(recs, rec)
+	}
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	return Concat(Schema(in.Types()), recs)
+}
+
+// Concat joins batches of one schema into one batch.
+func Concat(sc *arrow.Schema, recs []arrow.RecordBatch) (arrow.RecordBatch, error) {
+	if len(recs) == 1 {
+		recs[0].Retain()
+		return recs[0], nil
+	}
+	n := int64(0)
+	for _, r := range recs {
+		n += r.NumRows()
+	}
+	cols := make([]arrow.Array, sc.NumFields())
+	parts := make([]arrow.Array, len(recs))
+	for c := range cols {
+		for i, r := range recs {
+			parts[i] = r.Column(c)
+		}
+		a, err := array.Concatenate(parts, memory.DefaultAllocator)
+		if err != nil {
+			return nil, err
+		}
+		cols[c] = a
+	}
+	out := array.NewRecordBatch(sc, cols, n)
+	for _, c := range cols {
+		c.Release()
+	}
+	return out, nil
+}

@@ -1,0 +1,312 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+	pg "github.com/pganalyze/pg_query_go/v5"
+	"github.com/loamdb/loam/exec/ice"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/parse"
+	"github.com/loamdb/loam/sql/plan"
+	"github.com/loamdb/loam/storage/icetable"
+)
+
+// Table properties Loam records beside the Iceberg schema.
+const (
+	PropRetention       = "loam.retention"
+	PropRetentionColumn = "loam.retention.column"
+	PropCommitInterval  = "loam.commit-interval"
+)
+
+func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.Statement) (*Cursor, error) {
+	q := fullQueryOf(ps)
+	at := func(loc int32) int { return parse.CharPos(q, int(loc)) }
+	rv := cs.Relation
+	if rv.Relpersistence == "t" || len(cs.InhRelations) > 0 || cs.Partspec != nil || cs.OfTypename != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "temporary, inherited and PARTITION BY tables are not supported; use PARTITIONED BY").WithPosition(at(rv.Location))
+	}
+	ns := rv.Schemaname
+	if ns == "" {
+		var err error
+		if ns, err = s.createSchema(ctx); err != nil {
+			return nil, err
+		}
+	} else if ok, err := s.eng.store.NamespaceExists(ctx, ns); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", ns).WithPosition(at(rv.Location))
+	}
+
+	var fields []iceberg.NestedField
+	var colTypes []types.T
+	byName := map[string]int{}
+	for _, el := range cs.TableElts {
+		cd := el.GetColumnDef()
+		if cd == nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "table constraints are not supported yet").WithPosition(at(rv.Location))
+		}
+		if _, dup := byName[cd.Colname]; dup {
+			return nil, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", cd.Colname).WithPosition(at(cd.Location))
+		}
+		t, err := plan.TypeOf(cd.TypeName, q)
+		if err != nil {
+			return nil, err
+		}
+		it, err := ice.ToIceberg(t)
+		if err != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "column %q: %v", cd.Colname, err).WithPosition(at(cd.Location))
+		}
+		required := cd.IsNotNull
+		for _, c := range cd.Constraints {
+			con := c.GetConstraint()
+			switch con.Contype {
+			case pg.ConstrType_CONSTR_NOTNULL:
+				required = true
+			case pg.ConstrType_CONSTR_NULL:
+			default:
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "column constraint %s is not supported yet; only NOT NULL is",
+					con.Contype.String()[len("CONSTR_"):]).WithPosition(at(con.Location))
+			}
+		}
+		byName[cd.Colname] = len(fields)
+		fields = append(fields, iceberg.NestedField{ID: len(fields) + 1, Name: cd.Colname, Type: it, Required: required})
+		colTypes = append(colTypes, t)
+	}
+	if len(fields) == 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "a table needs at least one column").WithPosition(at(rv.Location))
+	}
+	sc := iceberg.NewSchema(0, fields...)
+	ids := make([]int, len(fields))
+	for i := range fields {
+		ids[i] = fields[i].ID
+	}
+	props := iceberg.Properties{ice.TypesProperty: ice.EncodeTypes(ids, colTypes)}
+
+	var spec *iceberg.PartitionSpec
+	order := table.UnsortedSortOrder
+	if tc := ps.Table; tc != nil {
+		var err error
+		if spec, err = partitionSpec(tc, sc, byName, colTypes); err != nil {
+			return nil, err
+		}
+		if order, err = sortOrder(tc, sc, byName); err != nil {
+			return nil, err
+		}
+		if err := tableOptions(tc, byName, colTypes, props); err != nil {
+			return nil, err
+		}
+	}
+	_, err := s.eng.store.Create(ctx, ns, rv.Relname, sc, spec, order, props)
+	if errors.Is(err, icetable.ErrTableExists) {
+		if cs.IfNotExists {
+			return &Cursor{tag: "CREATE TABLE", sess: s}, nil
+		}
+		return nil, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", rv.Relname).WithPosition(at(rv.Location))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Cursor{tag: "CREATE TABLE", sess: s}, nil
+}
+
+func columnOf(byName map[string]int, name string, pos int, clause string) (int, error) {
+	i, ok := byName[name]
+	if !ok {
+		return 0, pgerr.New(pgerr.UndefinedColumn, "column %q named in %s does not exist", name, clause).WithPosition(pos)
+	}
+	return i, nil
+}
+
+func partitionSpec(tc *parse.TableClauses, sc *iceberg.Schema, byName map[string]int, ts []types.T) (*iceberg.PartitionSpec, error) {
+	if len(tc.Partition) == 0 {
+		return nil, nil
+	}
+	var opts []iceberg.PartitionOption
+	for k, pf := range tc.Partition {
+		i, err := columnOf(byName, pf.Column, pf.Pos, "PARTITIONED BY")
+		if err != nil {
+			return nil, err
+		}
+		var tr iceberg.Transform
+		name := pf.Column
+		switch pf.Transform {
+		case "identity":
+			tr = iceberg.IdentityTransform{}
+		case "year":
+			tr, name = iceberg.YearTransform{}, pf.Column+"_year"
+		case "month":
+			tr, name = iceberg.MonthTransform{}, pf.Column+"_month"
+		case "day":
+			tr, name = iceberg.DayTransform{}, pf.Column+"_day"
+		case "hour":
+			tr, name = iceberg.HourTransform{}, pf.Column+"_hour"
+		case "bucket":
+			tr, name = iceberg.BucketTransform{NumBuckets: pf.Param}, pf.Column+"_bucket"
+		case "truncate":
+			tr, name = iceberg.TruncateTransform{Width: pf.Param}, pf.Column+"_trunc"
+		}
+		field := sc.Field(i)
+		if !tr.CanTransform(field.Type) {
+			return nil, pgerr.New(pgerr.DatatypeMismatch, "partition transform %s cannot apply to column %q of type %s", pf.Transform, pf.Column, ts[i]).WithPosition(pf.Pos)
+		}
+		id := 1000 + k
+		opts = append(opts, iceberg.AddPartitionFieldBySourceID(field.ID, name, tr, sc, &id))
+	}
+	spec, err := iceberg.NewPartitionSpecOpts(opts...)
+	if err != nil {
+		return nil, pgerr.Wrap(pgerr.InvalidTableDefinition, err, "PARTITIONED BY")
+	}
+	return &spec, nil
+}
+
+func sortOrder(tc *parse.TableClauses, sc *iceberg.Schema, byName map[string]int) (table.SortOrder, error) {
+	if len(tc.Sort) == 0 {
+		return table.UnsortedSortOrder, nil
+	}
+	var fields []table.SortField
+	for _, sf := range tc.Sort {
+		i, err := columnOf(byName, sf.Column, sf.Pos, "SORTED BY")
+		if err != nil {
+			return table.SortOrder{}, err
+		}
+		f := table.SortField{SourceIDs: []int{sc.Field(i).ID}, Transform: iceberg.IdentityTransform{},
+			Direction: table.SortASC, NullOrder: table.NullsLast}
+		if sf.Desc {
+			f.Direction = table.SortDESC
+		}
+		if sf.NullsFirst {
+			f.NullOrder = table.NullsFirst
+		}
+		fields = append(fields, f)
+	}
+	order, err := table.NewSortOrder(1, fields)
+	if err != nil {
+		return table.SortOrder{}, pgerr.Wrap(pgerr.InvalidTableDefinition, err, "SORTED BY")
+	}
+	return order, nil
+}
+
+func tableOptions(tc *parse.TableClauses, byName map[string]int, ts []types.T, props iceberg.Properties) error {
+	for _, o := range tc.Options {
+		switch o.Key {
+		case "retention", "commit_interval":
+			iv, err := types.ParseInterval(o.Value)
+			if err != nil {
+				what := "retention"
+				if o.Key == "commit_interval" {
+					what = "commit_interval"
+				}
+				return pgerr.New(pgerr.InvalidDatetimeFormat, "invalid %s %q: not an interval", what, o.Value).WithPosition(o.Pos)
+			}
+			if o.Key == "commit_interval" {
+				if o.Column != "" {
+					return pgerr.New(pgerr.SyntaxError, "commit_interval takes no ON column").WithPosition(o.ColPos)
+				}
+				props[PropCommitInterval] = iv.String()
+				continue
+			}
+			props[PropRetention] = iv.String()
+			if o.Column == "" {
+				return pgerr.New(pgerr.SyntaxError, "retention needs the time column it applies to: retention = '%s' ON column", o.Value).WithPosition(o.Pos)
+			}
+			i, err := columnOf(byName, o.Column, o.ColPos, "retention")
+			if err != nil {
+				return err
+			}
+			if k := ts[i].Kind; k != types.Timestamp && k != types.TimestampTZ && k != types.Date {
+				return pgerr.New(pgerr.DatatypeMismatch, "retention column %q must be a timestamp or date, not %s", o.Column, ts[i]).WithPosition(o.ColPos)
+			}
+			props[PropRetentionColumn] = o.Column
+		default:
+			return pgerr.New(pgerr.InvalidParameterValue, "unrecognized parameter %q", o.Key).WithPosition(o.Pos)
+		}
+	}
+	return nil
+}
+
+func (s *Session) createSchemaStmt(ctx context.Context, cs *pg.CreateSchemaStmt) (*Cursor, error) {
+	if len(cs.SchemaElts) > 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE SCHEMA with elements is not supported")
+	}
+	err := s.eng.store.CreateNamespace(ctx, cs.Schemaname)
+	if errors.Is(err, icetable.ErrNamespaceExists) {
+		if cs.IfNotExists {
+			return &Cursor{tag: "CREATE SCHEMA", sess: s}, nil
+		}
+		return nil, pgerr.New(pgerr.DuplicateSchema, "schema %q already exists", cs.Schemaname)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("create schema %s: %w", cs.Schemaname, err)
+	}
+	return &Cursor{tag: "CREATE SCHEMA", sess: s}, nil
+}
+
+func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
+	switch ds.RemoveType {
+	case pg.ObjectType_OBJECT_TABLE:
+		for _, obj := range ds.Objects {
+			var names []string
+			for _, n := range obj.GetList().Items {
+				names = append(names, n.GetString_().Sval)
+			}
+			schema, name := "", names[len(names)-1]
+			if len(names) > 1 {
+				schema = names[len(names)-2]
+			}
+			ti, err := catalog{s.eng, s}.Table(ctx, schema, name)
+			if err != nil {
+				if pgerr.Code(err) == pgerr.UndefinedTable {
+					if ds.MissingOk {
+						continue
+					}
+					return nil, pgerr.New(pgerr.UndefinedTable, "table %q does not exist", name)
+				}
+				return nil, err
+			}
+			if err := s.eng.store.Drop(ctx, ti.Namespace, ti.Name); err != nil && !errors.Is(err, icetable.ErrNoSuchTable) {
+				return nil, fmt.Errorf("drop table %s.%s: %w", ti.Namespace, ti.Name, err)
+			}
+		}
+		return &Cursor{tag: "DROP TABLE", sess: s}, nil
+	case pg.ObjectType_OBJECT_SCHEMA:
+		for _, obj := range ds.Objects {
+			ns := obj.GetString_().Sval
+			ok, err := s.eng.store.NamespaceExists(ctx, ns)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				if ds.MissingOk {
+					continue
+				}
+				return nil, pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", ns)
+			}
+			tables, err := s.eng.store.ListTables(ctx, ns)
+			if err != nil {
+				return nil, err
+			}
+			if len(tables) > 0 {
+				if ds.Behavior != pg.DropBehavior_DROP_CASCADE {
+					return nil, &pgerr.Error{Code: pgerr.DependentObjectsStillExist,
+						Message: fmt.Sprintf("cannot drop schema %s because other objects depend on it", ns),
+						Hint:    "Use DROP ... CASCADE to drop the dependent objects too."}
+				}
+				for _, t := range tables {
+					if err := s.eng.store.Drop(ctx, ns, t); err != nil {
+						return nil, fmt.Errorf("drop table %s.%s: %w", ns, t, err)
+					}
+				}
+			}
+			if err := s.eng.store.DropNamespace(ctx, ns); err != nil {
+				return nil, fmt.Errorf("drop schema %s: %w", ns, err)
+			}
+		}
+		return &Cursor{tag: "DROP SCHEMA", sess: s}, nil
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported", ds.RemoveType.String()[len("OBJECT_"):])
+}

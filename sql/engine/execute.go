@@ -1,0 +1,285 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	pg "github.com/pganalyze/pg_query_go/v5"
+	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/parse"
+	"github.com/loamdb/loam/sql/plan"
+)
+
+// Prepare parses and plans the statements in query. The simple protocol
+// passes a whole query string (zero or more statements); the extended
+// protocol passes one statement with the parameter type OIDs the client
+// named (0 = infer). An empty query yields no statements.
+func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32) ([]*Statement, error) {
+	stmts, err := parse.Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	paramTypes := make([]types.T, len(paramOIDs))
+	for i, oid := range paramOIDs {
+		t, ok := types.FromOID(oid)
+		if !ok {
+			return nil, pgerr.New(pgerr.UndefinedObject, "type with OID %d is not supported", oid)
+		}
+		paramTypes[i] = t
+	}
+	out := make([]*Statement, 0, len(stmts))
+	for _, ps := range stmts {
+		st := &Statement{Query: ps.Text, prep: prepared{stmt: ps}}
+		if s.tx == 'E' {
+			// Nothing is planned in a failed transaction; Execute refuses.
+			st.ParamTypes = paramTypes
+			out = append(out, st)
+			continue
+		}
+		p := plan.New(ctx, catalog{s.eng, s}, s.exprCtx(), query, append([]types.T(nil), paramTypes...), nil)
+		cols, err := s.describe(ctx, p, ps)
+		if err != nil {
+			return nil, err
+		}
+		st.Columns = cols
+		st.ParamTypes = p.ParamTypes
+		for i, t := range st.ParamTypes {
+			if t.Kind == types.Unknown {
+				st.ParamTypes[i] = types.TText
+			}
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+func (s *Session) exprCtx() *expr.Ctx { return &expr.Ctx{Loc: s.loc, Now: time.Now()} }
+
+// describe plans a statement without running it, for its result columns
+// and parameter types.
+func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statement) ([]Column, error) {
+	switch n := ps.Node.Node.(type) {
+	case *pg.Node_SelectStmt:
+		q, err := p.Select(n.SelectStmt)
+		if err != nil {
+			return nil, err
+		}
+		return columns(q), nil
+	case *pg.Node_InsertStmt:
+		_, _, err := s.planInsert(ctx, p, n.InsertStmt)
+		return nil, err
+	case *pg.Node_VariableShowStmt:
+		return s.showColumns(n.VariableShowStmt), nil
+	}
+	return nil, nil
+}
+
+func columns(q *plan.Query) []Column {
+	cols := make([]Column, len(q.Columns))
+	for i, c := range q.Columns {
+		cols[i] = Column{Name: c.Name, Type: c.T}
+	}
+	return cols
+}
+
+// Execute runs a prepared statement with its parameters (one Datum per
+// ParamTypes entry, already decoded by the caller).
+func (s *Session) Execute(ctx context.Context, st *Statement, params []types.Datum) (*Cursor, error) {
+	c, err := s.execute(ctx, st, params)
+	if err != nil {
+		s.markFailed()
+		if ctx.Err() != nil {
+			return nil, pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+func (s *Session) execute(ctx context.Context, st *Statement, params []types.Datum) (*Cursor, error) {
+	ps := st.prep.stmt
+	if s.tx == 'E' {
+		if ts := ps.Node.GetTransactionStmt(); ts != nil {
+			switch ts.Kind {
+			case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK, pg.TransactionStmtKind_TRANS_STMT_COMMIT:
+				s.tx = 'I'
+				return &Cursor{tag: "ROLLBACK", sess: s}, nil
+			}
+		}
+		return nil, pgerr.New(pgerr.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+	}
+	if len(params) < len(st.ParamTypes) {
+		return nil, pgerr.New(pgerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(st.ParamTypes))
+	}
+	// Positions are relative to the whole query string.
+	p := plan.New(ctx, catalog{s.eng, s}, s.exprCtx(), fullQueryOf(ps), append([]types.T(nil), st.ParamTypes...), params)
+	switch n := ps.Node.Node.(type) {
+	case *pg.Node_SelectStmt:
+		q, err := p.Select(n.SelectStmt)
+		if err != nil {
+			return nil, err
+		}
+		return s.queryCursor(ctx, columns(q), q.Root)
+	case *pg.Node_InsertStmt:
+		ti, src, err := s.planInsert(ctx, p, n.InsertStmt)
+		if err != nil {
+			return nil, err
+		}
+		count, err := exec.Insert(ctx, s.eng.store, ti.Table, ti.Types, ti.Required, ti.Columns, src)
+		if err != nil {
+			return nil, err
+		}
+		return &Cursor{tag: fmt.Sprintf("INSERT 0 %d", count), sess: s}, nil
+	case *pg.Node_CreateStmt:
+		return s.createTable(ctx, n.CreateStmt, ps)
+	case *pg.Node_CreateSchemaStmt:
+		return s.createSchemaStmt(ctx, n.CreateSchemaStmt)
+	case *pg.Node_DropStmt:
+		return s.drop(ctx, n.DropStmt)
+	case *pg.Node_TransactionStmt:
+		return s.transaction(n.TransactionStmt)
+	case *pg.Node_VariableSetStmt:
+		return s.setStmt(n.VariableSetStmt)
+	case *pg.Node_VariableShowStmt:
+		return s.show(ctx, n.VariableShowStmt)
+	case *pg.Node_IndexStmt:
+		// Loam has no secondary indexes; files are pruned by partition and
+		// column statistics instead. Accept the statement as a no-op.
+		return &Cursor{tag: "CREATE INDEX", sess: s}, nil
+	case *pg.Node_CheckPointStmt:
+		// Writes commit to Iceberg directly for now, so nothing is pending.
+		return &Cursor{tag: "CHECKPOINT", sess: s}, nil
+	case *pg.Node_DiscardStmt:
+		return &Cursor{tag: "DISCARD ALL", sess: s}, nil
+	case *pg.Node_DeallocateStmt:
+		return &Cursor{tag: "DEALLOCATE", sess: s}, nil
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %s is not supported yet", stmtName(ps.Node))
+}
+
+// fullQueryOf returns text whose offsets match the node locations: the
+// statement text padded by its offset.
+func fullQueryOf(ps parse.Statement) string {
+	if ps.Offset == 0 {
+		return ps.Text
+	}
+	pad := make([]byte, ps.Offset)
+	for i := range pad {
+		pad[i] = ' '
+	}
+	return string(pad) + ps.Text
+}
+
+func stmtName(n *pg.Node) string {
+	name := fmt.Sprintf("%T", n.Node)
+	const prefix = "*pg_query.Node_"
+	if len(name) > len(prefix) {
+		name = name[len(prefix):]
+	}
+	return name
+}
+
+func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Operator) (*Cursor, error) {
+	if err := root.Open(ctx); err != nil {
+		root.Close()
+		return nil, err
+	}
+	closed := false
+	c := &Cursor{columns: cols, sess: s}
+	c.next = func(ctx context.Context) (arrow.RecordBatch, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
+		}
+		return root.Next(ctx)
+	}
+	c.close = func() {
+		if !closed {
+			closed = true
+			root.Close()
+		}
+	}
+	c.tagFn = func(rows int64) string { return fmt.Sprintf("SELECT %d", rows) }
+	return c, nil
+}
+
+// planInsert builds the operator producing the rows to insert: one column
+// per table column, in table order, coerced to the column types.
+func (s *Session) planInsert(ctx context.Context, p *plan.Planner, ins *pg.InsertStmt) (*plan.TableInfo, exec.Operator, error) {
+	if len(ins.ReturningList) > 0 || ins.OnConflictClause != nil || ins.WithClause != nil {
+		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT with RETURNING, ON CONFLICT or WITH is not supported yet")
+	}
+	rv := ins.Relation
+	ti, err := catalog{s.eng, s}.Table(ctx, rv.Schemaname, rv.Relname)
+	if err != nil {
+		return nil, nil, pgerr.From(err).WithPosition(parse.CharPos(p.Query(), int(rv.Location)))
+	}
+	// Target columns: the list given, else all in order.
+	target := make([]int, 0, len(ti.Columns))
+	if len(ins.Cols) == 0 {
+		for i := range ti.Columns {
+			target = append(target, i)
+		}
+	} else {
+		seen := map[int]bool{}
+		for _, c := range ins.Cols {
+			rt := c.GetResTarget()
+			idx := -1
+			for i, name := range ti.Columns {
+				if name == rt.Name {
+					idx = i
+				}
+			}
+			if idx < 0 {
+				return nil, nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", rt.Name, ti.Name).WithPosition(parse.CharPos(p.Query(), int(rt.Location)))
+			}
+			if seen[idx] {
+				return nil, nil, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", rt.Name).WithPosition(parse.CharPos(p.Query(), int(rt.Location)))
+			}
+			seen[idx] = true
+			target = append(target, idx)
+		}
+	}
+	sel := ins.SelectStmt.GetSelectStmt()
+	if sel == nil {
+		// INSERT … DEFAULT VALUES
+		sel = &pg.SelectStmt{ValuesLists: []*pg.Node{{Node: &pg.Node_List{List: &pg.List{}}}}}
+		target = nil
+	}
+	var q *plan.Query
+	if len(sel.ValuesLists) > 0 {
+		q, err = p.InsertValues(sel, ti.Types, target)
+	} else {
+		q, err = p.Select(sel)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(q.Columns) > len(target) {
+		return nil, nil, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")
+	}
+	if len(q.Columns) < len(target) {
+		return nil, nil, pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
+	}
+	exprs := make([]expr.Expr, len(ti.Columns))
+	for i, t := range ti.Types {
+		exprs[i] = &expr.Const{D: types.NullOf(t)}
+	}
+	for k, idx := range target {
+		var e expr.Expr = &expr.Col{Idx: k, T: q.Columns[k].T}
+		want := ti.Types[idx]
+		if q.Columns[k].T.Kind != want.Kind || want.Width >= 0 {
+			if _, ok := types.Common(q.Columns[k].T, want); !ok && q.Columns[k].T.Kind != types.Text {
+				return nil, nil, pgerr.New(pgerr.DatatypeMismatch, "column %q is of type %s but expression is of type %s", ti.Columns[idx], want, q.Columns[k].T).
+					WithHint("You will need to rewrite or cast the expression.")
+			}
+			e = &expr.Cast{Arg: e, T: want}
+		}
+		exprs[idx] = e
+	}
+	return ti, exec.NewProject(q.Root, exprs, s.exprCtx()), nil
+}

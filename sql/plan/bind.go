@@ -1,0 +1,728 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	pg "github.com/pganalyze/pg_query_go/v5"
+	"github.com/loamdb/loam/exec/agg"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
+)
+
+// scopeCol is a column visible to expressions: a table column or an
+// output column of a subquery.
+type scopeCol struct {
+	table, name string
+	t           types.T
+}
+
+type scope struct {
+	cols []scopeCol
+	used []bool
+}
+
+func newScope(cols []scopeCol) *scope { return &scope{cols: cols, used: make([]bool, len(cols))} }
+
+func (s *scope) resolve(tbl, name string) (int, error) {
+	found := -1
+	for i, c := range s.cols {
+		if c.name == name && (tbl == "" || c.table == tbl) {
+			if found >= 0 {
+				return -1, pgerr.New(pgerr.AmbiguousColumn, "column reference %q is ambiguous", name)
+			}
+			found = i
+		}
+	}
+	if found < 0 {
+		if tbl != "" {
+			known := false
+			for _, c := range s.cols {
+				known = known || c.table == tbl
+			}
+			if !known {
+				return -1, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", tbl)
+			}
+			return -1, pgerr.New(pgerr.UndefinedColumn, "column %s.%s does not exist", tbl, name)
+		}
+		return -1, pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", name)
+	}
+	s.used[found] = true
+	return found, nil
+}
+
+// binder turns parse nodes into expressions over a scope. In aggregate
+// mode it binds the expressions above a GROUP BY: group keys become
+// references to the grouped columns, aggregate calls are collected.
+type binder struct {
+	p     *Planner
+	sc    *scope
+	where string // clause name for "not allowed here" errors
+
+	aggMode   bool
+	groupStrs []string
+	groupTs   []types.T
+	aggs      *[]agg.Agg
+}
+
+// paramRef is a $n whose type is not known yet; the first context that
+// needs a type gives it one.
+type paramRef struct {
+	p *Planner
+	n int
+}
+
+func (e *paramRef) Type() types.T {
+	if t := e.p.ParamTypes[e.n-1]; t.Kind != types.Unknown {
+		return t
+	}
+	return types.TText
+}
+func (e *paramRef) String() string { return "$" + strconv.Itoa(e.n) }
+func (e *paramRef) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, error) {
+	return (&expr.Const{D: e.p.paramValue(e.n, e.Type())}).Eval(c, b)
+}
+
+func (p *Planner) paramValue(n int, t types.T) types.Datum {
+	if p.params == nil || n > len(p.params) {
+		return types.NullOf(t)
+	}
+	d := p.params[n-1]
+	if d.Null {
+		return types.NullOf(t)
+	}
+	if d.T.Kind == types.Unknown {
+		d.T = types.TText
+	}
+	if d.T.Kind != t.Kind {
+		if v, err := expr.CastDatum(d, t, p.ec.Loc); err == nil {
+			return v
+		}
+	}
+	return d
+}
+
+func (b *binder) errAt(err *pgerr.Error, loc int32) error {
+	if err.Position == 0 {
+		return err.WithPosition(pos(b.p.query, loc))
+	}
+	return err
+}
+
+// coerce converts e to type t: literals and untyped parameters take the
+// type directly; anything else gets a cast.
+func (b *binder) coerce(e expr.Expr, t types.T, loc int32) (expr.Expr, error) {
+	if t.Kind == types.Unknown {
+		t = types.TText
+	}
+	switch x := e.(type) {
+	case *paramRef:
+		if b.p.ParamTypes[x.n-1].Kind == types.Unknown {
+			b.p.ParamTypes[x.n-1] = types.Of(t.Kind)
+		}
+		if x.Type().Kind == t.Kind {
+			return x, nil
+		}
+		return &expr.Cast{Arg: x, T: t}, nil
+	case *expr.Const:
+		if x.D.T.Kind == t.Kind && (t.Width < 0 || x.D.T.Width == t.Width) {
+			return x, nil
+		}
+		d, err := expr.CastDatum(x.D, t, b.p.ec.Loc)
+		if err != nil {
+			return nil, b.errAt(pgerr.From(err), loc)
+		}
+		return &expr.Const{D: d}, nil
+	}
+	if e.Type().Kind == t.Kind && (t.Width < 0 || e.Type().Width == t.Width) {
+		return e, nil
+	}
+	return &expr.Cast{Arg: e, T: t}, nil
+}
+
+func (b *binder) coerceBool(e expr.Expr, loc int32) (expr.Expr, error) {
+	if k := e.Type().Kind; k != types.Bool && k != types.Unknown {
+		if _, ok := e.(*paramRef); !ok {
+			return nil, pgerr.New(pgerr.DatatypeMismatch, "argument of %s must be type boolean, not type %s", b.where, e.Type()).WithPosition(pos(b.p.query, loc))
+		}
+	}
+	return b.coerce(e, types.TBool, loc)
+}
+
+func (b *binder) bind(n *pg.Node) (expr.Expr, error) {
+	if b.aggMode {
+		if fc := n.GetFuncCall(); fc != nil && isAggregate(fc) {
+			return b.bindAggregate(fc)
+		}
+		sub := &binder{p: b.p, sc: b.sc, where: b.where}
+		if e, err := sub.bind(n); err == nil {
+			s := e.String()
+			for i, g := range b.groupStrs {
+				if g == s {
+					return &expr.Col{Idx: i, T: b.groupTs[i], Name: s}, nil
+				}
+			}
+		}
+		if cr := n.GetColumnRef(); cr != nil {
+			name := columnRefName(cr)
+			return nil, pgerr.New(pgerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", name).WithPosition(pos(b.p.query, cr.Location))
+		}
+	}
+	return b.bindNode(n)
+}
+
+func columnRefName(cr *pg.ColumnRef) string {
+	var parts []string
+	for _, f := range cr.Fields {
+		if s := f.GetString_(); s != nil {
+			parts = append(parts, s.Sval)
+		} else {
+			parts = append(parts, "*")
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
+func isAggregate(fc *pg.FuncCall) bool {
+	_, ok := agg.Lookup(funcName(fc))
+	return ok
+}
+
+func funcName(fc *pg.FuncCall) string {
+	return strings.ToLower(fc.Funcname[len(fc.Funcname)-1].GetString_().Sval)
+}
+
+func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
+	name := funcName(fc)
+	fn, _ := agg.Lookup(name)
+	if fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.Over != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "%s with DISTINCT, FILTER, ORDER BY or OVER is not supported yet", name).WithPosition(pos(b.p.query, fc.Location))
+	}
+	a := agg.Agg{Fn: fn}
+	if fc.AggStar {
+		if fn != agg.Count {
+			return nil, pgerr.New(pgerr.SyntaxError, "%s(*) is not a valid aggregate call", name).WithPosition(pos(b.p.query, fc.Location))
+		}
+		a.Fn = agg.CountStar
+	} else {
+		if len(fc.Args) != 1 {
+			return nil, pgerr.New(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(fc.Args)).WithPosition(pos(b.p.query, fc.Location))
+		}
+		sub := &binder{p: b.p, sc: b.sc, where: "aggregate function calls"}
+		arg, err := sub.bind(fc.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if arg.Type().Kind == types.Unknown {
+			if fn == agg.Count {
+				arg, _ = b.coerce(arg, types.TText, fc.Location)
+			} else {
+				arg, _ = b.coerce(arg, types.TFloat8, fc.Location)
+			}
+		}
+		a.Arg = arg
+	}
+	var argT types.T
+	if a.Arg != nil {
+		argT = a.Arg.Type()
+	}
+	t, err := agg.ResultType(a.Fn, argT)
+	if err != nil {
+		return nil, b.errAt(pgerr.From(err), fc.Location)
+	}
+	a.T = t
+	s := a.String()
+	for i, prev := range *b.aggs {
+		if prev.String() == s {
+			return &expr.Col{Idx: len(b.groupStrs) + i, T: t, Name: s}, nil
+		}
+	}
+	*b.aggs = append(*b.aggs, a)
+	return &expr.Col{Idx: len(b.groupStrs) + len(*b.aggs) - 1, T: t, Name: s}, nil
+}
+
+func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
+	switch {
+	case n.GetColumnRef() != nil:
+		cr := n.GetColumnRef()
+		var tbl, name string
+		switch len(cr.Fields) {
+		case 1:
+			name = cr.Fields[0].GetString_().GetSval()
+		case 2:
+			tbl, name = cr.Fields[0].GetString_().GetSval(), cr.Fields[1].GetString_().GetSval()
+		default:
+			// schema.table.column: the table name is what the scope knows.
+			l := len(cr.Fields)
+			tbl, name = cr.Fields[l-2].GetString_().GetSval(), cr.Fields[l-1].GetString_().GetSval()
+		}
+		if cr.Fields[len(cr.Fields)-1].GetAStar() != nil {
+			return nil, pgerr.New(pgerr.SyntaxError, "* is not allowed here").WithPosition(pos(b.p.query, cr.Location))
+		}
+		if b.sc == nil {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", name).WithPosition(pos(b.p.query, cr.Location))
+		}
+		i, err := b.sc.resolve(tbl, name)
+		if err != nil {
+			return nil, b.errAt(pgerr.From(err), cr.Location)
+		}
+		return &expr.Col{Idx: i, T: b.sc.cols[i].t, Name: name}, nil
+	case n.GetAConst() != nil:
+		return b.bindConst(n.GetAConst())
+	case n.GetParamRef() != nil:
+		pr := n.GetParamRef()
+		k := int(pr.Number)
+		if k < 1 || k > 65535 {
+			return nil, pgerr.New(pgerr.UndefinedObject, "there is no parameter $%d", k).WithPosition(pos(b.p.query, pr.Location))
+		}
+		for len(b.p.ParamTypes) < k {
+			b.p.ParamTypes = append(b.p.ParamTypes, types.TUnknown)
+		}
+		if t := b.p.ParamTypes[k-1]; t.Kind != types.Unknown {
+			return &expr.Const{D: b.p.paramValue(k, t)}, nil
+		}
+		return &paramRef{p: b.p, n: k}, nil
+	case n.GetTypeCast() != nil:
+		tc := n.GetTypeCast()
+		t, err := TypeOf(tc.TypeName, b.p.query)
+		if err != nil {
+			return nil, err
+		}
+		arg, err := b.bind(tc.Arg)
+		if err != nil {
+			return nil, err
+		}
+		if t.Kind == types.Interval {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "interval values are not supported yet").WithPosition(pos(b.p.query, tc.Location))
+		}
+		if _, ok := arg.(*paramRef); ok {
+			return b.coerce(arg, t, tc.Location)
+		}
+		if c, ok := arg.(*expr.Const); ok {
+			d, err := expr.CastDatum(c.D, t, b.p.ec.Loc)
+			if err != nil {
+				return nil, b.errAt(pgerr.From(err), tc.Location)
+			}
+			return &expr.Const{D: d}, nil
+		}
+		return &expr.Cast{Arg: arg, T: t}, nil
+	case n.GetAExpr() != nil:
+		return b.bindAExpr(n.GetAExpr())
+	case n.GetBoolExpr() != nil:
+		be := n.GetBoolExpr()
+		args := make([]expr.Expr, len(be.Args))
+		for i, a := range be.Args {
+			e, err := b.bind(a)
+			if err != nil {
+				return nil, err
+			}
+			if args[i], err = b.coerceBool(e, be.Location); err != nil {
+				return nil, err
+			}
+		}
+		switch be.Boolop {
+		case pg.BoolExprType_AND_EXPR:
+			return &expr.BoolOp{Args: args}, nil
+		case pg.BoolExprType_OR_EXPR:
+			return &expr.BoolOp{Or: true, Args: args}, nil
+		}
+		return &expr.Not{Arg: args[0]}, nil
+	case n.GetNullTest() != nil:
+		nt := n.GetNullTest()
+		arg, err := b.bind(nt.Arg)
+		if err != nil {
+			return nil, err
+		}
+		if arg.Type().Kind == types.Unknown {
+			arg, _ = b.coerce(arg, types.TText, nt.Location)
+		}
+		return &expr.IsNull{Arg: arg, Negate: nt.Nulltesttype == pg.NullTestType_IS_NOT_NULL}, nil
+	case n.GetBooleanTest() != nil:
+		bt := n.GetBooleanTest()
+		arg, err := b.bind(bt.Arg)
+		if err != nil {
+			return nil, err
+		}
+		if arg, err = b.coerceBool(arg, bt.Location); err != nil {
+			return nil, err
+		}
+		switch bt.Booltesttype {
+		case pg.BoolTestType_IS_TRUE:
+			return &expr.IsBool{Arg: arg, Value: true}, nil
+		case pg.BoolTestType_IS_NOT_TRUE:
+			return &expr.IsBool{Arg: arg, Value: true, Negate: true}, nil
+		case pg.BoolTestType_IS_FALSE:
+			return &expr.IsBool{Arg: arg}, nil
+		case pg.BoolTestType_IS_NOT_FALSE:
+			return &expr.IsBool{Arg: arg, Negate: true}, nil
+		case pg.BoolTestType_IS_UNKNOWN:
+			return &expr.IsNull{Arg: arg}, nil
+		}
+		return &expr.IsNull{Arg: arg, Negate: true}, nil
+	case n.GetFuncCall() != nil:
+		return b.bindFunc(n.GetFuncCall())
+	case n.GetCoalesceExpr() != nil:
+		ce := n.GetCoalesceExpr()
+		args, t, err := b.bindCommon(ce.Args, ce.Location, "COALESCE")
+		if err != nil {
+			return nil, err
+		}
+		return &expr.Coalesce{Args: args, T: t}, nil
+	case n.GetCaseExpr() != nil:
+		return b.bindCase(n.GetCaseExpr())
+	case n.GetSqlvalueFunction() != nil:
+		sv := n.GetSqlvalueFunction()
+		switch sv.Op {
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
+			return &expr.Const{D: types.Int(types.TTimestampTZ, b.p.ec.Now.UnixMicro())}, nil
+		}
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "this SQL value function is not supported yet").WithPosition(pos(b.p.query, sv.Location))
+	case n.GetSubLink() != nil:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries are not supported yet").WithPosition(pos(b.p.query, n.GetSubLink().Location))
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "expression %T is not supported yet", n.Node)
+}
+
+func (b *binder) bindConst(c *pg.A_Const) (expr.Expr, error) {
+	if c.Isnull {
+		return &expr.Const{D: types.NullOf(types.TUnknown)}, nil
+	}
+	switch v := c.Val.(type) {
+	case *pg.A_Const_Ival:
+		return &expr.Const{D: types.Int(types.TInt4, int64(v.Ival.Ival))}, nil
+	case *pg.A_Const_Fval:
+		s := v.Fval.Fval
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return &expr.Const{D: types.Int(types.TInt8, i)}, nil
+		}
+		d, err := types.ParseText(types.TNumeric, s, nil)
+		if err != nil {
+			return nil, b.errAt(pgerr.From(err), c.Location)
+		}
+		return &expr.Const{D: d}, nil
+	case *pg.A_Const_Sval:
+		return &expr.Const{D: types.Datum{T: types.TUnknown, S: v.Sval.Sval}}, nil
+	case *pg.A_Const_Boolval:
+		return &expr.Const{D: types.BoolDatum(v.Boolval.Boolval)}, nil
+	case *pg.A_Const_Bsval:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "bit strings are not supported").WithPosition(pos(b.p.query, c.Location))
+	}
+	// An A_Const with no value is the integer zero.
+	return &expr.Const{D: types.Int(types.TInt4, 0)}, nil
+}
+
+func opName(names []*pg.Node) string {
+	return names[len(names)-1].GetString_().Sval
+}
+
+func (b *binder) bindAExpr(a *pg.A_Expr) (expr.Expr, error) {
+	op := opName(a.Name)
+	switch a.Kind {
+	case pg.A_Expr_Kind_AEXPR_OP:
+		if a.Lexpr == nil {
+			r, err := b.bind(a.Rexpr)
+			if err != nil {
+				return nil, err
+			}
+			switch op {
+			case "-":
+				if c, ok := r.(*expr.Const); ok && !c.D.Null {
+					return negConst(c.D, b, a.Location)
+				}
+				if r.Type().Kind == types.Unknown {
+					r, _ = b.coerce(r, types.TFloat8, a.Location)
+				}
+				if !r.Type().IsNumeric() {
+					return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: - %s", r.Type()).WithPosition(pos(b.p.query, a.Location))
+				}
+				return &expr.Neg{Arg: r}, nil
+			case "+":
+				return r, nil
+			}
+			return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s", op, r.Type()).WithPosition(pos(b.p.query, a.Location))
+		}
+		l, err := b.bind(a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bind(a.Rexpr)
+		if err != nil {
+			return nil, err
+		}
+		return b.binaryOp(op, l, r, a.Location)
+	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
+		l, err := b.bind(a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bind(a.Rexpr)
+		if err != nil {
+			return nil, err
+		}
+		return b.binaryOp(op, l, r, a.Location)
+	case pg.A_Expr_Kind_AEXPR_IN:
+		l, err := b.bind(a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		items := a.Rexpr.GetList().GetItems()
+		list := make([]expr.Expr, len(items))
+		t := l.Type()
+		for i, it := range items {
+			if list[i], err = b.bind(it); err != nil {
+				return nil, err
+			}
+			var ok bool
+			if t, ok = types.Common(t, list[i].Type()); !ok {
+				return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s = %s", l.Type(), list[i].Type()).WithPosition(pos(b.p.query, a.Location))
+			}
+		}
+		if l, err = b.coerce(l, t, a.Location); err != nil {
+			return nil, err
+		}
+		for i := range list {
+			if list[i], err = b.coerce(list[i], t, a.Location); err != nil {
+				return nil, err
+			}
+		}
+		return &expr.In{Arg: l, List: list, Negate: op == "<>"}, nil
+	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
+		x, err := b.bind(a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		bounds := a.Rexpr.GetList().GetItems()
+		lo, err := b.bind(bounds[0])
+		if err != nil {
+			return nil, err
+		}
+		hi, err := b.bind(bounds[1])
+		if err != nil {
+			return nil, err
+		}
+		ge, err := b.binaryOp(">=", x, lo, a.Location)
+		if err != nil {
+			return nil, err
+		}
+		le, err := b.binaryOp("<=", x, hi, a.Location)
+		if err != nil {
+			return nil, err
+		}
+		both := &expr.BoolOp{Args: []expr.Expr{ge, le}}
+		if a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN {
+			return &expr.Not{Arg: both}, nil
+		}
+		return both, nil
+	case pg.A_Expr_Kind_AEXPR_NULLIF:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "NULLIF is not supported yet").WithPosition(pos(b.p.query, a.Location))
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "operator %s is not supported yet", op).WithPosition(pos(b.p.query, a.Location))
+}
+
+func negConst(d types.Datum, b *binder, loc int32) (expr.Expr, error) {
+	switch d.T.Kind {
+	case types.Int2, types.Int4, types.Int8:
+		d.I = -d.I
+	case types.Float4, types.Float8:
+		d.F = -d.F
+	case types.Numeric:
+		if strings.HasPrefix(d.S, "-") {
+			d.S = d.S[1:]
+		} else {
+			d.S = "-" + d.S
+		}
+	default:
+		return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: - %s", d.T).WithPosition(pos(b.p.query, loc))
+	}
+	return &expr.Const{D: d}, nil
+}
+
+var cmpOps = map[string]expr.CmpOp{"=": expr.EQ, "<>": expr.NE, "!=": expr.NE, "<": expr.LT, "<=": expr.LE, ">": expr.GT, ">=": expr.GE}
+var arithOps = map[string]expr.ArithOp{"+": expr.Add, "-": expr.Sub, "*": expr.Mul, "/": expr.Div, "%": expr.Mod}
+
+func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, error) {
+	noOp := func() error {
+		return pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type()).
+			WithPosition(pos(b.p.query, loc)).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	if c, ok := cmpOps[op]; ok {
+		t, ok := types.Common(l.Type(), r.Type())
+		if !ok {
+			return nil, noOp()
+		}
+		var err error
+		if l, err = b.coerce(l, types.Of(t.Kind), loc); err != nil {
+			return nil, err
+		}
+		if r, err = b.coerce(r, types.Of(t.Kind), loc); err != nil {
+			return nil, err
+		}
+		return &expr.Compare{Op: c, L: l, R: r}, nil
+	}
+	if a, ok := arithOps[op]; ok {
+		lt, rt := l.Type(), r.Type()
+		if lt.Kind == types.Unknown && rt.Kind == types.Unknown {
+			return nil, noOp()
+		}
+		t, ok := types.Common(lt, rt)
+		if !ok || !t.IsNumeric() {
+			return nil, noOp()
+		}
+		t = types.Of(t.Kind)
+		var err error
+		if l, err = b.coerce(l, t, loc); err != nil {
+			return nil, err
+		}
+		if r, err = b.coerce(r, t, loc); err != nil {
+			return nil, err
+		}
+		return &expr.Arith{Op: a, L: l, R: r, T: t}, nil
+	}
+	switch op {
+	case "||":
+		var err error
+		if l, err = b.coerce(l, types.TText, loc); err != nil {
+			return nil, err
+		}
+		if r, err = b.coerce(r, types.TText, loc); err != nil {
+			return nil, err
+		}
+		return &expr.Func{Name: "textcat", Args: []expr.Expr{l, r}, T: types.TText, Strict: true,
+			Fn: func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) { return types.TextDatum(a[0].S + a[1].S), nil }}, nil
+	case "~~", "!~~", "~~*", "!~~*":
+		if !l.Type().IsString() || !r.Type().IsString() {
+			return nil, noOp()
+		}
+		var err error
+		if l, err = b.coerce(l, types.TText, loc); err != nil {
+			return nil, err
+		}
+		if r, err = b.coerce(r, types.TText, loc); err != nil {
+			return nil, err
+		}
+		lk, err := expr.NewLike(l, r, strings.HasSuffix(op, "*"), strings.HasPrefix(op, "!"))
+		if err != nil {
+			return nil, b.errAt(pgerr.From(err), loc)
+		}
+		return lk, nil
+	}
+	return nil, noOp()
+}
+
+// bindCommon binds expressions and coerces them to their common type, as
+// COALESCE, CASE and VALUES columns do.
+func (b *binder) bindCommon(nodes []*pg.Node, loc int32, what string) ([]expr.Expr, types.T, error) {
+	out := make([]expr.Expr, len(nodes))
+	t := types.TUnknown
+	for i, n := range nodes {
+		e, err := b.bind(n)
+		if err != nil {
+			return nil, t, err
+		}
+		out[i] = e
+		var ok bool
+		if t, ok = types.Common(t, e.Type()); !ok {
+			return nil, t, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t, e.Type()).WithPosition(pos(b.p.query, loc))
+		}
+	}
+	if t.Kind == types.Unknown {
+		t = types.TText
+	}
+	for i := range out {
+		var err error
+		if out[i], err = b.coerce(out[i], t, loc); err != nil {
+			return nil, t, err
+		}
+	}
+	return out, t, nil
+}
+
+func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
+	name := funcName(fc)
+	if isAggregate(fc) {
+		if !b.aggMode {
+			return nil, pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in %s", b.where).WithPosition(pos(b.p.query, fc.Location))
+		}
+		return b.bindAggregate(fc)
+	}
+	bi, ok := expr.Builtins[name]
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name).WithPosition(pos(b.p.query, fc.Location))
+	}
+	args := make([]expr.Expr, len(fc.Args))
+	ts := make([]types.T, len(fc.Args))
+	for i, a := range fc.Args {
+		e, err := b.bind(a)
+		if err != nil {
+			return nil, err
+		}
+		args[i], ts[i] = e, e.Type()
+	}
+	rt, ok := bi.Result(ts)
+	if !ok {
+		names := make([]string, len(ts))
+		for i, t := range ts {
+			names[i] = t.String()
+		}
+		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(names, ", ")).WithPosition(pos(b.p.query, fc.Location))
+	}
+	want := bi.Coerce(ts)
+	for i := range args {
+		var err error
+		if args[i], err = b.coerce(args[i], want[i], fc.Location); err != nil {
+			return nil, err
+		}
+	}
+	return &expr.Func{Name: name, Args: args, T: rt, Strict: bi.Strict, Fn: bi.Fn}, nil
+}
+
+func (b *binder) bindCase(ce *pg.CaseExpr) (expr.Expr, error) {
+	var arg expr.Expr
+	if ce.Arg != nil {
+		var err error
+		if arg, err = b.bind(ce.Arg); err != nil {
+			return nil, err
+		}
+	}
+	c := &expr.Case{}
+	var results []*pg.Node
+	for _, w := range ce.Args {
+		cw := w.GetCaseWhen()
+		var cond expr.Expr
+		var err error
+		if arg != nil {
+			v, err := b.bind(cw.Expr)
+			if err != nil {
+				return nil, err
+			}
+			if cond, err = b.binaryOp("=", arg, v, cw.Location); err != nil {
+				return nil, err
+			}
+		} else {
+			if cond, err = b.bind(cw.Expr); err != nil {
+				return nil, err
+			}
+			if cond, err = b.coerceBool(cond, cw.Location); err != nil {
+				return nil, err
+			}
+		}
+		c.Whens = append(c.Whens, cond)
+		results = append(results, cw.Result)
+	}
+	if ce.Defresult != nil {
+		results = append(results, ce.Defresult)
+	}
+	vals, t, err := b.bindCommon(results, ce.Location, "CASE")
+	if err != nil {
+		return nil, err
+	}
+	c.Thens = vals[:len(c.Whens)]
+	if ce.Defresult != nil {
+		c.Else = vals[len(vals)-1]
+	}
+	c.T = t
+	return c, nil
+}

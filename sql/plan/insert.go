@@ -1,0 +1,52 @@
+package plan
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v5"
+	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
+)
+
+// InsertValues plans the VALUES of an INSERT, typing each item by its
+// target column (as PostgreSQL does), so '2026-11-29 10:00' or $1 become
+// the column's type directly.
+func (p *Planner) InsertValues(s *pg.SelectStmt, colTypes []types.T, target []int) (*Query, error) {
+	b := &binder{p: p, where: "VALUES"}
+	rows := make([][]expr.Expr, len(s.ValuesLists))
+	for i, vl := range s.ValuesLists {
+		items := vl.GetList().Items
+		if len(items) > len(target) {
+			return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns").WithPosition(pos(p.query, nodeLocation(items[len(target)])))
+		}
+		if len(items) < len(target) {
+			return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
+		}
+		rows[i] = make([]expr.Expr, len(items))
+		for j, it := range items {
+			want := colTypes[target[j]]
+			if it.GetSetToDefault() != nil {
+				rows[i][j] = &expr.Const{D: types.NullOf(want)}
+				continue
+			}
+			e, err := b.bind(it)
+			if err != nil {
+				return nil, err
+			}
+			if _, ok := types.Common(e.Type(), want); !ok && e.Type().Kind != types.Text {
+				return nil, pgerr.New(pgerr.DatatypeMismatch, "column is of type %s but expression is of type %s", want, e.Type()).
+					WithPosition(pos(p.query, nodeLocation(it))).WithHint("You will need to rewrite or cast the expression.")
+			}
+			if rows[i][j], err = b.coerce(e, want, nodeLocation(it)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ts := make([]types.T, len(target))
+	cols := make([]Column, len(target))
+	for j, idx := range target {
+		ts[j] = colTypes[idx]
+		cols[j] = Column{Name: "column" + itoa(j+1), T: ts[j]}
+	}
+	return &Query{Root: exec.NewValues(rows, ts, p.ec), Columns: cols}, nil
+}

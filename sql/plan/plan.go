@@ -1,0 +1,72 @@
+// Package plan binds parsed statements against the catalog and builds the
+// operator tree that runs them: name resolution, PostgreSQL's implicit
+// casts and operator typing, and pushdown of filters and projections into
+// the Iceberg scan.
+package plan
+
+import (
+	"context"
+
+	"github.com/apache/iceberg-go/table"
+	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/sql/parse"
+	"github.com/loamdb/loam/storage/icetable"
+)
+
+// TableInfo is a resolved table: where it lives and its columns.
+type TableInfo struct {
+	Namespace, Name string
+	Table           *table.Table
+	Columns         []string
+	Types           []types.T
+	Required        []bool
+}
+
+// Catalog resolves table names for the planner.
+type Catalog interface {
+	// Table finds a table; schema "" means the search path.
+	Table(ctx context.Context, schema, name string) (*TableInfo, error)
+	Store() *icetable.Store
+}
+
+// Planner binds and plans statements of one query.
+type Planner struct {
+	ctx   context.Context
+	cat   Catalog
+	ec    *expr.Ctx
+	query string
+	// Params are $1..$n: their types (inferred when unknown) and, when
+	// executing, their values.
+	ParamTypes []types.T
+	params     []types.Datum
+}
+
+// New starts a planner. paramTypes may be extended as $n are found;
+// params is nil when only preparing (describing) a statement.
+func New(ctx context.Context, cat Catalog, ec *expr.Ctx, query string, paramTypes []types.T, params []types.Datum) *Planner {
+	return &Planner{ctx: ctx, cat: cat, ec: ec, query: query, ParamTypes: paramTypes, params: params}
+}
+
+// Column is one output column of a query.
+type Column struct {
+	Name string
+	T    types.T
+}
+
+// Query is a planned SELECT: its operator tree and output columns.
+type Query struct {
+	Root    exec.Operator
+	Columns []Column
+}
+
+func pos(query string, loc int32) int {
+	if loc < 0 {
+		return 0
+	}
+	return parse.CharPos(query, int(loc))
+}
+
+// Query is the text positions in errors refer to.
+func (p *Planner) Query() string { return p.query }

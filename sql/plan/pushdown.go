@@ -1,0 +1,147 @@
+package plan
+
+import (
+	"github.com/apache/iceberg-go"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/types"
+)
+
+// pushdown turns the conjuncts of a WHERE clause that Iceberg can evaluate
+// into one Iceberg filter, used to prune partitions, files and row groups.
+// The full predicate still runs above the scan, so a conjunct left out only
+// costs pruning, never correctness. names maps input columns to table
+// column names.
+func pushdown(pred expr.Expr, names []string) iceberg.BooleanExpression {
+	var parts []iceberg.BooleanExpression
+	for _, c := range conjuncts(pred) {
+		if e := toIceberg(c, names); e != nil {
+			parts = append(parts, e)
+		}
+	}
+	switch len(parts) {
+	case 0:
+		return nil
+	case 1:
+		return parts[0]
+	}
+	return iceberg.NewAnd(parts[0], parts[1], parts[2:]...)
+}
+
+func conjuncts(e expr.Expr) []expr.Expr {
+	if b, ok := e.(*expr.BoolOp); ok && !b.Or {
+		var out []expr.Expr
+		for _, a := range b.Args {
+			out = append(out, conjuncts(a)...)
+		}
+		return out
+	}
+	return []expr.Expr{e}
+}
+
+func toIceberg(e expr.Expr, names []string) iceberg.BooleanExpression {
+	switch x := e.(type) {
+	case *expr.BoolOp:
+		var parts []iceberg.BooleanExpression
+		for _, a := range x.Args {
+			p := toIceberg(a, names)
+			if p == nil {
+				return nil
+			}
+			parts = append(parts, p)
+		}
+		if len(parts) == 1 {
+			return parts[0]
+		}
+		if x.Or {
+			return iceberg.NewOr(parts[0], parts[1], parts[2:]...)
+		}
+		return iceberg.NewAnd(parts[0], parts[1], parts[2:]...)
+	case *expr.Not:
+		if p := toIceberg(x.Arg, names); p != nil {
+			return iceberg.NewNot(p)
+		}
+	case *expr.IsNull:
+		if c, ok := x.Arg.(*expr.Col); ok {
+			if x.Negate {
+				return iceberg.NotNull(iceberg.Reference(names[c.Idx]))
+			}
+			return iceberg.IsNull(iceberg.Reference(names[c.Idx]))
+		}
+	case *expr.Compare:
+		col, ok1 := x.L.(*expr.Col)
+		k, ok2 := expr.IsConst(x.R)
+		op := x.Op
+		if !ok1 || !ok2 {
+			col, ok1 = x.R.(*expr.Col)
+			k, ok2 = expr.IsConst(x.L)
+			op = op.Flip()
+		}
+		if !ok1 || !ok2 || k.Null {
+			return nil
+		}
+		return compareLit(op, iceberg.Reference(names[col.Idx]), k)
+	case *expr.In:
+		col, ok := x.Arg.(*expr.Col)
+		if !ok || x.Negate {
+			return nil
+		}
+		var parts []iceberg.BooleanExpression
+		for _, item := range x.List {
+			k, ok := expr.IsConst(item)
+			if !ok || k.Null {
+				return nil
+			}
+			p := compareLit(expr.EQ, iceberg.Reference(names[col.Idx]), k)
+			if p == nil {
+				return nil
+			}
+			parts = append(parts, p)
+		}
+		switch len(parts) {
+		case 0:
+			return nil
+		case 1:
+			return parts[0]
+		}
+		return iceberg.NewOr(parts[0], parts[1], parts[2:]...)
+	}
+	return nil
+}
+
+func compareLit(op expr.CmpOp, ref iceberg.Reference, k types.Datum) iceberg.BooleanExpression {
+	switch k.T.Kind {
+	case types.Int2, types.Int4:
+		return pred(op, ref, int32(k.I))
+	case types.Int8:
+		return pred(op, ref, k.I)
+	case types.Float8:
+		return pred(op, ref, k.F)
+	case types.Float4:
+		return pred(op, ref, float32(k.F))
+	case types.Text, types.Varchar:
+		return pred(op, ref, k.S)
+	case types.Bool:
+		return pred(op, ref, k.I != 0)
+	case types.Date:
+		return pred(op, ref, iceberg.Date(k.I))
+	case types.Timestamp, types.TimestampTZ:
+		return pred(op, ref, iceberg.Timestamp(k.I))
+	}
+	return nil
+}
+
+func pred[T iceberg.LiteralType](op expr.CmpOp, ref iceberg.Reference, v T) iceberg.BooleanExpression {
+	switch op {
+	case expr.EQ:
+		return iceberg.EqualTo(ref, v)
+	case expr.NE:
+		return iceberg.NotEqualTo(ref, v)
+	case expr.LT:
+		return iceberg.LessThan(ref, v)
+	case expr.LE:
+		return iceberg.LessThanEqual(ref, v)
+	case expr.GT:
+		return iceberg.GreaterThan(ref, v)
+	}
+	return iceberg.GreaterThanEqual(ref, v)
+}

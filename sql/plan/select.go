@@ -1,0 +1,548 @@
+package plan
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
+	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/agg"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
+)
+
+// Select plans a SELECT (or VALUES) statement.
+func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
+	if s.Op != pg.SetOperation_SETOP_NONE {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "UNION, INTERSECT and EXCEPT are not supported yet")
+	}
+	if s.WithClause != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH is not supported yet")
+	}
+	if len(s.ValuesLists) > 0 {
+		return p.values(s)
+	}
+	if s.IntoClause != nil || len(s.LockingClause) > 0 || len(s.WindowClause) > 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "SELECT INTO, FOR UPDATE and WINDOW are not supported yet")
+	}
+
+	// FROM
+	var src exec.Operator
+	var sc *scope
+	var scan *exec.TableScan
+	switch len(s.FromClause) {
+	case 0:
+		src = exec.NewValues([][]expr.Expr{{}}, nil, p.ec)
+		sc = newScope(nil)
+	case 1:
+		rv := s.FromClause[0].GetRangeVar()
+		if rv == nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "joins and subqueries in FROM are not supported yet")
+		}
+		ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
+		if err != nil {
+			return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
+		}
+		alias := ti.Name
+		if rv.Alias != nil {
+			alias = rv.Alias.Aliasname
+		}
+		cols := make([]scopeCol, len(ti.Columns))
+		for i, c := range ti.Columns {
+			cols[i] = scopeCol{table: alias, name: c, t: ti.Types[i]}
+		}
+		sc = newScope(cols)
+		scan = &exec.TableScan{Store: p.cat.Store(), Table: ti.Table}
+	default:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "joins are not supported yet")
+	}
+
+	// WHERE
+	var where expr.Expr
+	if s.WhereClause != nil {
+		b := &binder{p: p, sc: sc, where: "WHERE"}
+		e, err := b.bind(s.WhereClause)
+		if err != nil {
+			return nil, err
+		}
+		if where, err = b.coerceBool(e, nodeLocation(s.WhereClause)); err != nil {
+			return nil, err
+		}
+	}
+
+	// Targets, expanding *.
+	type target struct {
+		node *pg.Node
+		name string
+		col  int // >= 0: a star-expanded scope column
+		loc  int32
+	}
+	var targets []target
+	for _, t := range s.TargetList {
+		rt := t.GetResTarget()
+		if cr := rt.Val.GetColumnRef(); cr != nil && cr.Fields[len(cr.Fields)-1].GetAStar() != nil {
+			tbl := ""
+			if len(cr.Fields) > 1 {
+				tbl = cr.Fields[len(cr.Fields)-2].GetString_().Sval
+			}
+			found := false
+			for i, c := range sc.cols {
+				if tbl == "" || c.table == tbl {
+					targets = append(targets, target{name: c.name, col: i, loc: cr.Location})
+					sc.used[i] = true
+					found = true
+				}
+			}
+			if !found && tbl != "" {
+				return nil, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", tbl).WithPosition(pos(p.query, cr.Location))
+			}
+			if !found && len(s.FromClause) == 0 {
+				return nil, pgerr.New(pgerr.SyntaxError, "SELECT * with no tables specified is not valid").WithPosition(pos(p.query, cr.Location))
+			}
+			continue
+		}
+		name := rt.Name
+		if name == "" {
+			name = columnName(rt.Val)
+		}
+		targets = append(targets, target{node: rt.Val, name: name, col: -1, loc: rt.Location})
+	}
+
+	// GROUP BY and aggregates decide how targets bind.
+	hasAgg := len(s.GroupClause) > 0 || s.HavingClause != nil
+	for _, t := range targets {
+		if t.node != nil && containsAggregate(t.node) {
+			hasAgg = true
+		}
+	}
+	for _, o := range s.SortClause {
+		if containsAggregate(o.GetSortBy().Node) {
+			hasAgg = true
+		}
+	}
+	if s.DistinctClause != nil && len(s.DistinctClause) > 0 && s.DistinctClause[0] != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "DISTINCT ON is not supported yet")
+	}
+
+	out := &binder{p: p, sc: sc, where: "SELECT"}
+	var groupBy []expr.Expr
+	var aggs []agg.Agg
+	if hasAgg {
+		in := &binder{p: p, sc: sc, where: "GROUP BY"}
+		for _, g := range s.GroupClause {
+			node := g
+			// GROUP BY 1 and GROUP BY alias refer to targets.
+			if c := g.GetAConst(); c != nil && c.GetIval() != nil {
+				k := int(c.GetIval().Ival)
+				if k < 1 || k > len(targets) {
+					return nil, pgerr.New(pgerr.InvalidColumnReference, "GROUP BY position %d is not in select list", k).WithPosition(pos(p.query, c.Location))
+				}
+				if targets[k-1].node == nil {
+					node = nil
+					groupBy = append(groupBy, &expr.Col{Idx: targets[k-1].col, T: sc.cols[targets[k-1].col].t, Name: targets[k-1].name})
+					sc.used[targets[k-1].col] = true
+				} else {
+					node = targets[k-1].node
+				}
+			} else if cr := g.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
+				name := cr.Fields[0].GetString_().GetSval()
+				if _, err := sc.resolve("", name); err != nil {
+					for _, t := range targets {
+						if t.name == name && t.node != nil {
+							node = t.node
+						}
+					}
+				}
+			}
+			if node == nil {
+				continue
+			}
+			if g.GetGroupingSet() != nil {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "ROLLUP, CUBE and GROUPING SETS are not supported yet")
+			}
+			e, err := in.bind(node)
+			if err != nil {
+				return nil, err
+			}
+			groupBy = append(groupBy, e)
+		}
+		out = &binder{p: p, sc: sc, where: "SELECT", aggMode: true, aggs: &aggs}
+		for _, g := range groupBy {
+			out.groupStrs = append(out.groupStrs, g.String())
+			out.groupTs = append(out.groupTs, g.Type())
+		}
+	}
+
+	// Bind the targets.
+	var exprs []expr.Expr
+	var cols []Column
+	for _, t := range targets {
+		var e expr.Expr
+		if t.node == nil {
+			e = &expr.Col{Idx: t.col, T: sc.cols[t.col].t, Name: t.name}
+			if hasAgg {
+				var err error
+				if e, err = out.bind(&pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{
+					Fields: []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: t.name}}}}, Location: t.loc}}}); err != nil {
+					return nil, err
+				}
+			}
+		} else {
+			var err error
+			if e, err = out.bind(t.node); err != nil {
+				return nil, err
+			}
+		}
+		if e.Type().Kind == types.Unknown {
+			e, _ = out.coerce(e, types.TText, t.loc)
+		}
+		exprs = append(exprs, e)
+		cols = append(cols, Column{Name: t.name, T: e.Type()})
+	}
+
+	var having expr.Expr
+	if s.HavingClause != nil {
+		out.where = "HAVING"
+		e, err := out.bind(s.HavingClause)
+		if err != nil {
+			return nil, err
+		}
+		if having, err = out.coerceBool(e, nodeLocation(s.HavingClause)); err != nil {
+			return nil, err
+		}
+	}
+
+	// ORDER BY: output names and ordinals, else expressions computed as
+	// hidden extra columns.
+	var keys []exec.SortKey
+	for _, o := range s.SortClause {
+		sb := o.GetSortBy()
+		var ke expr.Expr
+		if c := sb.Node.GetAConst(); c != nil && c.GetIval() != nil {
+			k := int(c.GetIval().Ival)
+			if k < 1 || k > len(exprs) {
+				return nil, pgerr.New(pgerr.InvalidColumnReference, "ORDER BY position %d is not in select list", k).WithPosition(pos(p.query, c.Location))
+			}
+			ke = &expr.Col{Idx: k - 1, T: exprs[k-1].Type()}
+		} else if cr := sb.Node.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
+			name := cr.Fields[0].GetString_().Sval
+			for i, c := range cols {
+				if c.Name == name {
+					if ke != nil {
+						return nil, pgerr.New(pgerr.AmbiguousColumn, "ORDER BY %q is ambiguous", name).WithPosition(pos(p.query, cr.Location))
+					}
+					ke = &expr.Col{Idx: i, T: c.T}
+				}
+			}
+		}
+		if ke == nil {
+			out.where = "ORDER BY"
+			e, err := out.bind(sb.Node)
+			if err != nil {
+				return nil, err
+			}
+			idx := -1
+			for i, x := range exprs {
+				if x.String() == e.String() {
+					idx = i
+				}
+			}
+			if idx < 0 {
+				if s.DistinctClause != nil {
+					return nil, pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list").WithPosition(pos(p.query, sb.Location))
+				}
+				exprs = append(exprs, e)
+				idx = len(exprs) - 1
+			}
+			ke = &expr.Col{Idx: idx, T: e.Type()}
+		}
+		k := exec.SortKey{Expr: ke, Desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
+		k.NullsFirst = k.Desc
+		switch sb.SortbyNulls {
+		case pg.SortByNulls_SORTBY_NULLS_FIRST:
+			k.NullsFirst = true
+		case pg.SortByNulls_SORTBY_NULLS_LAST:
+			k.NullsFirst = false
+		}
+		keys = append(keys, k)
+	}
+
+	// Assemble: scan → filter → aggregate → having → project → distinct → sort → limit → trim.
+	if scan != nil {
+		var positions []int
+		for i, c := range sc.cols {
+			if sc.used[i] {
+				scan.Columns = append(scan.Columns, c.name)
+				scan.Types = append(scan.Types, c.t)
+				positions = append(positions, i)
+			}
+		}
+		if where != nil {
+			names := make([]string, len(sc.cols))
+			for i, c := range sc.cols {
+				names[i] = c.name
+			}
+			scan.Filter = pushdown(where, names)
+		}
+		all := make([]types.T, len(sc.cols))
+		for i, c := range sc.cols {
+			all[i] = c.t
+		}
+		src = exec.NewWiden(exec.NewScan(*scan), positions, all)
+	}
+	if where != nil {
+		src = exec.NewFilter(src, where, p.ec)
+	}
+	if hasAgg {
+		src = agg.NewHashAgg(src, groupBy, aggs, p.ec)
+		if having != nil {
+			src = exec.NewFilter(src, having, p.ec)
+		}
+	}
+	src = exec.NewProject(src, exprs, p.ec)
+	if s.DistinctClause != nil {
+		keyCols := make([]expr.Expr, len(exprs))
+		for i, e := range exprs {
+			keyCols[i] = &expr.Col{Idx: i, T: e.Type()}
+		}
+		src = agg.NewHashAgg(src, keyCols, nil, p.ec)
+	}
+	if len(keys) > 0 {
+		src = exec.NewSort(src, keys, p.ec)
+	}
+	limit, offset, err := p.limits(s)
+	if err != nil {
+		return nil, err
+	}
+	if limit >= 0 || offset > 0 {
+		src = exec.NewLimit(src, limit, offset)
+	}
+	if len(exprs) > len(cols) {
+		trim := make([]expr.Expr, len(cols))
+		for i, c := range cols {
+			trim[i] = &expr.Col{Idx: i, T: c.T}
+		}
+		src = exec.NewProject(src, trim, p.ec)
+	}
+	return &Query{Root: src, Columns: cols}, nil
+}
+
+func (p *Planner) limits(s *pg.SelectStmt) (int64, int64, error) {
+	limit, offset := int64(-1), int64(0)
+	eval := func(n *pg.Node, what string) (int64, error) {
+		if n == nil {
+			return -1, nil
+		}
+		if c := n.GetAConst(); c != nil && c.Isnull {
+			return -1, nil
+		}
+		b := &binder{p: p, where: what}
+		e, err := b.bind(n)
+		if err != nil {
+			return 0, err
+		}
+		if e, err = b.coerce(e, types.TInt8, nodeLocation(n)); err != nil {
+			return 0, err
+		}
+		v, err := exec.EvalConst(p.ec, e)
+		if err != nil {
+			return 0, err
+		}
+		if v.Null {
+			return -1, nil
+		}
+		if v.I < 0 {
+			code := pgerr.InvalidRowCountInLimit
+			if what == "OFFSET" {
+				code = pgerr.InvalidRowCountInResultOffset
+			}
+			return 0, pgerr.New(code, "%s must not be negative", what)
+		}
+		return v.I, nil
+	}
+	var err error
+	if limit, err = eval(s.LimitCount, "LIMIT"); err != nil {
+		return 0, 0, err
+	}
+	o, err := eval(s.LimitOffset, "OFFSET")
+	if err != nil {
+		return 0, 0, err
+	}
+	if o > 0 {
+		offset = o
+	}
+	return limit, offset, nil
+}
+
+func (p *Planner) values(s *pg.SelectStmt) (*Query, error) {
+	b := &binder{p: p, where: "VALUES"}
+	width := len(s.ValuesLists[0].GetList().Items)
+	rows := make([][]expr.Expr, len(s.ValuesLists))
+	for i, vl := range s.ValuesLists {
+		items := vl.GetList().Items
+		if len(items) != width {
+			return nil, pgerr.New(pgerr.SyntaxError, "VALUES lists must all be the same length").WithPosition(pos(p.query, nodeLocation(items[0])))
+		}
+		rows[i] = make([]expr.Expr, width)
+		for j, it := range items {
+			e, err := b.bind(it)
+			if err != nil {
+				return nil, err
+			}
+			rows[i][j] = e
+		}
+	}
+	ts := make([]types.T, width)
+	cols := make([]Column, width)
+	for j := 0; j < width; j++ {
+		t := types.TUnknown
+		for i := range rows {
+			var ok bool
+			if t, ok = types.Common(t, rows[i][j].Type()); !ok {
+				return nil, pgerr.New(pgerr.DatatypeMismatch, "VALUES types %s and %s cannot be matched", t, rows[i][j].Type())
+			}
+		}
+		if t.Kind == types.Unknown {
+			t = types.TText
+		}
+		for i := range rows {
+			var err error
+			if rows[i][j], err = b.coerce(rows[i][j], t, 0); err != nil {
+				return nil, err
+			}
+		}
+		ts[j] = t
+		cols[j] = Column{Name: "column" + itoa(j+1), T: t}
+	}
+	var src exec.Operator = exec.NewValues(rows, ts, p.ec)
+	if len(s.SortClause) > 0 || s.LimitCount != nil || s.LimitOffset != nil {
+		var keys []exec.SortKey
+		for _, o := range s.SortClause {
+			sb := o.GetSortBy()
+			c := sb.Node.GetAConst()
+			if c == nil || c.GetIval() == nil || int(c.GetIval().Ival) > width || c.GetIval().Ival < 1 {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "ORDER BY on VALUES takes column positions")
+			}
+			k := int(c.GetIval().Ival) - 1
+			desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
+			keys = append(keys, exec.SortKey{Expr: &expr.Col{Idx: k, T: ts[k]}, Desc: desc, NullsFirst: desc})
+		}
+		if len(keys) > 0 {
+			src = exec.NewSort(src, keys, p.ec)
+		}
+		limit, offset, err := p.limits(s)
+		if err != nil {
+			return nil, err
+		}
+		src = exec.NewLimit(src, limit, offset)
+	}
+	return &Query{Root: src, Columns: cols}, nil
+}
+
+func itoa(i int) string {
+	const d = "0123456789"
+	if i < 10 {
+		return d[i : i+1]
+	}
+	return itoa(i/10) + d[i%10:i%10+1]
+}
+
+// columnName is the name PostgreSQL gives an unaliased target.
+func columnName(n *pg.Node) string {
+	switch {
+	case n.GetColumnRef() != nil:
+		f := n.GetColumnRef().Fields
+		if s := f[len(f)-1].GetString_(); s != nil {
+			return s.Sval
+		}
+	case n.GetFuncCall() != nil:
+		return funcName(n.GetFuncCall())
+	case n.GetTypeCast() != nil:
+		tc := n.GetTypeCast()
+		if name := columnName(tc.Arg); name != "?column?" {
+			return name
+		}
+		names := tc.TypeName.Names
+		return strings.ToLower(names[len(names)-1].GetString_().Sval)
+	case n.GetCoalesceExpr() != nil:
+		return "coalesce"
+	case n.GetCaseExpr() != nil:
+		return "case"
+	case n.GetSqlvalueFunction() != nil:
+		return "current_timestamp"
+	}
+	return "?column?"
+}
+
+func containsAggregate(n *pg.Node) bool {
+	if n == nil {
+		return false
+	}
+	found := false
+	var walk func(m *pg.Node)
+	walk = func(m *pg.Node) {
+		if m == nil || found {
+			return
+		}
+		switch {
+		case m.GetFuncCall() != nil:
+			fc := m.GetFuncCall()
+			if isAggregate(fc) {
+				found = true
+				return
+			}
+			for _, a := range fc.Args {
+				walk(a)
+			}
+		case m.GetAExpr() != nil:
+			walk(m.GetAExpr().Lexpr)
+			walk(m.GetAExpr().Rexpr)
+		case m.GetBoolExpr() != nil:
+			for _, a := range m.GetBoolExpr().Args {
+				walk(a)
+			}
+		case m.GetTypeCast() != nil:
+			walk(m.GetTypeCast().Arg)
+		case m.GetNullTest() != nil:
+			walk(m.GetNullTest().Arg)
+		case m.GetCoalesceExpr() != nil:
+			for _, a := range m.GetCoalesceExpr().Args {
+				walk(a)
+			}
+		case m.GetCaseExpr() != nil:
+			ce := m.GetCaseExpr()
+			walk(ce.Arg)
+			walk(ce.Defresult)
+			for _, w := range ce.Args {
+				walk(w.GetCaseWhen().Expr)
+				walk(w.GetCaseWhen().Result)
+			}
+		case m.GetList() != nil:
+			for _, a := range m.GetList().Items {
+				walk(a)
+			}
+		}
+	}
+	walk(n)
+	return found
+}
+
+func nodeLocation(n *pg.Node) int32 {
+	switch {
+	case n.GetAExpr() != nil:
+		return n.GetAExpr().Location
+	case n.GetColumnRef() != nil:
+		return n.GetColumnRef().Location
+	case n.GetAConst() != nil:
+		return n.GetAConst().Location
+	case n.GetBoolExpr() != nil:
+		return n.GetBoolExpr().Location
+	case n.GetFuncCall() != nil:
+		return n.GetFuncCall().Location
+	case n.GetTypeCast() != nil:
+		return n.GetTypeCast().Location
+	case n.GetNullTest() != nil:
+		return n.GetNullTest().Location
+	}
+	return -1
+}
