@@ -121,4 +121,6 @@ func (s *scanOp) convert(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 
 type errMissingColumn string
 
-func (e errMissingColumn) Error() string { return "scan: column " + string(e) + " missing from data file batch" }
+func (e errMissingColumn) Error() string {
+	return "scan: column " + string(e) + " missing from data file batch"
+}

@@ -7,13 +7,13 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
-	pg "github.com/pganalyze/pg_query_go/v5"
 	"github.com/loamdb/loam/exec/ice"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/icetable"
+	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
 // Table properties Loam records beside the Iceberg schema.

@@ -6,13 +6,13 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	pg "github.com/pganalyze/pg_query_go/v5"
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
+	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
 // Prepare parses and plans the statements in query. The simple protocol

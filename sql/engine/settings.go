@@ -6,11 +6,11 @@ import (
 	"strconv"
 	"strings"
 
-	pg "github.com/pganalyze/pg_query_go/v5"
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
 func (s *Session) transaction(ts *pg.TransactionStmt) (*Cursor, error) {
@@ -146,4 +146,3 @@ func (s *Session) show(ctx context.Context, vs *pg.VariableShowStmt) (*Cursor, e
 	c.tagFn = func(int64) string { return "SHOW" }
 	return c, nil
 }
-

@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"github.com/loamdb/loam/pgerr"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
 )
 
 // TableClauses are the Loam clauses after a CREATE TABLE's column list.

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/loamdb/loam/pgerr"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"github.com/pganalyze/pg_query_go/v5/parser"
-	"github.com/loamdb/loam/pgerr"
 )
 
 // Statement is one statement of a query string.

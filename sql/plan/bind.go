@@ -5,11 +5,11 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	pg "github.com/pganalyze/pg_query_go/v5"
 	"github.com/loamdb/loam/exec/agg"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
 // scopeCol is a column visible to expressions: a table column or an

@@ -3,12 +3,12 @@ package plan
 import (
 	"strings"
 
-	pg "github.com/pganalyze/pg_query_go/v5"
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/agg"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
 // Select plans a SELECT (or VALUES) statement.

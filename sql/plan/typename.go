@@ -3,9 +3,9 @@ package plan
 import (
 	"strings"
 
-	pg "github.com/pganalyze/pg_query_go/v5"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
 // TypeOf resolves a parsed type name, with Loam's spellings (STRING,
