@@ -39,6 +39,9 @@ func (e errorString) Error() string { return string(e) }
 // the first ReadyForQuery.
 func (c *conn) startup() error {
 	_ = c.nc.SetReadDeadline(time.Now().Add(c.srv.cfg.AuthTimeout))
+	if c.shuttingDown() { // interrupt may have set its deadline before ours
+		return adminShutdown()
+	}
 	params, err := c.readStartupPacket()
 	if err != nil {
 		return err

@@ -183,20 +183,23 @@ type ScanStats struct {
 	FilesScanned int // after partition and metrics pruning
 }
 
-// Scan reads the table's current snapshot, keeping rows that may match
-// filter (files and row groups are pruned by it; rows are filtered exactly
-// too) and only the named columns. Tasks decode on all cores.
+// Scan reads the table's current snapshot: the files that may hold rows
+// matching filter (pruned by partition values and column statistics), and
+// only the named columns. Rows are not filtered here: iceberg-go v0.7's
+// row-level residual filter drops matching rows of files that hold NULLs
+// in other columns, so the caller filters rows exactly itself. Tasks decode
+// on all cores.
 func (s *Store) Scan(ctx context.Context, t *table.Table, filter iceberg.BooleanExpression, fields []string) (*arrow.Schema, iter.Seq2[arrow.RecordBatch, error], ScanStats, error) {
 	var st ScanStats
 	opts := []table.ScanOption{table.WithMaxConcurrency(runtime.GOMAXPROCS(0))}
-	if filter != nil {
-		opts = append(opts, table.WithRowFilter(filter))
-	}
 	if fields != nil {
 		opts = append(opts, table.WithSelectedFields(slices.Clone(fields)...))
 	}
-	scan := t.Scan(opts...)
-	tasks, err := scan.PlanFiles(ctx)
+	planOpts := opts
+	if filter != nil {
+		planOpts = append(slices.Clone(opts), table.WithRowFilter(filter))
+	}
+	tasks, err := t.Scan(planOpts...).PlanFiles(ctx)
 	if err != nil {
 		return nil, nil, st, fmt.Errorf("scan %s: plan: %w", t.Identifier(), err)
 	}
@@ -206,7 +209,7 @@ func (s *Store) Scan(ctx context.Context, t *table.Table, filter iceberg.Boolean
 			fmt.Sscan(n, &st.FilesTotal)
 		}
 	}
-	sc, it, err := scan.ReadTasks(ctx, tasks)
+	sc, it, err := t.Scan(opts...).ReadTasks(ctx, tasks)
 	if err != nil {
 		return nil, nil, st, fmt.Errorf("scan %s: %w", t.Identifier(), err)
 	}
