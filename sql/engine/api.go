@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
 )
 
 // Column describes one result column as RowDescription reports it.
@@ -115,4 +116,25 @@ func (s *Session) TakeParameterChanges() [][2]string {
 	ch := s.changed
 	s.changed = nil
 	return ch
+}
+
+// TakeNotices returns the notices (severity NOTICE) the last statement
+// raised, such as "table … does not exist, skipping", and forgets them.
+func (s *Session) TakeNotices() []*pgerr.Error {
+	n := s.notices
+	s.notices = nil
+	return n
+}
+
+func (s *Session) notice(format string, args ...any) {
+	e := pgerr.New(pgerr.SuccessfulCompletion, format, args...)
+	e.Severity = "NOTICE"
+	s.notices = append(s.notices, e)
+}
+
+func (s *Session) noticeDetail(msg, detail string) {
+	e := pgerr.New(pgerr.SuccessfulCompletion, "%s", msg)
+	e.Severity = "NOTICE"
+	e.Detail = detail
+	s.notices = append(s.notices, e)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
@@ -104,9 +105,10 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	_, err := s.eng.store.Create(ctx, ns, rv.Relname, sc, spec, order, props)
 	if errors.Is(err, icetable.ErrTableExists) {
 		if cs.IfNotExists {
+			s.notice("relation %q already exists, skipping", rv.Relname)
 			return &Cursor{tag: "CREATE TABLE", sess: s}, nil
 		}
-		return nil, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", rv.Relname).WithPosition(at(rv.Location))
+		return nil, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", rv.Relname)
 	}
 	if err != nil {
 		return nil, err
@@ -262,6 +264,7 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 			if err != nil {
 				if pgerr.Code(err) == pgerr.UndefinedTable {
 					if ds.MissingOk {
+						s.notice("table %q does not exist, skipping", name)
 						continue
 					}
 					return nil, pgerr.New(pgerr.UndefinedTable, "table %q does not exist", name)
@@ -282,6 +285,7 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 			}
 			if !ok {
 				if ds.MissingOk {
+					s.notice("schema %q does not exist, skipping", ns)
 					continue
 				}
 				return nil, pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", ns)
@@ -291,10 +295,24 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 				return nil, err
 			}
 			if len(tables) > 0 {
+				deps := make([]string, len(tables))
+				for i, t := range tables {
+					deps[i] = fmt.Sprintf("table %s.%s", ns, t)
+				}
 				if ds.Behavior != pg.DropBehavior_DROP_CASCADE {
+					detail := make([]string, len(deps))
+					for i, d := range deps {
+						detail[i] = d + " depends on schema " + ns
+					}
 					return nil, &pgerr.Error{Code: pgerr.DependentObjectsStillExist,
 						Message: fmt.Sprintf("cannot drop schema %s because other objects depend on it", ns),
+						Detail:  strings.Join(detail, "\n"),
 						Hint:    "Use DROP ... CASCADE to drop the dependent objects too."}
+				}
+				if len(deps) == 1 {
+					s.notice("drop cascades to %s", deps[0])
+				} else {
+					s.noticeDetail(fmt.Sprintf("drop cascades to %d other objects", len(deps)), "drop cascades to "+strings.Join(deps, "\ndrop cascades to "))
 				}
 				for _, t := range tables {
 					if err := s.eng.store.Drop(ctx, ns, t); err != nil {

@@ -69,6 +69,7 @@ type Session struct {
 	changed  [][2]string
 	tx       byte
 	loc      *time.Location
+	notices  []*pgerr.Error
 }
 
 // NewSession starts a session for user on database, applying the startup

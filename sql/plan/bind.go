@@ -74,15 +74,16 @@ type paramRef struct {
 	n int
 }
 
-func (e *paramRef) Type() types.T {
-	if t := e.p.ParamTypes[e.n-1]; t.Kind != types.Unknown {
-		return t
-	}
-	return types.TText
-}
+// Type is Unknown until a context types the parameter, so that operators
+// resolve it like an untyped literal.
+func (e *paramRef) Type() types.T { return e.p.ParamTypes[e.n-1] }
 func (e *paramRef) String() string { return "$" + strconv.Itoa(e.n) }
 func (e *paramRef) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, error) {
-	return (&expr.Const{D: e.p.paramValue(e.n, e.Type())}).Eval(c, b)
+	t := e.Type()
+	if t.Kind == types.Unknown {
+		t = types.TText
+	}
+	return (&expr.Const{D: e.p.paramValue(e.n, t)}).Eval(c, b)
 }
 
 func (p *Planner) paramValue(n int, t types.T) types.Datum {
