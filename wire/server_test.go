@@ -308,7 +308,12 @@ func TestErrorsKeepConnection(t *testing.T) {
 }
 
 func TestRealEngineError(t *testing.T) {
-	eng, err := engine.Open(context.Background(), engine.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	dir := t.TempDir()
+	eng, err := engine.Open(context.Background(), engine.Config{
+		MetastoreURL: "sqlite://" + dir + "/meta.db",
+		WarehouseURL: "file://" + dir + "/warehouse",
+		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ type paramRef struct {
 
 // Type is Unknown until a context types the parameter, so that operators
 // resolve it like an untyped literal.
-func (e *paramRef) Type() types.T { return e.p.ParamTypes[e.n-1] }
+func (e *paramRef) Type() types.T  { return e.p.ParamTypes[e.n-1] }
 func (e *paramRef) String() string { return "$" + strconv.Itoa(e.n) }
 func (e *paramRef) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 	t := e.Type()
