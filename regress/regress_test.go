@@ -157,15 +157,20 @@ func runPsql(psql, port, sqlPath, outPath string) error {
 // what psql connects to or how the output looks: every PG* variable (PGTZ,
 // PGDATESTYLE, PGOPTIONS, PGHOST, PGUSER, ...) and the locale, set to C.
 func psqlEnv() []string {
+	return append(environWithout(func(k string) bool {
+		return strings.HasPrefix(k, "PG") || strings.HasPrefix(k, "LC_") || k == "LANG" || k == "LANGUAGE"
+	}), "LC_ALL=C")
+}
+
+// environWithout is this process's environment less the variables drop names.
+func environWithout(drop func(name string) bool) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "PG") || strings.HasPrefix(k, "LC_") || k == "LANG" || k == "LANGUAGE" {
-			continue
+		if k, _, _ := strings.Cut(kv, "="); !drop(k) {
+			env = append(env, kv)
 		}
-		env = append(env, kv)
 	}
-	return append(env, "LC_ALL=C")
+	return env
 }
 
 type server struct {
@@ -187,18 +192,13 @@ func startServer(t *testing.T, bin, name string) *server {
 	}
 	t.Cleanup(func() { logFile.Close() })
 
-	var env []string // the flags say it all: no LOAM_* from the caller's environment
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "LOAM_") {
-			env = append(env, kv)
-		}
-	}
 	addr := net.JoinHostPort("127.0.0.1", s.port)
 	cmd := exec.Command(bin, "serve",
 		"--data-dir", t.TempDir(),
 		"--listen", addr,
 		"--http", net.JoinHostPort("127.0.0.1", ports[1]))
-	cmd.Env = env
+	// The flags say it all: no LOAM_* from the caller's environment.
+	cmd.Env = environWithout(func(k string) bool { return strings.HasPrefix(k, "LOAM_") })
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s serve: %v", bin, err)
