@@ -105,7 +105,7 @@ func runFile(t *testing.T, bin, psql, name string, update bool) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("REGRESS_UPDATE: copied %s to regress/%s", outPath, expPath)
+		t.Logf("REGRESS_UPDATE: copied regress/%s to regress/%s", outPath, expPath)
 		return
 	}
 	if _, err := os.Stat(expPath); err != nil {
