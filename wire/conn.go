@@ -219,6 +219,7 @@ func (c *conn) dispatch(typ byte, body []byte) error {
 func (c *conn) reportError(err error) {
 	c.log.Debug("statement failed", "err", err)
 	c.sess.MarkFailed()
+	c.sendNotices()
 	c.send(errorResponse(err))
 }
 

@@ -24,6 +24,7 @@ import (
 //	sleep           blocks until its context is canceled
 //	begin / commit  transaction status
 //	settz ZONE      changes TimeZone (reported as ParameterStatus)
+//	notice          queues a NOTICE
 type fakeEngine struct{}
 
 func (fakeEngine) NewSession(user, db string, params map[string]string) (Session, error) {
@@ -38,6 +39,13 @@ type fakeSession struct {
 	tx      byte
 	loc     *time.Location
 	changed [][2]string
+	notices []*pgerr.Error
+}
+
+func (s *fakeSession) TakeNotices() []*pgerr.Error {
+	n := s.notices
+	s.notices = nil
+	return n
 }
 
 func (s *fakeSession) ParameterStatus() [][2]string {
@@ -89,7 +97,7 @@ func (s *fakeSession) Prepare(ctx context.Context, query string, oids []uint32) 
 				st.ParamTypes = append(st.ParamTypes, t)
 				st.Columns = append(st.Columns, engine.Column{Name: fmt.Sprintf("c%d", i+1), Type: t})
 			}
-		case "sleep", "begin", "commit", "settz":
+		case "sleep", "begin", "commit", "settz", "notice":
 		case "fail":
 			return nil, pgerr.New(pgerr.SyntaxError, "syntax error at or near \"fail\"").WithPosition(3)
 		default:
@@ -114,6 +122,11 @@ func (s *fakeSession) Execute(ctx context.Context, st *engine.Statement, params 
 		return &fakeCursor{cols: st.Columns, batches: []arrow.RecordBatch{makeBatch(st.Columns, cols, 1)}, tag: "SELECT 1"}, nil
 	case "sleep":
 		return &fakeCursor{tag: "SLEEP", block: true}, nil
+	case "notice":
+		n := pgerr.New(pgerr.SuccessfulCompletion, "relation \"x\" already exists, skipping")
+		n.Severity = "NOTICE"
+		s.notices = append(s.notices, n)
+		return &fakeCursor{tag: "CREATE TABLE"}, nil
 	case "begin":
 		s.tx = 'T'
 		return &fakeCursor{tag: "BEGIN"}, nil

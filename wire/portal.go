@@ -2,7 +2,6 @@ package wire
 
 import (
 	"context"
-	"github.com/loamdb/loam/pgerr"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -79,6 +78,7 @@ func (c *conn) execPortal(ctx context.Context, p *portal, maxRows int, describe 
 			if b == nil {
 				p.done = true
 				p.batch = nil
+				c.sendNotices()
 				c.send(&pgproto3.CommandComplete{CommandTag: []byte(p.cursor.Tag())})
 				return nil
 			}
@@ -110,27 +110,5 @@ func (c *conn) execPortal(ctx context.Context, p *portal, maxRows int, describe 
 			c.send(&pgproto3.PortalSuspended{})
 			return nil
 		}
-	}
-}
-
-// noticer is the optional part of a Session that reports notices
-// ("table … does not exist, skipping") raised by the last statement.
-type noticer interface {
-	TakeNotices() []*pgerr.Error
-}
-
-// sendNotices sends the session's pending notices as NoticeResponse.
-func (c *conn) sendNotices() {
-	n, ok := c.sess.(noticer)
-	if !ok {
-		return
-	}
-	for _, pe := range n.TakeNotices() {
-		code := pe.Code
-		if code == "" {
-			code = pgerr.SuccessfulCompletion
-		}
-		c.send(&pgproto3.NoticeResponse{Severity: pe.Severity, SeverityUnlocalized: pe.Severity,
-			Code: code, Message: pe.Message, Detail: pe.Detail, Hint: pe.Hint})
 	}
 }

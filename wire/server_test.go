@@ -158,6 +158,27 @@ func TestSimpleQuery(t *testing.T) {
 	}
 }
 
+func TestNotice(t *testing.T) {
+	ts := startServer(t, Config{})
+	cfg, err := pgx.ParseConfig(ts.url(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []*pgconn.Notice
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { got = append(got, n) }
+	c, err := pgx.ConnectConfig(testCtx(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	if _, err := c.Exec(testCtx(t), "notice"); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Severity != "NOTICE" || got[0].Code != "00000" || got[0].Message != `relation "x" already exists, skipping` {
+		t.Errorf("notices %+v", got)
+	}
+}
+
 func TestTransactionStatus(t *testing.T) {
 	ts := startServer(t, Config{})
 	c := ts.connect(t, "")
