@@ -114,6 +114,9 @@ func (e *Error) WithHint(h string) *Error {
 
 // From finds the *Error in err's chain; anything else is an internal error.
 func From(err error) *Error {
+	if err == nil {
+		return nil
+	}
 	var pe *Error
 	if errors.As(err, &pe) {
 		return pe
@@ -122,4 +125,9 @@ func From(err error) *Error {
 }
 
 // Code returns the SQLSTATE of err, XX000 when it carries none.
-func Code(err error) string { return From(err).Code }
+func Code(err error) string {
+	if err == nil {
+		return SuccessfulCompletion
+	}
+	return From(err).Code
+}

@@ -204,20 +204,20 @@ func CanonicalUUID(s string) (string, bool) {
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], true
 }
 
-// RoundMicros rounds µs to a fractional-second precision p (0..6), half up
-// as PostgreSQL does; p < 0 means no rounding.
+// RoundMicros rounds µs to a fractional-second precision p (0..6), half
+// away from zero as PostgreSQL does; p < 0 means no rounding.
 func RoundMicros(us int64, p int32) int64 {
 	if p < 0 || p >= 6 {
 		return us
 	}
 	unit := int64(math.Pow10(int(6 - p)))
-	r := us % unit
-	if r < 0 {
-		r += unit
-	}
+	r := us % unit // same sign as us
 	us -= r
-	if r*2 >= unit {
+	switch {
+	case r*2 >= unit:
 		us += unit
+	case r*2 <= -unit:
+		us -= unit
 	}
 	return us
 }

@@ -24,8 +24,7 @@ const (
 	PropCommitInterval  = "loam.commit-interval"
 )
 
-func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.Statement) (*Cursor, error) {
-	q := fullQueryOf(ps)
+func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.Statement, q string) (*Cursor, error) {
 	at := func(loc int32) int { return parse.CharPos(q, int(loc)) }
 	rv := cs.Relation
 	if rv.Relpersistence == "t" || len(cs.InhRelations) > 0 || cs.Partspec != nil || cs.OfTypename != nil {

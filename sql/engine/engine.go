@@ -33,7 +33,8 @@ type Engine struct {
 
 // prepared is what Execute needs to run a statement again.
 type prepared struct {
-	stmt parse.Statement
+	stmt  parse.Statement
+	query string // the whole query string, which node locations index
 }
 
 // Open opens the metastore and warehouse, creating them on first start,

@@ -34,8 +34,11 @@ func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32)
 	}
 	out := make([]*Statement, 0, len(stmts))
 	for _, ps := range stmts {
-		st := &Statement{Query: ps.Text, prep: prepared{stmt: ps}}
-		if s.tx == 'E' {
+		st := &Statement{Query: ps.Text, prep: prepared{stmt: ps, query: query}}
+		if s.tx == 'E' || len(stmts) > 1 {
+			// A failed transaction plans nothing (Execute refuses), and the
+			// statements of a multi-statement string are planned as each
+			// runs, since one may create the table the next one reads.
 			// Nothing is planned in a failed transaction; Execute refuses.
 			st.ParamTypes = paramTypes
 			out = append(out, st)
@@ -117,7 +120,7 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return nil, pgerr.New(pgerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(st.ParamTypes))
 	}
 	// Positions are relative to the whole query string.
-	p := plan.New(ctx, catalog{s.eng, s}, s.exprCtx(), fullQueryOf(ps), append([]types.T(nil), st.ParamTypes...), params)
+	p := plan.New(ctx, catalog{s.eng, s}, s.exprCtx(), st.prep.query, append([]types.T(nil), st.ParamTypes...), params)
 	switch n := ps.Node.Node.(type) {
 	case *pg.Node_SelectStmt:
 		q, err := p.Select(n.SelectStmt)
@@ -136,7 +139,7 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		}
 		return &Cursor{tag: fmt.Sprintf("INSERT 0 %d", count), sess: s}, nil
 	case *pg.Node_CreateStmt:
-		return s.createTable(ctx, n.CreateStmt, ps)
+		return s.createTable(ctx, n.CreateStmt, ps, st.prep.query)
 	case *pg.Node_CreateSchemaStmt:
 		return s.createSchemaStmt(ctx, n.CreateSchemaStmt)
 	case *pg.Node_DropStmt:
@@ -160,19 +163,6 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return &Cursor{tag: "DEALLOCATE", sess: s}, nil
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %s is not supported yet", stmtName(ps.Node))
-}
-
-// fullQueryOf returns text whose offsets match the node locations: the
-// statement text padded by its offset.
-func fullQueryOf(ps parse.Statement) string {
-	if ps.Offset == 0 {
-		return ps.Text
-	}
-	pad := make([]byte, ps.Offset)
-	for i := range pad {
-		pad[i] = ' '
-	}
-	return string(pad) + ps.Text
 }
 
 func stmtName(n *pg.Node) string {

@@ -79,6 +79,9 @@ func splitTableClauses(query string, toks []*pg_query.ScanToken, blanked []byte)
 			if close < 0 {
 				return nil, errAt(query, toks[j], pgerr.SyntaxError, "syntax error: unbalanced parentheses in %s BY", strings.ToUpper(word))
 			}
+			if close == j+3 {
+				return nil, errAt(query, toks[j], pgerr.SyntaxError, "syntax error: %s BY needs at least one column", strings.ToUpper(word))
+			}
 			items := splitItems(toks[j+3 : close])
 			var err error
 			if word == "partitioned" {
