@@ -55,11 +55,11 @@ func (c *conn) startup() error {
 		db = defaultName
 	}
 	c.user = user
-	if db != defaultName {
-		return fatalError(pgerr.InvalidCatalogName, "database %q does not exist", db)
-	}
 	if err := c.authenticate(user); err != nil {
 		return err
+	}
+	if db != defaultName { // checked after authentication, as PostgreSQL does
+		return fatalError(pgerr.InvalidCatalogName, "database %q does not exist", db)
 	}
 	_ = c.nc.SetReadDeadline(time.Time{})
 	if c.shuttingDown() {
