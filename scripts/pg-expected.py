@@ -16,6 +16,8 @@ drafts one from PostgreSQL 15:
      as the regress runner does against Loam.
   3. It puts the original Loam lines back where psql echoed the rewritten
      ones, so only the ERROR lines from LOAM_ERRORS are not PostgreSQL's own.
+     Loam also reports a position for those errors, which a DO block cannot:
+     their LINE/caret lines are not drafted here (see expected/ddl.out).
 
 Usage: scripts/pg-expected.py PGPORT NAME...   (a server on 127.0.0.1:PGPORT
 with a trusted superuser `loam`; the database `loam` on it is dropped and
