@@ -26,8 +26,19 @@ type Statement struct {
 	Query      string    // the statement's own text
 	ParamTypes []types.T // $1..$n, inferred where the client left them unspecified
 	Columns    []Column  // nil for statements that return no rows
-	prep       prepared
+	// Copy is set for COPY … FROM STDIN and COPY … TO STDOUT: the wire
+	// layer runs those with CopyIn and CopyOut instead of Execute.
+	Copy *CopyInfo
+	prep prepared
 }
+
+// CopyInfo describes a COPY statement's data stream.
+type CopyInfo struct {
+	In      bool // FROM STDIN (else TO STDOUT)
+	Binary  bool // FORMAT binary (else text or CSV, both sent as text)
+	Columns int  // number of columns in each row
+}
+
 
 // Cursor streams a statement's result. Commands did their work in Execute
 // and return no batches; queries produce batches as Next is called.
