@@ -6,41 +6,64 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/iceberg-go"
-	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/exec/ice"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
-	"github.com/loamdb/loam/storage/icetable"
 )
 
-// Insert appends all rows of in to a table in one commit: the statement
-// happens whole or not at all. in produces one column per table column, in
-// table order, already of the columns' types.
-func Insert(ctx context.Context, store *icetable.Store, t *table.Table, colTypes []types.T, required []bool, names []string, in Operator) (int64, error) {
+// Sink takes rows in a table's Iceberg Arrow schema; the write log's
+// transaction is one.
+type Sink interface {
+	Add(rec arrow.RecordBatch) error
+}
+
+// Target is the table an INSERT or COPY writes: its columns and the Arrow
+// schema its Iceberg schema maps to.
+type Target struct {
+	Table    string
+	Names    []string
+	Types    []types.T
+	Required []bool
+	Arrow    *arrow.Schema
+}
+
+// Insert streams all rows of in to sink, batch by batch. in produces one
+// column per table column, in table order, of the columns' types. The
+// caller commits or aborts the sink's transaction, so the statement
+// happens whole or not at all.
+func Insert(ctx context.Context, sink Sink, t *Target, in Operator) (int64, error) {
 	if err := in.Open(ctx); err != nil {
 		return 0, err
 	}
 	defer in.Close()
-	all, err := Drain(ctx, in)
-	if err != nil {
-		return 0, err
-	}
-	if all == nil {
-		return 0, nil
-	}
-	defer all.Release()
-	for i, req := range required {
-		if req && all.Column(i).NullN() > 0 {
-			return 0, &pgerr.Error{Code: pgerr.NotNullViolation,
-				Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", names[i], t.Identifier()[len(t.Identifier())-1])}
+	var n int64
+	for {
+		rec, err := in.Next(ctx)
+		if err != nil {
+			return n, err
+		}
+		if rec == nil {
+			return n, nil
+		}
+		err = t.Write(sink, rec)
+		n += rec.NumRows()
+		rec.Release()
+		if err != nil {
+			return n, err
 		}
 	}
-	target, err := table.SchemaToArrowSchema(t.Schema(), nil, true, false)
-	if err != nil {
-		return 0, err
+}
+
+// Write checks NOT NULL columns, converts rec to the Iceberg Arrow schema
+// and hands it to sink.
+func (t *Target) Write(sink Sink, rec arrow.RecordBatch) error {
+	for i, req := range t.Required {
+		if req && rec.Column(i).NullN() > 0 {
+			return &pgerr.Error{Code: pgerr.NotNullViolation,
+				Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", t.Names[i], t.Table)}
+		}
 	}
-	cols := make([]arrow.Array, len(colTypes))
+	cols := make([]arrow.Array, len(t.Types))
 	defer func() {
 		for _, c := range cols {
 			if c != nil {
@@ -48,15 +71,13 @@ func Insert(ctx context.Context, store *icetable.Store, t *table.Table, colTypes
 			}
 		}
 	}()
-	for i := range colTypes {
-		if cols[i], err = ice.ToArrow(all.Column(i), colTypes[i], target.Field(i).Type); err != nil {
-			return 0, err
+	for i := range t.Types {
+		var err error
+		if cols[i], err = ice.ToArrow(rec.Column(i), t.Types[i], t.Arrow.Field(i).Type); err != nil {
+			return err
 		}
 	}
-	rec := array.NewRecordBatch(target, cols, all.NumRows())
-	defer rec.Release()
-	if _, err := store.Append(ctx, t, rec, iceberg.Properties{}); err != nil {
-		return 0, err
-	}
-	return all.NumRows(), nil
+	out := array.NewRecordBatch(t.Arrow, cols, rec.NumRows())
+	defer out.Release()
+	return sink.Add(out)
 }

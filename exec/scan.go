@@ -21,6 +21,9 @@ type TableScan struct {
 	Columns []string  // table column names, in output order
 	Types   []types.T // their SQL types
 	Filter  iceberg.BooleanExpression
+	// Tail, when set, yields rows beyond the snapshot (the write log's
+	// committed rows), read after the files.
+	Tail iter.Seq2[arrow.RecordBatch, error]
 }
 
 type scanOp struct {
@@ -41,20 +44,33 @@ func NewScan(spec TableScan) Operator {
 func (s *scanOp) Types() []types.T { return s.spec.Types }
 
 func (s *scanOp) Open(ctx context.Context) error {
-	if s.spec.Table.CurrentSnapshot() == nil {
-		return nil // a table with no rows yet
+	var files iter.Seq2[arrow.RecordBatch, error]
+	if s.spec.Table.CurrentSnapshot() != nil {
+		fields := s.spec.Columns
+		if len(fields) == 0 {
+			// count(*) needs rows but no columns: read the narrowest we have.
+			fields = []string{s.spec.Table.Schema().Fields()[0].Name}
+		}
+		_, seq, st, err := s.spec.Store.Scan(ctx, s.spec.Table, s.spec.Filter, fields)
+		if err != nil {
+			return err
+		}
+		s.Stats = st
+		files = seq
 	}
-	fields := s.spec.Columns
-	if len(fields) == 0 {
-		// count(*) needs rows but no columns: read the narrowest we have.
-		fields = []string{s.spec.Table.Schema().Fields()[0].Name}
-	}
-	_, seq, st, err := s.spec.Store.Scan(ctx, s.spec.Table, s.spec.Filter, fields)
-	if err != nil {
-		return err
-	}
-	s.Stats = st
-	s.next, s.stop = iter.Pull2(seq)
+	tail := s.spec.Tail
+	s.next, s.stop = iter.Pull2(func(yield func(arrow.RecordBatch, error) bool) {
+		for _, seq := range []iter.Seq2[arrow.RecordBatch, error]{files, tail} {
+			if seq == nil {
+				continue
+			}
+			for rec, err := range seq {
+				if !yield(rec, err) || err != nil {
+					return
+				}
+			}
+		}
+	})
 	return nil
 }
 

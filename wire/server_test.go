@@ -333,6 +333,7 @@ func TestRealEngineError(t *testing.T) {
 	eng, err := engine.Open(context.Background(), engine.Config{
 		MetastoreURL: "sqlite://" + dir + "/meta.db",
 		WarehouseURL: "file://" + dir + "/warehouse",
+		DataDir:      dir,
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {

@@ -49,7 +49,8 @@ func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- 
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return fmt.Errorf("creating data dir: %w", err)
 	}
-	eng, err := engine.Open(ctx, engine.Config{MetastoreURL: cfg.Metastore, WarehouseURL: cfg.Warehouse, Logger: log})
+	eng, err := engine.Open(ctx, engine.Config{MetastoreURL: cfg.Metastore, WarehouseURL: cfg.Warehouse,
+		DataDir: cfg.DataDir, LinkInterval: cfg.LinkInterval, Logger: log})
 	if err != nil {
 		return fmt.Errorf("opening engine: %w", err)
 	}

@@ -39,7 +39,6 @@ type CopyInfo struct {
 	Columns int  // number of columns in each row
 }
 
-
 // Cursor streams a statement's result. Commands did their work in Execute
 // and return no batches; queries produce batches as Next is called.
 type Cursor struct {

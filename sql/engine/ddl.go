@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/apache/iceberg-go"
@@ -14,6 +15,7 @@ import (
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/storage/link"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
@@ -209,6 +211,11 @@ func tableOptions(tc *parse.TableClauses, byName map[string]int, ts []types.T, p
 					return pgerr.New(pgerr.SyntaxError, "commit_interval takes no ON column").WithPosition(o.ColPos)
 				}
 				props[PropCommitInterval] = iv.String()
+				ms := (int64(iv.Months)*30+int64(iv.Days))*86400e3 + iv.Micros/1000
+				if ms <= 0 {
+					return pgerr.New(pgerr.InvalidParameterValue, "commit_interval must be positive").WithPosition(o.Pos)
+				}
+				props[link.CommitIntervalProperty] = strconv.FormatInt(ms, 10)
 				continue
 			}
 			props[PropRetention] = iv.String()
@@ -259,7 +266,9 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 			if len(names) > 1 {
 				schema = names[len(names)-2]
 			}
-			ti, err := catalog{s.eng, s}.Table(ctx, schema, name)
+			cat := s.catalog()
+			ti, err := cat.Table(ctx, schema, name)
+			cat.release()
 			if err != nil {
 				if pgerr.Code(err) == pgerr.UndefinedTable {
 					if ds.MissingOk {
@@ -270,6 +279,7 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 				}
 				return nil, err
 			}
+			s.eng.link.Forget(link.Key{NS: ti.Namespace, Name: ti.Name})
 			if err := s.eng.store.Drop(ctx, ti.Namespace, ti.Name); err != nil && !errors.Is(err, icetable.ErrNoSuchTable) {
 				return nil, fmt.Errorf("drop table %s.%s: %w", ti.Namespace, ti.Name, err)
 			}
@@ -314,6 +324,7 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 					s.noticeDetail(fmt.Sprintf("drop cascades to %d other objects", len(deps)), "drop cascades to "+strings.Join(deps, "\ndrop cascades to "))
 				}
 				for _, t := range tables {
+					s.eng.link.Forget(link.Key{NS: ns, Name: t})
 					if err := s.eng.store.Drop(ctx, ns, t); err != nil {
 						return nil, fmt.Errorf("drop table %s.%s: %w", ns, t, err)
 					}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/exec/ice"
@@ -14,12 +16,15 @@ import (
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/storage/link"
 )
 
 // Config is what an Engine needs to open its catalog and warehouse.
 type Config struct {
 	MetastoreURL string // sqlite://PATH or postgres://…
 	WarehouseURL string // file://DIR
+	DataDir      string // the write log lives in DataDir/wal
+	LinkInterval time.Duration
 	Logger       *slog.Logger
 }
 
@@ -29,6 +34,7 @@ type Engine struct {
 	log   *slog.Logger
 	meta  *meta.Store
 	store *icetable.Store
+	link  *link.Manager
 }
 
 // prepared is what Execute needs to run a statement again.
@@ -59,24 +65,55 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		m.Close()
 		return nil, fmt.Errorf("create schema public: %w", err)
 	}
+	if cfg.DataDir == "" {
+		m.Close()
+		return nil, errors.New("engine: no data directory for the write log")
+	}
+	e.link, err = link.Open(ctx, e.store, link.Options{Dir: filepath.Join(cfg.DataDir, "wal"), LinkInterval: cfg.LinkInterval, Logger: cfg.Logger})
+	if err != nil {
+		m.Close()
+		return nil, fmt.Errorf("open write log: %w", err)
+	}
+	e.link.Run()
 	return e, nil
 }
 
 // Close releases the catalog and storage.
-func (e *Engine) Close() error { return e.meta.Close() }
+func (e *Engine) Close() error {
+	err := e.link.Close()
+	if merr := e.meta.Close(); err == nil {
+		err = merr
+	}
+	return err
+}
+
+// Checkpoint commits every row in the write log into Iceberg.
+func (e *Engine) Checkpoint(ctx context.Context) error { return e.link.Checkpoint(ctx) }
 
 // Store is the table store, for the planner.
 func (e *Engine) Store() *icetable.Store { return e.store }
 
-// catalog resolves names for one session (its search_path).
+// catalog resolves names for one statement of a session (its
+// search_path), pinning each table it resolves until release.
 type catalog struct {
-	e *Engine
-	s *Session
+	e     *Engine
+	s     *Session
+	views []*link.View
 }
 
-func (c catalog) Store() *icetable.Store { return c.e.store }
+func (s *Session) catalog() *catalog { return &catalog{e: s.eng, s: s} }
 
-func (c catalog) Table(ctx context.Context, schema, name string) (*plan.TableInfo, error) {
+func (c *catalog) Store() *icetable.Store { return c.e.store }
+
+// release unpins the tables the statement read.
+func (c *catalog) release() {
+	for _, v := range c.views {
+		v.Release()
+	}
+	c.views = nil
+}
+
+func (c *catalog) Table(ctx context.Context, schema, name string) (*plan.TableInfo, error) {
 	var search []string
 	if schema != "" {
 		search = []string{schema}
@@ -84,14 +121,20 @@ func (c catalog) Table(ctx context.Context, schema, name string) (*plan.TableInf
 		search = c.s.searchPath()
 	}
 	for _, ns := range search {
-		t, err := c.e.store.Load(ctx, ns, name)
+		v, err := c.e.link.View(ctx, ns, name)
 		if errors.Is(err, icetable.ErrNoSuchTable) || errors.Is(err, icetable.ErrNoSuchNamespace) {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("load table %s.%s: %w", ns, name, err)
 		}
-		return tableInfo(ns, name, t)
+		c.views = append(c.views, v)
+		ti, err := tableInfo(ns, name, v.Table)
+		if err != nil {
+			return nil, err
+		}
+		ti.Tail = v.Tail
+		return ti, nil
 	}
 	if schema != "" {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)

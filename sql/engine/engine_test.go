@@ -39,6 +39,7 @@ func openEngineAt(t testing.TB, dir string) *engine.Engine {
 	e, err := engine.Open(context.Background(), engine.Config{
 		MetastoreURL: "sqlite://" + dir + "/meta.db",
 		WarehouseURL: "file://" + dir + "/warehouse",
+		DataDir:      dir,
 	})
 	if err != nil {
 		t.Fatalf("engine.Open: %v", err)

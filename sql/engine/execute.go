@@ -12,6 +12,7 @@ import (
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
+	"github.com/loamdb/loam/storage/link"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
@@ -44,8 +45,10 @@ func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32)
 			out = append(out, st)
 			continue
 		}
-		p := plan.New(ctx, catalog{s.eng, s}, s.exprCtx(), query, append([]types.T(nil), paramTypes...), nil)
-		cols, err := s.describe(ctx, p, ps)
+		cat := s.catalog()
+		p := plan.New(ctx, cat, s.exprCtx(), query, append([]types.T(nil), paramTypes...), nil)
+		cols, err := s.describe(ctx, p, ps, cat)
+		cat.release()
 		if err != nil {
 			return nil, err
 		}
@@ -65,7 +68,7 @@ func (s *Session) exprCtx() *expr.Ctx { return &expr.Ctx{Loc: s.loc, Now: time.N
 
 // describe plans a statement without running it, for its result columns
 // and parameter types.
-func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statement) ([]Column, error) {
+func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statement, cat *catalog) ([]Column, error) {
 	switch n := ps.Node.Node.(type) {
 	case *pg.Node_SelectStmt:
 		q, err := p.Select(n.SelectStmt)
@@ -74,7 +77,7 @@ func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statem
 		}
 		return columns(q), nil
 	case *pg.Node_InsertStmt:
-		_, _, err := s.planInsert(ctx, p, n.InsertStmt)
+		_, _, err := s.planInsert(ctx, p, n.InsertStmt, cat)
 		return nil, err
 	case *pg.Node_VariableShowStmt:
 		return s.showColumns(n.VariableShowStmt), nil
@@ -120,20 +123,25 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return nil, pgerr.New(pgerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(st.ParamTypes))
 	}
 	// Positions are relative to the whole query string.
-	p := plan.New(ctx, catalog{s.eng, s}, s.exprCtx(), st.prep.query, append([]types.T(nil), st.ParamTypes...), params)
+	cat := s.catalog()
+	p := plan.New(ctx, cat, s.exprCtx(), st.prep.query, append([]types.T(nil), st.ParamTypes...), params)
 	switch n := ps.Node.Node.(type) {
 	case *pg.Node_SelectStmt:
 		q, err := p.Select(n.SelectStmt)
 		if err != nil {
+			cat.release()
 			return nil, err
 		}
-		return s.queryCursor(ctx, columns(q), q.Root)
+		return s.queryCursor(ctx, columns(q), q.Root, cat.release)
 	case *pg.Node_InsertStmt:
-		ti, src, err := s.planInsert(ctx, p, n.InsertStmt)
+		defer cat.release()
+		ti, src, err := s.planInsert(ctx, p, n.InsertStmt, cat)
 		if err != nil {
 			return nil, err
 		}
-		count, err := exec.Insert(ctx, s.eng.store, ti.Table, ti.Types, ti.Required, ti.Columns, src)
+		count, err := s.write(ctx, ti, func(txn *link.Txn, t *exec.Target) (int64, error) {
+			return exec.Insert(ctx, txn, t, src)
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -155,7 +163,9 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		// column statistics instead. Accept the statement as a no-op.
 		return &Cursor{tag: "CREATE INDEX", sess: s}, nil
 	case *pg.Node_CheckPointStmt:
-		// Writes commit to Iceberg directly for now, so nothing is pending.
+		if err := s.eng.Checkpoint(ctx); err != nil {
+			return nil, err
+		}
 		return &Cursor{tag: "CHECKPOINT", sess: s}, nil
 	case *pg.Node_DiscardStmt:
 		return &Cursor{tag: "DISCARD ALL", sess: s}, nil
@@ -174,9 +184,12 @@ func stmtName(n *pg.Node) string {
 	return name
 }
 
-func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Operator) (*Cursor, error) {
+func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Operator, release func()) (*Cursor, error) {
 	if err := root.Open(ctx); err != nil {
 		root.Close()
+		if release != nil {
+			release()
+		}
 		return nil, err
 	}
 	closed := false
@@ -191,6 +204,9 @@ func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Oper
 		if !closed {
 			closed = true
 			root.Close()
+			if release != nil {
+				release()
+			}
 		}
 	}
 	c.tagFn = func(rows int64) string { return fmt.Sprintf("SELECT %d", rows) }
@@ -199,12 +215,12 @@ func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Oper
 
 // planInsert builds the operator producing the rows to insert: one column
 // per table column, in table order, coerced to the column types.
-func (s *Session) planInsert(ctx context.Context, p *plan.Planner, ins *pg.InsertStmt) (*plan.TableInfo, exec.Operator, error) {
+func (s *Session) planInsert(ctx context.Context, p *plan.Planner, ins *pg.InsertStmt, cat *catalog) (*plan.TableInfo, exec.Operator, error) {
 	if len(ins.ReturningList) > 0 || ins.OnConflictClause != nil || ins.WithClause != nil {
 		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT with RETURNING, ON CONFLICT or WITH is not supported yet")
 	}
 	rv := ins.Relation
-	ti, err := catalog{s.eng, s}.Table(ctx, rv.Schemaname, rv.Relname)
+	ti, err := cat.Table(ctx, rv.Schemaname, rv.Relname)
 	if err != nil {
 		return nil, nil, pgerr.From(err).WithPosition(parse.CharPos(p.Query(), int(rv.Location)))
 	}

@@ -88,6 +88,8 @@ func TestIcebergReadback(t *testing.T) {
 	s := newSession(t, e)
 	mustRun(t, s, createLLMCalls)
 	mustRun(t, s, insertSQL(calls))
+	// Outside readers see rows once the link has committed them.
+	mustRun(t, s, "CHECKPOINT")
 	e.Close()
 
 	cat := openIcebergCatalog(t, dir)

@@ -139,7 +139,7 @@ func (s *Session) show(ctx context.Context, vs *pg.VariableShowStmt) (*Cursor, e
 	for i := range ts {
 		ts[i] = types.TText
 	}
-	c, err := s.queryCursor(ctx, cols, exec.NewValues(rows, ts, s.exprCtx()))
+	c, err := s.queryCursor(ctx, cols, exec.NewValues(rows, ts, s.exprCtx()), nil)
 	if err != nil {
 		return nil, err
 	}

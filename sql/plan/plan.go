@@ -6,6 +6,9 @@ package plan
 
 import (
 	"context"
+	"iter"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/exec"
@@ -22,6 +25,9 @@ type TableInfo struct {
 	Columns         []string
 	Types           []types.T
 	Required        []bool
+	// Tail yields the rows committed to the write log but not yet to the
+	// pinned Iceberg snapshot, in the table's Iceberg Arrow schema.
+	Tail iter.Seq2[arrow.RecordBatch, error]
 }
 
 // Catalog resolves table names for the planner.

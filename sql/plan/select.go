@@ -52,7 +52,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			cols[i] = scopeCol{table: alias, name: c, t: ti.Types[i]}
 		}
 		sc = newScope(cols)
-		scan = &exec.TableScan{Store: p.cat.Store(), Table: ti.Table}
+		scan = &exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail}
 	default:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "joins are not supported yet")
 	}

@@ -1,0 +1,626 @@
+// Package link owns Loam's write path after the parser: transactions
+// append rows to the write log and are acknowledged once it is on disk;
+// committed rows form each table's tail, which queries read beside the
+// table's Iceberg snapshot; and the link commits the tail into Iceberg at
+// a cadence, recording in the snapshot summary how far into the log it
+// reached, so a restart replays exactly what lies beyond.
+package link
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/storage/wal"
+)
+
+// CommitIntervalProperty is a table property (milliseconds) overriding the
+// link interval for that table.
+const CommitIntervalProperty = "loam.commit-interval-ms"
+
+// MaxRowsPerCommit bounds the rows one Iceberg commit takes from the tail,
+// which bounds the link's memory: a larger backlog goes in several commits.
+var MaxRowsPerCommit = 1 << 20
+
+type chunkRef struct {
+	pos  wal.Pos
+	rows int64
+}
+
+type txnEntry struct {
+	commit wal.Pos
+	chunks []chunkRef
+}
+
+// tableState is one table as this server sees it: its current Iceberg
+// table, how far that reaches into the log, and the committed transactions
+// beyond (the tail). mu guards the three together, so a reader always gets
+// a consistent pair of snapshot and tail.
+type tableState struct {
+	key  Key
+	uuid string
+
+	mu      sync.Mutex
+	tbl     *table.Table
+	pos     Position
+	tail    []txnEntry          // commit order; tail[0] may be partly in Iceberg (pos.Chunks)
+	pending map[wal.Pos]struct{} // commit records appended but not yet durable
+	dropped bool
+
+	linkMu   sync.Mutex // one link commit per table at a time
+	lastLink time.Time
+}
+
+// Manager is the write path of one server.
+type Manager struct {
+	log      *wal.Log
+	store    *icetable.Store
+	logger   *slog.Logger
+	interval time.Duration
+
+	mu     sync.Mutex
+	tables map[Key]*tableState
+
+	nextTxn  atomic.Uint64
+	inflight sync.Map // txn → first chunk position, for trimming
+
+	// Views hold trimMu for reading while they may read tail chunks;
+	// trimming the log takes it for writing.
+	trimMu sync.RWMutex
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// Options configure a Manager.
+type Options struct {
+	Dir          string        // write log directory
+	LinkInterval time.Duration // default commit cadence
+	Logger       *slog.Logger
+	SegmentSize  int64
+}
+
+type replayTxn struct {
+	key    Key
+	uuid   string
+	chunks []chunkRef
+}
+
+// Open opens the write log in opts.Dir, replays it, and rebuilds each
+// table's tail from the position its Iceberg snapshot records.
+func Open(ctx context.Context, store *icetable.Store, opts Options) (*Manager, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.LinkInterval <= 0 {
+		opts.LinkInterval = 10 * time.Second
+	}
+	m := &Manager{store: store, logger: opts.Logger, interval: opts.LinkInterval, tables: map[Key]*tableState{}}
+	open := map[uint64]*replayTxn{}
+	type committed struct {
+		commit wal.Pos
+		txn    *replayTxn
+	}
+	var done []committed
+	var maxTxn uint64
+	l, err := wal.Open(opts.Dir, wal.Options{SegmentSize: opts.SegmentSize}, func(pos wal.Pos, typ byte, p []byte) error {
+		switch typ {
+		case recChunk:
+			h, _, err := decodeChunkHeader(p)
+			if err != nil {
+				return fmt.Errorf("link: replay chunk at %s: %w", pos, err)
+			}
+			maxTxn = max(maxTxn, h.txn)
+			t := open[h.txn]
+			if t == nil {
+				t = &replayTxn{key: h.key, uuid: h.uuid}
+				open[h.txn] = t
+			}
+			t.chunks = append(t.chunks, chunkRef{pos: pos, rows: int64(h.rows)})
+		case recCommit, recAbort:
+			if len(p) != 8 {
+				return fmt.Errorf("link: replay: bad record at %s", pos)
+			}
+			txn := uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 |
+				uint64(p[4])<<32 | uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56
+			maxTxn = max(maxTxn, txn)
+			if t := open[txn]; t != nil && typ == recCommit {
+				done = append(done, committed{pos, t})
+			}
+			delete(open, txn)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	m.log = l
+	m.nextTxn.Store(max(maxTxn+1, uint64(time.Now().UnixNano())))
+	replayed := 0
+	for _, c := range done {
+		st, err := m.state(ctx, c.txn.key)
+		if err != nil {
+			if errors.Is(err, icetable.ErrNoSuchTable) || errors.Is(err, icetable.ErrNoSuchNamespace) {
+				continue // the table was dropped after the write
+			}
+			l.Close()
+			return nil, err
+		}
+		if st.uuid != c.txn.uuid || c.commit < st.pos.Commit {
+			continue
+		}
+		if c.commit == st.pos.Commit && st.pos.Chunks >= len(c.txn.chunks) {
+			continue
+		}
+		st.tail = append(st.tail, txnEntry{commit: c.commit, chunks: c.txn.chunks})
+		replayed++
+	}
+	if replayed > 0 {
+		m.logger.Info("write log replayed", "transactions", replayed)
+	}
+	// Files an interrupted commit wrote are referenced by no snapshot.
+	for _, st := range m.tables {
+		if len(st.tail) > 0 {
+			m.cleanOrphans(ctx, st)
+		}
+	}
+	return m, nil
+}
+
+func (m *Manager) cleanOrphans(ctx context.Context, st *tableState) {
+	res, err := st.tbl.DeleteOrphanFiles(ctx, table.WithFilesOlderThan(0))
+	if err != nil {
+		m.logger.Warn("orphan file cleanup failed", "table", st.key, "err", err)
+		return
+	}
+	if n := len(res.DeletedFiles); n > 0 {
+		m.logger.Info("removed files of an interrupted commit", "table", st.key, "files", n)
+	}
+}
+
+// state returns the table's state, loading it on first use.
+func (m *Manager) state(ctx context.Context, key Key) (*tableState, error) {
+	m.mu.Lock()
+	st := m.tables[key]
+	m.mu.Unlock()
+	if st != nil {
+		return st, nil
+	}
+	tbl, err := m.store.Load(ctx, key.NS, key.Name)
+	if err != nil {
+		return nil, err
+	}
+	pos, err := positionOf(tbl)
+	if err != nil {
+		return nil, err
+	}
+	st = &tableState{key: key, uuid: tbl.Metadata().TableUUID().String(), tbl: tbl, pos: pos, pending: map[wal.Pos]struct{}{}}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if prev := m.tables[key]; prev != nil {
+		return prev, nil
+	}
+	m.tables[key] = st
+	return st, nil
+}
+
+func positionOf(tbl *table.Table) (Position, error) {
+	snap := tbl.CurrentSnapshot()
+	if snap == nil || snap.Summary == nil {
+		return Position{}, nil
+	}
+	v, ok := snap.Summary.Properties[SummaryKey]
+	if !ok {
+		return Position{}, nil
+	}
+	return parsePosition(v)
+}
+
+// Forget drops a table's state (after DROP TABLE): its tail is garbage.
+func (m *Manager) Forget(key Key) {
+	m.mu.Lock()
+	st := m.tables[key]
+	delete(m.tables, key)
+	m.mu.Unlock()
+	if st != nil {
+		st.mu.Lock()
+		st.dropped = true
+		st.tail = nil
+		st.mu.Unlock()
+	}
+}
+
+// View is a consistent read of a table: a pinned Iceberg table and the
+// tail chunks its snapshot does not hold.
+type View struct {
+	m      *Manager
+	Table  *table.Table
+	chunks []chunkRef
+	once   sync.Once
+}
+
+// View pins a table for a query. Release must be called when the query
+// no longer reads the tail.
+func (m *Manager) View(ctx context.Context, ns, name string) (*View, error) {
+	st, err := m.state(ctx, Key{ns, name})
+	if err != nil {
+		return nil, err
+	}
+	m.trimMu.RLock()
+	st.mu.Lock()
+	v := &View{m: m, Table: st.tbl}
+	for i, e := range st.tail {
+		from := 0
+		if i == 0 && e.commit == st.pos.Commit {
+			from = st.pos.Chunks
+		}
+		v.chunks = append(v.chunks, e.chunks[from:]...)
+	}
+	st.mu.Unlock()
+	return v, nil
+}
+
+// TailRows is the number of rows in the view's tail.
+func (v *View) TailRows() int64 {
+	var n int64
+	for _, c := range v.chunks {
+		n += c.rows
+	}
+	return n
+}
+
+// Tail yields the tail's rows, one batch a chunk, in the table's Iceberg
+// Arrow schema. Each batch is the caller's to release.
+func (v *View) Tail(yield func(arrow.RecordBatch, error) bool) {
+	for _, c := range v.chunks {
+		rec, err := v.m.readChunk(c.pos)
+		if !yield(rec, err) || err != nil {
+			return
+		}
+	}
+}
+
+// Release ends the view.
+func (v *View) Release() { v.once.Do(v.m.trimMu.RUnlock) }
+
+func (m *Manager) readChunk(pos wal.Pos) (arrow.RecordBatch, error) {
+	typ, p, err := m.log.Read(pos)
+	if err != nil {
+		return nil, err
+	}
+	if typ != recChunk {
+		return nil, fmt.Errorf("link: record at %s is not a chunk", pos)
+	}
+	_, body, err := decodeChunkHeader(p)
+	if err != nil {
+		return nil, err
+	}
+	return decodeRows(body)
+}
+
+// Txn is one atomic write to one table. Add may be called many times (a
+// COPY streams its rows in chunks); nothing is visible until Commit.
+type Txn struct {
+	m      *Manager
+	st     *tableState
+	id     uint64
+	chunks []chunkRef
+	closed bool
+}
+
+// Begin starts a write to a table.
+func (m *Manager) Begin(ctx context.Context, ns, name string) (*Txn, error) {
+	st, err := m.state(ctx, Key{ns, name})
+	if err != nil {
+		return nil, err
+	}
+	return &Txn{m: m, st: st, id: m.nextTxn.Add(1)}, nil
+}
+
+// Table is the table the transaction writes, for its schema.
+func (t *Txn) Table() *table.Table {
+	t.st.mu.Lock()
+	defer t.st.mu.Unlock()
+	return t.st.tbl
+}
+
+// Add appends rows (in the table's Iceberg Arrow schema) to the log.
+func (t *Txn) Add(rec arrow.RecordBatch) error {
+	if rec.NumRows() == 0 {
+		return nil
+	}
+	p, err := encodeChunk(chunkHeader{txn: t.id, rows: uint32(rec.NumRows()), key: t.st.key, uuid: t.st.uuid}, rec)
+	if err != nil {
+		return fmt.Errorf("link: encode rows for %s: %w", t.st.key, err)
+	}
+	pos, err := t.m.log.Append(recChunk, p)
+	if err != nil {
+		return err
+	}
+	if len(t.chunks) == 0 {
+		t.m.inflight.Store(t.id, pos)
+	}
+	t.chunks = append(t.chunks, chunkRef{pos: pos, rows: rec.NumRows()})
+	return nil
+}
+
+// Rows is the number of rows added so far.
+func (t *Txn) Rows() int64 {
+	var n int64
+	for _, c := range t.chunks {
+		n += c.rows
+	}
+	return n
+}
+
+// Commit makes the rows durable and visible. It returns once the commit
+// record is on disk; from then on every query of this server sees the rows.
+func (t *Txn) Commit() error {
+	if t.closed {
+		return errors.New("link: transaction already ended")
+	}
+	t.closed = true
+	defer t.m.inflight.Delete(t.id)
+	if len(t.chunks) == 0 {
+		return nil
+	}
+	st := t.st
+	// Appending the commit record and registering it as pending happen
+	// under st.mu, so the link never commits past a commit that is in
+	// the log but not yet in the tail.
+	st.mu.Lock()
+	pos, err := t.m.log.Append(recCommit, txnRecord(t.id))
+	if err == nil {
+		st.pending[pos] = struct{}{}
+	}
+	st.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	serr := t.m.log.Sync(pos)
+	st.mu.Lock()
+	delete(st.pending, pos)
+	if serr == nil && !st.dropped {
+		e := txnEntry{commit: pos, chunks: t.chunks}
+		i, _ := slices.BinarySearchFunc(st.tail, pos, func(e txnEntry, p wal.Pos) int { return cmpPos(e.commit, p) })
+		st.tail = slices.Insert(st.tail, i, e)
+	}
+	st.mu.Unlock()
+	return serr
+}
+
+func cmpPos(a, b wal.Pos) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Abort ends the transaction without making anything visible.
+func (t *Txn) Abort() {
+	if t.closed {
+		return
+	}
+	t.closed = true
+	t.m.inflight.Delete(t.id)
+	if len(t.chunks) > 0 {
+		// Best effort: without it, replay drops the chunks as never committed.
+		_, _ = t.m.log.Append(recAbort, txnRecord(t.id))
+	}
+}
+
+// Run commits tails into Iceberg at each table's cadence until Close.
+func (m *Manager) Run() {
+	m.stop = make(chan struct{})
+	m.done = make(chan struct{})
+	go func() {
+		defer close(m.done)
+		tick := time.NewTicker(min(m.interval, time.Second))
+		defer tick.Stop()
+		for {
+			select {
+			case <-m.stop:
+				return
+			case <-tick.C:
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() {
+				select {
+				case <-m.stop:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			for _, st := range m.states() {
+				if time.Since(st.lastLink) < m.intervalOf(st) {
+					continue
+				}
+				if err := m.linkTable(ctx, st, false); err != nil && ctx.Err() == nil {
+					m.logger.Error("link commit failed; will retry", "table", st.key, "err", err)
+				}
+			}
+			cancel()
+			m.trim()
+		}
+	}()
+}
+
+func (m *Manager) states() []*tableState {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*tableState, 0, len(m.tables))
+	for _, st := range m.tables {
+		out = append(out, st)
+	}
+	return out
+}
+
+func (m *Manager) intervalOf(st *tableState) time.Duration {
+	st.mu.Lock()
+	props := st.tbl.Properties()
+	st.mu.Unlock()
+	if v, ok := props[CommitIntervalProperty]; ok {
+		if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms > 0 {
+			return time.Duration(ms) * time.Millisecond
+		}
+	}
+	return m.interval
+}
+
+// Checkpoint commits every table's whole tail into Iceberg.
+func (m *Manager) Checkpoint(ctx context.Context) error {
+	for _, st := range m.states() {
+		if err := m.linkTable(ctx, st, true); err != nil {
+			return err
+		}
+	}
+	m.trim()
+	return nil
+}
+
+// linkTable commits the table's tail: one Iceberg commit per
+// MaxRowsPerCommit rows, once (all false) or until the tail is empty.
+func (m *Manager) linkTable(ctx context.Context, st *tableState, all bool) error {
+	st.linkMu.Lock()
+	defer st.linkMu.Unlock()
+	st.lastLink = time.Now()
+	for {
+		more, err := m.linkOnce(ctx, st)
+		if err != nil || !more || !all {
+			return err
+		}
+	}
+}
+
+func (m *Manager) linkOnce(ctx context.Context, st *tableState) (bool, error) {
+	st.mu.Lock()
+	if st.dropped {
+		st.mu.Unlock()
+		return false, nil
+	}
+	tbl, pos := st.tbl, st.pos
+	var limit wal.Pos = ^wal.Pos(0)
+	for p := range st.pending {
+		limit = min(limit, p)
+	}
+	var refs []chunkRef
+	var rows int64
+	next := pos
+	more := false
+	for i, e := range st.tail {
+		if e.commit >= limit {
+			more = false
+			break
+		}
+		from := 0
+		if i == 0 && e.commit == pos.Commit {
+			from = pos.Chunks
+		}
+		for k := from; k < len(e.chunks); k++ {
+			if rows >= int64(MaxRowsPerCommit) {
+				more = true
+				break
+			}
+			refs = append(refs, e.chunks[k])
+			rows += e.chunks[k].rows
+			next = Position{Commit: e.commit, Chunks: k + 1}
+		}
+		if more {
+			break
+		}
+	}
+	st.mu.Unlock()
+	if len(refs) == 0 {
+		return false, nil
+	}
+	recs := make([]arrow.RecordBatch, 0, len(refs))
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	for _, c := range refs {
+		r, err := m.readChunk(c.pos)
+		if err != nil {
+			return false, fmt.Errorf("link %s: read log: %w", st.key, err)
+		}
+		recs = append(recs, r)
+	}
+	all, err := concat(recs)
+	if err != nil {
+		return false, fmt.Errorf("link %s: %w", st.key, err)
+	}
+	defer all.Release()
+	nt, err := m.store.Append(ctx, tbl, all, iceberg.Properties{SummaryKey: next.String()})
+	if err != nil {
+		return false, fmt.Errorf("link %s: %w", st.key, err)
+	}
+	st.mu.Lock()
+	st.tbl, st.pos = nt, next
+	for len(st.tail) > 0 {
+		e := st.tail[0]
+		if e.commit < next.Commit || (e.commit == next.Commit && next.Chunks >= len(e.chunks)) {
+			st.tail = st.tail[1:]
+			continue
+		}
+		break
+	}
+	st.mu.Unlock()
+	return more, nil
+}
+
+// trim removes log segments no table and no open transaction needs.
+func (m *Manager) trim() {
+	need := m.log.End()
+	for _, st := range m.states() {
+		st.mu.Lock()
+		for i, e := range st.tail {
+			from := 0
+			if i == 0 && e.commit == st.pos.Commit {
+				from = st.pos.Chunks
+			}
+			for _, c := range e.chunks[from:] {
+				need = min(need, c.pos)
+			}
+		}
+		for p := range st.pending {
+			need = min(need, p)
+		}
+		st.mu.Unlock()
+	}
+	m.inflight.Range(func(_, v any) bool {
+		need = min(need, v.(wal.Pos))
+		return true
+	})
+	if !m.trimMu.TryLock() {
+		return // a query is reading the tail; trim next time
+	}
+	defer m.trimMu.Unlock()
+	if err := m.log.TrimBefore(need); err != nil {
+		m.logger.Warn("write log trim failed", "err", err)
+	}
+}
+
+// Close stops the link and closes the log; rows not yet in Iceberg stay in
+// the log and are committed after the next start.
+func (m *Manager) Close() error {
+	if m.stop != nil {
+		close(m.stop)
+		<-m.done
+		m.stop = nil
+	}
+	return m.log.Close()
+}

@@ -1,0 +1,144 @@
+package link
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/loamdb/loam/storage/wal"
+)
+
+// Log record types.
+//
+//	chunk:  txn u64 | rows u32 | table (3 × u16-length strings: namespace,
+//	        name, table UUID) | Arrow IPC stream of the rows, in the
+//	        table's Iceberg Arrow schema
+//	commit: txn u64 — the transaction's chunks become visible, in the
+//	        order of this record's position
+//	abort:  txn u64 — the chunks are garbage
+const (
+	recChunk  byte = 1
+	recCommit byte = 2
+	recAbort  byte = 3
+)
+
+// Key names a table.
+type Key struct{ NS, Name string }
+
+func (k Key) String() string { return k.NS + "." + k.Name }
+
+type chunkHeader struct {
+	txn  uint64
+	rows uint32
+	key  Key
+	uuid string
+}
+
+func encodeChunk(h chunkHeader, rec arrow.RecordBatch) ([]byte, error) {
+	var buf bytes.Buffer
+	var tmp [12]byte
+	binary.LittleEndian.PutUint64(tmp[0:8], h.txn)
+	binary.LittleEndian.PutUint32(tmp[8:12], h.rows)
+	buf.Write(tmp[:])
+	for _, s := range []string{h.key.NS, h.key.Name, h.uuid} {
+		var l [2]byte
+		binary.LittleEndian.PutUint16(l[:], uint16(len(s)))
+		buf.Write(l[:])
+		buf.WriteString(s)
+	}
+	w := ipc.NewWriter(&buf, ipc.WithSchema(rec.Schema()), ipc.WithAllocator(memory.DefaultAllocator))
+	if err := w.Write(rec); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+var errShort = errors.New("link: short chunk record")
+
+// decodeChunkHeader reads a chunk's header; body is the IPC stream.
+func decodeChunkHeader(p []byte) (chunkHeader, []byte, error) {
+	var h chunkHeader
+	if len(p) < 12 {
+		return h, nil, errShort
+	}
+	h.txn = binary.LittleEndian.Uint64(p[0:8])
+	h.rows = binary.LittleEndian.Uint32(p[8:12])
+	p = p[12:]
+	var strs [3]string
+	for i := range strs {
+		if len(p) < 2 {
+			return h, nil, errShort
+		}
+		n := int(binary.LittleEndian.Uint16(p))
+		if len(p) < 2+n {
+			return h, nil, errShort
+		}
+		strs[i] = string(p[2 : 2+n])
+		p = p[2+n:]
+	}
+	h.key = Key{strs[0], strs[1]}
+	h.uuid = strs[2]
+	return h, p, nil
+}
+
+// decodeRows reads the rows of a chunk body.
+func decodeRows(body []byte) (arrow.RecordBatch, error) {
+	r, err := ipc.NewReader(bytes.NewReader(body), ipc.WithAllocator(memory.DefaultAllocator))
+	if err != nil {
+		return nil, err
+	}
+	defer r.Release()
+	if !r.Next() {
+		if r.Err() != nil {
+			return nil, r.Err()
+		}
+		return nil, errors.New("link: chunk holds no record batch")
+	}
+	rec := r.RecordBatch()
+	rec.Retain()
+	return rec, nil
+}
+
+func txnRecord(txn uint64) []byte {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], txn)
+	return b[:]
+}
+
+// Position is how far into the log a table's Iceberg snapshot reaches:
+// every transaction committed before Commit, and the first Chunks chunks
+// of the one committed at Commit (a large COPY may reach Iceberg in
+// several commits). It is kept in the snapshot summary.
+type Position struct {
+	Commit wal.Pos
+	Chunks int
+}
+
+// SummaryKey is the snapshot summary property holding the Position.
+const SummaryKey = "loam.wal.position"
+
+func (p Position) String() string {
+	return strconv.FormatUint(uint64(p.Commit), 10) + ":" + strconv.Itoa(p.Chunks)
+}
+
+func parsePosition(s string) (Position, error) {
+	a, b, ok := strings.Cut(s, ":")
+	if !ok {
+		return Position{}, fmt.Errorf("link: bad %s %q", SummaryKey, s)
+	}
+	c, err1 := strconv.ParseUint(a, 10, 64)
+	n, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil {
+		return Position{}, fmt.Errorf("link: bad %s %q", SummaryKey, s)
+	}
+	return Position{Commit: wal.Pos(c), Chunks: n}, nil
+}
