@@ -45,9 +45,16 @@ race:
 regress: build
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m ./regress/
 
-# Not part of test.
+# Not part of test: Loam's ingest against a throwaway PostgreSQL 15 (see
+# bench/README.md; BENCH_ROWS, BENCH_RSS_ROWS, … tune it). Installs Debian's
+# PostgreSQL 15 server when its binaries are missing.
 bench:
-	$(GO) test -run '^$$' -bench . ./...
+	@[ -x /usr/lib/postgresql/15/bin/initdb ] || [ -n "$$BENCH_PG_BIN" ] || { \
+	  echo "PostgreSQL 15 server not found: installing Debian's postgresql-15"; \
+	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql-15; }
+	$(GO) run ./bench/cmd/ingestbench
 
 fmt:
 	gofmt -l -w .
