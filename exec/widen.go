@@ -14,7 +14,6 @@ type widenOp struct {
 	in        Operator
 	positions []int
 	ts        []types.T
-	schema    *arrow.Schema
 }
 
 var _ Operator = (*widenOp)(nil)
@@ -23,7 +22,7 @@ var _ Operator = (*widenOp)(nil)
 // fills the others with NULLs. A scan reads only the columns a query uses
 // while expressions keep addressing table columns by their position.
 func NewWiden(in Operator, positions []int, all []types.T) Operator {
-	return &widenOp{in: in, positions: positions, ts: all, schema: Schema(all)}
+	return &widenOp{in: in, positions: positions, ts: all}
 }
 
 func (w *widenOp) Types() []types.T               { return w.ts }
@@ -35,22 +34,28 @@ func (w *widenOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, err
 	}
 	defer rec.Release()
+	return WidenBatch(rec, w.positions, w.ts), nil
+}
+
+// WidenBatch places rec's columns at positions of a row of types all,
+// filling the other columns with NULLs.
+func WidenBatch(rec arrow.RecordBatch, positions []int, all []types.T) arrow.RecordBatch {
 	n := int(rec.NumRows())
-	cols := make([]arrow.Array, len(w.ts))
-	for i, p := range w.positions {
+	cols := make([]arrow.Array, len(all))
+	for i, p := range positions {
 		cols[p] = rec.Column(i)
 		cols[p].Retain()
 	}
 	for i := range cols {
 		if cols[i] == nil {
-			cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, w.ts[i].Arrow(), n)
+			cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, all[i].Arrow(), n)
 		}
 	}
-	out := array.NewRecordBatch(w.schema, cols, int64(n))
+	out := array.NewRecordBatch(Schema(all), cols, int64(n))
 	for _, c := range cols {
 		c.Release()
 	}
-	return out, nil
+	return out
 }
 
 // EvalConst evaluates an expression that reads no columns.

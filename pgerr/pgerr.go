@@ -73,6 +73,7 @@ type Error struct {
 	Detail   string
 	Hint     string
 	Position int
+	Where    string // context, such as the COPY line an error is on
 	Severity string // ERROR unless set (FATAL for connection-ending errors)
 	cause    error
 }

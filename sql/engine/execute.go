@@ -48,6 +48,9 @@ func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32)
 		cat := s.catalog()
 		p := plan.New(ctx, cat, s.exprCtx(), query, append([]types.T(nil), paramTypes...), nil)
 		cols, err := s.describe(ctx, p, ps, cat)
+		if cs := ps.Node.GetCopyStmt(); cs != nil && err == nil {
+			st.Copy, err = s.prepareCopy(ctx, cs, p, cat)
+		}
 		cat.release()
 		if err != nil {
 			return nil, err
@@ -167,6 +170,8 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 			return nil, err
 		}
 		return &Cursor{tag: "CHECKPOINT", sess: s}, nil
+	case *pg.Node_CopyStmt:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY must be sent as a query of its own, not among other statements")
 	case *pg.Node_DiscardStmt:
 		return &Cursor{tag: "DISCARD ALL", sess: s}, nil
 	case *pg.Node_DeallocateStmt:

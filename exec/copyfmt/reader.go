@@ -1,0 +1,553 @@
+package copyfmt
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
+)
+
+// BatchRows is how many rows a Reader puts in a batch.
+const BatchRows = 64 << 10
+
+// Column is one column the COPY data holds.
+type Column struct {
+	Name     string
+	T        types.T
+	Required bool // NOT NULL
+}
+
+// Reader parses COPY FROM data into Arrow batches of the columns' types.
+type Reader struct {
+	r       *bufio.Reader
+	opts    Options
+	cols    []Column
+	table   string
+	loc     *time.Location
+	decode  BinaryDecoder
+	line    int64
+	started bool
+	done    bool
+
+	builders []array.Builder
+	appends  []func(b []byte) error
+	fields   [][]byte
+	quoted   []bool
+	scratch  []byte
+	rowBuf   []byte
+}
+
+// BinaryDecoder decodes one field of binary COPY data (PostgreSQL's binary
+// send format of type t).
+type BinaryDecoder func(t types.T, b []byte, loc *time.Location) (types.Datum, error)
+
+// NewReader reads COPY data in the given options from r. table names the
+// target in error context lines. decode is needed for the binary format.
+func NewReader(r io.Reader, opts Options, table string, cols []Column, loc *time.Location, decode BinaryDecoder) *Reader {
+	rd := &Reader{r: bufio.NewReaderSize(r, 256<<10), opts: opts, cols: cols, table: table, loc: loc, decode: decode}
+	rd.reset()
+	return rd
+}
+
+// Line is the number of input lines (rows, for binary) read so far.
+func (rd *Reader) Line() int64 { return rd.line }
+
+func (rd *Reader) reset() {
+	rd.builders = make([]array.Builder, len(rd.cols))
+	rd.appends = make([]func([]byte) error, len(rd.cols))
+	for i, c := range rd.cols {
+		b := array.NewBuilder(memory.DefaultAllocator, c.T.Arrow())
+		b.Reserve(BatchRows)
+		rd.builders[i] = b
+		rd.appends[i] = appender(c.T, b, rd.loc)
+	}
+}
+
+// errAt wraps a value error with the COPY context PostgreSQL reports.
+func (rd *Reader) errAt(err error, col int) error {
+	pe := *pgerr.From(err)
+	where := fmt.Sprintf("COPY %s, line %d", rd.table, rd.line)
+	if col >= 0 {
+		where += fmt.Sprintf(", column %s", rd.cols[col].Name)
+	}
+	pe.Where = where
+	return &pe
+}
+
+func (rd *Reader) formatErr(code, format string, args ...any) error {
+	e := pgerr.New(code, format, args...)
+	e.Where = fmt.Sprintf("COPY %s, line %d", rd.table, rd.line)
+	return e
+}
+
+// Next returns the next batch of rows, nil at the end of the data.
+func (rd *Reader) Next() (arrow.RecordBatch, error) {
+	if rd.done {
+		return nil, nil
+	}
+	rows := 0
+	for rows < BatchRows {
+		ok, err := rd.readRow()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			rd.done = true
+			break
+		}
+		rows++
+	}
+	if rows == 0 {
+		return nil, nil
+	}
+	cols := make([]arrow.Array, len(rd.builders))
+	fields := make([]arrow.Field, len(rd.builders))
+	for i, b := range rd.builders {
+		cols[i] = b.NewArray()
+		fields[i] = arrow.Field{Name: rd.cols[i].Name, Type: cols[i].DataType(), Nullable: true}
+	}
+	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(rows))
+	for _, c := range cols {
+		c.Release()
+	}
+	return rec, nil
+}
+
+func (rd *Reader) readRow() (bool, error) {
+	switch rd.opts.Format {
+	case Binary:
+		return rd.readBinaryRow()
+	case CSV:
+		return rd.readCSVRow()
+	}
+	return rd.readTextRow()
+}
+
+// readLine returns the next line without its terminator; ok is false at
+// the end of the data.
+func (rd *Reader) readLine() ([]byte, bool, error) {
+	line, err := rd.r.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		buf := append(rd.rowBuf[:0], line...)
+		for err == bufio.ErrBufferFull {
+			line, err = rd.r.ReadSlice('\n')
+			buf = append(buf, line...)
+		}
+		rd.rowBuf = buf
+		line = buf
+	}
+	if err != nil && err != io.EOF {
+		return nil, false, err
+	}
+	if len(line) == 0 && err == io.EOF {
+		return nil, false, nil
+	}
+	rd.line++
+	line = bytes.TrimSuffix(line, []byte{'\n'})
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	return line, true, nil
+}
+
+func (rd *Reader) readTextRow() (bool, error) {
+	line, ok, err := rd.readLine()
+	if err != nil || !ok {
+		return false, err
+	}
+	if string(line) == `\.` {
+		return false, nil
+	}
+	rd.fields = rd.fields[:0]
+	start := 0
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			i++ // an escaped character never splits
+		case rd.opts.Delimiter:
+			rd.fields = append(rd.fields, line[start:i])
+			start = i + 1
+		}
+	}
+	rd.fields = append(rd.fields, line[start:])
+	if len(rd.cols) == 0 && len(line) == 0 {
+		return true, nil
+	}
+	if err := rd.checkCount(); err != nil {
+		return false, err
+	}
+	for i, f := range rd.fields {
+		if string(f) == rd.opts.Null {
+			if err := rd.appendNull(i); err != nil {
+				return false, err
+			}
+			continue
+		}
+		if bytes.IndexByte(f, '\\') >= 0 {
+			var err error
+			if f, err = rd.unescape(f); err != nil {
+				return false, rd.errAt(err, i)
+			}
+		}
+		if err := rd.appends[i](f); err != nil {
+			return false, rd.errAt(err, i)
+		}
+	}
+	return true, nil
+}
+
+func (rd *Reader) checkCount() error {
+	if len(rd.fields) > len(rd.cols) {
+		return rd.formatErr(pgerr.BadCopyFileFormat, "extra data after last expected column")
+	}
+	if len(rd.fields) < len(rd.cols) {
+		return rd.formatErr(pgerr.BadCopyFileFormat, "missing data for column %q", rd.cols[len(rd.fields)].Name)
+	}
+	return nil
+}
+
+func (rd *Reader) appendNull(i int) error {
+	if rd.cols[i].Required {
+		return &pgerr.Error{Code: pgerr.NotNullViolation,
+			Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", rd.cols[i].Name, rd.table),
+			Where:   fmt.Sprintf("COPY %s, line %d", rd.table, rd.line)}
+	}
+	rd.builders[i].AppendNull()
+	return nil
+}
+
+// unescape decodes the text format's backslash escapes.
+func (rd *Reader) unescape(f []byte) ([]byte, error) {
+	out := rd.scratch[:0]
+	for i := 0; i < len(f); i++ {
+		c := f[i]
+		if c != '\\' || i+1 >= len(f) {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch c = f[i]; c {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'v':
+			out = append(out, '\v')
+		case 'x':
+			v, n := 0, 0
+			for n < 2 && i+1 < len(f) && isHex(f[i+1]) {
+				v = v*16 + hexVal(f[i+1])
+				i++
+				n++
+			}
+			if n == 0 {
+				out = append(out, 'x')
+			} else {
+				out = append(out, byte(v))
+			}
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			v := int(c - '0')
+			for n := 0; n < 2 && i+1 < len(f) && f[i+1] >= '0' && f[i+1] <= '7'; n++ {
+				v = v*8 + int(f[i+1]-'0')
+				i++
+			}
+			out = append(out, byte(v))
+		default:
+			out = append(out, c)
+		}
+	}
+	rd.scratch = out
+	if !utf8.Valid(out) {
+		return nil, pgerr.New(pgerr.InvalidTextRepresentation, "invalid byte sequence for encoding \"UTF8\"")
+	}
+	return out, nil
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func hexVal(c byte) int {
+	switch {
+	case c >= 'a':
+		return int(c-'a') + 10
+	case c >= 'A':
+		return int(c-'A') + 10
+	}
+	return int(c - '0')
+}
+
+// readCSVRow reads one CSV record, which quoted fields may stretch over
+// several lines.
+func (rd *Reader) readCSVRow() (bool, error) {
+	for {
+		line, ok, err := rd.readLine()
+		if err != nil || !ok {
+			if err == nil && rd.started {
+				return false, nil
+			}
+			return false, err
+		}
+		if string(line) == `\.` {
+			return false, nil
+		}
+		if rd.opts.Header && !rd.started {
+			rd.started = true
+			continue
+		}
+		rd.started = true
+		return rd.parseCSV(line)
+	}
+}
+
+func (rd *Reader) parseCSV(line []byte) (bool, error) {
+	q, esc, delim := rd.opts.Quote, rd.opts.Escape, rd.opts.Delimiter
+	buf := rd.scratch[:0]
+	rd.quoted = rd.quoted[:0]
+	var ends []int
+	inQuotes, fieldQuoted := false, false
+	for i := 0; ; {
+		if i >= len(line) {
+			if !inQuotes {
+				ends = append(ends, len(buf))
+				rd.quoted = append(rd.quoted, fieldQuoted)
+				break
+			}
+			// A quoted field goes on over the next line.
+			next, ok, err := rd.readLine()
+			if err != nil {
+				return false, err
+			}
+			if !ok {
+				return false, rd.formatErr(pgerr.BadCopyFileFormat, "unterminated CSV quoted field")
+			}
+			buf = append(buf, '\n')
+			line, i = next, 0
+			continue
+		}
+		c := line[i]
+		switch {
+		case inQuotes && c == esc && i+1 < len(line) && line[i+1] == q:
+			buf = append(buf, q)
+			i += 2
+		case inQuotes && c == q:
+			inQuotes = false
+			i++
+		case inQuotes:
+			buf = append(buf, c)
+			i++
+		case c == q:
+			inQuotes, fieldQuoted = true, true
+			i++
+		case c == delim:
+			ends = append(ends, len(buf))
+			rd.quoted = append(rd.quoted, fieldQuoted)
+			fieldQuoted = false
+			i++
+		default:
+			buf = append(buf, c)
+			i++
+		}
+	}
+	rd.scratch = buf
+	rd.fields = rd.fields[:0]
+	from := 0
+	for _, e := range ends {
+		rd.fields = append(rd.fields, buf[from:e])
+		from = e
+	}
+	if err := rd.checkCount(); err != nil {
+		return false, err
+	}
+	for k, f := range rd.fields {
+		// NULL is the null string unquoted; a quoted empty string is "".
+		if string(f) == rd.opts.Null && !rd.quoted[k] {
+			if err := rd.appendNull(k); err != nil {
+				return false, err
+			}
+			continue
+		}
+		if err := rd.appends[k](f); err != nil {
+			return false, rd.errAt(err, k)
+		}
+	}
+	return true, nil
+}
+
+func (rd *Reader) readBinaryRow() (bool, error) {
+	if !rd.started {
+		rd.started = true
+		var hdr [19]byte
+		if _, err := io.ReadFull(rd.r, hdr[:]); err != nil {
+			return false, rd.formatErr(pgerr.BadCopyFileFormat, "COPY file signature not recognized")
+		}
+		if string(hdr[:11]) != "PGCOPY\n\xff\r\n\x00" {
+			return false, rd.formatErr(pgerr.BadCopyFileFormat, "COPY file signature not recognized")
+		}
+		if flags := binary.BigEndian.Uint32(hdr[11:15]); flags&(1<<16) != 0 {
+			return false, rd.formatErr(pgerr.BadCopyFileFormat, "COPY with OIDs is not supported")
+		}
+		ext := binary.BigEndian.Uint32(hdr[15:19])
+		if _, err := rd.r.Discard(int(ext)); err != nil {
+			return false, rd.formatErr(pgerr.BadCopyFileFormat, "invalid COPY file header (wrong length)")
+		}
+	}
+	var cnt [2]byte
+	if _, err := io.ReadFull(rd.r, cnt[:]); err != nil {
+		if err == io.EOF {
+			return false, rd.formatErr(pgerr.BadCopyFileFormat, "unexpected EOF in COPY data")
+		}
+		return false, err
+	}
+	n := int16(binary.BigEndian.Uint16(cnt[:]))
+	if n == -1 {
+		return false, nil
+	}
+	rd.line++
+	if int(n) != len(rd.cols) {
+		return false, rd.formatErr(pgerr.BadCopyFileFormat, "row field count is %d, expected %d", n, len(rd.cols))
+	}
+	for i := range rd.cols {
+		var l [4]byte
+		if _, err := io.ReadFull(rd.r, l[:]); err != nil {
+			return false, rd.formatErr(pgerr.BadCopyFileFormat, "unexpected EOF in COPY data")
+		}
+		size := int32(binary.BigEndian.Uint32(l[:]))
+		if size == -1 {
+			if err := rd.appendNull(i); err != nil {
+				return false, err
+			}
+			continue
+		}
+		if size < 0 {
+			return false, rd.formatErr(pgerr.BadCopyFileFormat, "invalid field size")
+		}
+		if cap(rd.scratch) < int(size) {
+			rd.scratch = make([]byte, size)
+		}
+		b := rd.scratch[:size]
+		if _, err := io.ReadFull(rd.r, b); err != nil {
+			return false, rd.formatErr(pgerr.BadCopyFileFormat, "unexpected EOF in COPY data")
+		}
+		if rd.decode == nil {
+			return false, pgerr.New(pgerr.FeatureNotSupported, "binary COPY is not available")
+		}
+		d, err := rd.decode(rd.cols[i].T, b, rd.loc)
+		if err != nil {
+			return false, rd.errAt(err, i)
+		}
+		appendDatum(rd.builders[i], d)
+	}
+	return true, nil
+}
+
+// appender returns a function that parses one text field into b.
+func appender(t types.T, b array.Builder, loc *time.Location) func([]byte) error {
+	str := func(f []byte) string { return unsafe.String(unsafe.SliceData(f), len(f)) }
+	switch t.Kind {
+	case types.Int2, types.Int4, types.Int8:
+		return func(f []byte) error {
+			v, err := strconv.ParseInt(str(f), 10, 64)
+			if err != nil {
+				_, err := types.ParseText(t, string(f), loc)
+				return err
+			}
+			if err := types.CheckIntRange(t.Kind, v); err != nil {
+				return pgerr.New(pgerr.NumericValueOutOfRange, "value %q is out of range for type %s", string(f), t)
+			}
+			switch bb := b.(type) {
+			case *array.Int16Builder:
+				bb.Append(int16(v))
+			case *array.Int32Builder:
+				bb.Append(int32(v))
+			case *array.Int64Builder:
+				bb.Append(v)
+			}
+			return nil
+		}
+	case types.Float8:
+		bb := b.(*array.Float64Builder)
+		return func(f []byte) error {
+			v, err := strconv.ParseFloat(str(f), 64)
+			if err != nil {
+				d, err := types.ParseText(t, string(f), loc)
+				if err != nil {
+					return err
+				}
+				v = d.F
+			}
+			bb.Append(v)
+			return nil
+		}
+	case types.Text:
+		bb := b.(*array.StringBuilder)
+		return func(f []byte) error {
+			bb.BinaryBuilder.Append(f)
+			return nil
+		}
+	case types.Timestamp, types.TimestampTZ:
+		bb := b.(*array.TimestampBuilder)
+		return func(f []byte) error {
+			us, err := types.ParseTimestamp(str(f), t.Kind == types.TimestampTZ, loc)
+			if err != nil {
+				return pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", t, string(f))
+			}
+			bb.Append(arrow.Timestamp(types.RoundMicros(us, t.Width)))
+			return nil
+		}
+	}
+	return func(f []byte) error {
+		d, err := types.ParseText(t, string(f), loc)
+		if err != nil {
+			return err
+		}
+		appendDatum(b, d)
+		return nil
+	}
+}
+
+func appendDatum(b array.Builder, d types.Datum) {
+	if d.Null {
+		b.AppendNull()
+		return
+	}
+	switch bb := b.(type) {
+	case *array.BooleanBuilder:
+		bb.Append(d.I != 0)
+	case *array.Int16Builder:
+		bb.Append(int16(d.I))
+	case *array.Int32Builder:
+		bb.Append(int32(d.I))
+	case *array.Int64Builder:
+		bb.Append(d.I)
+	case *array.Float32Builder:
+		bb.Append(float32(d.F))
+	case *array.Float64Builder:
+		bb.Append(d.F)
+	case *array.Date32Builder:
+		bb.Append(arrow.Date32(d.I))
+	case *array.Time64Builder:
+		bb.Append(arrow.Time64(d.I))
+	case *array.TimestampBuilder:
+		bb.Append(arrow.Timestamp(d.I))
+	case *array.BinaryBuilder:
+		bb.Append(d.B)
+	case *array.StringBuilder:
+		bb.Append(d.S)
+	}
+}

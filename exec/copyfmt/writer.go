@@ -1,0 +1,135 @@
+package copyfmt
+
+import (
+	"bytes"
+	"io"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
+)
+
+// Writer renders batches as COPY TO data in the text or CSV format.
+type Writer struct {
+	w     io.Writer
+	opts  Options
+	types []types.T
+	names []string
+	loc   *time.Location
+	buf   []byte
+	val   []byte
+	rows  int64
+}
+
+// NewWriter writes rows of the given column types to w.
+func NewWriter(w io.Writer, opts Options, names []string, ts []types.T, loc *time.Location) (*Writer, error) {
+	if opts.Format == Binary {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY TO in binary format is not supported yet")
+	}
+	wr := &Writer{w: w, opts: opts, types: ts, names: names, loc: loc}
+	if opts.Format == CSV && opts.Header {
+		for i, n := range names {
+			if i > 0 {
+				wr.buf = append(wr.buf, opts.Delimiter)
+			}
+			wr.buf = wr.csvField(wr.buf, []byte(n))
+		}
+		wr.buf = append(wr.buf, '\n')
+	}
+	return wr, nil
+}
+
+// Rows is the number of rows written.
+func (wr *Writer) Rows() int64 { return wr.rows }
+
+// Write renders one batch; output goes to the underlying writer in pieces
+// of about 64 KiB.
+func (wr *Writer) Write(rec arrow.RecordBatch) error {
+	n := int(rec.NumRows())
+	fmts := make([]func([]byte, int) []byte, len(wr.types))
+	for c := range fmts {
+		fmts[c] = types.TextWriter(wr.types[c], rec.Column(c), wr.loc)
+	}
+	for r := 0; r < n; r++ {
+		for c := range fmts {
+			if c > 0 {
+				wr.buf = append(wr.buf, wr.opts.Delimiter)
+			}
+			if rec.Column(c).IsNull(r) {
+				wr.buf = append(wr.buf, wr.opts.Null...)
+				continue
+			}
+			wr.val = fmts[c](wr.val[:0], r)
+			if wr.opts.Format == CSV {
+				wr.buf = wr.csvField(wr.buf, wr.val)
+			} else {
+				wr.buf = wr.textField(wr.buf, wr.val)
+			}
+		}
+		wr.buf = append(wr.buf, '\n')
+		wr.rows++
+		if len(wr.buf) >= 64<<10 {
+			if err := wr.Flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Flush writes out what is buffered.
+func (wr *Writer) Flush() error {
+	if len(wr.buf) == 0 {
+		return nil
+	}
+	_, err := wr.w.Write(wr.buf)
+	wr.buf = wr.buf[:0]
+	return err
+}
+
+func (wr *Writer) textField(buf, v []byte) []byte {
+	for _, c := range v {
+		switch c {
+		case '\\':
+			buf = append(buf, '\\', '\\')
+		case '\n':
+			buf = append(buf, '\\', 'n')
+		case '\r':
+			buf = append(buf, '\\', 'r')
+		case '\t':
+			buf = append(buf, '\\', 't')
+		case '\b':
+			buf = append(buf, '\\', 'b')
+		case '\f':
+			buf = append(buf, '\\', 'f')
+		case '\v':
+			buf = append(buf, '\\', 'v')
+		default:
+			if c == wr.opts.Delimiter {
+				buf = append(buf, '\\')
+			}
+			buf = append(buf, c)
+		}
+	}
+	return buf
+}
+
+// csvField quotes a value when it holds the delimiter, a quote, a line
+// break, or reads like the NULL string.
+func (wr *Writer) csvField(buf, v []byte) []byte {
+	q := wr.opts.Quote
+	need := string(v) == wr.opts.Null || bytes.IndexByte(v, wr.opts.Delimiter) >= 0 ||
+		bytes.IndexByte(v, q) >= 0 || bytes.IndexAny(v, "\r\n") >= 0 || string(v) == `\.`
+	if !need {
+		return append(buf, v...)
+	}
+	buf = append(buf, q)
+	for _, c := range v {
+		if c == q || c == wr.opts.Escape {
+			buf = append(buf, wr.opts.Escape)
+		}
+		buf = append(buf, c)
+	}
+	return append(buf, q)
+}
