@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	pg "github.com/pganalyze/pg_query_go/v5"
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/copyfmt"
 	"github.com/loamdb/loam/exec/expr"
@@ -15,6 +14,7 @@ import (
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/link"
+	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
 // BinaryDecoder decodes binary COPY fields; the wire layer, which owns the
