@@ -53,7 +53,7 @@ type tableState struct {
 	mu      sync.Mutex
 	tbl     *table.Table
 	pos     Position
-	tail    []txnEntry          // commit order; tail[0] may be partly in Iceberg (pos.Chunks)
+	tail    []txnEntry           // commit order; tail[0] may be partly in Iceberg (pos.Chunks)
 	pending map[wal.Pos]struct{} // commit records appended but not yet durable
 	dropped bool
 
