@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -25,6 +26,20 @@ type Session interface {
 	MarkFailed()
 	Prepare(ctx context.Context, query string, paramOIDs []uint32) ([]*engine.Statement, error)
 	Execute(ctx context.Context, st *engine.Statement, params []types.Datum) (Cursor, error)
+
+	// CopyIn runs a statement whose Copy.In is set. r yields the client's
+	// CopyData payloads, each Read at most the rest of one message, and
+	// io.EOF once the client sent CopyDone. After a CopyFail it returns a
+	// 57014 error, and io.ErrUnexpectedEOF (or another I/O error) when the
+	// connection is lost; the engine must not make the COPY visible then.
+	// It should read r to io.EOF before committing, as PostgreSQL does after
+	// a text COPY's "\." line, so that a CopyFail still aborts it. The
+	// wire layer consumes whatever the engine leaves unread.
+	CopyIn(ctx context.Context, st *engine.Statement, r io.Reader) (tag string, err error)
+	// CopyOut runs a statement whose Copy is set and Copy.In is not. Each
+	// Write to w is sent as one CopyData message (w does not keep p); an
+	// error from Write means the connection is gone.
+	CopyOut(ctx context.Context, st *engine.Statement, w io.Writer) (tag string, err error)
 }
 
 // Cursor streams one statement's result; *engine.Cursor implements it.

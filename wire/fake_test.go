@@ -1,10 +1,13 @@
 package wire
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -25,6 +28,7 @@ import (
 //	begin / commit  transaction status
 //	settz ZONE      changes TimeZone (reported as ParameterStatus)
 //	notice          queues a NOTICE
+//	COPY t FROM STDIN [opts] / COPY t TO STDOUT [opts]  see fakeCopyOpts
 type fakeEngine struct{}
 
 func (fakeEngine) NewSession(user, db string, params map[string]string) (Session, error) {
@@ -40,6 +44,7 @@ type fakeSession struct {
 	loc     *time.Location
 	changed [][2]string
 	notices []*pgerr.Error
+	copies  *copyStats // where CopyIn records what it read; may be nil
 }
 
 func (s *fakeSession) TakeNotices() []*pgerr.Error {
@@ -82,6 +87,15 @@ func (s *fakeSession) Prepare(ctx context.Context, query string, oids []uint32) 
 		}
 		f := strings.Fields(q)
 		st := &engine.Statement{Query: q}
+		if strings.EqualFold(f[0], "copy") {
+			o, err := parseFakeCopy(f)
+			if err != nil {
+				return nil, err
+			}
+			st.Copy = &engine.CopyInfo{In: o.in, Binary: o.binary, Columns: o.cols}
+			out = append(out, st)
+			continue
+		}
 		switch f[0] {
 		case "ints":
 			st.Columns = []engine.Column{{Name: "n", Type: types.TInt4, TableOID: 16384, ColumnNum: 1}}
@@ -226,4 +240,130 @@ func buildArray(t types.T, ds []types.Datum) arrow.Array {
 		}
 	}
 	return b.NewArray()
+}
+
+// fakeCopyOpts are the options of the fake's COPY, words after
+// "COPY t FROM STDIN" or "COPY t TO STDOUT":
+//
+//	binary      binary format
+//	cols=N      N columns (default 2)
+//	failat=N    CopyIn fails (22P04) once it has read N bytes or more
+//	errnow      CopyIn/CopyOut fail (42501) before touching the data
+//	noread      CopyIn succeeds without reading ("COPY 0")
+//	rows=N      CopyOut writes N rows "i<TAB>row i\n", one Write each
+//	failafter=N CopyOut fails (22012) after writing N rows
+type fakeCopyOpts struct {
+	in, binary, errnow, noread    bool
+	cols, failat, rows, failafter int
+}
+
+func parseFakeCopy(f []string) (fakeCopyOpts, error) {
+	o := fakeCopyOpts{cols: 2, failat: -1, failafter: -1}
+	if len(f) < 4 {
+		return o, pgerr.New(pgerr.SyntaxError, "syntax error at end of input")
+	}
+	switch strings.ToLower(f[2] + " " + f[3]) {
+	case "from stdin":
+		o.in = true
+	case "to stdout":
+	default:
+		return o, pgerr.New(pgerr.FeatureNotSupported, "COPY %s %s is not supported", f[2], f[3])
+	}
+	for _, w := range f[4:] {
+		k, v, _ := strings.Cut(strings.ToLower(w), "=")
+		n, _ := strconv.Atoi(v)
+		switch k {
+		case "binary":
+			o.binary = true
+		case "errnow":
+			o.errnow = true
+		case "noread":
+			o.noread = true
+		case "cols":
+			o.cols = n
+		case "failat":
+			o.failat = n
+		case "rows":
+			o.rows = n
+		case "failafter":
+			o.failafter = n
+		default:
+			return o, pgerr.New(pgerr.SyntaxError, "option %q not recognized", w)
+		}
+	}
+	return o, nil
+}
+
+// copyStats is what the fake's CopyIn saw; the server's goroutine writes
+// it while the test reads it.
+type copyStats struct {
+	mu      sync.Mutex
+	reads   int
+	maxRead int   // largest n a Read returned
+	bytes   int64 // total bytes read
+	err     error // the last error Read returned (io.EOF at a clean end)
+}
+
+func (cs *copyStats) get() copyStats {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return copyStats{reads: cs.reads, maxRead: cs.maxRead, bytes: cs.bytes, err: cs.err}
+}
+
+func (s *fakeSession) CopyIn(ctx context.Context, st *engine.Statement, r io.Reader) (string, error) {
+	o, _ := parseFakeCopy(strings.Fields(st.Query))
+	if o.errnow {
+		return "", pgerr.New(pgerr.InsufficientPrivilege, "permission denied for table t")
+	}
+	if o.noread {
+		return "COPY 0", nil
+	}
+	cs := s.copies
+	if cs == nil {
+		cs = &copyStats{}
+	}
+	// A buffer much larger than any CopyData message, so a reader that
+	// joined messages would show.
+	buf := make([]byte, 1<<20)
+	var total int64
+	lines := 0
+	for {
+		n, err := r.Read(buf)
+		total += int64(n)
+		lines += bytes.Count(buf[:n], []byte{'\n'})
+		cs.mu.Lock()
+		cs.reads++
+		cs.maxRead = max(cs.maxRead, n)
+		cs.bytes += int64(n)
+		cs.err = err
+		cs.mu.Unlock()
+		if o.failat >= 0 && total >= int64(o.failat) {
+			return "", pgerr.New(pgerr.BadCopyFileFormat, "missing data for column \"b\"")
+		}
+		if err == io.EOF {
+			return fmt.Sprintf("COPY %d", lines), nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("fake copy: %w", err)
+		}
+	}
+}
+
+func (s *fakeSession) CopyOut(ctx context.Context, st *engine.Statement, w io.Writer) (string, error) {
+	o, _ := parseFakeCopy(strings.Fields(st.Query))
+	if o.errnow {
+		return "", pgerr.New(pgerr.InsufficientPrivilege, "permission denied for table t")
+	}
+	for i := 1; i <= o.rows; i++ {
+		if i-1 == o.failafter {
+			return "", pgerr.New(pgerr.DivisionByZero, "division by zero")
+		}
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		if _, err := fmt.Fprintf(w, "%d\trow %d\n", i, i); err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf("COPY %d", o.rows), nil
 }

@@ -43,11 +43,15 @@ func (p *portal) close() {
 // execPortal runs p, sending at most maxRows rows (0 = all). describe sends
 // a RowDescription first, as the simple protocol does. It ends with
 // CommandComplete, EmptyQueryResponse, or PortalSuspended when maxRows
-// stopped it early.
+// stopped it early. A COPY runs its sub-protocol instead (maxRows does not
+// apply).
 func (c *conn) execPortal(ctx context.Context, p *portal, maxRows int, describe bool) error {
 	if p.stmt.st == nil {
 		c.send(&pgproto3.EmptyQueryResponse{})
 		return nil
+	}
+	if p.stmt.st.Copy != nil {
+		return c.execCopy(ctx, p)
 	}
 	if p.cursor == nil && !p.done {
 		cur, err := c.sess.Execute(ctx, p.stmt.st, p.params)

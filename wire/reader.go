@@ -65,19 +65,49 @@ func (m *msgReader) readStartup() ([]byte, error) {
 
 // readMessage reads one typed message.
 func (m *msgReader) readMessage() (byte, []byte, error) {
-	if _, err := io.ReadFull(m.r, m.hdr[:5]); err != nil {
-		return 0, nil, err
+	typ, n, err := m.readHeader()
+	if err != nil {
+		return typ, nil, err
 	}
-	typ := m.hdr[0]
+	body, err := m.readBody(n)
+	return typ, body, err
+}
+
+// readHeader reads a typed message's header and checks its length. It
+// returns the body's length; the caller must consume exactly that many
+// bytes next, with readBody, readFull or skip. COPY streams CopyData bodies
+// this way rather than holding them in memory.
+func (m *msgReader) readHeader() (typ byte, bodyLen int, err error) {
+	if _, err := io.ReadFull(m.r, m.hdr[:5]); err != nil {
+		return 0, 0, err
+	}
+	typ = m.hdr[0]
 	n := int64(int32(binary.BigEndian.Uint32(m.hdr[1:5])))
 	if n < 4 {
-		return typ, nil, protocolViolation("invalid message length %d for message type %q", n, typ)
+		return typ, 0, protocolViolation("invalid message length %d for message type %q", n, typ)
 	}
 	if n-4 > int64(m.max) {
-		return typ, nil, protocolViolation("message of type %q is too large (%d bytes, limit %d)", typ, n, m.max)
+		return typ, 0, protocolViolation("message of type %q is too large (%d bytes, limit %d)", typ, n, m.max)
 	}
-	body, err := m.readBody(int(n - 4))
-	return typ, body, err
+	return typ, int(n - 4), nil
+}
+
+// readFull reads len(p) bytes of a body whose header readHeader returned.
+func (m *msgReader) readFull(p []byte) error {
+	if _, err := io.ReadFull(m.r, p); err != nil {
+		return unexpectedEOF(err)
+	}
+	return nil
+}
+
+// skip discards n bytes of a body whose header readHeader returned.
+func (m *msgReader) skip(n int) error {
+	if d, ok := m.r.(interface{ Discard(int) (int, error) }); ok {
+		_, err := d.Discard(n)
+		return unexpectedEOF(err)
+	}
+	_, err := io.CopyN(io.Discard, m.r, int64(n))
+	return unexpectedEOF(err)
 }
 
 func (m *msgReader) readBody(n int) ([]byte, error) {
