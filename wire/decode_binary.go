@@ -142,3 +142,9 @@ func textual(t types.T, b []byte, loc *time.Location) (types.Datum, error) {
 	}
 	return types.ParseText(t, string(b), loc)
 }
+
+// DecodeBinary reads one value in PostgreSQL's binary format (a typreceive
+// function), for binary COPY data as well as Bind parameters.
+func DecodeBinary(t types.T, b []byte, loc *time.Location) (types.Datum, error) {
+	return decodeBinary(t, b, loc)
+}

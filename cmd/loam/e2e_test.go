@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -253,4 +255,50 @@ func itoa(i int) string {
 		i /= 10
 	}
 	return string(b)
+}
+
+func TestCopyWithPgx(t *testing.T) {
+	url := startServer(t)
+	ctx := context.Background()
+	a, b := connect(t, url), connect(t, url)
+	if _, err := a.Exec(ctx, createLLMCalls); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	const n = 50000
+	var want float64
+	rows := make([][]any, n)
+	for i := range rows {
+		cost := float64(i%100) / 4
+		want += cost
+		rows[i] = []any{base.Add(time.Duration(i) * time.Minute), "t" + itoa(i%37), "m" + itoa(i%5), int32(i % 1000), nil, cost, int32(i % 3000)}
+	}
+	// pgx's CopyFrom sends PostgreSQL's binary COPY format.
+	cols := []string{"ts", "tenant", "model", "prompt_tokens", "completion_tokens", "cost_usd", "latency_ms"}
+	got, err := a.CopyFrom(ctx, pgx.Identifier{"llm_calls"}, cols, pgx.CopyFromRows(rows))
+	if err != nil || got != n {
+		t.Fatalf("binary COPY: %d rows, %v", got, err)
+	}
+	var count int64
+	var sum float64
+	if err := b.QueryRow(ctx, "SELECT count(*), sum(cost_usd) FROM llm_calls").Scan(&count, &sum); err != nil || count != n || sum != want {
+		t.Fatalf("after COPY: count %d sum %v (%v); want %d %v", count, sum, err, n, want)
+	}
+
+	// Text COPY with a bad line: the whole COPY fails and nothing shows.
+	data := "2026-11-02 00:00:00+00\tacme\tgpt\t1\t2\t0.5\t3\n2026-11-02 00:00:01+00\tacme\tgpt\tnotanumber\t2\t0.5\t3\n"
+	_, err = a.PgConn().CopyFrom(ctx, strings.NewReader(data), "COPY llm_calls FROM STDIN")
+	if sqlState(err) != "22P02" {
+		t.Fatalf("bad COPY: %v, want 22P02", err)
+	}
+	if err := b.QueryRow(ctx, "SELECT count(*) FROM llm_calls").Scan(&count); err != nil || count != n {
+		t.Fatalf("after failed COPY: count %d (%v), want %d", count, err, n)
+	}
+
+	// COPY TO STDOUT in CSV.
+	var out bytes.Buffer
+	tag, err := b.PgConn().CopyTo(ctx, &out, "COPY (SELECT tenant, count(*) FROM llm_calls GROUP BY tenant ORDER BY tenant) TO STDOUT WITH (FORMAT csv)")
+	if err != nil || tag.RowsAffected() != 37 || !strings.HasPrefix(out.String(), "t0,") {
+		t.Fatalf("COPY TO: %q %v %q", tag, err, out.String()[:min(40, out.Len())])
+	}
 }

@@ -50,7 +50,8 @@ func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- 
 		return fmt.Errorf("creating data dir: %w", err)
 	}
 	eng, err := engine.Open(ctx, engine.Config{MetastoreURL: cfg.Metastore, WarehouseURL: cfg.Warehouse,
-		DataDir: cfg.DataDir, LinkInterval: cfg.LinkInterval, Logger: log})
+		DataDir: cfg.DataDir, LinkInterval: cfg.LinkInterval, Logger: log,
+		BinaryDecoder: wire.DecodeBinary})
 	if err != nil {
 		return fmt.Errorf("opening engine: %w", err)
 	}

@@ -104,6 +104,11 @@ func (rd *Reader) Next() (arrow.RecordBatch, error) {
 		}
 		if !ok {
 			rd.done = true
+			// Read to the end of the stream even after an end marker: a
+			// client's CopyFail may still follow, and must abort the COPY.
+			if _, err := io.Copy(io.Discard, rd.r); err != nil {
+				return nil, err
+			}
 			break
 		}
 		rows++
@@ -394,6 +399,9 @@ func (rd *Reader) readBinaryRow() (bool, error) {
 		rd.started = true
 		var hdr [19]byte
 		if _, err := io.ReadFull(rd.r, hdr[:]); err != nil {
+			if !isEOF(err) {
+				return false, err
+			}
 			return false, rd.formatErr(pgerr.BadCopyFileFormat, "COPY file signature not recognized")
 		}
 		if string(hdr[:11]) != "PGCOPY\n\xff\r\n\x00" {
@@ -410,6 +418,9 @@ func (rd *Reader) readBinaryRow() (bool, error) {
 	var cnt [2]byte
 	if _, err := io.ReadFull(rd.r, cnt[:]); err != nil {
 		if err == io.EOF {
+			return false, nil // the trailer is optional (pgx sends none)
+		}
+		if isEOF(err) {
 			return false, rd.formatErr(pgerr.BadCopyFileFormat, "unexpected EOF in COPY data")
 		}
 		return false, err
@@ -425,6 +436,9 @@ func (rd *Reader) readBinaryRow() (bool, error) {
 	for i := range rd.cols {
 		var l [4]byte
 		if _, err := io.ReadFull(rd.r, l[:]); err != nil {
+			if !isEOF(err) {
+				return false, err
+			}
 			return false, rd.formatErr(pgerr.BadCopyFileFormat, "unexpected EOF in COPY data")
 		}
 		size := int32(binary.BigEndian.Uint32(l[:]))
@@ -442,6 +456,9 @@ func (rd *Reader) readBinaryRow() (bool, error) {
 		}
 		b := rd.scratch[:size]
 		if _, err := io.ReadFull(rd.r, b); err != nil {
+			if !isEOF(err) {
+				return false, err
+			}
 			return false, rd.formatErr(pgerr.BadCopyFileFormat, "unexpected EOF in COPY data")
 		}
 		if rd.decode == nil {
@@ -551,3 +568,5 @@ func appendDatum(b array.Builder, d types.Datum) {
 		bb.Append(d.S)
 	}
 }
+
+func isEOF(err error) bool { return err == io.EOF || err == io.ErrUnexpectedEOF }

@@ -17,10 +17,6 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
-// BinaryDecoder decodes binary COPY fields; the wire layer, which owns the
-// binary formats, sets it.
-var BinaryDecoder copyfmt.BinaryDecoder
-
 // copyOptions reads a COPY statement's options.
 func copyOptions(cs *pg.CopyStmt) (copyfmt.Options, error) {
 	var o copyfmt.Options
@@ -215,7 +211,7 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 			return "", pgerr.New(pgerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", ti.Columns[i], ti.Name)
 		}
 	}
-	rd := copyfmt.NewReader(r, o, ti.Name, ccols, s.loc, BinaryDecoder)
+	rd := copyfmt.NewReader(r, o, ti.Name, ccols, s.loc, s.eng.cfg.BinaryDecoder)
 	n, err := s.write(ctx, ti, func(txn *link.Txn, t *exec.Target) (int64, error) {
 		var n int64
 		for {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apache/iceberg-go/table"
+	"github.com/loamdb/loam/exec/copyfmt"
 	"github.com/loamdb/loam/exec/ice"
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/pgerr"
@@ -26,6 +27,9 @@ type Config struct {
 	DataDir      string // the write log lives in DataDir/wal
 	LinkInterval time.Duration
 	Logger       *slog.Logger
+	// BinaryDecoder reads binary COPY fields; the wire layer, which owns
+	// PostgreSQL's binary formats, provides it.
+	BinaryDecoder copyfmt.BinaryDecoder
 }
 
 // Engine is the shared state of a server: catalog and storage.
