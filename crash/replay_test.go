@@ -3,7 +3,6 @@ package crash
 import (
 	"context"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -150,11 +149,9 @@ func TestRestartReplaysTail(t *testing.T) {
 // new log records after the position the Iceberg snapshot records, or a
 // crash loses acknowledged rows on replay (invariant 2).
 //
-// At the time of writing this reproduces a data-loss bug (wal.Open
-// restarts at segment 1 when no segment is left, and link.Open skips
-// commits before the snapshot's position); the test then skips with the
-// details unless LOAM_CRASH_STRICT=1, so `go test ./crash/` stays green
-// while the bug is open.
+// It caught a data-loss bug: trimming removed every segment after an idle
+// run, wal.Open restarted at segment 1, and link.Open skipped the new
+// commits as lying before the snapshot's position.
 func TestAckedRowsSurviveKillAfterIdleRestart(t *testing.T) {
 	ctx := context.Background()
 	dataDir, logDir := t.TempDir(), t.TempDir()
@@ -201,12 +198,6 @@ func TestAckedRowsSurviveKillAfterIdleRestart(t *testing.T) {
 	srv = startServer(t, dataDir, logDir, time.Hour)
 	c = connect(t, ctx, srv)
 	res := led.check("Loam after the kill", selectIDs(t, ctx, c), false)
-	if len(res.problems) > 0 && os.Getenv("LOAM_CRASH_STRICT") == "" {
-		for _, p := range res.problems {
-			t.Log(p)
-		}
-		t.Skipf("KNOWN BUG (reported, not fixed here): acknowledged rows lost on replay after an idle restart emptied the write log: %s. Set LOAM_CRASH_STRICT=1 to fail instead.", res)
-	}
 	reportCheck(t, res)
 	mustExec(t, ctx, c, "CHECKPOINT")
 	reportCheck(t, led.check("Loam after CHECKPOINT", selectIDs(t, ctx, c), false))

@@ -408,8 +408,9 @@ func (l *Log) reader(seg uint32) (*os.File, error) {
 	return f, nil
 }
 
-// TrimBefore removes every segment whose records all lie before pos. The
-// caller guarantees nothing before pos is needed any more.
+// TrimBefore removes every segment whose records all lie before pos, but
+// never the newest segment on disk. The caller guarantees nothing before
+// pos is needed any more.
 func (l *Log) TrimBefore(pos Pos) error {
 	segs, err := Segments(l.dir)
 	if err != nil {
@@ -419,8 +420,11 @@ func (l *Log) TrimBefore(pos Pos) error {
 	current := l.seg
 	l.mu.Unlock()
 	removed := false
-	for _, s := range segs {
-		if s >= pos.Segment() || s >= current {
+	for i, s := range segs {
+		// The newest segment on disk always stays, even when nothing in it
+		// is needed: its index is what keeps positions growing across
+		// restarts, and snapshot summaries compare against them.
+		if s >= pos.Segment() || s >= current || i == len(segs)-1 {
 			break
 		}
 		l.readMu.Lock()

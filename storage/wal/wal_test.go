@@ -214,3 +214,34 @@ func TestTrimBefore(t *testing.T) {
 		t.Fatalf("segments before %d were not removed: first left %s", keep.Segment(), got[0].pos)
 	}
 }
+
+// Positions keep growing across restarts even when everything was trimmed:
+// snapshot summaries record positions, and a reused one would hide new
+// records behind an old commit.
+func TestPositionsGrowAcrossTrimmedRestarts(t *testing.T) {
+	dir := t.TempDir()
+	var last Pos
+	for round := 0; round < 4; round++ {
+		l, _ := collect(t, dir, Options{SegmentSize: 64})
+		if round%2 == 0 { // every other run writes nothing at all
+			for i := 0; i < 5; i++ {
+				p, err := l.Append(1, payload(i))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p <= last {
+					t.Fatalf("round %d: position %s not after %s", round, p, last)
+				}
+				last = p
+			}
+			l.Sync(last)
+		}
+		if err := l.TrimBefore(l.End()); err != nil {
+			t.Fatal(err)
+		}
+		l.Close()
+		if segs, _ := Segments(dir); len(segs) == 0 {
+			t.Fatalf("round %d: trimming removed every segment", round)
+		}
+	}
+}
