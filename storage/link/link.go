@@ -204,6 +204,11 @@ func (m *Manager) state(ctx context.Context, key Key) (*tableState, error) {
 	if err != nil {
 		return nil, err
 	}
+	if end := m.log.End(); pos.Commit >= end {
+		m.logger.Warn("table's snapshot records a log position beyond the write log's end; the log was reset or lost",
+			"table", key, "position", pos.Commit, "log_end", end)
+		m.log.AdvancePast(pos.Commit)
+	}
 	st = &tableState{key: key, uuid: tbl.Metadata().TableUUID().String(), tbl: tbl, pos: pos, pending: map[wal.Pos]struct{}{}}
 	m.mu.Lock()
 	defer m.mu.Unlock()

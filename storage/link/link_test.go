@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"testing"
 	"time"
 
@@ -258,3 +259,25 @@ func TestViewIsStableAcrossCommit(t *testing.T) {
 }
 
 func walSegments(dir string) ([]uint32, error) { return wal.Segments(dir) }
+
+// Losing the write log directory must not make new writes look older than
+// what the table's snapshot already holds.
+func TestLostLogDirectory(t *testing.T) {
+	e := newEnv(t)
+	m := e.open(t)
+	write(t, m, 0, 300, 100, true)
+	if err := m.Checkpoint(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	if err := os.RemoveAll(e.dir + "/wal"); err != nil {
+		t.Fatal(err)
+	}
+	m = e.open(t)
+	write(t, m, 300, 310, 10, true)
+	m.Close()
+	m = e.open(t)
+	defer m.Close()
+	all, _ := seen(t, m, e)
+	exactly(t, "after restart", all, 0, 310)
+}

@@ -280,6 +280,26 @@ func (l *Log) Sync(upto Pos) error {
 	return l.flushLocked(upto, true)
 }
 
+// AdvancePast moves the log so that every later record lies after pos. A
+// caller that finds a position recorded elsewhere (an Iceberg snapshot
+// summary) at or beyond the log's end uses it, so that a lost or reset log
+// directory can never make new records look older than committed ones.
+func (l *Log) AdvancePast(pos Pos) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.end > pos {
+		return
+	}
+	// Records already appended keep their positions; the next one starts
+	// a new segment beyond pos.
+	l.seg = pos.Segment() + 1
+	l.off = 0
+	l.end = MakePos(l.seg, 0)
+	if len(l.pending) == 0 && l.written == l.synced {
+		l.written, l.synced = l.end, l.end
+	}
+}
+
 // End is the position after the last appended record.
 func (l *Log) End() Pos {
 	l.mu.Lock()
