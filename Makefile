@@ -39,7 +39,7 @@ unit:
 	$(GO) test $(UNIT_PKGS)
 
 race:
-	$(GO) test -race ./wire/...
+	$(GO) test -race ./wire/... ./storage/...
 
 # One fresh server per regress/sql/*.sql; see regress/regress_test.go.
 regress: build
