@@ -180,6 +180,10 @@ func runLoad(ctx context.Context, t *target, m method, table string, seed, rows 
 	}
 	wg.Wait()
 	res := loadResult{elapsed: time.Since(start), err: first}
+	if first != nil && ctx.Err() != nil {
+		// The connection's own error hides why: say it.
+		res.err = fmt.Errorf("%w (gave up after %s: %v)", first, res.elapsed.Round(time.Second), ctx.Err())
+	}
 	if res.err != nil {
 		return res
 	}

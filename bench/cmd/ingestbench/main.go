@@ -179,7 +179,7 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (err erro
 		if loam, err = startLoam(ctx, bin, filepath.Join(tmp, "loam")); err != nil {
 			return err
 		}
-		defer loam.stop()
+		defer func() { loam.stop() }()
 		logf("loam serving on %s (pid %d, log %s)", loam.addr, loam.pid(), loam.log)
 		targets = append(targets, &target{name: "loam", loam: true, connString: loam.connString(), createTable: gen.CreateTableLoam})
 	}
@@ -196,7 +196,11 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (err erro
 	logf("data set: seed %d, %d rows", cfg.seed, cfg.rows)
 	textBytes := gen.TextBytes(cfg.seed, 0, cfg.rows)
 
-	var results []caseResult
+	var (
+		results  []caseResult
+		loamPeak int64 // of the Loam servers the cases ran on
+		restarts int
+	)
 	for _, m := range cfg.methods {
 		for _, n := range cfg.conns {
 			cr := caseResult{method: m.name, conns: n, rows: cfg.rows, by: map[string]loadResult{}}
@@ -211,6 +215,20 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (err erro
 				cr.by[t.name] = r
 				if r.err != nil {
 					logf("%-8s %-11s x%d: %s: %v", t.name, m.name, n, describe(r.err), r.err)
+					if t.loam && !unsupported(r.err) && ctx.Err() == nil {
+						// A failed load may leave the server busy or wedged:
+						// later cases get a fresh one.
+						if peak, _, err := memory(loam.pid()); err == nil {
+							loamPeak = max(loamPeak, peak)
+						}
+						loam.stop()
+						restarts++
+						if loam, err = startLoam(ctx, bin, filepath.Join(tmp, fmt.Sprintf("loam-%d", restarts))); err != nil {
+							return err
+						}
+						t.connString = loam.connString()
+						logf("loam restarted after the failure: %s (pid %d, log %s)", loam.addr, loam.pid(), loam.log)
+					}
 				} else {
 					logf("%-8s %-11s x%d: %s, %.0f rows/s", t.name, m.name, n, r.elapsed.Round(time.Millisecond), float64(cfg.rows)/r.elapsed.Seconds())
 				}
@@ -219,11 +237,12 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (err erro
 		}
 	}
 
-	var loamPeak int64
 	if loam != nil {
-		if loamPeak, _, err = memory(loam.pid()); err != nil {
+		peak, _, err := memory(loam.pid())
+		if err != nil {
 			logf("loam memory: %v", err)
 		}
+		loamPeak = max(loamPeak, peak)
 	}
 
 	var rss *rssResult

@@ -76,7 +76,7 @@ func report(w io.Writer, cfg *config, results []caseResult, textBytes, loamPeak 
 		}
 	}
 	if loamPeak > 0 {
-		fmt.Fprintf(w, "\nPeak RSS of the Loam server that ran the cases above: %.0f MiB\n", mib(loamPeak))
+		fmt.Fprintf(w, "\nPeak RSS of the Loam server(s) that ran the cases above: %.0f MiB\n", mib(loamPeak))
 	}
 	if len(notes) > 0 {
 		fmt.Fprintln(w, "\nNotes:")

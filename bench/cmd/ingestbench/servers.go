@@ -133,12 +133,12 @@ func (s *loamServer) connString() string {
 func (s *loamServer) pid() int { return s.cmd.Process.Pid }
 
 // stop sends SIGTERM and waits for a clean shutdown, killing the server
-// after a minute.
+// after 30 seconds.
 func (s *loamServer) stop() {
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.exited:
-	case <-time.After(time.Minute):
+	case <-time.After(30 * time.Second):
 		_ = s.cmd.Process.Kill()
 		<-s.exited
 	}
