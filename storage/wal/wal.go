@@ -277,7 +277,8 @@ func (l *Log) Append(typ byte, payload []byte) (Pos, error) {
 func (l *Log) Sync(upto Pos) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.flushLocked(upto, true)
+	// Flushed positions are record ends, so any past upto covers it.
+	return l.flushLocked(upto+1, true)
 }
 
 // AdvancePast moves the log so that every later record lies after pos. A
@@ -307,9 +308,9 @@ func (l *Log) End() Pos {
 	return l.end
 }
 
-// flushLocked writes (and with sync, fsyncs) until the log is past upto.
-// One caller at a time does the I/O with the lock released; the others wait
-// for it and find their records already covered.
+// flushLocked writes (and with sync, fsyncs) every record that starts
+// before upto. One caller at a time does the I/O with the lock released;
+// the others wait for it and find their records already covered.
 func (l *Log) flushLocked(upto Pos, sync bool) error {
 	for {
 		if l.err != nil {
@@ -319,7 +320,7 @@ func (l *Log) flushLocked(upto Pos, sync bool) error {
 		if sync {
 			done = l.synced
 		}
-		if done > upto {
+		if done >= upto || done >= l.end {
 			return nil
 		}
 		if l.busy {
@@ -473,10 +474,7 @@ func (l *Log) TrimBefore(pos Pos) error {
 // Close syncs and closes the log.
 func (l *Log) Close() error {
 	l.mu.Lock()
-	err := l.flushLocked(l.end-1, true)
-	if l.end == 0 {
-		err = nil
-	}
+	err := l.flushLocked(l.end, true)
 	if l.file != nil {
 		if cerr := l.file.Close(); err == nil {
 			err = cerr

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"time"
 )
 
 type rec struct {
@@ -243,5 +244,39 @@ func TestPositionsGrowAcrossTrimmedRestarts(t *testing.T) {
 		if segs, _ := Segments(dir); len(segs) == 0 {
 			t.Fatalf("round %d: trimming removed every segment", round)
 		}
+	}
+}
+
+// Large appends past the pending-bytes bound are written out by the
+// appender itself; this once spun forever once the buffer was written.
+func TestLargeAppendsDoNotStall(t *testing.T) {
+	dir := t.TempDir()
+	l, _ := collect(t, dir, Options{SegmentSize: 16 << 20})
+	big := bytes.Repeat([]byte{7}, 3<<20)
+	done := make(chan error, 1)
+	go func() {
+		var last Pos
+		for i := 0; i < 12; i++ {
+			p, err := l.Append(1, big)
+			if err != nil {
+				done <- err
+				return
+			}
+			last = p
+		}
+		done <- l.Sync(last)
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("appends of 36 MiB did not finish in 30s")
+	}
+	l.Close()
+	_, got := collect(t, dir, Options{SegmentSize: 16 << 20})
+	if len(got) != 12 {
+		t.Fatalf("replayed %d records, want 12", len(got))
 	}
 }
