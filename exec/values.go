@@ -40,6 +40,11 @@ func (v *valuesOp) Next(context.Context) (arrow.RecordBatch, error) {
 	}
 	for _, row := range v.rows {
 		for i, e := range row {
+			// Literals and bound parameters go straight into the builder.
+			if d, ok := expr.IsConst(e); ok && (d.Null || d.T.Kind == v.ts[i].Kind) {
+				builders[i].Append(d)
+				continue
+			}
 			a, err := e.Eval(v.ec, one)
 			if err != nil {
 				for _, b := range builders {

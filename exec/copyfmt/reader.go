@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -40,6 +41,9 @@ type Reader struct {
 	started bool
 	done    bool
 
+	sawEnd   bool      // the text end marker \. was read
+	par      *parallel // set when text input is parsed on several cores
+
 	builders []array.Builder
 	appends  []func(b []byte) error
 	fields   [][]byte
@@ -55,9 +59,23 @@ type BinaryDecoder func(t types.T, b []byte, loc *time.Location) (types.Datum, e
 // NewReader reads COPY data in the given options from r. table names the
 // target in error context lines. decode is needed for the binary format.
 func NewReader(r io.Reader, opts Options, table string, cols []Column, loc *time.Location, decode BinaryDecoder) *Reader {
-	rd := &Reader{r: bufio.NewReaderSize(r, 256<<10), opts: opts, cols: cols, table: table, loc: loc, decode: decode}
+	rd := &Reader{r: newBufReader(r), opts: opts, cols: cols, table: table, loc: loc, decode: decode}
 	rd.reset()
+	if opts.Format == Text && runtime.GOMAXPROCS(0) > 1 {
+		rd.startParallel()
+	}
 	return rd
+}
+
+func newBufReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, 256<<10) }
+
+// Next returns the next batch of rows, nil at the end of the data. The
+// caller must Close the reader when done with it.
+func (rd *Reader) Next() (arrow.RecordBatch, error) {
+	if rd.par != nil {
+		return rd.nextParallel()
+	}
+	return rd.nextSequential()
 }
 
 // Line is the number of input lines (rows, for binary) read so far.
@@ -91,8 +109,7 @@ func (rd *Reader) formatErr(code, format string, args ...any) error {
 	return e
 }
 
-// Next returns the next batch of rows, nil at the end of the data.
-func (rd *Reader) Next() (arrow.RecordBatch, error) {
+func (rd *Reader) nextSequential() (arrow.RecordBatch, error) {
 	if rd.done {
 		return nil, nil
 	}
@@ -170,6 +187,7 @@ func (rd *Reader) readTextRow() (bool, error) {
 		return false, err
 	}
 	if string(line) == `\.` {
+		rd.sawEnd = true
 		return false, nil
 	}
 	rd.fields = rd.fields[:0]

@@ -387,6 +387,14 @@ func LoadLocation(name string) (*time.Location, error) {
 // text applies to timestamptz and is ignored for timestamp, as in
 // PostgreSQL; a timestamptz with no zone is in loc.
 func ParseTimestamp(s string, withZone bool, loc *time.Location) (int64, error) {
+	if us, ok := parseISOTimestamp(s, withZone, loc); ok {
+		return us, nil
+	}
+	return parseTimestampSlow(s, withZone, loc)
+}
+
+// parseTimestampSlow is the general timestamp parser.
+func parseTimestampSlow(s string, withZone bool, loc *time.Location) (int64, error) {
 	kind := "timestamp without time zone"
 	if withZone {
 		kind = "timestamp with time zone"

@@ -212,6 +212,7 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 		}
 	}
 	rd := copyfmt.NewReader(r, o, ti.Name, ccols, s.loc, s.eng.cfg.BinaryDecoder)
+	defer rd.Close() // returns once nothing reads r any more
 	n, err := s.write(ctx, ti, func(txn *link.Txn, t *exec.Target) (int64, error) {
 		var n int64
 		for {

@@ -1,0 +1,115 @@
+package copyfmt
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
+)
+
+var testCols = []Column{{Name: "id", T: types.TInt8, Required: true}, {Name: "s", T: types.TText}, {Name: "ts", T: types.TTimestampTZ}}
+
+func textRows(n int) string {
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&sb, "%d\tname %d with\\ttab\t2026-11-%02d 10:00:00.%03d+00\n", i, i, 1+i%28, i%1000)
+	}
+	return sb.String()
+}
+
+func readAll(t *testing.T, r io.Reader, opts Options) ([]int64, error) {
+	t.Helper()
+	rd := NewReader(r, opts, "t", testCols, time.UTC, nil)
+	defer rd.Close()
+	var ids []int64
+	for {
+		rec, err := rd.Next()
+		if err != nil {
+			return ids, err
+		}
+		if rec == nil {
+			return ids, nil
+		}
+		a := rec.Column(0).(*array.Int64)
+		s := rec.Column(1).(*array.String)
+		for i := 0; i < a.Len(); i++ {
+			if want := fmt.Sprintf("name %d with\ttab", a.Value(i)); s.Value(i) != want {
+				t.Fatalf("row %d: s = %q, want %q", a.Value(i), s.Value(i), want)
+			}
+			ids = append(ids, a.Value(i))
+		}
+		rec.Release()
+	}
+}
+
+func textOpts() Options {
+	o := Options{Format: Text}
+	o.Defaults(false, false, false, false)
+	return o
+}
+
+// Rows come out in input order across blocks parsed in parallel, with the
+// input fed in small pieces.
+func TestTextRowsInOrder(t *testing.T) {
+	const n = 300000 // about 15 MB: several blocks
+	ids, err := readAll(t, iotest.HalfReader(strings.NewReader(textRows(n)+"\\.\nignored after the end marker\n")), textOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != n {
+		t.Fatalf("%d rows, want %d", len(ids), n)
+	}
+	for i, id := range ids {
+		if id != int64(i) {
+			t.Fatalf("row %d has id %d", i, id)
+		}
+	}
+}
+
+// An error in a late block names its line in the whole input.
+func TestErrorLineAcrossBlocks(t *testing.T) {
+	const n = 250000
+	lines := strings.SplitAfter(textRows(n), "\n")
+	bad := 200001
+	lines[bad-1] = "oops\tx\t2026-11-01 00:00:00+00\n"
+	_, err := readAll(t, strings.NewReader(strings.Join(lines, "")), textOpts())
+	pe := pgerr.From(err)
+	if err == nil || pe.Code != pgerr.InvalidTextRepresentation || pe.Where != fmt.Sprintf("COPY t, line %d, column id", bad) {
+		t.Fatalf("got %v (where %q)", err, pe.Where)
+	}
+}
+
+// A reader error (the client's CopyFail) reaches the caller.
+func TestReaderErrorSurfaces(t *testing.T) {
+	boom := pgerr.New(pgerr.QueryCanceled, "COPY from stdin failed: boom")
+	r := io.MultiReader(strings.NewReader(textRows(1000)), iotest.ErrReader(boom))
+	_, err := readAll(t, r, textOpts())
+	if pgerr.Code(err) != pgerr.QueryCanceled {
+		t.Fatalf("got %v, want the reader's error", err)
+	}
+}
+
+func BenchmarkTextCopy(b *testing.B) {
+	data := textRows(200000)
+	b.SetBytes(int64(len(data)))
+	for i := 0; i < b.N; i++ {
+		rd := NewReader(strings.NewReader(data), textOpts(), "t", testCols, time.UTC, nil)
+		for {
+			rec, err := rd.Next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if rec == nil {
+				break
+			}
+			rec.Release()
+		}
+		rd.Close()
+	}
+}
