@@ -41,8 +41,8 @@ type Reader struct {
 	started bool
 	done    bool
 
-	sawEnd   bool      // the text end marker \. was read
-	par      *parallel // set when text input is parsed on several cores
+	sawEnd bool      // the text end marker \. was read
+	par    *parallel // set when text input is parsed on several cores
 
 	builders []array.Builder
 	appends  []func(b []byte) error
