@@ -2,6 +2,7 @@ package copyfmt
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"runtime"
 	"sync"
@@ -32,8 +33,64 @@ type parallel struct {
 	once    sync.Once
 }
 
+// splitText cuts a text-format buffer after its last complete line.
+func splitText(buf []byte, eof bool) (cut int, rows int64, end bool) {
+	if eof {
+		return len(buf), int64(bytes.Count(buf, []byte{'\n'})), false
+	}
+	i := bytes.LastIndexByte(buf, '\n')
+	if i < 0 {
+		return 0, 0, false
+	}
+	return i + 1, int64(bytes.Count(buf[:i+1], []byte{'\n'})), false
+}
+
+// splitBinary cuts a binary-format buffer after its last complete row,
+// walking the row framing (field count, then length and bytes per field).
+// end reports the trailer; the block then stops before it.
+func splitBinary(buf []byte, eof bool) (cut int, rows int64, end bool) {
+	pos := 0
+	for pos+2 <= len(buf) {
+		n := int(int16(binary.BigEndian.Uint16(buf[pos:])))
+		if n == -1 {
+			return pos, rows, true
+		}
+		p := pos + 2
+		ok := true
+		for f := 0; f < n; f++ {
+			if p+4 > len(buf) {
+				ok = false
+				break
+			}
+			l := int(int32(binary.BigEndian.Uint32(buf[p:])))
+			p += 4
+			if l > 0 {
+				p += l
+			}
+			if p > len(buf) {
+				ok = false
+				break
+			}
+		}
+		if !ok || n < 0 {
+			break
+		}
+		pos = p
+		rows++
+	}
+	if eof {
+		// A torn last row goes to a parser, which reports it.
+		return len(buf), rows, false
+	}
+	return pos, rows, false
+}
+
 // startParallel begins splitting rd's input across workers.
 func (rd *Reader) startParallel() {
+	split := splitText
+	if rd.opts.Format == Binary {
+		split = splitBinary
+	}
 	workers := runtime.GOMAXPROCS(0)
 	p := &parallel{
 		futures: make(chan chan blockResult, 2*workers),
@@ -46,7 +103,17 @@ func (rd *Reader) startParallel() {
 		defer close(p.done)
 		defer close(p.futures)
 		var carry []byte
+		if rd.opts.Format == Binary {
+			if err := rd.readBinaryHeader(); err != nil {
+				fut := make(chan blockResult, 1)
+				fut <- blockResult{err: err}
+				p.futures <- fut
+				_, _ = io.Copy(io.Discard, rd.r)
+				return
+			}
+		}
 		line := rd.line
+		ended := false
 		for {
 			buf := make([]byte, len(carry), len(carry)+blockSize)
 			copy(buf, carry)
@@ -59,14 +126,23 @@ func (rd *Reader) startParallel() {
 				p.futures <- fut
 				return
 			}
-			var blk []byte
-			if eof {
-				blk, carry = buf, nil
-			} else if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
-				blk, carry = buf[:i+1], append([]byte(nil), buf[i+1:]...)
-			} else {
-				carry = buf // one line longer than a block: keep reading
+			if ended {
+				// After the binary trailer, read on to the end unparsed.
+				carry = nil
+				if eof {
+					return
+				}
 				continue
+			}
+			cut, rows, end := split(buf, eof)
+			if cut == 0 && !eof && !end {
+				carry = buf // one row longer than a block: keep reading
+				continue
+			}
+			blk := buf[:cut]
+			carry = append([]byte(nil), buf[cut:]...)
+			if end {
+				ended, carry = true, nil
 			}
 			if len(blk) > 0 {
 				fut := make(chan blockResult, 1)
@@ -80,7 +156,7 @@ func (rd *Reader) startParallel() {
 					return
 				}
 				start := line
-				line += int64(bytes.Count(blk, []byte{'\n'}))
+				line += rows
 				sem <- struct{}{}
 				go func() {
 					defer func() { <-sem }()
@@ -96,7 +172,8 @@ func (rd *Reader) startParallel() {
 
 // parseBlock parses one block with a reader of its own.
 func (rd *Reader) parseBlock(blk []byte, startLine int64) blockResult {
-	sub := &Reader{r: nil, opts: rd.opts, cols: rd.cols, table: rd.table, loc: rd.loc, decode: rd.decode, line: startLine}
+	sub := &Reader{r: nil, opts: rd.opts, cols: rd.cols, table: rd.table, loc: rd.loc, decode: rd.decode, line: startLine,
+		started: true} // a binary block starts after the file header
 	sub.r = newBufReader(bytes.NewReader(blk))
 	sub.reset()
 	var res blockResult

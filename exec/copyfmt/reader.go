@@ -46,6 +46,7 @@ type Reader struct {
 
 	builders []array.Builder
 	appends  []func(b []byte) error
+	binary   []func(b []byte) error // per column, for the binary format
 	fields   [][]byte
 	quoted   []bool
 	scratch  []byte
@@ -61,7 +62,7 @@ type BinaryDecoder func(t types.T, b []byte, loc *time.Location) (types.Datum, e
 func NewReader(r io.Reader, opts Options, table string, cols []Column, loc *time.Location, decode BinaryDecoder) *Reader {
 	rd := &Reader{r: newBufReader(r), opts: opts, cols: cols, table: table, loc: loc, decode: decode}
 	rd.reset()
-	if opts.Format == Text && runtime.GOMAXPROCS(0) > 1 {
+	if (opts.Format == Text || opts.Format == Binary) && runtime.GOMAXPROCS(0) > 1 {
 		rd.startParallel()
 	}
 	return rd
@@ -89,6 +90,12 @@ func (rd *Reader) reset() {
 		b.Reserve(BatchRows)
 		rd.builders[i] = b
 		rd.appends[i] = appender(c.T, b, rd.loc)
+	}
+	if rd.opts.Format == Binary {
+		rd.binary = make([]func([]byte) error, len(rd.cols))
+		for i, c := range rd.cols {
+			rd.binary[i] = binaryAppender(c.T, rd.builders[i], rd.loc, rd.decode)
+		}
 	}
 }
 
@@ -412,25 +419,34 @@ func (rd *Reader) parseCSV(line []byte) (bool, error) {
 	return true, nil
 }
 
+// readBinaryHeader reads the binary format's signature, flags and header
+// extension.
+func (rd *Reader) readBinaryHeader() error {
+	var hdr [19]byte
+	if _, err := io.ReadFull(rd.r, hdr[:]); err != nil {
+		if !isEOF(err) {
+			return err
+		}
+		return rd.formatErr(pgerr.BadCopyFileFormat, "COPY file signature not recognized")
+	}
+	if string(hdr[:11]) != "PGCOPY\n\xff\r\n\x00" {
+		return rd.formatErr(pgerr.BadCopyFileFormat, "COPY file signature not recognized")
+	}
+	if flags := binary.BigEndian.Uint32(hdr[11:15]); flags&(1<<16) != 0 {
+		return rd.formatErr(pgerr.BadCopyFileFormat, "COPY with OIDs is not supported")
+	}
+	ext := binary.BigEndian.Uint32(hdr[15:19])
+	if _, err := rd.r.Discard(int(ext)); err != nil {
+		return rd.formatErr(pgerr.BadCopyFileFormat, "invalid COPY file header (wrong length)")
+	}
+	return nil
+}
+
 func (rd *Reader) readBinaryRow() (bool, error) {
 	if !rd.started {
 		rd.started = true
-		var hdr [19]byte
-		if _, err := io.ReadFull(rd.r, hdr[:]); err != nil {
-			if !isEOF(err) {
-				return false, err
-			}
-			return false, rd.formatErr(pgerr.BadCopyFileFormat, "COPY file signature not recognized")
-		}
-		if string(hdr[:11]) != "PGCOPY\n\xff\r\n\x00" {
-			return false, rd.formatErr(pgerr.BadCopyFileFormat, "COPY file signature not recognized")
-		}
-		if flags := binary.BigEndian.Uint32(hdr[11:15]); flags&(1<<16) != 0 {
-			return false, rd.formatErr(pgerr.BadCopyFileFormat, "COPY with OIDs is not supported")
-		}
-		ext := binary.BigEndian.Uint32(hdr[15:19])
-		if _, err := rd.r.Discard(int(ext)); err != nil {
-			return false, rd.formatErr(pgerr.BadCopyFileFormat, "invalid COPY file header (wrong length)")
+		if err := rd.readBinaryHeader(); err != nil {
+			return false, err
 		}
 	}
 	var cnt [2]byte
@@ -479,14 +495,9 @@ func (rd *Reader) readBinaryRow() (bool, error) {
 			}
 			return false, rd.formatErr(pgerr.BadCopyFileFormat, "unexpected EOF in COPY data")
 		}
-		if rd.decode == nil {
-			return false, pgerr.New(pgerr.FeatureNotSupported, "binary COPY is not available")
-		}
-		d, err := rd.decode(rd.cols[i].T, b, rd.loc)
-		if err != nil {
+		if err := rd.binary[i](b); err != nil {
 			return false, rd.errAt(err, i)
 		}
-		appendDatum(rd.builders[i], d)
 	}
 	return true, nil
 }

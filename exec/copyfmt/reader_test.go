@@ -1,6 +1,8 @@
 package copyfmt
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"strings"
@@ -111,5 +113,48 @@ func BenchmarkTextCopy(b *testing.B) {
 			rec.Release()
 		}
 		rd.Close()
+	}
+}
+
+func binaryRows(n int, trailer bool) []byte {
+	buf := []byte("PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00")
+	buf = buf[:19]
+	for i := 0; i < n; i++ {
+		buf = binary.BigEndian.AppendUint16(buf, 3)
+		buf = binary.BigEndian.AppendUint32(buf, 8)
+		buf = binary.BigEndian.AppendUint64(buf, uint64(i))
+		s := fmt.Sprintf("name %d with\ttab", i)
+		buf = binary.BigEndian.AppendUint32(buf, uint32(len(s)))
+		buf = append(buf, s...)
+		buf = binary.BigEndian.AppendUint32(buf, 0xffffffff) // NULL ts
+	}
+	if trailer {
+		buf = binary.BigEndian.AppendUint16(buf, 0xffff)
+	}
+	return buf
+}
+
+func TestBinaryRowsInOrder(t *testing.T) {
+	const n = 300000 // several blocks
+	for _, trailer := range []bool{true, false} {
+		o := Options{Format: Binary}
+		ids, err := readAll(t, iotest.HalfReader(bytes.NewReader(binaryRows(n, trailer))), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ids) != n {
+			t.Fatalf("%d rows, want %d", len(ids), n)
+		}
+		for i, id := range ids {
+			if id != int64(i) {
+				t.Fatalf("row %d has id %d", i, id)
+			}
+		}
+	}
+	// A torn last row is an error, not a short load.
+	torn := binaryRows(1000, false)
+	_, err := readAll(t, bytes.NewReader(torn[:len(torn)-3]), Options{Format: Binary})
+	if pgerr.Code(err) != pgerr.BadCopyFileFormat {
+		t.Fatalf("torn row: %v", err)
 	}
 }
