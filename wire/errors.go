@@ -76,6 +76,7 @@ func errorResponse(err error) *pgproto3.ErrorResponse {
 		Message:             pe.Message,
 		Detail:              pe.Detail,
 		Hint:                pe.Hint,
+		Where:               pe.Where,
 		Position:            int32(pe.Position),
 	}
 }

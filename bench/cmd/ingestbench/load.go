@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,15 +24,33 @@ type method struct {
 	// load loads rows [from, to) of the data set of seed into table over
 	// conn.
 	load func(ctx context.Context, conn *pgx.Conn, table string, seed, from, to uint64) error
+	// prepare, when set, renders rows [from, to) before the clock starts,
+	// so that the client's row generator does not share the cores with
+	// the server under test (BENCH_PREGEN=0 turns it off).
+	prepare func(seed, from, to uint64)
+}
+
+// pregenMaxRows bounds the rows a case renders in advance (memory).
+const pregenMaxRows = 5_000_000
+
+var pregen = struct {
+	sync.Mutex
+	on   bool
+	data map[pregenKey][]byte
+}{on: os.Getenv("BENCH_PREGEN") != "0", data: map[pregenKey][]byte{}}
+
+type pregenKey struct {
+	f              gen.Format
+	seed, from, to uint64
 }
 
 // insertBatch is the number of rows a multi-row INSERT carries.
 const insertBatch = 1000
 
 var methods = []method{
-	{"copy-text", copyLoader(gen.Text)},
-	{"copy-binary", copyLoader(gen.Binary)},
-	{"insert", insertLoad},
+	{"copy-text", copyLoader(gen.Text), copyPrepare(gen.Text)},
+	{"copy-binary", copyLoader(gen.Binary), copyPrepare(gen.Binary)},
+	{"insert", insertLoad, nil},
 }
 
 // copyLoader loads with COPY … FROM STDIN, generating the data as pgconn
@@ -40,7 +61,13 @@ func copyLoader(f gen.Format) func(context.Context, *pgx.Conn, string, uint64, u
 		sql += " (FORMAT " + f.String() + ")"
 	}
 	return func(ctx context.Context, conn *pgx.Conn, table string, seed, from, to uint64) error {
-		tag, err := conn.PgConn().CopyFrom(ctx, gen.NewReader(seed, from, to, f), fmt.Sprintf(sql, table))
+		var src io.Reader = gen.NewReader(seed, from, to, f)
+		pregen.Lock()
+		if b, ok := pregen.data[pregenKey{f, seed, from, to}]; ok {
+			src = bytes.NewReader(b)
+		}
+		pregen.Unlock()
+		tag, err := conn.PgConn().CopyFrom(ctx, src, fmt.Sprintf(sql, table))
 		if err != nil {
 			return err
 		}
@@ -48,6 +75,27 @@ func copyLoader(f gen.Format) func(context.Context, *pgx.Conn, string, uint64, u
 			return fmt.Errorf("COPY reported %d rows (%q), sent %d", n, tag.String(), to-from)
 		}
 		return nil
+	}
+}
+
+// copyPrepare renders a range of COPY data into memory ahead of the load.
+func copyPrepare(f gen.Format) func(seed, from, to uint64) {
+	return func(seed, from, to uint64) {
+		if !pregen.on || to-from > pregenMaxRows {
+			return
+		}
+		k := pregenKey{f, seed, from, to}
+		pregen.Lock()
+		_, ok := pregen.data[k]
+		pregen.Unlock()
+		if ok {
+			return
+		}
+		var buf bytes.Buffer
+		_, _ = buf.ReadFrom(gen.NewReader(seed, from, to, f))
+		pregen.Lock()
+		pregen.data[k] = buf.Bytes()
+		pregen.Unlock()
 	}
 }
 
@@ -164,6 +212,11 @@ func runLoad(ctx context.Context, t *target, m method, table string, seed, rows 
 		first error
 		wg    sync.WaitGroup
 	)
+	if m.prepare != nil {
+		for i := range cs {
+			m.prepare(seed, rows*uint64(i)/uint64(conns), rows*uint64(i+1)/uint64(conns))
+		}
+	}
 	start := time.Now()
 	for i, c := range cs {
 		from, to := rows*uint64(i)/uint64(conns), rows*uint64(i+1)/uint64(conns)
