@@ -30,7 +30,7 @@ const CommitIntervalProperty = "loam.commit-interval-ms"
 
 // MaxRowsPerCommit bounds the rows one Iceberg commit takes from the tail,
 // which bounds the link's memory: a larger backlog goes in several commits.
-var MaxRowsPerCommit = 1 << 20
+var MaxRowsPerCommit = 512 << 10
 
 type chunkRef struct {
 	pos  wal.Pos
