@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 )
@@ -73,7 +74,7 @@ func binaryAppender(t types.T, b array.Builder, loc *time.Location, decode Binar
 		if err != nil {
 			return err
 		}
-		appendDatum(b, d)
+		expr.AppendDatum(b, d)
 		return nil
 	}
 }

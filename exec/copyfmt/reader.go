@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 )
@@ -562,39 +563,8 @@ func appender(t types.T, b array.Builder, loc *time.Location) func([]byte) error
 		if err != nil {
 			return err
 		}
-		appendDatum(b, d)
+		expr.AppendDatum(b, d)
 		return nil
-	}
-}
-
-func appendDatum(b array.Builder, d types.Datum) {
-	if d.Null {
-		b.AppendNull()
-		return
-	}
-	switch bb := b.(type) {
-	case *array.BooleanBuilder:
-		bb.Append(d.I != 0)
-	case *array.Int16Builder:
-		bb.Append(int16(d.I))
-	case *array.Int32Builder:
-		bb.Append(int32(d.I))
-	case *array.Int64Builder:
-		bb.Append(d.I)
-	case *array.Float32Builder:
-		bb.Append(float32(d.F))
-	case *array.Float64Builder:
-		bb.Append(d.F)
-	case *array.Date32Builder:
-		bb.Append(arrow.Date32(d.I))
-	case *array.Time64Builder:
-		bb.Append(arrow.Time64(d.I))
-	case *array.TimestampBuilder:
-		bb.Append(arrow.Timestamp(d.I))
-	case *array.BinaryBuilder:
-		bb.Append(d.B)
-	case *array.StringBuilder:
-		bb.Append(d.S)
 	}
 }
 

@@ -86,36 +86,39 @@ func NewBuilder(t types.T, n int) *Builder {
 }
 
 // Append adds one value; d must be of the builder's type (or NULL).
-func (bl *Builder) Append(d types.Datum) {
+func (bl *Builder) Append(d types.Datum) { AppendDatum(bl.b, d) }
+
+// AppendDatum appends d to an Arrow builder of d's type's Arrow type.
+func AppendDatum(b array.Builder, d types.Datum) {
 	if d.Null {
-		bl.b.AppendNull()
+		b.AppendNull()
 		return
 	}
-	switch b := bl.b.(type) {
+	switch bb := b.(type) {
 	case *array.BooleanBuilder:
-		b.Append(d.I != 0)
+		bb.Append(d.I != 0)
 	case *array.Int16Builder:
-		b.Append(int16(d.I))
+		bb.Append(int16(d.I))
 	case *array.Int32Builder:
-		b.Append(int32(d.I))
+		bb.Append(int32(d.I))
 	case *array.Int64Builder:
-		b.Append(d.I)
+		bb.Append(d.I)
 	case *array.Float32Builder:
-		b.Append(float32(d.F))
+		bb.Append(float32(d.F))
 	case *array.Float64Builder:
-		b.Append(d.F)
+		bb.Append(d.F)
 	case *array.Date32Builder:
-		b.Append(arrow.Date32(d.I))
+		bb.Append(arrow.Date32(d.I))
 	case *array.Time64Builder:
-		b.Append(arrow.Time64(d.I))
+		bb.Append(arrow.Time64(d.I))
 	case *array.TimestampBuilder:
-		b.Append(arrow.Timestamp(d.I))
+		bb.Append(arrow.Timestamp(d.I))
 	case *array.BinaryBuilder:
-		b.Append(d.B)
+		bb.Append(d.B)
 	case *array.StringBuilder:
-		b.Append(d.S)
+		bb.Append(d.S)
 	default:
-		panic(fmt.Sprintf("expr: no builder for %T", bl.b))
+		panic(fmt.Sprintf("expr: no builder for %T", b))
 	}
 }
 
