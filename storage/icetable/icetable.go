@@ -10,6 +10,7 @@ import (
 	"iter"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -132,7 +133,7 @@ func (s *Store) Append(ctx context.Context, t *table.Table, rec arrow.RecordBatc
 		if err == nil {
 			return nt, nil
 		}
-		if !errors.Is(err, table.ErrCommitFailed) || attempt >= maxCommitAttempts {
+		if !lostRace(err) || attempt >= maxCommitAttempts {
 			return nil, fmt.Errorf("append %s: commit: %w", t.Identifier(), err)
 		}
 		time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
@@ -214,4 +215,12 @@ func (s *Store) Scan(ctx context.Context, t *table.Table, filter iceberg.Boolean
 		return nil, nil, st, fmt.Errorf("scan %s: %w", t.Identifier(), err)
 	}
 	return sc, it, st, nil
+}
+
+// lostRace reports a commit that failed because another writer moved the
+// table first: the catalog's compare-and-swap failed, or a requirement
+// checked against the catalog's fresher metadata did (iceberg-go's SQL
+// catalog returns those as plain errors and does not retry them).
+func lostRace(err error) bool {
+	return errors.Is(err, table.ErrCommitFailed) || strings.Contains(err.Error(), "Requirement failed")
 }
