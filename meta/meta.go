@@ -24,7 +24,7 @@ import (
 const CatalogName = "loam"
 
 // Store is the metastore: an Iceberg SQL catalog over SQLite or PostgreSQL.
-type Store struct {
+type DB struct {
 	db  *sql.DB
 	cat *sqlcat.Catalog
 }
@@ -32,7 +32,7 @@ type Store struct {
 // Open connects to the metastore at storeURL (sqlite://PATH or
 // postgres://…), creating the catalog tables on first use. Tables are placed
 // under warehouseURL.
-func Open(ctx context.Context, storeURL, warehouseURL string) (*Store, error) {
+func Open(ctx context.Context, storeURL, warehouseURL string) (*DB, error) {
 	var (
 		db      *sql.DB
 		dialect sqlcat.SupportedDialect
@@ -70,15 +70,15 @@ func Open(ctx context.Context, storeURL, warehouseURL string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("metastore %s: %w", redact(storeURL), err)
 	}
-	return &Store{db: db, cat: cat}, nil
+	return &DB{db: db, cat: cat}, nil
 }
 
 // Catalog is the Iceberg catalog view of the store, which table commits go
 // through (compare-and-swap of the metadata pointer).
-func (s *Store) Catalog() catalog.Catalog { return s.cat }
+func (s *DB) Catalog() catalog.Catalog { return s.cat }
 
 // Close closes the database connection.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *DB) Close() error { return s.db.Close() }
 
 func redact(u string) string {
 	p, err := url.Parse(u)

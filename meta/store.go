@@ -1,0 +1,107 @@
+package meta
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/apache/iceberg-go/catalog"
+)
+
+// Errors a Store returns, found with errors.Is.
+var (
+	ErrNotFound      = errors.New("meta: not found")
+	ErrExists        = errors.New("meta: already exists")
+	ErrConflict      = errors.New("meta: compare-and-swap lost") // the pointer moved
+	ErrLeaseHeld     = errors.New("meta: lease held by another server")
+	ErrStoreTooNew   = errors.New("meta: store schema is newer than this binary")
+	ErrNotEmpty      = errors.New("meta: namespace not empty")
+	ErrUnknownScheme = errors.New("meta: unknown metastore URL scheme")
+)
+
+// Store is everything Loam keeps about names and pointers. SQLite serves
+// one machine with nothing to install; PostgreSQL lets several servers
+// share one catalog. Both keep Iceberg tables in the SQL catalog layout
+// (iceberg_tables, iceberg_namespace_properties, catalog name "loam").
+type Store interface {
+	// Catalog is the Iceberg catalog over the same database; table commits
+	// go through it (compare-and-swap of metadata_location).
+	Catalog() catalog.Catalog
+	// Kind is "sqlite" or "postgres".
+	Kind() string
+	// SchemaVersion is the version of the store's own schema (the Loam
+	// tables beside the Iceberg ones), after migrations ran at Open.
+	SchemaVersion(ctx context.Context) (int, error)
+
+	CreateNamespace(ctx context.Context, ns string, props map[string]string) error
+	DropNamespace(ctx context.Context, ns string) error // ErrNotEmpty while it holds tables
+	ListNamespaces(ctx context.Context) ([]string, error)
+	NamespaceProperties(ctx context.Context, ns string) (map[string]string, error)
+	SetNamespaceProperties(ctx context.Context, ns string, set map[string]string, remove []string) error
+
+	// TablePointer is a table's metadata_location.
+	TablePointer(ctx context.Context, ns, name string) (string, error)
+	// SwapTablePointer sets the pointer to new if it is still old
+	// (UPDATE … WHERE metadata_location = old); ErrConflict otherwise.
+	SwapTablePointer(ctx context.Context, ns, name, old, new string) error
+	ListTables(ctx context.Context, ns string) ([]string, error)
+
+	// Loam's table settings, kept beside the Iceberg table.
+	PutTableSettings(ctx context.Context, ns, name string, s TableSettings) error
+	TableSettings(ctx context.Context, ns, name string) (TableSettings, error)
+	DeleteTableSettings(ctx context.Context, ns, name string) error
+
+	// Roles and grants (used by a later issue).
+	CreateRole(ctx context.Context, r Role) error
+	DropRole(ctx context.Context, name string) error
+	ListRoles(ctx context.Context) ([]Role, error)
+	Grant(ctx context.Context, g Grant) error
+	Revoke(ctx context.Context, g Grant) error
+	Grants(ctx context.Context, role string) ([]Grant, error)
+
+	// Leases: which server writes a table. AcquireLease takes or renews
+	// the lease for holder when it is free, expired or already holder's;
+	// otherwise it returns the current lease and ErrLeaseHeld.
+	AcquireLease(ctx context.Context, ns, name string, holder Holder, ttl time.Duration) (Lease, error)
+	ReleaseLease(ctx context.Context, ns, name, holderID string) error
+	Lease(ctx context.Context, ns, name string) (Lease, error) // ErrNotFound when none
+
+	Close() error
+}
+
+// TableSettings are the Loam clauses of a table, as declared.
+type TableSettings struct {
+	PartitionBy     []string      // e.g. ["day(ts)"]
+	SortedBy        []string      // e.g. ["tenant", "model", "ts DESC"]
+	Retention       string        // interval text, "" for none
+	RetentionColumn string        // the ON column
+	CommitInterval  time.Duration // 0: the server's --link-interval
+	Keys            []string      // primary key columns of keyed tables
+}
+
+// Role is a database role.
+type Role struct {
+	Name      string
+	Superuser bool
+	Login     bool
+}
+
+// Grant is one privilege on an object.
+type Grant struct {
+	Role      string
+	Privilege string // SELECT, INSERT, …
+	Object    string // "public.llm_calls", "SCHEMA public", …
+}
+
+// Holder identifies a server taking a lease: an ID unique to the process
+// and the address clients reach it at, for the error a refused write gets.
+type Holder struct {
+	ID      string
+	Address string
+}
+
+// Lease says which server writes a table, until when.
+type Lease struct {
+	Holder  Holder
+	Expires time.Time
+}
