@@ -20,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
+	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/storage/icetable"
 	"github.com/loamdb/loam/storage/wal"
 )
@@ -59,6 +60,9 @@ type tableState struct {
 
 	linkMu   sync.Mutex // one link commit per table at a time
 	lastLink time.Time
+
+	leaseUntil time.Time // this server may write the table until then
+	lastWrite  time.Time
 }
 
 // Manager is the write path of one server.
@@ -78,6 +82,10 @@ type Manager struct {
 	// trimming the log takes it for writing.
 	trimMu sync.RWMutex
 
+	leases   Leases // nil: this server alone writes every table
+	holder   meta.Holder
+	leaseTTL time.Duration
+
 	stop chan struct{}
 	done chan struct{}
 }
@@ -88,6 +96,11 @@ type Options struct {
 	LinkInterval time.Duration // default commit cadence
 	Logger       *slog.Logger
 	SegmentSize  int64
+	// Leases, when set, keeps one writing server per table through the
+	// metastore; Holder names this server in them.
+	Leases   Leases
+	Holder   meta.Holder
+	LeaseTTL time.Duration
 }
 
 type replayTxn struct {
@@ -105,7 +118,11 @@ func Open(ctx context.Context, store *icetable.Store, opts Options) (*Manager, e
 	if opts.LinkInterval <= 0 {
 		opts.LinkInterval = 10 * time.Second
 	}
-	m := &Manager{store: store, logger: opts.Logger, interval: opts.LinkInterval, tables: map[Key]*tableState{}}
+	if opts.LeaseTTL <= 0 {
+		opts.LeaseTTL = DefaultLeaseTTL
+	}
+	m := &Manager{store: store, logger: opts.Logger, interval: opts.LinkInterval, tables: map[Key]*tableState{},
+		leases: opts.Leases, holder: opts.Holder, leaseTTL: opts.LeaseTTL}
 	open := map[uint64]*replayTxn{}
 	type committed struct {
 		commit wal.Pos
@@ -261,6 +278,9 @@ func (m *Manager) View(ctx context.Context, ns, name string) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := m.refresh(ctx, st); err != nil {
+		return nil, err
+	}
 	m.trimMu.RLock()
 	st.mu.Lock()
 	v := &View{m: m, Table: st.tbl}
@@ -329,6 +349,19 @@ func (m *Manager) Begin(ctx context.Context, ns, name string) (*Txn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := m.ensureLease(ctx, st, false); err != nil {
+		return nil, err
+	}
+	if m.leases != nil {
+		// The table may have moved on under another writer before this
+		// server took the lease.
+		if err := m.reloadIfIdle(ctx, st); err != nil {
+			return nil, err
+		}
+	}
+	st.mu.Lock()
+	st.lastWrite = time.Now()
+	st.mu.Unlock()
 	return &Txn{m: m, st: st, id: m.nextTxn.Add(1)}, nil
 }
 
@@ -449,6 +482,7 @@ func (m *Manager) Run() {
 				case <-ctx.Done():
 				}
 			}()
+			m.renewLeases(ctx)
 			for _, st := range m.states() {
 				if time.Since(st.lastLink) < m.intervalOf(st) {
 					continue
@@ -502,6 +536,16 @@ func (m *Manager) linkTable(ctx context.Context, st *tableState, all bool) error
 	st.linkMu.Lock()
 	defer st.linkMu.Unlock()
 	st.lastLink = time.Now()
+	st.mu.Lock()
+	empty := len(st.tail) == 0
+	st.mu.Unlock()
+	if empty {
+		return nil
+	}
+	// Only the lease holder commits a table.
+	if err := m.ensureLease(ctx, st, false); err != nil {
+		return err
+	}
 	for {
 		more, err := m.linkOnce(ctx, st)
 		if err != nil || !more || !all {
@@ -627,5 +671,31 @@ func (m *Manager) Close() error {
 		<-m.done
 		m.stop = nil
 	}
+	m.releaseLeases()
 	return m.log.Close()
+}
+
+// reloadIfIdle refreshes the table from the catalog when this server has
+// nothing of it in flight, so a new writer starts from the latest snapshot.
+func (m *Manager) reloadIfIdle(ctx context.Context, st *tableState) error {
+	st.mu.Lock()
+	idle := len(st.tail) == 0 && len(st.pending) == 0
+	st.mu.Unlock()
+	if !idle {
+		return nil
+	}
+	tbl, err := m.store.Load(ctx, st.key.NS, st.key.Name)
+	if err != nil {
+		return err
+	}
+	pos, err := positionOf(tbl)
+	if err != nil {
+		return err
+	}
+	st.mu.Lock()
+	if len(st.tail) == 0 && len(st.pending) == 0 {
+		st.tbl, st.pos = tbl, pos
+	}
+	st.mu.Unlock()
+	return nil
 }

@@ -20,7 +20,7 @@ import (
 
 type env struct {
 	dir   string
-	meta  *meta.Store
+	meta  interface{ Close() error }
 	store *icetable.Store
 }
 
