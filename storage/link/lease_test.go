@@ -83,4 +83,3 @@ func TestOneWriterPerTable(t *testing.T) {
 	exactly(t, "after takeover", all, 0, 150)
 	exactly(t, "iceberg after takeover", ice, 0, 150)
 }
-
