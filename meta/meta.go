@@ -1,7 +1,10 @@
 // Package meta owns names and pointers: namespaces, tables and each table's
-// Iceberg metadata pointer, kept in a SQL database in the Iceberg SQL catalog
-// layout (iceberg_tables, iceberg_namespace_properties, catalog "loam") so
-// that PyIceberg, Spark or Trino find Loam's tables with no Loam code.
+// Iceberg metadata pointer, Loam's table settings, roles and grants, and
+// the leases that say which server writes a table. It keeps them in a SQL
+// database (SQLite or PostgreSQL) in the Iceberg SQL catalog layout
+// (iceberg_tables, iceberg_namespace_properties, catalog "loam"), so that
+// PyIceberg, Spark or Trino find Loam's tables with no Loam code, and keeps
+// Loam's own tables (loam_*) beside them.
 package meta
 
 import (
@@ -12,73 +15,80 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/apache/iceberg-go"
-	"github.com/apache/iceberg-go/catalog"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
-	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
-	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
 )
 
 // CatalogName is the catalog_name Loam writes in the SQL catalog tables.
 const CatalogName = "loam"
 
-// Store is the metastore: an Iceberg SQL catalog over SQLite or PostgreSQL.
-type DB struct {
-	db  *sql.DB
-	cat *sqlcat.Catalog
-}
-
-// Open connects to the metastore at storeURL (sqlite://PATH or
-// postgres://…), creating the catalog tables on first use. Tables are placed
-// under warehouseURL.
-func Open(ctx context.Context, storeURL, warehouseURL string) (*DB, error) {
-	var (
-		db      *sql.DB
-		dialect sqlcat.SupportedDialect
-		err     error
-	)
-	switch {
-	case strings.HasPrefix(storeURL, "sqlite://"):
-		path := strings.TrimPrefix(storeURL, "sqlite://")
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, fmt.Errorf("metastore %s: %w", storeURL, err)
-		}
-		// WAL lets readers run beside the writer; the busy timeout makes
-		// concurrent writers wait instead of failing with SQLITE_BUSY.
-		dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
-		db, err = sql.Open("sqlite", dsn)
-		dialect = sqlcat.SQLite
-	case strings.HasPrefix(storeURL, "postgres://"), strings.HasPrefix(storeURL, "postgresql://"):
-		db, err = sql.Open("pgx", storeURL)
-		dialect = sqlcat.Postgres
-	default:
-		return nil, fmt.Errorf("metastore %q: want sqlite://PATH or postgres://…", storeURL)
-	}
+// Open connects to the metastore at storeURL, sqlite://PATH or
+// postgres://… (postgresql://…), migrates its schema to this binary's
+// version (creating the tables on first use) and opens the Iceberg catalog
+// over it, placing new tables under warehouseURL. A store migrated by a
+// newer binary is refused with ErrStoreTooNew.
+func Open(ctx context.Context, storeURL, warehouseURL string) (Store, error) {
+	db, d, err := openDB(ctx, storeURL)
 	if err != nil {
-		return nil, fmt.Errorf("metastore %s: %w", redact(storeURL), err)
+		return nil, err
 	}
-	if err := db.PingContext(ctx); err != nil {
+	if err := migrate(ctx, db, d, len(migrations)); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("metastore %s: %w", redact(storeURL), err)
 	}
-	cat, err := sqlcat.NewCatalog(CatalogName, db, dialect, iceberg.Properties{
-		"warehouse":           strings.TrimSuffix(warehouseURL, "/"),
-		"init_catalog_tables": "true",
+	// The catalog tables exist now (migration 1); iceberg-go must not race
+	// other servers creating them. A legacy V0 catalog someone else made
+	// gets the iceberg_type column.
+	cat, err := sqlcat.NewCatalog(CatalogName, db, d.iceberg, iceberg.Properties{
+		"warehouse":             strings.TrimSuffix(warehouseURL, "/"),
+		"init_catalog_tables":   "false",
+		sqlcat.SchemaVersionKey: sqlcat.SchemaVersionV1,
 	})
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("metastore %s: %w", redact(storeURL), err)
 	}
-	return &DB{db: db, cat: cat}, nil
+	return &sqlStore{db: db, d: d, cat: cat}, nil
 }
 
-// Catalog is the Iceberg catalog view of the store, which table commits go
-// through (compare-and-swap of the metadata pointer).
-func (s *DB) Catalog() catalog.Catalog { return s.cat }
-
-// Close closes the database connection.
-func (s *DB) Close() error { return s.db.Close() }
+// openDB opens and pings the database at storeURL, with pool settings fit
+// for a server: a few dozen statements at once at most.
+func openDB(ctx context.Context, storeURL string) (*sql.DB, *dialect, error) {
+	var (
+		d   *dialect
+		dsn string
+	)
+	switch {
+	case strings.HasPrefix(storeURL, "sqlite://"):
+		path := strings.TrimPrefix(storeURL, "sqlite://")
+		if path == "" {
+			return nil, nil, fmt.Errorf("metastore %q: no file path", storeURL)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, nil, fmt.Errorf("metastore %s: %w", storeURL, err)
+		}
+		d, dsn = sqliteDialect, sqliteDSN(path)
+	case strings.HasPrefix(storeURL, "postgres://"), strings.HasPrefix(storeURL, "postgresql://"):
+		d, dsn = postgresDialect, storeURL
+	default:
+		return nil, nil, fmt.Errorf("%w: metastore %q: want sqlite://PATH or postgres://…", ErrUnknownScheme, redact(storeURL))
+	}
+	db, err := sql.Open(d.driver, dsn)
+	if err != nil {
+		return nil, nil, fmt.Errorf("metastore %s: %w", redact(storeURL), err)
+	}
+	db.SetMaxOpenConns(16)
+	db.SetMaxIdleConns(4)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	db.SetConnMaxLifetime(time.Hour)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("metastore %s: %w", redact(storeURL), err)
+	}
+	return db, d, nil
+}
 
 func redact(u string) string {
 	p, err := url.Parse(u)

@@ -36,7 +36,7 @@ type Config struct {
 type Engine struct {
 	cfg   Config
 	log   *slog.Logger
-	meta  *meta.DB
+	meta  meta.Store
 	store *icetable.Store
 	link  *link.Manager
 }

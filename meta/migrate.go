@@ -1,0 +1,162 @@
+package meta
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// A migration is one step of the store's own schema. Steps are applied in
+// order, each in its own transaction together with its row in
+// loam_schema_migrations, so a store is always at exactly one version.
+// Never edit a released step: append a new one. {time} is the dialect's
+// timestamp type (TIMESTAMPTZ on PostgreSQL, integer microseconds on
+// SQLite); every other type here means the same on both.
+type migration struct {
+	name  string
+	stmts []string
+}
+
+// migrations are the schema versions this binary knows: migrations[i] takes
+// the store from version i to i+1.
+var migrations = []migration{
+	{
+		// The Iceberg SQL catalog layout (the JDBC catalog's V1 schema, as
+		// iceberg-go and PyIceberg create it), so other engines find Loam's
+		// tables. IF NOT EXISTS adopts a catalog another engine created.
+		name: "iceberg sql catalog, table settings",
+		stmts: []string{
+			`CREATE TABLE IF NOT EXISTS iceberg_tables (
+				catalog_name VARCHAR NOT NULL,
+				table_namespace VARCHAR NOT NULL,
+				table_name VARCHAR NOT NULL,
+				iceberg_type VARCHAR,
+				metadata_location VARCHAR,
+				previous_metadata_location VARCHAR,
+				PRIMARY KEY (catalog_name, table_namespace, table_name))`,
+			`CREATE TABLE IF NOT EXISTS iceberg_namespace_properties (
+				catalog_name VARCHAR NOT NULL,
+				namespace VARCHAR NOT NULL,
+				property_key VARCHAR NOT NULL,
+				property_value VARCHAR,
+				PRIMARY KEY (catalog_name, namespace, property_key))`,
+			`CREATE TABLE loam_table_settings (
+				namespace VARCHAR NOT NULL,
+				name VARCHAR NOT NULL,
+				settings TEXT NOT NULL,
+				PRIMARY KEY (namespace, name))`,
+		},
+	},
+	{
+		name: "roles and grants",
+		stmts: []string{
+			`CREATE TABLE loam_roles (
+				name VARCHAR PRIMARY KEY,
+				superuser BOOLEAN NOT NULL,
+				login BOOLEAN NOT NULL)`,
+			`CREATE TABLE loam_grants (
+				role VARCHAR NOT NULL,
+				privilege VARCHAR NOT NULL,
+				object VARCHAR NOT NULL,
+				PRIMARY KEY (role, privilege, object))`,
+		},
+	},
+	{
+		name: "table write leases",
+		stmts: []string{
+			`CREATE TABLE loam_leases (
+				namespace VARCHAR NOT NULL,
+				name VARCHAR NOT NULL,
+				holder_id VARCHAR NOT NULL,
+				holder_address VARCHAR NOT NULL,
+				expires_at {time} NOT NULL,
+				PRIMARY KEY (namespace, name))`,
+		},
+	},
+}
+
+// LatestSchemaVersion is the store schema version this binary migrates to.
+func LatestSchemaVersion() int { return len(migrations) }
+
+// Migrate brings the store at storeURL up to schema version target
+// (1 ≤ target ≤ LatestSchemaVersion) without opening its catalog. Open
+// migrates to the latest version by itself; Migrate is for tests of
+// upgrades and for tools.
+func Migrate(ctx context.Context, storeURL string, target int) error {
+	if target < 1 || target > len(migrations) {
+		return fmt.Errorf("meta: migrate to version %d: this binary knows versions 1 to %d", target, len(migrations))
+	}
+	db, d, err := openDB(ctx, storeURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return migrate(ctx, db, d, target)
+}
+
+const createMigrationsTable = `CREATE TABLE IF NOT EXISTS loam_schema_migrations (
+	version INTEGER PRIMARY KEY,
+	name VARCHAR NOT NULL,
+	applied_at {time} NOT NULL)`
+
+// migrate applies the steps the store lacks, up to version target, one
+// transaction a step. Each transaction first takes the dialect's migration
+// lock (SQLite: the immediate transaction's write lock), then reads the
+// version, so two servers opening one store at once never both apply a
+// step: the second sees the first's row and moves on. A store whose
+// version is beyond what this binary knows is refused with ErrStoreTooNew
+// before anything is written.
+func migrate(ctx context.Context, db *sql.DB, d *dialect, target int) error {
+	for {
+		done, err := migrateStep(ctx, db, d, target)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+func migrateStep(ctx context.Context, db *sql.DB, d *dialect, target int) (done bool, err error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("meta: migrate: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	if d.lockMigrations != nil {
+		if err := d.lockMigrations(ctx, tx); err != nil {
+			return false, fmt.Errorf("meta: migrate: lock: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, d.ddl(createMigrationsTable)); err != nil {
+		return false, fmt.Errorf("meta: migrate: create loam_schema_migrations: %w", err)
+	}
+	var v int
+	if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(version), 0) FROM loam_schema_migrations").Scan(&v); err != nil {
+		return false, fmt.Errorf("meta: migrate: read version: %w", err)
+	}
+	if v > len(migrations) {
+		return false, fmt.Errorf("%w: metastore schema version %d is newer than this loam binary (knows %d); upgrade loam",
+			ErrStoreTooNew, v, len(migrations))
+	}
+	if v >= target {
+		return true, tx.Commit()
+	}
+	m := migrations[v]
+	for _, s := range m.stmts {
+		if _, err := tx.ExecContext(ctx, d.ddl(s)); err != nil {
+			return false, fmt.Errorf("meta: migrate to version %d (%s): %w", v+1, m.name, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, d.rebind("INSERT INTO loam_schema_migrations (version, name, applied_at) VALUES (?, ?, ?)"),
+		v+1, m.name, d.timeArg(time.Now())); err != nil {
+		return false, fmt.Errorf("meta: migrate to version %d (%s): record: %w", v+1, m.name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("meta: migrate to version %d (%s): commit: %w", v+1, m.name, err)
+	}
+	return v+1 >= target, nil
+}
