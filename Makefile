@@ -7,7 +7,7 @@ BIN := bin/loam
 MODULE    = $(shell $(GO) list -m)
 UNIT_PKGS = $(shell $(GO) list ./... | grep -Ev '^$(MODULE)/(wire|regress)(/|$$)')
 
-.PHONY: build run test bench fmt vet clean psql fmt-check unit race regress
+.PHONY: build run test bench fmt vet clean psql postgres fmt-check unit race regress
 
 build:
 	$(GO) build -o $(BIN) ./cmd/loam
@@ -17,7 +17,7 @@ build:
 run: build
 	./$(BIN) serve
 
-test: psql fmt-check vet unit race regress
+test: psql postgres fmt-check vet unit race regress
 
 # The regress suite drives the server with psql: install Debian's client if
 # it is missing (CI runs as root on a fresh Debian 12 machine).
@@ -27,6 +27,20 @@ psql:
 	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql-client; }
+
+# meta's tests run the PostgreSQL half of the metastore suite on a
+# throwaway cluster (meta/pgtest: initdb into a temp dir, as the
+# unprivileged user loamtest when run as root). Install Debian's server if
+# its binaries are missing, and stop the default cluster the package starts
+# on 5432: the tests start their own.
+PG_BINDIR ?= /usr/lib/postgresql/15/bin
+postgres:
+	@[ -x $(PG_BINDIR)/initdb ] || { \
+	  echo "PostgreSQL 15 server not found: installing Debian's postgresql-15"; \
+	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql-15 && \
+	  { $$sudo pg_ctlcluster 15 main stop 2>/dev/null || $$sudo service postgresql stop 2>/dev/null || true; }; }
 
 fmt-check:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then \
