@@ -1,11 +1,13 @@
 package meta
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
-	_ "modernc.org/sqlite" // database/sql driver "sqlite"
+	"modernc.org/sqlite" // database/sql driver "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // sqliteDialect keeps timestamps as integer microseconds since the Unix
@@ -36,5 +38,11 @@ var sqliteDialect = &dialect{
 // take the write lock at BEGIN so two writers never deadlock on upgrading
 // a read lock.
 func sqliteDSN(path string) string {
-	return "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+}
+
+// isSQLiteBusy says err is SQLITE_BUSY (or one of its extended codes).
+func isSQLiteBusy(err error) bool {
+	var e *sqlite.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_BUSY
 }

@@ -83,11 +83,29 @@ func openDB(ctx context.Context, storeURL string) (*sql.DB, *dialect, error) {
 	db.SetMaxIdleConns(4)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	db.SetConnMaxLifetime(time.Hour)
-	if err := db.PingContext(ctx); err != nil {
+	if err := ping(ctx, db, d); err != nil {
 		db.Close()
 		return nil, nil, fmt.Errorf("metastore %s: %w", redact(storeURL), err)
 	}
 	return db, d, nil
+}
+
+// ping checks the first connection. A new SQLite file's switch to WAL
+// takes an exclusive lock that does not wait out busy_timeout, so servers
+// (or tests) opening one new file at once retry for a while.
+func ping(ctx context.Context, db *sql.DB, d *dialect) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		err := db.PingContext(ctx)
+		if err == nil || d != sqliteDialect || !isSQLiteBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
 }
 
 func redact(u string) string {

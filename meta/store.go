@@ -22,7 +22,13 @@ var (
 // Store is everything Loam keeps about names and pointers. SQLite serves
 // one machine with nothing to install; PostgreSQL lets several servers
 // share one catalog. Both keep Iceberg tables in the SQL catalog layout
-// (iceberg_tables, iceberg_namespace_properties, catalog name "loam").
+// (iceberg_tables, iceberg_namespace_properties, catalog name "loam") and
+// Loam's own tables (loam_*) beside them; Open returns one.
+//
+// Namespaces are one level deep (a Postgres schema is one namespace) and
+// are the rows iceberg-go's catalog reads and writes, so the Store and
+// Catalog() always agree. A Store is safe for concurrent use, by many
+// goroutines and by many servers sharing one database.
 type Store interface {
 	// Catalog is the Iceberg catalog over the same database; table commits
 	// go through it (compare-and-swap of metadata_location).
@@ -33,25 +39,44 @@ type Store interface {
 	// tables beside the Iceberg ones), after migrations ran at Open.
 	SchemaVersion(ctx context.Context) (int, error)
 
+	// CreateNamespace: ErrExists when it exists.
 	CreateNamespace(ctx context.Context, ns string, props map[string]string) error
-	DropNamespace(ctx context.Context, ns string) error // ErrNotEmpty while it holds tables
+	// DropNamespace: ErrNotEmpty while it holds tables, ErrNotFound when
+	// there is none.
+	DropNamespace(ctx context.Context, ns string) error
+	// ListNamespaces is sorted.
 	ListNamespaces(ctx context.Context) ([]string, error)
+	// NamespaceProperties: ErrNotFound when there is no such namespace.
 	NamespaceProperties(ctx context.Context, ns string) (map[string]string, error)
+	// SetNamespaceProperties sets and removes properties (removing one not
+	// set is no error); ErrNotFound when there is no such namespace.
 	SetNamespaceProperties(ctx context.Context, ns string, set map[string]string, remove []string) error
 
-	// TablePointer is a table's metadata_location.
+	// TablePointer is a table's metadata_location; ErrNotFound when there
+	// is no such table.
 	TablePointer(ctx context.Context, ns, name string) (string, error)
 	// SwapTablePointer sets the pointer to new if it is still old
-	// (UPDATE … WHERE metadata_location = old); ErrConflict otherwise.
+	// (UPDATE … WHERE metadata_location = old), keeping old as
+	// previous_metadata_location; ErrConflict when it moved, ErrNotFound
+	// when the table is gone. Of many concurrent swaps from one old
+	// pointer exactly one wins.
 	SwapTablePointer(ctx context.Context, ns, name, old, new string) error
+	// ListTables is sorted; ErrNotFound when there is no such namespace.
 	ListTables(ctx context.Context, ns string) ([]string, error)
 
-	// Loam's table settings, kept beside the Iceberg table.
+	// Loam's table settings, kept beside the Iceberg table. Put stores or
+	// replaces them (the table need not exist yet); TableSettings returns
+	// ErrNotFound when none were put; Delete of none is no error.
 	PutTableSettings(ctx context.Context, ns, name string, s TableSettings) error
 	TableSettings(ctx context.Context, ns, name string) (TableSettings, error)
 	DeleteTableSettings(ctx context.Context, ns, name string) error
 
-	// Roles and grants (used by a later issue).
+	// Roles and grants (used by a later issue). CreateRole: ErrExists when
+	// taken. DropRole drops the role's grants too; ErrNotFound when there
+	// is none. Grant: ErrNotFound for a missing role, granting twice is no
+	// error; Revoke of what was never granted is no error. ListRoles is
+	// sorted by name; Grants by object then privilege, ErrNotFound for a
+	// missing role.
 	CreateRole(ctx context.Context, r Role) error
 	DropRole(ctx context.Context, name string) error
 	ListRoles(ctx context.Context) ([]Role, error)
@@ -60,11 +85,19 @@ type Store interface {
 	Grants(ctx context.Context, role string) ([]Grant, error)
 
 	// Leases: which server writes a table. AcquireLease takes or renews
-	// the lease for holder when it is free, expired or already holder's;
-	// otherwise it returns the current lease and ErrLeaseHeld.
+	// the lease for holder, until now+ttl, when it is free, expired or
+	// already holder's; otherwise it returns the current lease and
+	// ErrLeaseHeld (the error names the holder's ID and address). Of many
+	// concurrent acquirers of a free lease exactly one wins. Expiry is
+	// judged by the calling server's clock, not the database's: servers
+	// sharing a store must keep their clocks in sync to well within the
+	// ttl.
 	AcquireLease(ctx context.Context, ns, name string, holder Holder, ttl time.Duration) (Lease, error)
+	// ReleaseLease frees holderID's lease at once; when holderID does not
+	// hold it (any more) nothing changes and it is no error.
 	ReleaseLease(ctx context.Context, ns, name, holderID string) error
-	Lease(ctx context.Context, ns, name string) (Lease, error) // ErrNotFound when none
+	// Lease is the lease as stored, expired or not; ErrNotFound when none.
+	Lease(ctx context.Context, ns, name string) (Lease, error)
 
 	Close() error
 }

@@ -47,6 +47,7 @@ func Run(t *testing.T, fresh Fresh) {
 	t.Run("ConcurrentOpen", s.testConcurrentOpen)
 	t.Run("MigrateFromPrevious", s.testMigrateFromPrevious)
 	t.Run("StoreNewerThanBinary", s.testStoreTooNew)
+	t.Run("AdoptsIcebergCatalog", s.testAdopt)
 }
 
 type suite struct{ fresh Fresh }
@@ -791,5 +792,45 @@ func (s *suite) testStoreTooNew(t *testing.T) {
 	must(t, "count", db.QueryRow("SELECT COUNT(*) FROM loam_schema_migrations").Scan(&n))
 	if n != newer {
 		t.Errorf("%d migration rows after refusals, want %d", n, newer)
+	}
+}
+
+// testAdopt opens a database where iceberg-go's catalog (or a Loam from
+// before the store had migrations) already created the catalog tables: the
+// store adopts them and keeps what they hold.
+func (s *suite) testAdopt(t *testing.T) {
+	ctx := context.Background()
+	storeURL, wh := s.fresh(t)
+	db, d := rawDB(t, storeURL)
+	cat, err := sqlcat.NewCatalog(meta.CatalogName, db, d, iceberg.Properties{"warehouse": wh, "init_catalog_tables": "true"})
+	must(t, "iceberg-go's sql catalog", err)
+	must(t, "iceberg CreateNamespace", cat.CreateNamespace(ctx, table.Identifier{"legacy"}, nil))
+	tbl, err := cat.CreateTable(ctx, table.Identifier{"legacy", "t"}, testSchema)
+	must(t, "iceberg CreateTable", err)
+
+	st := openAt(t, storeURL, wh)
+	v, err := st.SchemaVersion(ctx)
+	must(t, "SchemaVersion", err)
+	if v != meta.LatestSchemaVersion() {
+		t.Errorf("SchemaVersion = %d, want %d", v, meta.LatestSchemaVersion())
+	}
+	ns, err := st.ListNamespaces(ctx)
+	must(t, "ListNamespaces", err)
+	if !slices.Equal(ns, []string{"legacy"}) {
+		t.Errorf("ListNamespaces = %q, want [legacy]", ns)
+	}
+	p, err := st.TablePointer(ctx, "legacy", "t")
+	must(t, "TablePointer", err)
+	if p != tbl.MetadataLocation() {
+		t.Errorf("TablePointer = %q, want %q", p, tbl.MetadataLocation())
+	}
+	// The namespace had no marker of Loam's making: removing properties
+	// must still leave it in place.
+	must(t, "SetNamespaceProperties", st.SetNamespaceProperties(ctx, "legacy", map[string]string{"a": "1"}, nil))
+	must(t, "remove", st.SetNamespaceProperties(ctx, "legacy", nil, []string{"a"}))
+	ns, err = st.ListNamespaces(ctx)
+	must(t, "ListNamespaces", err)
+	if !slices.Equal(ns, []string{"legacy"}) {
+		t.Errorf("ListNamespaces after removing properties = %q", ns)
 	}
 }
