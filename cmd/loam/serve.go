@@ -52,7 +52,7 @@ func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- 
 	}
 	eng, err := engine.Open(ctx, engine.Config{MetastoreURL: cfg.Metastore, WarehouseURL: cfg.Warehouse,
 		DataDir: cfg.DataDir, LinkInterval: cfg.LinkInterval, Logger: log,
-		BinaryDecoder: wire.DecodeBinary})
+		BinaryDecoder: wire.DecodeBinary, Address: cfg.Listen})
 	if err != nil {
 		return fmt.Errorf("opening engine: %w", err)
 	}

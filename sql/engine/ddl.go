@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/exec/ice"
 	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
@@ -104,6 +106,9 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 		}
 	}
 	_, err := s.eng.store.Create(ctx, ns, rv.Relname, sc, spec, order, props)
+	if err == nil {
+		err = s.eng.meta.PutTableSettings(ctx, ns, rv.Relname, tableSettings(ps.Table, props))
+	}
 	if errors.Is(err, icetable.ErrTableExists) {
 		if cs.IfNotExists {
 			s.notice("relation %q already exists, skipping", rv.Relname)
@@ -283,6 +288,9 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 			if err := s.eng.store.Drop(ctx, ti.Namespace, ti.Name); err != nil && !errors.Is(err, icetable.ErrNoSuchTable) {
 				return nil, fmt.Errorf("drop table %s.%s: %w", ti.Namespace, ti.Name, err)
 			}
+			if err := s.eng.meta.DeleteTableSettings(ctx, ti.Namespace, ti.Name); err != nil {
+				return nil, fmt.Errorf("drop table %s.%s: settings: %w", ti.Namespace, ti.Name, err)
+			}
 		}
 		return &Cursor{tag: "DROP TABLE", sess: s}, nil
 	case pg.ObjectType_OBJECT_SCHEMA:
@@ -328,6 +336,9 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 					if err := s.eng.store.Drop(ctx, ns, t); err != nil {
 						return nil, fmt.Errorf("drop table %s.%s: %w", ns, t, err)
 					}
+					if err := s.eng.meta.DeleteTableSettings(ctx, ns, t); err != nil {
+						return nil, fmt.Errorf("drop table %s.%s: settings: %w", ns, t, err)
+					}
 				}
 			}
 			if err := s.eng.store.DropNamespace(ctx, ns); err != nil {
@@ -337,4 +348,42 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 		return &Cursor{tag: "DROP SCHEMA", sess: s}, nil
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported", ds.RemoveType.String()[len("OBJECT_"):])
+}
+
+// tableSettings records a table's Loam clauses as declared, for the
+// metastore.
+func tableSettings(tc *parse.TableClauses, props iceberg.Properties) meta.TableSettings {
+	var ts meta.TableSettings
+	if tc != nil {
+		for _, pf := range tc.Partition {
+			switch pf.Transform {
+			case "identity":
+				ts.PartitionBy = append(ts.PartitionBy, pf.Column)
+			case "bucket", "truncate":
+				ts.PartitionBy = append(ts.PartitionBy, fmt.Sprintf("%s(%d, %s)", pf.Transform, pf.Param, pf.Column))
+			default:
+				ts.PartitionBy = append(ts.PartitionBy, pf.Transform+"("+pf.Column+")")
+			}
+		}
+		for _, sf := range tc.Sort {
+			item := sf.Column
+			if sf.Desc {
+				item += " DESC"
+			}
+			if sf.NullsFirst != sf.Desc {
+				if sf.NullsFirst {
+					item += " NULLS FIRST"
+				} else {
+					item += " NULLS LAST"
+				}
+			}
+			ts.SortedBy = append(ts.SortedBy, item)
+		}
+	}
+	ts.Retention = props[PropRetention]
+	ts.RetentionColumn = props[PropRetentionColumn]
+	if ms, err := strconv.ParseInt(props[link.CommitIntervalProperty], 10, 64); err == nil {
+		ts.CommitInterval = time.Duration(ms) * time.Millisecond
+	}
+	return ts
 }

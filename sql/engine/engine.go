@@ -2,9 +2,12 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -30,6 +33,9 @@ type Config struct {
 	// BinaryDecoder reads binary COPY fields; the wire layer, which owns
 	// PostgreSQL's binary formats, provides it.
 	BinaryDecoder copyfmt.BinaryDecoder
+	// Address is where clients reach this server; a refused write to a
+	// table another server writes names that server's Address.
+	Address string
 }
 
 // Engine is the shared state of a server: catalog and storage.
@@ -73,7 +79,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		m.Close()
 		return nil, errors.New("engine: no data directory for the write log")
 	}
-	e.link, err = link.Open(ctx, e.store, link.Options{Dir: filepath.Join(cfg.DataDir, "wal"), LinkInterval: cfg.LinkInterval, Logger: cfg.Logger})
+	e.link, err = link.Open(ctx, e.store, link.Options{Dir: filepath.Join(cfg.DataDir, "wal"), LinkInterval: cfg.LinkInterval, Logger: cfg.Logger,
+		Leases: m, Holder: meta.Holder{ID: newServerID(), Address: cfg.Address}})
 	if err != nil {
 		m.Close()
 		return nil, fmt.Errorf("open write log: %w", err)
@@ -188,4 +195,12 @@ func (s *Session) createSchema(ctx context.Context) (string, error) {
 		}
 	}
 	return "", pgerr.New(pgerr.UndefinedSchema, "no schema has been selected to create in")
+}
+
+// newServerID names this server process in the metastore's leases.
+func newServerID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	host, _ := os.Hostname()
+	return host + "-" + hex.EncodeToString(b[:])
 }

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -16,6 +17,7 @@ import (
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/meta"
 	_ "modernc.org/sqlite"
 )
 
@@ -284,4 +286,32 @@ func asInt(v any) (int64, bool) {
 		return int64(x), true
 	}
 	return 0, false
+}
+
+// TestTableSettingsInMetastore checks that CREATE TABLE records its Loam
+// clauses in the metastore, and DROP TABLE removes them.
+func TestTableSettingsInMetastore(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e := openEngineAt(t, dir)
+	s := newSession(t, e)
+	mustRun(t, s, createLLMCalls)
+	ms, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ms.Close()
+	got, err := ms.TableSettings(ctx, "public", "llm_calls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := meta.TableSettings{PartitionBy: []string{"day(ts)"}, SortedBy: []string{"tenant", "model", "ts"},
+		Retention: "180 days", RetentionColumn: "ts"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("settings %+v, want %+v", got, want)
+	}
+	mustRun(t, s, "DROP TABLE llm_calls")
+	if _, err := ms.TableSettings(ctx, "public", "llm_calls"); !errors.Is(err, meta.ErrNotFound) {
+		t.Fatalf("settings after DROP TABLE: %v, want ErrNotFound", err)
+	}
 }
