@@ -10,6 +10,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/loamdb/loam/meta/pgtest"
 	"io/fs"
 	"net"
 	"os"
@@ -36,7 +37,9 @@ import (
 var loamBin string
 
 func TestMain(m *testing.M) {
-	os.Exit(runMain(m))
+	code := runMain(m)
+	pgtest.Stop()
+	os.Exit(code)
 }
 
 func runMain(m *testing.M) int {
@@ -94,11 +97,11 @@ func freePort(t *testing.T) string {
 
 // startServer starts `loam serve` on dataDir and waits until its wire port
 // accepts connections. The server is killed when the test ends.
-func startServer(t *testing.T, dataDir, logDir string, linkInterval time.Duration) *server {
+func startServer(t *testing.T, dataDir, logDir string, linkInterval time.Duration, extra ...string) *server {
 	t.Helper()
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		s, err := tryStart(t, dataDir, logDir, linkInterval)
+		s, err := tryStart(t, dataDir, logDir, linkInterval, extra...)
 		if err == nil {
 			return s
 		}
@@ -113,7 +116,7 @@ var logSeq struct {
 	n int
 }
 
-func tryStart(t *testing.T, dataDir, logDir string, linkInterval time.Duration) (*server, error) {
+func tryStart(t *testing.T, dataDir, logDir string, linkInterval time.Duration, extra ...string) (*server, error) {
 	logSeq.Lock()
 	logSeq.n++
 	n := logSeq.n
@@ -125,8 +128,9 @@ func tryStart(t *testing.T, dataDir, logDir string, linkInterval time.Duration) 
 	if err != nil {
 		return nil, err
 	}
-	s.cmd = exec.Command(loamBin, "serve", "--data-dir", dataDir, "--listen", s.addr, "--http", httpAddr,
-		"--link-interval", linkInterval.String())
+	args := append([]string{"serve", "--data-dir", dataDir, "--listen", s.addr, "--http", httpAddr,
+		"--link-interval", linkInterval.String()}, extra...)
+	s.cmd = exec.Command(loamBin, args...)
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
 	if err := s.cmd.Start(); err != nil {
 		logf.Close()
