@@ -53,7 +53,7 @@ unit:
 	$(GO) test $(UNIT_PKGS)
 
 race:
-	$(GO) test -race ./wire/... ./storage/...
+	$(GO) test -race ./wire/... ./storage/... ./meta/...
 
 # One fresh server per regress/sql/*.sql; see regress/regress_test.go.
 regress: build
