@@ -79,8 +79,16 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		m.Close()
 		return nil, errors.New("engine: no data directory for the write log")
 	}
+	// The lease holder is the data directory, not the process: a server
+	// restarted after a crash takes its tables' leases straight back and
+	// commits the write log it replays.
+	id, err := serverID(cfg.DataDir)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
 	e.link, err = link.Open(ctx, e.store, link.Options{Dir: filepath.Join(cfg.DataDir, "wal"), LinkInterval: cfg.LinkInterval, Logger: cfg.Logger,
-		Leases: m, Holder: meta.Holder{ID: newServerID(), Address: cfg.Address}})
+		Leases: m, Holder: meta.Holder{ID: id, Address: cfg.Address}})
 	if err != nil {
 		m.Close()
 		return nil, fmt.Errorf("open write log: %w", err)
@@ -197,10 +205,26 @@ func (s *Session) createSchema(ctx context.Context) (string, error) {
 	return "", pgerr.New(pgerr.UndefinedSchema, "no schema has been selected to create in")
 }
 
-// newServerID names this server process in the metastore's leases.
-func newServerID() string {
+// serverID reads the data directory's server ID, creating it on first
+// start.
+func serverID(dir string) (string, error) {
+	path := filepath.Join(dir, "server-id")
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		return strings.TrimSpace(string(b)), nil
+	}
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	host, _ := os.Hostname()
-	return host + "-" + hex.EncodeToString(b[:])
+	id := host + "-" + hex.EncodeToString(b[:])
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("server id: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(id+"\n"), 0o644); err != nil {
+		return "", fmt.Errorf("server id: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return "", fmt.Errorf("server id: %w", err)
+	}
+	return id, nil
 }
