@@ -1,6 +1,7 @@
 package types
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -40,7 +41,7 @@ func ParseInterval(s string) (IntervalValue, error) {
 	}
 	for i := 0; i < len(f); i++ {
 		if strings.Contains(f[i], ":") {
-			us, ok := parseClock(f[i])
+			us, ok := parseIntervalClock(f[i])
 			if !ok {
 				return bad()
 			}
@@ -69,9 +70,15 @@ func ParseInterval(s string) (IntervalValue, error) {
 		if !ok {
 			return bad()
 		}
-		iv.Months += int32(v * float64(u.Months))
-		iv.Days += int32(v * float64(u.Days))
-		iv.Micros += int64(v * float64(u.Micros))
+		// Fractions cascade down as PostgreSQL does: a fraction of a month
+		// becomes days (30 a month), a fraction of a day becomes time.
+		months := v * float64(u.Months)
+		wholeMonths := math.Trunc(months)
+		days := v*float64(u.Days) + (months-wholeMonths)*30
+		wholeDays := math.Trunc(days)
+		iv.Months += int32(wholeMonths)
+		iv.Days += int32(wholeDays)
+		iv.Micros += int64(math.Round(v*float64(u.Micros) + (days-wholeDays)*86400e6))
 	}
 	return iv, nil
 }
@@ -104,4 +111,27 @@ func (iv IntervalValue) String() string {
 		parts = append(parts, sign+string(AppendTime(nil, us)))
 	}
 	return strings.Join(parts, " ")
+}
+
+// parseIntervalClock reads [-]H+:MM[:SS[.f]], where hours may exceed 24.
+func parseIntervalClock(s string) (int64, bool) {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
+	h, rest, ok := strings.Cut(s, ":")
+	if !ok {
+		return 0, false
+	}
+	hours, err := strconv.ParseInt(h, 10, 64)
+	if err != nil || hours < 0 {
+		return 0, false
+	}
+	us, ok := parseClock("00:" + rest)
+	if !ok {
+		return 0, false
+	}
+	us += hours * 3600e6
+	if neg {
+		us = -us
+	}
+	return us, true
 }

@@ -402,8 +402,7 @@ func TestParseIntervalFraction(t *testing.T) {
 		t.Fatal(err)
 	}
 	if want := (IntervalValue{Days: 1, Micros: 12 * 3600e6}); iv != want {
-		t.Skipf("KNOWN BUG: ParseInterval(\"1.5 days\") = %+v (%s), PostgreSQL gives 1 day 12:00:00; "+
-			"the fraction is dropped, so WITH (retention = '1.5 days' ON ts) stores \"1 day\"", iv, iv.String())
+		t.Fatalf("ParseInterval(\"1.5 days\") = %+v (%s), PostgreSQL gives 1 day 12:00:00", iv, iv.String())
 	}
 }
 
@@ -416,7 +415,6 @@ func TestParseIntervalLongClock(t *testing.T) {
 	}
 	back, err := ParseInterval(iv.String())
 	if err != nil || back != iv {
-		t.Skipf("KNOWN BUG: ParseInterval(%q) = %+v, %v; clock forms of 24 hours or more are rejected, "+
-			"so String's output for WITH (retention = '36 hours' ON ts), stored as loam.retention = \"36:00:00\", does not parse back", iv.String(), back, err)
+		t.Fatalf("ParseInterval(%q) = %+v, %v; want it back as %+v", iv.String(), back, err, iv)
 	}
 }
