@@ -979,3 +979,15 @@ func TestErrorPositionAfterMultibyte(t *testing.T) {
 			"so CharPos counts bytes of earlier statements and the text is shifted by the leading whitespace", pe.Position, want)
 	}
 }
+
+// CASE evaluates a THEN only for the rows that reach it.
+func TestCaseIsLazy(t *testing.T) {
+	_, s := openSession(t)
+	mustRun(t, s, "CREATE TABLE z (x INT)")
+	mustRun(t, s, "INSERT INTO z VALUES (0), (2), (NULL), (4)")
+	got := mustRun(t, s, "SELECT CASE WHEN x = 0 THEN -1 WHEN x IS NULL THEN -2 ELSE 8 / x END FROM z ORDER BY x NULLS FIRST").rows
+	want := [][]string{{"-2"}, {"-1"}, {"4"}, {"2"}}
+	if show(got) != show(want) {
+		t.Fatalf("got\n%s\nwant\n%s", show(got), show(want))
+	}
+}
