@@ -991,3 +991,40 @@ func TestCaseIsLazy(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", show(got), show(want))
 	}
 }
+
+// Subqueries: scalar, EXISTS and IN, uncorrelated and correlated, with
+// results worked out by hand from the four rows.
+func TestSubqueries(t *testing.T) {
+	_, s := openSession(t)
+	mustRun(t, s, "CREATE TABLE t1(a INTEGER, b INTEGER, c INTEGER)")
+	mustRun(t, s, "INSERT INTO t1 VALUES (104,100,102),(105,108,106),(113,112,114),(118,117,119)")
+	cases := []struct {
+		sql  string
+		want [][]string
+	}{
+		// avg(c) = 110.25
+		{"SELECT CASE WHEN c > (SELECT avg(c) FROM t1) THEN a*2 ELSE b*10 END FROM t1 ORDER BY 1",
+			[][]string{{"226"}, {"236"}, {"1000"}, {"1080"}}},
+		{"SELECT a, (SELECT count(*) FROM t1 AS x WHERE x.b < t1.b) FROM t1 ORDER BY 1",
+			[][]string{{"104", "0"}, {"105", "1"}, {"113", "2"}, {"118", "3"}}},
+		{"SELECT a FROM t1 WHERE EXISTS (SELECT 1 FROM t1 AS x WHERE x.b < t1.b) ORDER BY 1",
+			[][]string{{"105"}, {"113"}, {"118"}}},
+		{"SELECT a FROM t1 WHERE a NOT IN (SELECT c + 2 FROM t1) ORDER BY 1",
+			[][]string{{"105"}, {"113"}, {"118"}}},
+		// Nested: the innermost refers to the outermost row.
+		{"SELECT a FROM t1 WHERE (SELECT count(*) FROM t1 AS x WHERE x.a < (SELECT max(y.a) FROM t1 AS y WHERE y.a <= t1.a)) >= 2 ORDER BY 1",
+			[][]string{{"113"}, {"118"}}},
+	}
+	for _, c := range cases {
+		got := mustRun(t, s, c.sql).rows
+		if show(got) != show(c.want) {
+			t.Errorf("%s\ngot\n%s\nwant\n%s", c.sql, show(got), show(c.want))
+		}
+	}
+	if _, err := runSQL(context.Background(), s, "SELECT (SELECT a FROM t1)"); sqlstate(err) != pgerr.CardinalityViolation {
+		t.Fatalf("scalar subquery of 4 rows: %v, want 21000", err)
+	}
+	if r := mustRun(t, s, "SELECT (SELECT count(*) FROM t1)"); r.cols[0].Name != "count" {
+		t.Fatalf("scalar subquery column named %q, want count", r.cols[0].Name)
+	}
+}

@@ -263,10 +263,18 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			return nil, pgerr.New(pgerr.SyntaxError, "* is not allowed here").WithPosition(pos(b.p.query, cr.Location))
 		}
 		if b.sc == nil {
+			if e, ok := b.p.outerColumn(tbl, name); ok {
+				return e, nil
+			}
 			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", name).WithPosition(pos(b.p.query, cr.Location))
 		}
 		i, err := b.sc.resolve(tbl, name)
 		if err != nil {
+			if code := pgerr.Code(err); code == pgerr.UndefinedColumn || code == pgerr.UndefinedTable {
+				if e, ok := b.p.outerColumn(tbl, name); ok {
+					return e, nil
+				}
+			}
 			return nil, b.errAt(pgerr.From(err), cr.Location)
 		}
 		return &expr.Col{Idx: i, T: b.sc.cols[i].t, Name: name}, nil
@@ -381,7 +389,7 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		}
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this SQL value function is not supported yet").WithPosition(pos(b.p.query, sv.Location))
 	case n.GetSubLink() != nil:
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries are not supported yet").WithPosition(pos(b.p.query, n.GetSubLink().Location))
+		return b.bindSubquery(n.GetSubLink())
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "expression %T is not supported yet", n.Node)
 }

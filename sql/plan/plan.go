@@ -47,6 +47,10 @@ type Planner struct {
 	// executing, their values.
 	ParamTypes []types.T
 	params     []types.Datum
+	// outer is the row of the enclosing query a subquery may refer to.
+	outer *outerRow
+	// correlated is set when binding read a column of outer.
+	correlated bool
 }
 
 // New starts a planner. paramTypes may be extended as $n are found;

@@ -470,6 +470,21 @@ func columnName(n *pg.Node) string {
 		return "case"
 	case n.GetSqlvalueFunction() != nil:
 		return "current_timestamp"
+	case n.GetSubLink() != nil:
+		sl := n.GetSubLink()
+		switch sl.SubLinkType {
+		case pg.SubLinkType_EXISTS_SUBLINK:
+			return "exists"
+		case pg.SubLinkType_EXPR_SUBLINK:
+			// A scalar subquery is named after its one target.
+			if sel := sl.Subselect.GetSelectStmt(); sel != nil && len(sel.TargetList) == 1 {
+				rt := sel.TargetList[0].GetResTarget()
+				if rt.Name != "" {
+					return rt.Name
+				}
+				return columnName(rt.Val)
+			}
+		}
 	}
 	return "?column?"
 }

@@ -1,0 +1,297 @@
+package plan
+
+import (
+	"context"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	pg "github.com/pganalyze/pg_query_go/v5"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
+)
+
+// outerRow is the enclosing query's scope and, while a correlated
+// subquery runs, the values of its current row (nil: NULLs, for typing).
+type outerRow struct {
+	sc     *scope
+	vals   []types.Datum
+	parent *outerRow
+	owner  *Planner // the planner whose scope sc is
+}
+
+// outerColumn resolves a name against the enclosing queries; a subquery's
+// reference to them is a constant of the current outer row.
+func (p *Planner) outerColumn(tbl, name string) (expr.Expr, bool) {
+	for o := p.outer; o != nil; o = o.parent {
+		if o.sc == nil {
+			continue
+		}
+		found := -1
+		for i, c := range o.sc.cols {
+			if c.name == name && (tbl == "" || c.table == tbl) {
+				found = i
+				break
+			}
+		}
+		if found < 0 {
+			continue
+		}
+		o.sc.used[found] = true
+		// Every subquery between this one and the owner of the column
+		// depends on the outer row.
+		p.correlated = true
+		for x := p.outer; x != nil && x != o; x = x.parent {
+			x.owner.correlated = true
+		}
+		t := o.sc.cols[found].t
+		if o.vals == nil {
+			return &expr.Const{D: types.NullOf(t)}, true
+		}
+		return &expr.Const{D: o.vals[found]}, true
+	}
+	return nil, false
+}
+
+type subKind uint8
+
+const (
+	subScalar subKind = iota
+	subExists
+	subIn // x IN (SELECT …)
+)
+
+// subqueryExpr runs a subquery: once when it does not refer to the outer
+// query, else once per outer row with that row's values bound in.
+type subqueryExpr struct {
+	p        *Planner // the enclosing planner (context, catalog, parameters)
+	sel      *pg.SelectStmt
+	sc       *scope // the scope whose rows the expression is evaluated on
+	kind     subKind
+	test     expr.Expr // the left side of IN
+	negate   bool
+	t        types.T // scalar: the subquery's column type; IN: the compared type
+	corr     bool
+	once     sync.Once
+	cached   []types.Datum
+	cachedOK bool
+	err      error
+}
+
+func (e *subqueryExpr) Type() types.T {
+	if e.kind == subScalar {
+		return e.t
+	}
+	return types.TBool
+}
+
+func (e *subqueryExpr) String() string {
+	switch e.kind {
+	case subExists:
+		return "EXISTS(subquery)"
+	case subIn:
+		return "(" + e.test.String() + " IN (subquery))"
+	}
+	return "(subquery)"
+}
+
+// run plans and runs the subquery with the given outer row, returning the
+// first column of its rows.
+func (e *subqueryExpr) run(ctx context.Context, vals []types.Datum, limit int) ([]types.Datum, error) {
+	child := &Planner{ctx: ctx, cat: e.p.cat, ec: e.p.ec, query: e.p.query, ParamTypes: e.p.ParamTypes, params: e.p.params,
+		outer: &outerRow{sc: e.sc, vals: vals, parent: e.p.outer, owner: e.p}}
+	q, err := child.Select(e.sel)
+	if err != nil {
+		return nil, err
+	}
+	root := q.Root
+	if err := root.Open(ctx); err != nil {
+		root.Close()
+		return nil, err
+	}
+	defer root.Close()
+	var out []types.Datum
+	for {
+		rec, err := root.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if rec == nil {
+			return out, nil
+		}
+		for i := 0; i < int(rec.NumRows()); i++ {
+			if rec.NumCols() == 0 {
+				out = append(out, types.NullOf(types.TBool))
+			} else {
+				out = append(out, types.DatumAt(q.Columns[0].T, rec.Column(0), i))
+			}
+			if limit > 0 && len(out) >= limit {
+				rec.Release()
+				return out, nil
+			}
+		}
+		rec.Release()
+	}
+}
+
+func (e *subqueryExpr) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, error) {
+	n := int(b.NumRows())
+	var test arrow.Array
+	if e.kind == subIn {
+		var err error
+		if test, err = e.test.Eval(c, b); err != nil {
+			return nil, err
+		}
+		defer test.Release()
+	}
+	bld := expr.NewBuilder(e.Type(), n)
+	vals := make([]types.Datum, 0)
+	for i := 0; i < n; i++ {
+		var rows []types.Datum
+		if !e.corr {
+			e.once.Do(func() { e.cached, e.err = e.run(e.p.ctx, nil, 0) })
+			if e.err != nil {
+				bld.Finish().Release()
+				return nil, e.err
+			}
+			rows = e.cached
+		} else {
+			vals = vals[:0]
+			for k, col := range e.sc.cols {
+				vals = append(vals, types.DatumAt(col.t, b.Column(k), i))
+			}
+			limit := 0
+			switch e.kind {
+			case subExists:
+				limit = 1
+			case subScalar:
+				limit = 2
+			}
+			var err error
+			if rows, err = e.run(e.p.ctx, append([]types.Datum(nil), vals...), limit); err != nil {
+				bld.Finish().Release()
+				return nil, err
+			}
+		}
+		switch e.kind {
+		case subExists:
+			bld.Append(types.BoolDatum((len(rows) > 0) != e.negate))
+		case subScalar:
+			switch len(rows) {
+			case 0:
+				bld.Append(types.NullOf(e.t))
+			case 1:
+				d, err := expr.CastDatum(rows[0], e.t, c.Loc)
+				if err != nil {
+					bld.Finish().Release()
+					return nil, err
+				}
+				bld.Append(d)
+			default:
+				bld.Finish().Release()
+				return nil, pgerr.New(pgerr.CardinalityViolation, "more than one row returned by a subquery used as an expression")
+			}
+		case subIn:
+			x := types.DatumAt(e.t, test, i)
+			bld.Append(inList(x, rows, e.t, e.negate, c))
+		}
+	}
+	return bld.Finish(), nil
+}
+
+// inList is x IN (rows) with SQL's NULL rules.
+func inList(x types.Datum, rows []types.Datum, t types.T, negate bool, c *expr.Ctx) types.Datum {
+	if len(rows) == 0 {
+		return types.BoolDatum(negate)
+	}
+	if x.Null {
+		return types.NullOf(types.TBool)
+	}
+	sawNull := false
+	for _, r := range rows {
+		if r.Null {
+			sawNull = true
+			continue
+		}
+		v, err := expr.CastDatum(r, t, c.Loc)
+		if err != nil {
+			continue
+		}
+		if datumEqual(x, v) {
+			return types.BoolDatum(!negate)
+		}
+	}
+	if sawNull {
+		return types.NullOf(types.TBool)
+	}
+	return types.BoolDatum(negate)
+}
+
+func datumEqual(a, b types.Datum) bool {
+	switch a.T.Kind {
+	case types.Float4, types.Float8:
+		return a.F == b.F
+	case types.Numeric:
+		return expr.CompareNumericText(a.S, b.S) == 0
+	case types.Bytea:
+		return string(a.B) == string(b.B)
+	case types.Bool, types.Int2, types.Int4, types.Int8, types.Date, types.Time, types.Timestamp, types.TimestampTZ:
+		return a.I == b.I
+	}
+	return a.S == b.S
+}
+
+func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
+	sel := sl.Subselect.GetSelectStmt()
+	if sel == nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "this subquery form is not supported").WithPosition(pos(b.p.query, sl.Location))
+	}
+	if b.aggMode {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries in a grouped query are not supported yet").WithPosition(pos(b.p.query, sl.Location))
+	}
+	// Plan once with NULL outer values: checks the subquery, gives its
+	// type, and finds out whether it refers to the outer row.
+	child := &Planner{ctx: b.p.ctx, cat: b.p.cat, ec: b.p.ec, query: b.p.query, ParamTypes: b.p.ParamTypes, params: b.p.params,
+		outer: &outerRow{sc: b.sc, parent: b.p.outer, owner: b.p}}
+	q, err := child.Select(sel)
+	if err != nil {
+		return nil, err
+	}
+	b.p.ParamTypes = child.ParamTypes
+	q.Root.Close()
+	e := &subqueryExpr{p: b.p, sel: sel, sc: b.sc, corr: child.correlated}
+	if e.sc == nil {
+		e.sc = newScope(nil)
+	}
+	switch sl.SubLinkType {
+	case pg.SubLinkType_EXISTS_SUBLINK:
+		e.kind = subExists
+	case pg.SubLinkType_EXPR_SUBLINK:
+		if len(q.Columns) != 1 {
+			return nil, pgerr.New(pgerr.SyntaxError, "subquery must return only one column").WithPosition(pos(b.p.query, sl.Location))
+		}
+		e.kind, e.t = subScalar, q.Columns[0].T
+	case pg.SubLinkType_ANY_SUBLINK:
+		if len(q.Columns) != 1 {
+			return nil, pgerr.New(pgerr.SyntaxError, "subquery has too many columns").WithPosition(pos(b.p.query, sl.Location))
+		}
+		if len(sl.OperName) > 0 && opName(sl.OperName) != "=" {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "only = ANY (subquery) is supported").WithPosition(pos(b.p.query, sl.Location))
+		}
+		test, err := b.bind(sl.Testexpr)
+		if err != nil {
+			return nil, err
+		}
+		t, ok := types.Common(test.Type(), q.Columns[0].T)
+		if !ok {
+			return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s = %s", test.Type(), q.Columns[0].T).WithPosition(pos(b.p.query, sl.Location))
+		}
+		if test, err = b.coerce(test, types.Of(t.Kind), sl.Location); err != nil {
+			return nil, err
+		}
+		e.kind, e.test, e.t = subIn, test, types.Of(t.Kind)
+	default:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "this subquery form is not supported yet").WithPosition(pos(b.p.query, sl.Location))
+	}
+	return e, nil
+}
