@@ -1028,3 +1028,49 @@ func TestSubqueries(t *testing.T) {
 		t.Fatalf("scalar subquery column named %q, want count", r.cols[0].Name)
 	}
 }
+
+// Joins and set operations, results worked out by hand.
+func TestJoinsAndSetOperations(t *testing.T) {
+	_, s := openSession(t)
+	mustRun(t, s, "CREATE TABLE j1 (a INT, b INT)")
+	mustRun(t, s, "INSERT INTO j1 VALUES (1, 10), (2, 20), (3, 30), (4, NULL)")
+	mustRun(t, s, "CREATE TABLE j2 (a INT, x TEXT)")
+	mustRun(t, s, "INSERT INTO j2 VALUES (1, 'one'), (3, 'three'), (9, 'nine')")
+	cases := []struct {
+		sql  string
+		want [][]string
+	}{
+		{"SELECT j1.a, x FROM j1, j2 WHERE j1.a = j2.a ORDER BY 1", [][]string{{"1", "one"}, {"3", "three"}}},
+		{"SELECT j1.a, x FROM j1 JOIN j2 ON j1.a = j2.a AND x <> 'one'", [][]string{{"3", "three"}}},
+		{"SELECT j1.a, x FROM j1 LEFT JOIN j2 ON j1.a = j2.a ORDER BY 1",
+			[][]string{{"1", "one"}, {"2", null}, {"3", "three"}, {"4", null}}},
+		{"SELECT j2.a, b FROM j1 RIGHT JOIN j2 ON j1.a = j2.a ORDER BY 1",
+			[][]string{{"1", "10"}, {"3", "30"}, {"9", null}}},
+		{"SELECT j1.a, j2.a FROM j1 FULL JOIN j2 ON j1.a = j2.a ORDER BY 1 NULLS FIRST, 2",
+			[][]string{{null, "9"}, {"1", "1"}, {"2", null}, {"3", "3"}, {"4", null}}},
+		{"SELECT count(*) FROM j1 AS p, j1 AS q, j1 AS r WHERE p.a < q.a AND q.a < r.a", [][]string{{"4"}}},
+		{"SELECT n FROM (SELECT a * 2 AS n FROM j1 WHERE b IS NOT NULL) AS d ORDER BY n DESC", [][]string{{"6"}, {"4"}, {"2"}}},
+		{"SELECT a FROM j1 UNION SELECT a FROM j2 ORDER BY 1", [][]string{{"1"}, {"2"}, {"3"}, {"4"}, {"9"}}},
+		{"SELECT a FROM j1 UNION ALL SELECT a FROM j2 ORDER BY 1", [][]string{{"1"}, {"1"}, {"2"}, {"3"}, {"3"}, {"4"}, {"9"}}},
+		{"SELECT a FROM j1 INTERSECT SELECT a FROM j2 ORDER BY 1", [][]string{{"1"}, {"3"}}},
+		{"SELECT a FROM j1 EXCEPT SELECT a FROM j2 ORDER BY 1", [][]string{{"2"}, {"4"}}},
+		{"SELECT x FROM (VALUES (1), (1), (2)) AS v(x) EXCEPT ALL SELECT 1", [][]string{{"1"}, {"2"}}},
+		{"SELECT x FROM (VALUES (1), (1), (2)) AS v(x) INTERSECT ALL SELECT x FROM (VALUES (1), (1), (1)) AS w(x)", [][]string{{"1"}, {"1"}}},
+	}
+	for _, c := range cases {
+		got := mustRun(t, s, c.sql).rows
+		g, w := show(got), show(c.want)
+		if strings.Contains(c.sql, "EXCEPT ALL") || strings.Contains(c.sql, "INTERSECT ALL") {
+			g, w = show(sortedRows(got)), show(sortedRows(c.want))
+		}
+		if g != w {
+			t.Errorf("%s\ngot\n%s\nwant\n%s", c.sql, g, w)
+		}
+	}
+}
+
+func sortedRows(rows [][]string) [][]string {
+	out := append([][]string(nil), rows...)
+	sort.Slice(out, func(i, j int) bool { return strings.Join(out[i], "|") < strings.Join(out[j], "|") })
+	return out
+}

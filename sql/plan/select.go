@@ -14,7 +14,7 @@ import (
 // Select plans a SELECT (or VALUES) statement.
 func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 	if s.Op != pg.SetOperation_SETOP_NONE {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "UNION, INTERSECT and EXCEPT are not supported yet")
+		return p.setOperation(s)
 	}
 	if s.WithClause != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH is not supported yet")
@@ -30,15 +30,14 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 	var src exec.Operator
 	var sc *scope
 	var scan *exec.TableScan
-	switch len(s.FromClause) {
-	case 0:
+	var general func(sc *scope, where expr.Expr) (exec.Operator, error)
+	switch {
+	case len(s.FromClause) == 0:
 		src = exec.NewValues([][]expr.Expr{{}}, nil, p.ec)
 		sc = newScope(nil)
-	case 1:
+	case len(s.FromClause) == 1 && s.FromClause[0].GetRangeVar() != nil:
+		// One table: the scan takes the WHERE for pruning.
 		rv := s.FromClause[0].GetRangeVar()
-		if rv == nil {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "joins and subqueries in FROM are not supported yet")
-		}
 		ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
 		if err != nil {
 			return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
@@ -54,7 +53,12 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		sc = newScope(cols)
 		scan = &exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail}
 	default:
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "joins are not supported yet")
+		cols, build, err := p.fromList(s.FromClause)
+		if err != nil {
+			return nil, err
+		}
+		sc = newScope(cols)
+		general = build
 	}
 
 	// WHERE
@@ -290,7 +294,12 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		}
 		src = exec.NewWiden(exec.NewScan(*scan), positions, all)
 	}
-	if where != nil {
+	if general != nil {
+		var err error
+		if src, err = general(sc, where); err != nil {
+			return nil, err
+		}
+	} else if where != nil {
 		src = exec.NewFilter(src, where, p.ec)
 	}
 	if hasAgg {

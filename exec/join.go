@@ -1,0 +1,252 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/types"
+)
+
+// JoinKind is the kind of a join.
+type JoinKind uint8
+
+const (
+	InnerJoin JoinKind = iota
+	LeftJoin
+	RightJoin
+	FullJoin
+)
+
+type nestedLoopJoin struct {
+	kind        JoinKind
+	left, right Operator
+	on          expr.Expr // over left columns then right columns; nil: always true
+	ec          *expr.Ctx
+	ts          []types.T
+	schema      *arrow.Schema
+
+	rightAll     arrow.RecordBatch
+	rightMatched []bool
+	pending      []arrow.RecordBatch
+	leftDone     bool
+	opened       bool
+}
+
+var _ Operator = (*nestedLoopJoin)(nil)
+
+// NewNestedLoopJoin joins every left row with every right row for which
+// on is TRUE; outer kinds add the unmatched rows with NULLs on the other
+// side. The right input is read whole; the left streams in blocks.
+func NewNestedLoopJoin(kind JoinKind, left, right Operator, on expr.Expr, ec *expr.Ctx) Operator {
+	ts := append(append([]types.T{}, left.Types()...), right.Types()...)
+	return &nestedLoopJoin{kind: kind, left: left, right: right, on: on, ec: ec, ts: ts, schema: Schema(ts)}
+}
+
+func (j *nestedLoopJoin) Types() []types.T { return j.ts }
+func (j *nestedLoopJoin) Open(ctx context.Context) error {
+	if err := j.left.Open(ctx); err != nil {
+		return err
+	}
+	return j.right.Open(ctx)
+}
+func (j *nestedLoopJoin) Close() error {
+	if j.rightAll != nil {
+		j.rightAll.Release()
+		j.rightAll = nil
+	}
+	err := j.left.Close()
+	if rerr := j.right.Close(); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// maxPairs bounds the rows of one evaluated block of the cross product.
+const maxPairs = 1 << 16
+
+func (j *nestedLoopJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if !j.opened {
+		j.opened = true
+		all, err := Drain(ctx, j.right)
+		if err != nil {
+			return nil, err
+		}
+		if all == nil {
+			all = emptyBatch(j.right.Types())
+		}
+		j.rightAll = all
+		j.rightMatched = make([]bool, all.NumRows())
+	}
+	for {
+		if len(j.pending) > 0 {
+			out := j.pending[0]
+			j.pending = j.pending[1:]
+			return out, nil
+		}
+		if j.leftDone {
+			return nil, nil
+		}
+		rec, err := j.left.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if rec == nil {
+			j.leftDone = true
+			if j.kind == RightJoin || j.kind == FullJoin {
+				if out := j.unmatchedRight(); out != nil {
+					return out, nil
+				}
+			}
+			return nil, nil
+		}
+		err = j.joinBatch(ctx, rec)
+		rec.Release()
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (j *nestedLoopJoin) joinBatch(ctx context.Context, left arrow.RecordBatch) error {
+	nL, nR := int(left.NumRows()), int(j.rightAll.NumRows())
+	leftMatched := make([]bool, nL)
+	block := max(1, maxPairs/max(nR, 1))
+	for start := 0; start < nL && nR > 0; start += block {
+		end := min(nL, start+block)
+		var li, ri []int32
+		for l := start; l < end; l++ {
+			for r := 0; r < nR; r++ {
+				li = append(li, int32(l))
+				ri = append(ri, int32(r))
+			}
+		}
+		pairs, err := j.pairs(ctx, left, li, ri)
+		if err != nil {
+			return err
+		}
+		if j.on != nil {
+			mask, err := j.on.Eval(j.ec, pairs)
+			if err != nil {
+				pairs.Release()
+				return err
+			}
+			m := mask.(*array.Boolean)
+			for k := range li {
+				if m.IsValid(k) && m.Value(k) {
+					leftMatched[li[k]] = true
+					j.rightMatched[ri[k]] = true
+				}
+			}
+			kept, err := applyMask(ctx, pairs, m)
+			mask.Release()
+			pairs.Release()
+			if err != nil {
+				return err
+			}
+			pairs = kept
+		} else {
+			for k := range li {
+				leftMatched[li[k]] = true
+				j.rightMatched[ri[k]] = true
+			}
+		}
+		if pairs.NumRows() > 0 {
+			j.pending = append(j.pending, pairs)
+		} else {
+			pairs.Release()
+		}
+	}
+	if j.kind == LeftJoin || j.kind == FullJoin {
+		var rows []int32
+		for l, ok := range leftMatched {
+			if !ok {
+				rows = append(rows, int32(l))
+			}
+		}
+		if len(rows) > 0 {
+			lcols, err := takeCols(ctx, left, rows)
+			if err != nil {
+				return err
+			}
+			for _, t := range j.right.Types() {
+				lcols = append(lcols, array.MakeArrayOfNull(memory.DefaultAllocator, t.Arrow(), len(rows)))
+			}
+			j.pending = append(j.pending, j.batch(lcols, len(rows)))
+		}
+	}
+	return nil
+}
+
+func (j *nestedLoopJoin) unmatchedRight() arrow.RecordBatch {
+	var rows []int32
+	for r, ok := range j.rightMatched {
+		if !ok {
+			rows = append(rows, int32(r))
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	var cols []arrow.Array
+	for _, t := range j.left.Types() {
+		cols = append(cols, array.MakeArrayOfNull(memory.DefaultAllocator, t.Arrow(), len(rows)))
+	}
+	rcols, err := takeCols(context.Background(), j.rightAll, rows)
+	if err != nil {
+		return nil
+	}
+	return j.batch(append(cols, rcols...), len(rows))
+}
+
+func (j *nestedLoopJoin) pairs(ctx context.Context, left arrow.RecordBatch, li, ri []int32) (arrow.RecordBatch, error) {
+	lcols, err := takeCols(ctx, left, li)
+	if err != nil {
+		return nil, err
+	}
+	rcols, err := takeCols(ctx, j.rightAll, ri)
+	if err != nil {
+		return nil, err
+	}
+	return j.batch(append(lcols, rcols...), len(li)), nil
+}
+
+func (j *nestedLoopJoin) batch(cols []arrow.Array, n int) arrow.RecordBatch {
+	out := array.NewRecordBatch(j.schema, cols, int64(n))
+	for _, c := range cols {
+		c.Release()
+	}
+	return out
+}
+
+// takeCols gathers rows of every column of rec.
+func takeCols(ctx context.Context, rec arrow.RecordBatch, rows []int32) ([]arrow.Array, error) {
+	ib := array.NewInt32Builder(memory.DefaultAllocator)
+	ib.AppendValues(rows, nil)
+	idx := ib.NewArray()
+	defer idx.Release()
+	out := make([]arrow.Array, rec.NumCols())
+	for c := range out {
+		a, err := compute.TakeArray(ctx, rec.Column(c), idx)
+		if err != nil {
+			return nil, err
+		}
+		out[c] = a
+	}
+	return out, nil
+}
+
+func emptyBatch(ts []types.T) arrow.RecordBatch {
+	cols := make([]arrow.Array, len(ts))
+	for i, t := range ts {
+		cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, t.Arrow(), 0)
+	}
+	out := array.NewRecordBatch(Schema(ts), cols, 0)
+	for _, c := range cols {
+		c.Release()
+	}
+	return out
+}

@@ -1,0 +1,119 @@
+package plan
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v5"
+	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/agg"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
+)
+
+// setOperation plans UNION, INTERSECT and EXCEPT [ALL], then the ORDER BY
+// and LIMIT that apply to the whole.
+func (p *Planner) setOperation(s *pg.SelectStmt) (*Query, error) {
+	if s.WithClause != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH is not supported yet")
+	}
+	l, err := p.Select(s.Larg)
+	if err != nil {
+		return nil, err
+	}
+	r, err := p.Select(s.Rarg)
+	if err != nil {
+		return nil, err
+	}
+	name := map[pg.SetOperation]string{pg.SetOperation_SETOP_UNION: "UNION", pg.SetOperation_SETOP_INTERSECT: "INTERSECT", pg.SetOperation_SETOP_EXCEPT: "EXCEPT"}[s.Op]
+	if len(l.Columns) != len(r.Columns) {
+		return nil, pgerr.New(pgerr.SyntaxError, "each %s query must have the same number of columns", name)
+	}
+	ts := make([]types.T, len(l.Columns))
+	cols := make([]Column, len(l.Columns))
+	for i := range ts {
+		t, ok := types.Common(l.Columns[i].T, r.Columns[i].T)
+		if !ok {
+			return nil, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", name, l.Columns[i].T, r.Columns[i].T)
+		}
+		if t.Kind == types.Unknown {
+			t = types.TText
+		}
+		ts[i] = t
+		cols[i] = Column{Name: l.Columns[i].Name, T: t}
+	}
+	left, right := p.conform(l, ts), p.conform(r, ts)
+	var src exec.Operator
+	switch s.Op {
+	case pg.SetOperation_SETOP_UNION:
+		src = agg.NewUnionAll(ts, left, right)
+		if !s.All {
+			src = agg.NewHashAgg(src, columnsOf(ts), nil, p.ec)
+		}
+	case pg.SetOperation_SETOP_INTERSECT:
+		src = agg.NewSetOp(agg.Intersect, s.All, left, right, ts)
+	default:
+		src = agg.NewSetOp(agg.Except, s.All, left, right, ts)
+	}
+	var keys []exec.SortKey
+	for _, o := range s.SortClause {
+		sb := o.GetSortBy()
+		idx := -1
+		if c := sb.Node.GetAConst(); c != nil && c.GetIval() != nil {
+			idx = int(c.GetIval().Ival) - 1
+		} else if cr := sb.Node.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
+			for i, c := range cols {
+				if c.Name == cr.Fields[0].GetString_().Sval {
+					idx = i
+					break
+				}
+			}
+		}
+		if idx < 0 || idx >= len(cols) {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ORDER BY on a %s takes output column names or positions", name).WithPosition(pos(p.query, sb.Location))
+		}
+		k := exec.SortKey{Expr: &expr.Col{Idx: idx, T: ts[idx]}, Desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
+		k.NullsFirst = k.Desc
+		switch sb.SortbyNulls {
+		case pg.SortByNulls_SORTBY_NULLS_FIRST:
+			k.NullsFirst = true
+		case pg.SortByNulls_SORTBY_NULLS_LAST:
+			k.NullsFirst = false
+		}
+		keys = append(keys, k)
+	}
+	if len(keys) > 0 {
+		src = exec.NewSort(src, keys, p.ec)
+	}
+	limit, offset, err := p.limits(s)
+	if err != nil {
+		return nil, err
+	}
+	if limit >= 0 || offset > 0 {
+		src = exec.NewLimit(src, limit, offset)
+	}
+	return &Query{Root: src, Columns: cols}, nil
+}
+
+// conform casts a query's columns to the types ts where they differ.
+func (p *Planner) conform(q *Query, ts []types.T) exec.Operator {
+	same := true
+	exprs := make([]expr.Expr, len(ts))
+	for i, c := range q.Columns {
+		exprs[i] = &expr.Col{Idx: i, T: c.T}
+		if c.T.Kind != ts[i].Kind || c.T.Width != ts[i].Width {
+			exprs[i] = &expr.Cast{Arg: exprs[i], T: ts[i]}
+			same = false
+		}
+	}
+	if same {
+		return q.Root
+	}
+	return exec.NewProject(q.Root, exprs, p.ec)
+}
+
+func columnsOf(ts []types.T) []expr.Expr {
+	out := make([]expr.Expr, len(ts))
+	for i, t := range ts {
+		out[i] = &expr.Col{Idx: i, T: t}
+	}
+	return out
+}
