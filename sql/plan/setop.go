@@ -1,12 +1,12 @@
 package plan
 
 import (
-	pg "github.com/pganalyze/pg_query_go/v5"
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/agg"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
 // setOperation plans UNION, INTERSECT and EXCEPT [ALL], then the ORDER BY
