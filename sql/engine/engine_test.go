@@ -1074,3 +1074,11 @@ func sortedRows(rows [][]string) [][]string {
 	sort.Slice(out, func(i, j int) bool { return strings.Join(out[i], "|") < strings.Join(out[j], "|") })
 	return out
 }
+
+func TestNullif(t *testing.T) {
+	_, s := openSession(t)
+	r := mustRun(t, s, "SELECT NULLIF(1, 1), NULLIF(2, 1), NULLIF('a', 'b')")
+	if show(r.rows) != show([][]string{{null, "2", "a"}}) || r.cols[0].Name != "nullif" {
+		t.Fatalf("got %s (column %q)", show(r.rows), r.cols[0].Name)
+	}
+}

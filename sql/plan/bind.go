@@ -525,7 +525,27 @@ func (b *binder) bindAExpr(a *pg.A_Expr) (expr.Expr, error) {
 		}
 		return both, nil
 	case pg.A_Expr_Kind_AEXPR_NULLIF:
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "NULLIF is not supported yet").WithPosition(pos(b.p.query, a.Location))
+		// NULLIF(l, r) is CASE WHEN l = r THEN NULL ELSE l END, typed as l.
+		l, err := b.bind(a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bind(a.Rexpr)
+		if err != nil {
+			return nil, err
+		}
+		eq, err := b.binaryOp("=", l, r, a.Location)
+		if err != nil {
+			return nil, err
+		}
+		t := l.Type()
+		if t.Kind == types.Unknown {
+			t = types.TText
+			if l, err = b.coerce(l, t, a.Location); err != nil {
+				return nil, err
+			}
+		}
+		return &expr.Case{Whens: []expr.Expr{eq}, Thens: []expr.Expr{&expr.Const{D: types.NullOf(t)}}, Else: l, T: t}, nil
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "operator %s is not supported yet", op).WithPosition(pos(b.p.query, a.Location))
 }

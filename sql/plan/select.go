@@ -479,6 +479,8 @@ func columnName(n *pg.Node) string {
 		return "case"
 	case n.GetSqlvalueFunction() != nil:
 		return "current_timestamp"
+	case n.GetAExpr() != nil && n.GetAExpr().Kind == pg.A_Expr_Kind_AEXPR_NULLIF:
+		return "nullif"
 	case n.GetSubLink() != nil:
 		sl := n.GetSubLink()
 		switch sl.SubLinkType {
