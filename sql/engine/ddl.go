@@ -48,11 +48,19 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 
 	var fields []iceberg.NestedField
 	var colTypes []types.T
+	var keys []string // PRIMARY KEY columns
 	byName := map[string]int{}
 	for _, el := range cs.TableElts {
 		cd := el.GetColumnDef()
 		if cd == nil {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "table constraints are not supported yet").WithPosition(at(rv.Location))
+			con := el.GetConstraint()
+			if con == nil || con.Contype != pg.ConstrType_CONSTR_PRIMARY || len(keys) > 0 {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "table constraints other than one PRIMARY KEY are not supported yet").WithPosition(at(rv.Location))
+			}
+			for _, k := range con.Keys {
+				keys = append(keys, k.GetString_().Sval)
+			}
+			continue
 		}
 		if _, dup := byName[cd.Colname]; dup {
 			return nil, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", cd.Colname).WithPosition(at(cd.Location))
@@ -71,6 +79,12 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 			switch con.Contype {
 			case pg.ConstrType_CONSTR_NOTNULL:
 				required = true
+			case pg.ConstrType_CONSTR_PRIMARY:
+				if len(keys) > 0 {
+					return nil, pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", rv.Relname).WithPosition(at(con.Location))
+				}
+				keys = append(keys, cd.Colname)
+				required = true
 			case pg.ConstrType_CONSTR_NULL:
 			default:
 				return nil, pgerr.New(pgerr.FeatureNotSupported, "column constraint %s is not supported yet; only NOT NULL is",
@@ -84,7 +98,18 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	if len(fields) == 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "a table needs at least one column").WithPosition(at(rv.Location))
 	}
-	sc := iceberg.NewSchema(0, fields...)
+	// A primary key becomes the Iceberg schema's identifier fields (row
+	// identity for engines that upsert); its columns are NOT NULL.
+	var identifiers []int
+	for _, k := range keys {
+		i, ok := byName[k]
+		if !ok {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q named in key does not exist", k).WithPosition(at(rv.Location))
+		}
+		fields[i].Required = true
+		identifiers = append(identifiers, fields[i].ID)
+	}
+	sc := iceberg.NewSchemaWithIdentifiers(0, identifiers, fields...)
 	ids := make([]int, len(fields))
 	for i := range fields {
 		ids[i] = fields[i].ID
@@ -107,7 +132,9 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	}
 	_, err := s.eng.store.Create(ctx, ns, rv.Relname, sc, spec, order, props)
 	if err == nil {
-		err = s.eng.meta.PutTableSettings(ctx, ns, rv.Relname, tableSettings(ps.Table, props))
+		settings := tableSettings(ps.Table, props)
+		settings.Keys = keys
+		err = s.eng.meta.PutTableSettings(ctx, ns, rv.Relname, settings)
 	}
 	if errors.Is(err, icetable.ErrTableExists) {
 		if cs.IfNotExists {

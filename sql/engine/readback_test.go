@@ -315,3 +315,35 @@ func TestTableSettingsInMetastore(t *testing.T) {
 		t.Fatalf("settings after DROP TABLE: %v, want ErrNotFound", err)
 	}
 }
+
+// A PRIMARY KEY becomes NOT NULL columns, the Iceberg schema's identifier
+// fields, and the table's keys in the metastore (uniqueness is not
+// enforced, as in other analytics engines).
+func TestPrimaryKey(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e := openEngineAt(t, dir)
+	s := newSession(t, e)
+	mustRun(t, s, "CREATE TABLE k (a INT, b TEXT, c INT, PRIMARY KEY (a, b))")
+	if _, err := runSQL(ctx, s, "INSERT INTO k VALUES (NULL, 'x', 1)"); sqlstate(err) != "23502" {
+		t.Fatalf("NULL key: %v, want 23502", err)
+	}
+	mustRun(t, s, "CREATE TABLE k1 (a INT PRIMARY KEY, b TEXT)")
+	e.Close()
+	cat := openIcebergCatalog(t, dir)
+	tbl, err := cat.LoadTable(ctx, table.Identifier{"public", "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := tbl.Schema().IdentifierFieldIDs; fmt.Sprint(ids) != "[1 2]" {
+		t.Fatalf("identifier fields %v, want [1 2]", ids)
+	}
+	ms, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ms.Close()
+	if st, err := ms.TableSettings(ctx, "public", "k1"); err != nil || fmt.Sprint(st.Keys) != "[a]" {
+		t.Fatalf("keys of k1: %v, %v", st.Keys, err)
+	}
+}
