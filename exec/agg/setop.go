@@ -59,7 +59,7 @@ func (s *setOp) Close() error {
 func (s *setOp) rowKeys(rec arrow.RecordBatch) []string {
 	writers := make([]func([]byte, int) []byte, len(s.ts))
 	for c := range writers {
-		writers[c] = keyWriter(s.ts[c], rec.Column(c))
+		writers[c] = exec.KeyWriter(s.ts[c], rec.Column(c))
 	}
 	keys := make([]string, rec.NumRows())
 	for r := range keys {

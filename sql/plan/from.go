@@ -217,8 +217,28 @@ func (p *Planner) fromList(nodes []*pg.Node) ([]scopeCol, func(sc *scope, where 
 			if err != nil {
 				return nil, err
 			}
-			off += len(it.cols)
-			src = exec.NewNestedLoopJoin(exec.InnerJoin, src, op, take(off), p.ec)
+			// Equalities between the rows so far and the new item make a
+			// hash join; the other conjuncts that become ready filter it.
+			var lk, rk []expr.Expr
+			for k, c := range conj {
+				if placed[k] {
+					continue
+				}
+				if l, r, ok := equiKeys(c, off, off+len(it.cols)); ok {
+					placed[k] = true
+					lk, rk = append(lk, l), append(rk, r)
+				}
+			}
+			width := off + len(it.cols)
+			if len(lk) > 0 {
+				src = exec.NewHashJoin(src, op, lk, rk, p.ec)
+				if f := take(width); f != nil {
+					src = exec.NewFilter(src, f, p.ec)
+				}
+			} else {
+				src = exec.NewNestedLoopJoin(exec.InnerJoin, src, op, take(width), p.ec)
+			}
+			off = width
 		}
 		var rest []expr.Expr
 		for k, c := range conj {
@@ -291,4 +311,52 @@ func maxCol(e expr.Expr) (int, bool) {
 		return 0, false
 	}
 	return m, true
+}
+
+// equiKeys splits `a = b` where one side reads only columns before off
+// (the rows joined so far) and the other only columns in [off, end) (the
+// new item) into the two keys, the second shifted to the item's columns.
+func equiKeys(e expr.Expr, off, end int) (expr.Expr, expr.Expr, bool) {
+	c, ok := e.(*expr.Compare)
+	if !ok || c.Op != expr.EQ {
+		return nil, nil, false
+	}
+	side := func(x expr.Expr) (lo, hi int, ok bool) {
+		lo, hi = -1, -1
+		var col *expr.Col
+		switch v := x.(type) {
+		case *expr.Col:
+			col = v
+		case *expr.Cast:
+			col, ok = v.Arg.(*expr.Col)
+			if !ok {
+				return 0, 0, false
+			}
+		default:
+			return 0, 0, false
+		}
+		return col.Idx, col.Idx, true
+	}
+	shift := func(x expr.Expr) expr.Expr {
+		switch v := x.(type) {
+		case *expr.Col:
+			return &expr.Col{Idx: v.Idx - off, T: v.T, Name: v.Name}
+		case *expr.Cast:
+			a := v.Arg.(*expr.Col)
+			return &expr.Cast{Arg: &expr.Col{Idx: a.Idx - off, T: a.T, Name: a.Name}, T: v.T}
+		}
+		return nil
+	}
+	l, _, okl := side(c.L)
+	r, _, okr := side(c.R)
+	if !okl || !okr {
+		return nil, nil, false
+	}
+	switch {
+	case l < off && r >= off && r < end:
+		return c.L, shift(c.R), true
+	case r < off && l >= off && l < end:
+		return c.R, shift(c.L), true
+	}
+	return nil, nil, false
 }

@@ -124,7 +124,9 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			hasAgg = true
 		}
 	}
-	if s.DistinctClause != nil && len(s.DistinctClause) > 0 && s.DistinctClause[0] != nil {
+	// Plain DISTINCT is a list holding one empty node; DISTINCT ON lists
+	// expressions.
+	if len(s.DistinctClause) > 0 && s.DistinctClause[0] != nil && s.DistinctClause[0].Node != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "DISTINCT ON is not supported yet")
 	}
 

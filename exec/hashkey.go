@@ -1,0 +1,110 @@
+package exec
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/loamdb/loam/exec/types"
+)
+
+// KeyWriter appends a row's key bytes: a null marker, then the value in a
+// form where equal values (and only those) have equal bytes.
+func KeyWriter(t types.T, a arrow.Array) func([]byte, int) []byte {
+	var val func([]byte, int) []byte
+	switch t.Kind {
+	case types.Bool:
+		b := a.(*array.Boolean)
+		val = func(buf []byte, i int) []byte {
+			if b.Value(i) {
+				return append(buf, 1)
+			}
+			return append(buf, 0)
+		}
+	case types.Int2:
+		v := arrow.GetValues[int16](a.Data(), 1)
+		val = func(buf []byte, i int) []byte { return binary.LittleEndian.AppendUint16(buf, uint16(v[i])) }
+	case types.Int4, types.Date:
+		v := arrow.GetValues[int32](a.Data(), 1)
+		val = func(buf []byte, i int) []byte { return binary.LittleEndian.AppendUint32(buf, uint32(v[i])) }
+	case types.Int8, types.Time, types.Timestamp, types.TimestampTZ:
+		v := arrow.GetValues[int64](a.Data(), 1)
+		val = func(buf []byte, i int) []byte { return binary.LittleEndian.AppendUint64(buf, uint64(v[i])) }
+	case types.Float4:
+		v := arrow.GetValues[float32](a.Data(), 1)
+		val = func(buf []byte, i int) []byte { return binary.LittleEndian.AppendUint64(buf, floatKey(float64(v[i]))) }
+	case types.Float8:
+		v := arrow.GetValues[float64](a.Data(), 1)
+		val = func(buf []byte, i int) []byte { return binary.LittleEndian.AppendUint64(buf, floatKey(v[i])) }
+	case types.Bytea:
+		b := a.(*array.Binary)
+		val = func(buf []byte, i int) []byte {
+			buf = binary.AppendUvarint(buf, uint64(len(b.Value(i))))
+			return append(buf, b.Value(i)...)
+		}
+	case types.Numeric:
+		s := a.(*array.String)
+		val = func(buf []byte, i int) []byte {
+			// 1.50 and 1.5 are one group: key by the normalised value.
+			d, _ := types.ParseDec(s.Value(i))
+			k := d.U.String() + "e" + itoa(int(d.Scale))
+			for d.Scale > 0 && d.U.Sign() != 0 {
+				r := d.Rescale(d.Scale - 1)
+				back := r.Rescale(d.Scale)
+				if back.Cmp(&d) != 0 {
+					break
+				}
+				d = r
+				k = d.U.String() + "e" + itoa(int(d.Scale))
+			}
+			if d.U.Sign() == 0 {
+				k = "0"
+			}
+			buf = binary.AppendUvarint(buf, uint64(len(k)))
+			return append(buf, k...)
+		}
+	default:
+		s := a.(*array.String)
+		val = func(buf []byte, i int) []byte {
+			v := s.Value(i)
+			buf = binary.AppendUvarint(buf, uint64(len(v)))
+			return append(buf, v...)
+		}
+	}
+	if a.NullN() == 0 {
+		return func(buf []byte, i int) []byte { return val(append(buf, 1), i) }
+	}
+	return func(buf []byte, i int) []byte {
+		if a.IsNull(i) {
+			return append(buf, 0)
+		}
+		return val(append(buf, 1), i)
+	}
+}
+
+// floatKey makes -0 and 0, and all NaNs, group together as in PostgreSQL.
+func floatKey(f float64) uint64 {
+	switch {
+	case f == 0:
+		return 0
+	case math.IsNaN(f):
+		return math.Float64bits(math.NaN())
+	}
+	return math.Float64bits(f)
+}
+
+func itoa(v int) string {
+	if v == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for v > 0 {
+		i--
+		b[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return string(b[i:])
+}
+
