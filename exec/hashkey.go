@@ -107,4 +107,3 @@ func itoa(v int) string {
 	}
 	return string(b[i:])
 }
-
