@@ -58,6 +58,8 @@ race:
 # One fresh server per regress/sql/*.sql; see regress/regress_test.go.
 regress: build
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m ./regress/
+	# -v: the sqllogictest closing line ("sqllogictest: N passed, N failed").
+	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 10m ./regress/slt/
 
 # Not part of test: Loam's ingest against a throwaway PostgreSQL 15 (see
 # bench/README.md; BENCH_ROWS, BENCH_RSS_ROWS, … tune it). Installs Debian's
