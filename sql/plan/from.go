@@ -179,184 +179,264 @@ func (p *Planner) fromList(nodes []*pg.Node) ([]scopeCol, func(sc *scope, where 
 		cols = append(cols, it.cols...)
 	}
 	build := func(sc *scope, where expr.Expr) (exec.Operator, error) {
-		var conj []expr.Expr
-		if where != nil {
-			conj = conjuncts(where)
-		}
-		placed := make([]bool, len(conj))
-		take := func(width int) expr.Expr {
-			var ready []expr.Expr
-			for k, c := range conj {
-				if placed[k] {
-					continue
-				}
-				if m, ok := maxCol(c); ok && m < width {
-					placed[k] = true
-					ready = append(ready, c)
-				}
-			}
-			switch len(ready) {
-			case 0:
-				return nil
-			case 1:
-				return ready[0]
-			}
-			return &expr.BoolOp{Args: ready}
-		}
-		off := 0
-		src, err := items[0].build(sc, 0)
-		if err != nil {
-			return nil, err
-		}
-		off += len(items[0].cols)
-		if f := take(off); f != nil {
-			src = exec.NewFilter(src, f, p.ec)
-		}
-		for _, it := range items[1:] {
-			op, err := it.build(sc, off)
-			if err != nil {
-				return nil, err
-			}
-			// Equalities between the rows so far and the new item make a
-			// hash join; the other conjuncts that become ready filter it.
-			var lk, rk []expr.Expr
-			for k, c := range conj {
-				if placed[k] {
-					continue
-				}
-				if l, r, ok := equiKeys(c, off, off+len(it.cols)); ok {
-					placed[k] = true
-					lk, rk = append(lk, l), append(rk, r)
-				}
-			}
-			width := off + len(it.cols)
-			if len(lk) > 0 {
-				src = exec.NewHashJoin(src, op, lk, rk, p.ec)
-				if f := take(width); f != nil {
-					src = exec.NewFilter(src, f, p.ec)
-				}
-			} else {
-				src = exec.NewNestedLoopJoin(exec.InnerJoin, src, op, take(width), p.ec)
-			}
-			off = width
-		}
-		var rest []expr.Expr
-		for k, c := range conj {
-			if !placed[k] {
-				rest = append(rest, c)
-			}
-		}
-		switch len(rest) {
-		case 0:
-		case 1:
-			src = exec.NewFilter(src, rest[0], p.ec)
-		default:
-			src = exec.NewFilter(src, &expr.BoolOp{Args: rest}, p.ec)
-		}
-		return src, nil
+		return p.joinList(sc, items, where)
 	}
 	return cols, build, nil
 }
 
-// maxCol is the highest input column e reads; ok is false for expressions
-// it cannot see into (subqueries read the whole row).
-func maxCol(e expr.Expr) (int, bool) {
-	m := -1
-	var walk func(e expr.Expr) bool
-	all := func(es ...expr.Expr) bool {
-		for _, x := range es {
-			if x != nil && !walk(x) {
-				return false
+// joinList joins FROM items greedily: it starts from an item a WHERE
+// conjunct filters on its own, then keeps adding an item joined to the
+// rows so far by an equality (a hash join), and applies each conjunct as
+// soon as the columns it reads are there. The result is put back in FROM
+// order.
+func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (exec.Operator, error) {
+	offs := make([]int, len(items))
+	width := 0
+	for i, it := range items {
+		offs[i] = width
+		width += len(it.cols)
+	}
+	var conj []expr.Expr
+	if where != nil {
+		conj = conjuncts(where)
+	}
+	placed := make([]bool, len(conj))
+	ops := make([]exec.Operator, len(items))
+	filtered := make([]bool, len(items))
+	for i, it := range items {
+		op, err := it.build(sc, offs[i])
+		if err != nil {
+			return nil, err
+		}
+		// Conjuncts on this item alone filter it before any join.
+		local := map[int]int{}
+		for k := range it.cols {
+			local[offs[i]+k] = k
+		}
+		var mine []expr.Expr
+		for k, c := range conj {
+			if cols, ok := colsOf(c); ok && len(cols) > 0 && allIn(cols, local) {
+				if e, ok := remap(c, local); ok {
+					placed[k] = true
+					mine = append(mine, e)
+				}
 			}
 		}
-		return true
-	}
-	walk = func(e expr.Expr) bool {
-		switch x := e.(type) {
-		case *expr.Col:
-			m = max(m, x.Idx)
-			return true
-		case *expr.Const, *paramRef:
-			return true
-		case *expr.Compare:
-			return all(x.L, x.R)
-		case *expr.Arith:
-			return all(x.L, x.R)
-		case *expr.BoolOp:
-			return all(x.Args...)
-		case *expr.Not:
-			return all(x.Arg)
-		case *expr.IsNull:
-			return all(x.Arg)
-		case *expr.IsBool:
-			return all(x.Arg)
-		case *expr.In:
-			return all(x.Arg) && all(x.List...)
-		case *expr.Like:
-			return all(x.Arg, x.Pattern)
-		case *expr.Func:
-			return all(x.Args...)
-		case *expr.Coalesce:
-			return all(x.Args...)
-		case *expr.Case:
-			return all(x.Whens...) && all(x.Thens...) && all(x.Else)
-		case *expr.Cast:
-			return all(x.Arg)
-		case *expr.Neg:
-			return all(x.Arg)
+		if len(mine) > 0 {
+			op = exec.NewFilter(op, andOf(mine), p.ec)
+			filtered[i] = true
 		}
-		return false
+		ops[i] = op
 	}
-	if !walk(e) {
-		return 0, false
+	start := 0
+	for i := range items {
+		if filtered[i] {
+			start = i
+			break
+		}
 	}
-	return m, true
+	layout := map[int]int{} // scope column → position in the joined batch
+	n := 0
+	add := func(i int) {
+		for k := range items[i].cols {
+			layout[offs[i]+k] = n
+			n++
+		}
+	}
+	joined := map[int]bool{start: true}
+	add(start)
+	src := ops[start]
+	for len(joined) < len(items) {
+		// The next item: one an unplaced equality ties to the joined rows.
+		next := -1
+		var lk, rk []expr.Expr
+		var used []int
+		for j := range items {
+			if joined[j] {
+				continue
+			}
+			local := map[int]int{}
+			for k := range items[j].cols {
+				local[offs[j]+k] = k
+			}
+			for k, c := range conj {
+				if placed[k] {
+					continue
+				}
+				cmp, ok := c.(*expr.Compare)
+				if !ok || cmp.Op != expr.EQ {
+					continue
+				}
+				for _, pair := range [2][2]expr.Expr{{cmp.L, cmp.R}, {cmp.R, cmp.L}} {
+					lc, okl := colsOf(pair[0])
+					rc, okr := colsOf(pair[1])
+					if !okl || !okr || len(lc) == 0 || len(rc) == 0 || !allIn(lc, layout) || !allIn(rc, local) {
+						continue
+					}
+					le, ok1 := remap(pair[0], layout)
+					re, ok2 := remap(pair[1], local)
+					if ok1 && ok2 {
+						lk, rk = append(lk, le), append(rk, re)
+						used = append(used, k)
+						break
+					}
+				}
+			}
+			if len(lk) > 0 {
+				next = j
+				break
+			}
+		}
+		if next < 0 {
+			for j := range items {
+				if !joined[j] {
+					next = j
+					break
+				}
+			}
+		}
+		for _, k := range used {
+			placed[k] = true
+		}
+		if len(lk) > 0 {
+			src = exec.NewHashJoin(src, ops[next], lk, rk, p.ec)
+		} else {
+			src = exec.NewNestedLoopJoin(exec.InnerJoin, src, ops[next], nil, p.ec)
+		}
+		joined[next] = true
+		add(next)
+		// Conjuncts whose columns are all here now.
+		var ready []expr.Expr
+		for k, c := range conj {
+			if placed[k] {
+				continue
+			}
+			if cols, ok := colsOf(c); ok && allIn(cols, layout) {
+				if e, ok := remap(c, layout); ok {
+					placed[k] = true
+					ready = append(ready, e)
+				}
+			}
+		}
+		if len(ready) > 0 {
+			src = exec.NewFilter(src, andOf(ready), p.ec)
+		}
+	}
+	// Back to FROM order.
+	order := make([]expr.Expr, width)
+	for i, c := range sc.cols {
+		order[i] = &expr.Col{Idx: layout[i], T: c.t, Name: c.name}
+	}
+	src = exec.NewProject(src, order, p.ec)
+	var rest []expr.Expr
+	for k, c := range conj {
+		if !placed[k] {
+			rest = append(rest, c)
+		}
+	}
+	if len(rest) > 0 {
+		src = exec.NewFilter(src, andOf(rest), p.ec)
+	}
+	return src, nil
 }
 
-// equiKeys splits `a = b` where one side reads only columns before off
-// (the rows joined so far) and the other only columns in [off, end) (the
-// new item) into the two keys, the second shifted to the item's columns.
-func equiKeys(e expr.Expr, off, end int) (expr.Expr, expr.Expr, bool) {
-	c, ok := e.(*expr.Compare)
-	if !ok || c.Op != expr.EQ {
-		return nil, nil, false
+func andOf(es []expr.Expr) expr.Expr {
+	if len(es) == 1 {
+		return es[0]
 	}
-	side := func(x expr.Expr) (lo, hi int, ok bool) {
-		lo, hi = -1, -1
-		var col *expr.Col
-		switch v := x.(type) {
+	return &expr.BoolOp{Args: es}
+}
+
+func allIn(cols []int, m map[int]int) bool {
+	for _, c := range cols {
+		if _, ok := m[c]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// colsOf lists the input columns e reads; ok is false for expressions it
+// cannot see into.
+func colsOf(e expr.Expr) ([]int, bool) {
+	var cols []int
+	_, ok := rewrite(e, func(c *expr.Col) expr.Expr { cols = append(cols, c.Idx); return c })
+	return cols, ok
+}
+
+// remap rewrites e's column indexes through m.
+func remap(e expr.Expr, m map[int]int) (expr.Expr, bool) {
+	missing := false
+	out, ok := rewrite(e, func(c *expr.Col) expr.Expr {
+		i, found := m[c.Idx]
+		if !found {
+			missing = true
+			return c
+		}
+		return &expr.Col{Idx: i, T: c.T, Name: c.Name}
+	})
+	return out, ok && !missing
+}
+
+// rewrite copies e with f applied to every column reference; ok is false
+// for expressions it cannot see into (subqueries read the whole row).
+func rewrite(e expr.Expr, f func(*expr.Col) expr.Expr) (expr.Expr, bool) {
+	okAll := true
+	var rw func(e expr.Expr) expr.Expr
+	list := func(es []expr.Expr) []expr.Expr {
+		out := make([]expr.Expr, len(es))
+		for i, x := range es {
+			out[i] = rw(x)
+		}
+		return out
+	}
+	rw = func(e expr.Expr) expr.Expr {
+		switch x := e.(type) {
+		case nil:
+			return nil
 		case *expr.Col:
-			col = v
-		case *expr.Cast:
-			col, ok = v.Arg.(*expr.Col)
-			if !ok {
-				return 0, 0, false
+			return f(x)
+		case *expr.Const, *paramRef:
+			return x
+		case *expr.Compare:
+			return &expr.Compare{Op: x.Op, L: rw(x.L), R: rw(x.R)}
+		case *expr.Arith:
+			return &expr.Arith{Op: x.Op, L: rw(x.L), R: rw(x.R), T: x.T}
+		case *expr.BoolOp:
+			return &expr.BoolOp{Or: x.Or, Args: list(x.Args)}
+		case *expr.Not:
+			return &expr.Not{Arg: rw(x.Arg)}
+		case *expr.IsNull:
+			return &expr.IsNull{Arg: rw(x.Arg), Negate: x.Negate}
+		case *expr.IsBool:
+			return &expr.IsBool{Arg: rw(x.Arg), Value: x.Value, Negate: x.Negate}
+		case *expr.In:
+			return &expr.In{Arg: rw(x.Arg), List: list(x.List), Negate: x.Negate}
+		case *expr.Like:
+			l, err := expr.NewLike(rw(x.Arg), rw(x.Pattern), x.Fold, x.Negate)
+			if err != nil {
+				okAll = false
+				return x
 			}
-		default:
-			return 0, 0, false
-		}
-		return col.Idx, col.Idx, true
-	}
-	shift := func(x expr.Expr) expr.Expr {
-		switch v := x.(type) {
-		case *expr.Col:
-			return &expr.Col{Idx: v.Idx - off, T: v.T, Name: v.Name}
+			return l
+		case *expr.Func:
+			return &expr.Func{Name: x.Name, Args: list(x.Args), T: x.T, Strict: x.Strict, Fn: x.Fn}
+		case *expr.Coalesce:
+			return &expr.Coalesce{Args: list(x.Args), T: x.T}
+		case *expr.Case:
+			var els expr.Expr
+			if x.Else != nil {
+				els = rw(x.Else)
+			}
+			return &expr.Case{Whens: list(x.Whens), Thens: list(x.Thens), Else: els, T: x.T}
 		case *expr.Cast:
-			a := v.Arg.(*expr.Col)
-			return &expr.Cast{Arg: &expr.Col{Idx: a.Idx - off, T: a.T, Name: a.Name}, T: v.T}
+			return &expr.Cast{Arg: rw(x.Arg), T: x.T}
+		case *expr.Neg:
+			return &expr.Neg{Arg: rw(x.Arg)}
 		}
-		return nil
+		okAll = false
+		return e
 	}
-	l, _, okl := side(c.L)
-	r, _, okr := side(c.R)
-	if !okl || !okr {
-		return nil, nil, false
-	}
-	switch {
-	case l < off && r >= off && r < end:
-		return c.L, shift(c.R), true
-	case r < off && l >= off && l < end:
-		return c.R, shift(c.L), true
-	}
-	return nil, nil, false
+	out := rw(e)
+	return out, okAll
 }
