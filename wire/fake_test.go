@@ -12,7 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/engine"
@@ -205,41 +205,11 @@ func makeBatch(cols []engine.Column, arrs []arrow.Array, n int64) arrow.RecordBa
 
 // buildArray builds the Arrow array that carries ds, as the engine would.
 func buildArray(t types.T, ds []types.Datum) arrow.Array {
-	b := array.NewBuilder(memory.DefaultAllocator, t.Arrow())
-	defer b.Release()
+	b := expr.NewBuilder(t, len(ds))
 	for _, d := range ds {
-		if d.Null {
-			b.AppendNull()
-			continue
-		}
-		switch bb := b.(type) {
-		case *array.BooleanBuilder:
-			bb.Append(d.I != 0)
-		case *array.Int16Builder:
-			bb.Append(int16(d.I))
-		case *array.Int32Builder:
-			bb.Append(int32(d.I))
-		case *array.Int64Builder:
-			bb.Append(d.I)
-		case *array.Float32Builder:
-			bb.Append(float32(d.F))
-		case *array.Float64Builder:
-			bb.Append(d.F)
-		case *array.Date32Builder:
-			bb.Append(arrow.Date32(d.I))
-		case *array.Time64Builder:
-			bb.Append(arrow.Time64(d.I))
-		case *array.TimestampBuilder:
-			bb.Append(arrow.Timestamp(d.I))
-		case *array.BinaryBuilder:
-			bb.Append(d.B)
-		case *array.StringBuilder:
-			bb.Append(d.S)
-		default:
-			panic(fmt.Sprintf("buildArray: %T", b))
-		}
+		b.Append(d)
 	}
-	return b.NewArray()
+	return b.Finish()
 }
 
 // fakeCopyOpts are the options of the fake's COPY, words after
