@@ -209,72 +209,26 @@ func FromArrow(a arrow.Array, t types.T) (arrow.Array, error) {
 		}
 	case *array.Decimal128:
 		scale := a.DataType().(*arrow.Decimal128Type).Scale
-		b := array.NewStringBuilder(memory.DefaultAllocator)
-		b.Reserve(n)
-		for i := 0; i < n; i++ {
-			if src.IsNull(i) {
-				b.AppendNull()
-				continue
-			}
+		return textArray(a, func(i int) string {
 			var d types.Dec
 			d.U.Set(src.Value(i).BigInt())
 			d.Scale = scale
-			b.Append(d.String())
-		}
-		return b.NewArray(), nil
+			return d.String()
+		}), nil
 	case *extensions.UUIDArray:
-		b := array.NewStringBuilder(memory.DefaultAllocator)
-		for i := 0; i < n; i++ {
-			if src.IsNull(i) {
-				b.AppendNull()
-			} else {
-				b.Append(src.Value(i).String())
-			}
-		}
-		return b.NewArray(), nil
+		return textArray(a, func(i int) string { return src.Value(i).String() }), nil
 	case *array.FixedSizeBinary:
 		if t.Kind == types.UUID {
-			b := array.NewStringBuilder(memory.DefaultAllocator)
-			for i := 0; i < n; i++ {
-				if src.IsNull(i) {
-					b.AppendNull()
-					continue
-				}
+			return textArray(a, func(i int) string {
 				u, _ := uuid.FromBytes(src.Value(i))
-				b.Append(u.String())
-			}
-			return b.NewArray(), nil
+				return u.String()
+			}), nil
 		}
-		b := array.NewBinaryBuilder(memory.DefaultAllocator, arrow.BinaryTypes.Binary)
-		for i := 0; i < n; i++ {
-			if src.IsNull(i) {
-				b.AppendNull()
-			} else {
-				b.Append(src.Value(i))
-			}
-		}
-		return b.NewArray(), nil
+		return bytesArray(a, src.Value), nil
 	case *array.LargeString:
-		b := array.NewStringBuilder(memory.DefaultAllocator)
-		b.Reserve(n)
-		for i := 0; i < n; i++ {
-			if src.IsNull(i) {
-				b.AppendNull()
-			} else {
-				b.Append(src.Value(i))
-			}
-		}
-		return b.NewArray(), nil
+		return textArray(a, src.Value), nil
 	case *array.LargeBinary:
-		b := array.NewBinaryBuilder(memory.DefaultAllocator, arrow.BinaryTypes.Binary)
-		for i := 0; i < n; i++ {
-			if src.IsNull(i) {
-				b.AppendNull()
-			} else {
-				b.Append(src.Value(i))
-			}
-		}
-		return b.NewArray(), nil
+		return bytesArray(a, src.Value), nil
 	}
 	// Same bytes, another label (timestamp time zone names, say).
 	if sameLayout(a.DataType(), want) {
@@ -353,4 +307,33 @@ func ToArrow(a arrow.Array, t types.T, dt arrow.DataType) (arrow.Array, error) {
 		return array.MakeFromData(d), nil
 	}
 	return nil, fmt.Errorf("cannot store %s as %s", t, dt)
+}
+
+// textArray builds a string array of a's length, NULL where a is, with
+// the other values from value.
+func textArray(a arrow.Array, value func(i int) string) arrow.Array {
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	b.Reserve(a.Len())
+	for i := 0; i < a.Len(); i++ {
+		if a.IsNull(i) {
+			b.AppendNull()
+		} else {
+			b.Append(value(i))
+		}
+	}
+	return b.NewArray()
+}
+
+// bytesArray is textArray for binary values.
+func bytesArray(a arrow.Array, value func(i int) []byte) arrow.Array {
+	b := array.NewBinaryBuilder(memory.DefaultAllocator, arrow.BinaryTypes.Binary)
+	b.Reserve(a.Len())
+	for i := 0; i < a.Len(); i++ {
+		if a.IsNull(i) {
+			b.AppendNull()
+		} else {
+			b.Append(value(i))
+		}
+	}
+	return b.NewArray()
 }

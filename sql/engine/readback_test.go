@@ -347,3 +347,22 @@ func TestPrimaryKey(t *testing.T) {
 		t.Fatalf("keys of k1: %v, %v", st.Keys, err)
 	}
 }
+
+// Types Iceberg stores differently from Loam's batches (numeric as
+// decimal, uuid as 16 bytes, smallint as int) read back as written once
+// they come from data files.
+func TestStoredTypesReadBack(t *testing.T) {
+	e := openEngine(t)
+	s := newSession(t, e)
+	mustRun(t, s, "CREATE TABLE v (n NUMERIC(10,2), u UUID, b BYTEA, s SMALLINT)")
+	mustRun(t, s, `INSERT INTO v VALUES (12.345, 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', '\xdead', 7), (NULL, NULL, NULL, NULL)`)
+	want := [][]string{{"12.35", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", `\xdead`, "7"}, {null, null, null, null}}
+	for _, when := range []string{"in the log", "in Iceberg"} {
+		if when == "in Iceberg" {
+			mustRun(t, s, "CHECKPOINT")
+		}
+		if got := mustRun(t, s, "SELECT * FROM v ORDER BY n").rows; show(got) != show(want) {
+			t.Fatalf("%s:\n%s\nwant\n%s", when, show(got), show(want))
+		}
+	}
+}
