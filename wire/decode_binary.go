@@ -126,7 +126,12 @@ func decodeBinary(t types.T, b []byte, loc *time.Location) (types.Datum, error) 
 		}
 		return textual(t, b[1:], loc)
 	case types.Interval:
-		return d, pgerr.New(pgerr.FeatureNotSupported, "binary interval parameters are not supported")
+		if err := binaryLen(t, b, 16); err != nil {
+			return d, err
+		}
+		d.I = int64(binary.BigEndian.Uint64(b))
+		d.Days = int32(binary.BigEndian.Uint32(b[8:]))
+		d.Months = int32(binary.BigEndian.Uint32(b[12:]))
 	default:
 		// text, varchar, char, json, unknown: binary is the UTF-8 text.
 		return textual(t, b, loc)

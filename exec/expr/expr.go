@@ -113,6 +113,8 @@ func AppendDatum(b array.Builder, d types.Datum) {
 		bb.Append(arrow.Time64(d.I))
 	case *array.TimestampBuilder:
 		bb.Append(arrow.Timestamp(d.I))
+	case *array.MonthDayNanoIntervalBuilder:
+		bb.Append(arrow.MonthDayNanoInterval{Months: d.Months, Days: d.Days, Nanoseconds: d.I * 1000})
 	case *array.BinaryBuilder:
 		bb.Append(d.B)
 	case *array.StringBuilder:

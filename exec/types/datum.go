@@ -16,6 +16,19 @@ type Datum struct {
 	F    float64 // float4, float8
 	S    string  // text, numeric, uuid, json
 	B    []byte  // bytea
+	// Months and Days are an interval's month and day parts; I holds its
+	// microseconds.
+	Months, Days int32
+}
+
+// IntervalDatum returns an interval datum.
+func IntervalDatum(iv IntervalValue) Datum {
+	return Datum{T: TInterval, Months: iv.Months, Days: iv.Days, I: iv.Micros}
+}
+
+// Interval reads an interval datum's value.
+func (d Datum) Interval() IntervalValue {
+	return IntervalValue{Months: d.Months, Days: d.Days, Micros: d.I}
 }
 
 // NullOf is the NULL of a type.
@@ -70,6 +83,8 @@ func FormatText(d Datum, loc *time.Location) string {
 		return string(AppendTimestamp(buf, d.I, nil))
 	case TimestampTZ:
 		return string(AppendTimestamp(buf, d.I, loc))
+	case Interval:
+		return string(AppendInterval(buf, d.Interval()))
 	}
 	return d.S
 }

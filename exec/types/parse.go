@@ -129,6 +129,12 @@ func ParseText(t T, s string, loc *time.Location) (Datum, error) {
 			return d, err
 		}
 		d.I = RoundMicros(us, t.Width)
+	case Interval:
+		iv, err := ParseInterval(s)
+		if err != nil {
+			return d, err
+		}
+		return IntervalDatum(iv), nil
 	case UUID:
 		u, ok := CanonicalUUID(s)
 		if !ok {

@@ -54,6 +54,9 @@ func TextWriter(t T, arr arrow.Array, loc *time.Location) func(buf []byte, i int
 	case Bytea:
 		a := arr.(*array.Binary)
 		return func(buf []byte, i int) []byte { return AppendBytea(buf, a.Value(i)) }
+	case Interval:
+		v := arrow.GetValues[arrow.MonthDayNanoInterval](arr.Data(), 1)
+		return func(buf []byte, i int) []byte { return AppendInterval(buf, IntervalFromArrow(v[i])) }
 	}
 	a := arr.(*array.String)
 	return func(buf []byte, i int) []byte { return append(buf, a.Value(i)...) }
@@ -82,6 +85,9 @@ func DatumAt(t T, arr arrow.Array, i int) Datum {
 		d.F = arrow.GetValues[float64](arr.Data(), 1)[i]
 	case Bytea:
 		d.B = append([]byte(nil), arr.(*array.Binary).Value(i)...)
+	case Interval:
+		v := arrow.GetValues[arrow.MonthDayNanoInterval](arr.Data(), 1)[i]
+		d.Months, d.Days, d.I = v.Months, v.Days, v.Nanoseconds/1000
 	default:
 		d.S = arr.(*array.String).Value(i)
 	}

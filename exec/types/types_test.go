@@ -386,7 +386,7 @@ func TestParseInterval(t *testing.T) {
 			t.Errorf("ParseInterval(%q) = %+v (%v), want %+v", iv.String(), back, err, iv)
 		}
 	}
-	for _, bad := range []string{"soon", "", "days", "5", "5 fortnights", "1:2:3:4", "x days"} {
+	for _, bad := range []string{"soon", "", "days", "5 fortnights", "1:2:3:4", "x days"} {
 		_, err := ParseInterval(bad)
 		if pgerr.Code(err) != pgerr.InvalidDatetimeFormat {
 			t.Errorf("ParseInterval(%q): %v, want 22007", bad, err)
