@@ -37,6 +37,15 @@ func KeyWriter(t types.T, a arrow.Array) func([]byte, int) []byte {
 	case types.Float8:
 		v := arrow.GetValues[float64](a.Data(), 1)
 		val = func(buf []byte, i int) []byte { return binary.LittleEndian.AppendUint64(buf, floatKey(v[i])) }
+	case types.Interval:
+		// Equal spans are equal intervals ('1 day' = '24 hours'), so the key
+		// is the span, as PostgreSQL's interval hash is.
+		v := arrow.GetValues[arrow.MonthDayNanoInterval](a.Data(), 1)
+		val = func(buf []byte, i int) []byte {
+			hi, lo := types.IntervalFromArrow(v[i]).Span128()
+			buf = binary.LittleEndian.AppendUint64(buf, uint64(hi))
+			return binary.LittleEndian.AppendUint64(buf, lo)
+		}
 	case types.Bytea:
 		b := a.(*array.Binary)
 		val = func(buf []byte, i int) []byte {

@@ -95,6 +95,12 @@ func (s *sortOp) sort(ctx context.Context, all arrow.RecordBatch) (arrow.RecordB
 			}
 			v = f
 		}
+		if k.Expr.Type().Kind == types.Interval {
+			// Order intervals by span; Arrow cannot sort month-day-nano.
+			f := expr.IntervalSortKeys(v)
+			v.Release()
+			v = f
+		}
 		cols[i] = v
 		fields[i] = arrow.Field{Name: colName(i), Type: v.DataType(), Nullable: true}
 		ckeys[i] = compute.SortKey{ColumnIndex: i, Order: compute.SortOrderAscending, NullPlacement: compute.SortNullsAtEnd}

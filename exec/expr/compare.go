@@ -110,6 +110,13 @@ func compareArrays(op CmpOp, t types.T, l, r arrow.Array) arrow.Array {
 			}
 			out[i] = op.holds(CompareNumericText(la.Value(i), ra.Value(i)))
 		}
+	case types.Interval:
+		// Intervals compare by span, a month as 30 days: '1 day' = '24 hours'.
+		lv := arrow.GetValues[arrow.MonthDayNanoInterval](l.Data(), 1)
+		rv := arrow.GetValues[arrow.MonthDayNanoInterval](r.Data(), 1)
+		for i := range out {
+			out[i] = op.holds(types.CmpInterval(types.IntervalFromArrow(lv[i]), types.IntervalFromArrow(rv[i])))
+		}
 	case types.Char:
 		la, ra := l.(*array.String), r.(*array.String)
 		for i := range out {

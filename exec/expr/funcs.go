@@ -21,7 +21,13 @@ type Func struct {
 	T      types.T
 	Strict bool
 	Fn     RowFunc
+	Vec    VecFunc // optional column-at-a-time path
 }
+
+// VecFunc computes a whole column of a function from its evaluated
+// arguments; it returns a nil array (and no error) to leave the batch to
+// the row-wise Fn.
+type VecFunc func(c *Ctx, args []Expr, vals []arrow.Array, n int) (arrow.Array, error)
 
 func (e *Func) Type() types.T { return e.T }
 func (e *Func) String() string {
@@ -38,6 +44,11 @@ func (e *Func) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 		return nil, err
 	}
 	defer release(args)
+	if e.Vec != nil {
+		if out, err := e.Vec(c, e.Args, args, int(b.NumRows())); err != nil || out != nil {
+			return out, err
+		}
+	}
 	row := make([]types.Datum, len(args))
 	return mapDatums(e.T, int(b.NumRows()), func(i int) (types.Datum, error) {
 		for k, a := range args {
@@ -59,6 +70,7 @@ type Builtin struct {
 	Coerce func(args []types.T) []types.T
 	Strict bool
 	Fn     RowFunc
+	Vec    VecFunc // optional; see Func.Vec
 }
 
 func sameAsArgs(args []types.T) []types.T { return args }

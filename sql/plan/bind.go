@@ -303,9 +303,6 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if t.Kind == types.Interval {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "interval values are not supported yet").WithPosition(pos(b.p.query, tc.Location))
-		}
 		if _, ok := arg.(*paramRef); ok {
 			return b.coerce(arg, t, tc.Location)
 		}
@@ -385,7 +382,27 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		sv := n.GetSqlvalueFunction()
 		switch sv.Op {
 		case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
-			return &expr.Const{D: types.Int(types.TTimestampTZ, b.p.ec.Now.UnixMicro())}, nil
+			return &expr.Const{D: types.Int(types.TTimestampTZ, types.RoundMicros(b.p.ec.Now.UnixMicro(), sv.Typmod))}, nil
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N,
+			pg.SQLValueFunctionOp_SVFOP_LOCALTIME, pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+			// The statement start's wall clock in the session zone.
+			now := types.Datum{T: types.TTimestampTZ, I: b.p.ec.Now.UnixMicro()}
+			t := types.TTimestamp
+			switch sv.Op {
+			case pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+				t = types.TDate
+			case pg.SQLValueFunctionOp_SVFOP_LOCALTIME, pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+				t = types.TTime
+			}
+			if sv.Typmod >= 0 {
+				t.Width = sv.Typmod
+			}
+			d, err := expr.CastDatum(now, t, b.p.ec.Loc)
+			if err != nil {
+				return nil, b.errAt(pgerr.From(err), sv.Location)
+			}
+			d.T.Width = -1
+			return &expr.Const{D: d}, nil
 		}
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this SQL value function is not supported yet").WithPosition(pos(b.p.query, sv.Location))
 	case n.GetSubLink() != nil:
@@ -442,6 +459,9 @@ func (b *binder) bindAExpr(a *pg.A_Expr) (expr.Expr, error) {
 				}
 				if r.Type().Kind == types.Unknown {
 					r, _ = b.coerce(r, types.TFloat8, a.Location)
+				}
+				if r.Type().Kind == types.Interval {
+					return &expr.IntervalNeg{Arg: r}, nil
 				}
 				if !r.Type().IsNumeric() {
 					return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: - %s", r.Type()).WithPosition(pos(b.p.query, a.Location))
@@ -562,6 +582,8 @@ func negConst(d types.Datum, b *binder, loc int32) (expr.Expr, error) {
 		} else {
 			d.S = "-" + d.S
 		}
+	case types.Interval:
+		d = types.IntervalDatum(d.Interval().Neg())
 	default:
 		return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: - %s", d.T).WithPosition(pos(b.p.query, loc))
 	}
@@ -595,6 +617,9 @@ func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, erro
 		lt, rt := l.Type(), r.Type()
 		if lt.Kind == types.Unknown && rt.Kind == types.Unknown {
 			return nil, noOp()
+		}
+		if isDateTime(lt) || isDateTime(rt) {
+			return b.timeArith(a, l, r, loc, noOp)
 		}
 		t, ok := types.Common(lt, rt)
 		if !ok || !t.IsNumeric() {
@@ -705,7 +730,7 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 			return nil, err
 		}
 	}
-	return &expr.Func{Name: name, Args: args, T: rt, Strict: bi.Strict, Fn: bi.Fn}, nil
+	return &expr.Func{Name: name, Args: args, T: rt, Strict: bi.Strict, Fn: bi.Fn, Vec: bi.Vec}, nil
 }
 
 func (b *binder) bindCase(ce *pg.CaseExpr) (expr.Expr, error) {
@@ -754,4 +779,70 @@ func (b *binder) bindCase(ce *pg.CaseExpr) (expr.Expr, error) {
 	}
 	c.T = t
 	return c, nil
+}
+
+func isDateTime(t types.T) bool {
+	switch t.Kind {
+	case types.Date, types.Time, types.Timestamp, types.TimestampTZ, types.Interval:
+		return true
+	}
+	return false
+}
+
+// timeArith binds arithmetic with a date, time, timestamp or interval
+// operand. An untyped literal takes the other operand's type where
+// PostgreSQL has that operator (ts - ts, date - date, interval ± interval),
+// and is an interval beside a timestamp otherwise.
+func (b *binder) timeArith(op expr.ArithOp, l, r expr.Expr, loc int32, noOp func() error) (expr.Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	guess := func(other types.T) types.T {
+		switch {
+		case other.Kind == types.Interval:
+			if op == expr.Mul || op == expr.Div {
+				return types.TFloat8
+			}
+			return types.TInterval
+		case op == expr.Sub && other.Kind != types.Time:
+			return types.Of(other.Kind)
+		case other.Kind == types.Timestamp || other.Kind == types.TimestampTZ:
+			return types.TInterval
+		case other.Kind == types.Date && op == expr.Add:
+			return types.TInt4
+		}
+		return types.TUnknown
+	}
+	var err error
+	if lt.Kind == types.Unknown {
+		if lt = guess(rt); lt.Kind == types.Unknown {
+			return nil, noOp()
+		}
+		if l, err = b.coerce(l, lt, loc); err != nil {
+			return nil, err
+		}
+	}
+	if rt.Kind == types.Unknown {
+		if rt = guess(lt); rt.Kind == types.Unknown {
+			return nil, noOp()
+		}
+		if r, err = b.coerce(r, rt, loc); err != nil {
+			return nil, err
+		}
+	}
+	// Mixed date/timestamp/timestamptz subtraction works on the common type.
+	if op == expr.Sub && lt.Kind != rt.Kind && rt.Kind != types.Interval && !rt.IsInteger() {
+		if t, ok := types.Common(lt, rt); ok && (t.Kind == types.Timestamp || t.Kind == types.TimestampTZ) {
+			if l, err = b.coerce(l, t, loc); err != nil {
+				return nil, err
+			}
+			if r, err = b.coerce(r, t, loc); err != nil {
+				return nil, err
+			}
+			lt, rt = t, t
+		}
+	}
+	t, ok := expr.TimeArithType(op, lt, rt)
+	if !ok {
+		return nil, noOp()
+	}
+	return &expr.TimeArith{Op: op, L: l, R: r, T: t}, nil
 }

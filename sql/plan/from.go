@@ -420,7 +420,11 @@ func rewrite(e expr.Expr, f func(*expr.Col) expr.Expr) (expr.Expr, bool) {
 			}
 			return l
 		case *expr.Func:
-			return &expr.Func{Name: x.Name, Args: list(x.Args), T: x.T, Strict: x.Strict, Fn: x.Fn}
+			return &expr.Func{Name: x.Name, Args: list(x.Args), T: x.T, Strict: x.Strict, Fn: x.Fn, Vec: x.Vec}
+		case *expr.TimeArith:
+			return &expr.TimeArith{Op: x.Op, L: rw(x.L), R: rw(x.R), T: x.T}
+		case *expr.IntervalNeg:
+			return &expr.IntervalNeg{Arg: rw(x.Arg)}
 		case *expr.Coalesce:
 			return &expr.Coalesce{Args: list(x.Args), T: x.T}
 		case *expr.Case:

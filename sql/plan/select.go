@@ -480,6 +480,14 @@ func columnName(n *pg.Node) string {
 	case n.GetCaseExpr() != nil:
 		return "case"
 	case n.GetSqlvalueFunction() != nil:
+		switch n.GetSqlvalueFunction().Op {
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+			return "current_date"
+		case pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+			return "localtimestamp"
+		case pg.SQLValueFunctionOp_SVFOP_LOCALTIME, pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+			return "localtime"
+		}
 		return "current_timestamp"
 	case n.GetAExpr() != nil && n.GetAExpr().Kind == pg.A_Expr_Kind_AEXPR_NULLIF:
 		return "nullif"
