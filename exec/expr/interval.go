@@ -266,9 +266,10 @@ func (e *TimeArith) String() string {
 
 func (e *TimeArith) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 	lk, rk := e.L.Type().Kind, e.R.Type().Kind
-	// Keep the interval (or integer) on the right for + and *.
+	// For + the interval (or integer) goes on the right, for * on the left.
 	l, r := e.L, e.R
-	if (e.Op == Add || e.Op == Mul) && (lk == types.Interval && rk != types.Interval || lk != types.Date && rk == types.Date) {
+	if e.Op == Add && (lk == types.Interval && rk != types.Interval || lk != types.Date && rk == types.Date) ||
+		e.Op == Mul && rk == types.Interval {
 		l, r = r, l
 		lk, rk = rk, lk
 	}
