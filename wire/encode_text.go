@@ -28,4 +28,3 @@ func textEncoder(t types.T, arr arrow.Array, loc *time.Location) (appendFunc, er
 	}
 	return types.TextWriter(t, arr, loc), nil
 }
-
