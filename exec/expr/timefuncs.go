@@ -263,8 +263,8 @@ func intervalField(u timeUnit, iv types.IntervalValue) (fieldVal, bool) {
 	case uMillennium:
 		return fieldVal{N: int64(iv.Months / 12000)}, true
 	case uEpoch:
-		secs := int64(365.25*float64(iv.Months/12)) + int64(30*(iv.Months%12)) + int64(iv.Days)
-		secs *= 86400
+		// A year is 365.25 days, a month 30.
+		secs := int64(365.25*86400*float64(iv.Months/12)) + (int64(30*(iv.Months%12))+int64(iv.Days))*86400
 		return fieldVal{N: secs*1e6 + us, Scale: 6, F: float64(us)/1e6 + float64(secs), HasF: true}, true
 	}
 	return fieldVal{}, false

@@ -472,15 +472,23 @@ func toCharNumber(d types.Datum, tmpl string) (string, error) {
 	overflow := len(intDigits) > intPos
 	var sb strings.Builder
 	started := false // a digit (or forced zero) has been written
-	signDone := signMode != ""
+	// A leading S puts the sign right before the first digit, as the
+	// default sign does; other sign patterns print where they stand.
+	leadingS := signMode == "S" && strings.HasPrefix(strings.TrimPrefix(strings.ToUpper(tmpl), "FM"), "S")
+	signDone := signMode != "" && !leadingS && signMode != "PR"
 	writeSign := func() {
 		if signDone {
 			return
 		}
 		signDone = true
-		if neg {
+		switch {
+		case neg && signMode == "PR":
+			sb.WriteByte('<')
+		case neg:
 			sb.WriteByte('-')
-		} else if !fm {
+		case leadingS:
+			sb.WriteByte('+')
+		case !fm:
 			sb.WriteByte(' ')
 		}
 	}
@@ -506,6 +514,7 @@ func toCharNumber(d types.Datum, tmpl string) (string, error) {
 			idx := len(intDigits) - (intPos - pos)
 			pos++
 			if overflow {
+				writeSign()
 				sb.WriteByte('#')
 				continue
 			}
@@ -553,6 +562,12 @@ func toCharNumber(d types.Datum, tmpl string) (string, error) {
 			} else if !fm {
 				sb.WriteByte(' ')
 			}
+		case strings.HasPrefix(up, "TH"):
+			i++
+			if !neg && !overflow {
+				n, _ := strconv.ParseInt("0"+intDigits, 10, 64)
+				sb.WriteString(ordinal(n, tmpl[i-1:i+1]))
+			}
 		case strings.HasPrefix(up, "MI"):
 			i++
 			if neg {
@@ -571,6 +586,9 @@ func toCharNumber(d types.Datum, tmpl string) (string, error) {
 			if up[0] != 'S' || strings.HasPrefix(up, "SG") {
 				i++
 			}
+			if leadingS {
+				continue
+			}
 			if neg {
 				sb.WriteByte('-')
 			} else {
@@ -580,11 +598,7 @@ func toCharNumber(d types.Datum, tmpl string) (string, error) {
 			sb.WriteByte(c)
 		}
 	}
-	out := sb.String()
-	if signMode == "PR" && neg {
-		out = "<" + strings.TrimLeft(out, " ")
-	}
-	return out, nil
+	return sb.String(), nil
 }
 
 // toTimestamp parses s with a template, as to_timestamp and to_date do;
