@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"strings"
+
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
@@ -78,6 +80,8 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 		return &fromItem{cols: cols, build: func(*scope, int) (exec.Operator, error) { return q.Root, nil }}, nil
 	case n.GetJoinExpr() != nil:
 		return p.joinItem(n.GetJoinExpr())
+	case n.GetRangeFunction() != nil:
+		return p.rangeFunction(n.GetRangeFunction())
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "this FROM item is not supported yet")
 }
@@ -443,4 +447,107 @@ func rewrite(e expr.Expr, f func(*expr.Col) expr.Expr) (expr.Expr, bool) {
 	}
 	out := rw(e)
 	return out, okAll
+}
+
+// rangeFunction plans a set-returning function in FROM; generate_series
+// is the one there is. Its column is named after the alias (AS g, or
+// AS g(t)), else after the function.
+func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
+	if rf.Lateral || rf.Ordinality || rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "this function in FROM is not supported yet")
+	}
+	items := rf.Functions[0].GetList().GetItems()
+	fc := items[0].GetFuncCall()
+	if fc == nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "this function in FROM is not supported yet")
+	}
+	name := funcName(fc)
+	if name != "generate_series" {
+		if _, ok := expr.Builtins[name]; !ok {
+			return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name).WithPosition(pos(p.query, fc.Location))
+		}
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "function %s in FROM is not supported yet", name).WithPosition(pos(p.query, fc.Location))
+	}
+	b := &binder{p: p, where: "functions in FROM"}
+	t, args, err := b.seriesArgs(fc)
+	if err != nil {
+		return nil, err
+	}
+	table, col := name, name
+	if rf.Alias != nil {
+		table, col = rf.Alias.Aliasname, rf.Alias.Aliasname
+		if len(rf.Alias.Colnames) > 1 {
+			return nil, pgerr.New(pgerr.SyntaxError, "too many column aliases specified for function %s", name)
+		}
+		if len(rf.Alias.Colnames) == 1 {
+			col = rf.Alias.Colnames[0].GetString_().Sval
+		}
+	}
+	cols := []scopeCol{{table: table, name: col, t: t}}
+	return &fromItem{cols: cols, build: func(*scope, int) (exec.Operator, error) {
+		return exec.NewSeries(t, args, p.ec), nil
+	}}, nil
+}
+
+// seriesArgs binds generate_series's arguments: (int, int[, int]) or
+// (timestamp[tz], timestamp[tz], interval).
+func (b *binder) seriesArgs(fc *pg.FuncCall) (types.T, []expr.Expr, error) {
+	noFunc := func(ts []types.T) error {
+		names := make([]string, len(ts))
+		for i, t := range ts {
+			names[i] = t.String()
+		}
+		return pgerr.New(pgerr.UndefinedFunction, "function generate_series(%s) does not exist", strings.Join(names, ", ")).
+			WithPosition(pos(b.p.query, fc.Location)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	args := make([]expr.Expr, len(fc.Args))
+	ts := make([]types.T, len(fc.Args))
+	for i, a := range fc.Args {
+		e, err := b.bind(a)
+		if err != nil {
+			return types.T{}, nil, err
+		}
+		args[i], ts[i] = e, e.Type()
+	}
+	if len(args) != 2 && len(args) != 3 {
+		return types.T{}, nil, noFunc(ts)
+	}
+	var t types.T
+	allInt := true
+	for _, x := range ts {
+		allInt = allInt && (x.IsInteger() || x.Kind == types.Unknown)
+	}
+	switch {
+	case allInt:
+		t = types.TInt4
+		for _, x := range ts {
+			if x.Kind == types.Int8 {
+				t = types.TInt8
+			}
+		}
+	case len(args) == 3 && (ts[2].Kind == types.Interval || ts[2].Kind == types.Unknown):
+		t = types.TTimestampTZ
+		if ts[0].Kind == types.Timestamp || ts[1].Kind == types.Timestamp {
+			t = types.TTimestamp
+		}
+		for _, x := range ts[:2] {
+			if x.Kind != types.Unknown && x.Kind != types.Timestamp && x.Kind != types.TimestampTZ && x.Kind != types.Date {
+				return types.T{}, nil, noFunc(ts)
+			}
+		}
+	default:
+		return types.T{}, nil, noFunc(ts)
+	}
+	for i := range args {
+		want := t
+		if i == 2 && !t.IsInteger() {
+			want = types.TInterval
+		}
+		var err error
+		if args[i], err = b.coerce(args[i], want, fc.Location); err != nil {
+			return types.T{}, nil, err
+		}
+	}
+	return t, args, nil
 }
