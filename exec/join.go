@@ -5,7 +5,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
@@ -230,7 +229,7 @@ func takeCols(ctx context.Context, rec arrow.RecordBatch, rows []int32) ([]arrow
 	defer idx.Release()
 	out := make([]arrow.Array, rec.NumCols())
 	for c := range out {
-		a, err := compute.TakeArray(ctx, rec.Column(c), idx)
+		a, err := expr.TakeArray(ctx, rec.Column(c), idx)
 		if err != nil {
 			return nil, err
 		}

@@ -118,11 +118,7 @@ func (s *sortOp) sort(ctx context.Context, all arrow.RecordBatch) (arrow.RecordB
 		return nil, err
 	}
 	defer idx.Release()
-	res, err := compute.Take(ctx, *compute.DefaultTakeOptions(), compute.NewDatum(all), compute.NewDatum(idx))
-	if err != nil {
-		return nil, err
-	}
-	return res.(*compute.RecordDatum).Value, nil
+	return expr.TakeRecord(ctx, all, idx)
 }
 
 // Drain reads every batch of an operator into one, nil when there are none.

@@ -5,9 +5,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 )
 
@@ -137,11 +137,7 @@ func takeRows(ctx context.Context, rec arrow.RecordBatch, rows []int) (arrow.Rec
 	}
 	idx := ib.NewArray()
 	defer idx.Release()
-	res, err := compute.Take(ctx, *compute.DefaultTakeOptions(), compute.NewDatum(rec), compute.NewDatum(idx))
-	if err != nil {
-		return nil, err
-	}
-	return res.(*compute.RecordDatum).Value, nil
+	return expr.TakeRecord(ctx, rec, idx)
 }
 
 type unionAll struct {

@@ -306,6 +306,17 @@ func (s *minMaxState) update(gids []int32, arg arrow.Array) {
 				*b = d
 			}
 		}
+	case types.Interval:
+		// Intervals order by span (a month is 30 days).
+		for i, g := range gids {
+			if arg.IsNull(i) {
+				continue
+			}
+			d := types.DatumAt(s.t, arg, i)
+			if b := &s.best[g]; b.Null || s.better(types.CmpInterval(d.Interval(), b.Interval())) {
+				*b = d
+			}
+		}
 	default:
 		a := arg.(*array.String)
 		for i, g := range gids {

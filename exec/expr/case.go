@@ -6,7 +6,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loamdb/loam/exec/types"
 )
@@ -136,9 +135,5 @@ func take(b arrow.RecordBatch, pos []int) (arrow.RecordBatch, error) {
 	if b.NumCols() == 0 {
 		return array.NewRecordBatch(b.Schema(), nil, int64(len(pos))), nil
 	}
-	res, err := compute.Take(context.Background(), *compute.DefaultTakeOptions(), compute.NewDatum(b), compute.NewDatum(idx))
-	if err != nil {
-		return nil, err
-	}
-	return res.(*compute.RecordDatum).Value, nil
+	return TakeRecord(context.Background(), b, idx)
 }
