@@ -31,6 +31,7 @@ const (
 	UndefinedColumn               = "42703"
 	UndefinedTable                = "42P01"
 	UndefinedFunction             = "42883"
+	AmbiguousFunction             = "42725"
 	UndefinedObject               = "42704"
 	UndefinedSchema               = "3F000"
 	DuplicateTable                = "42P07"

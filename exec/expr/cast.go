@@ -235,12 +235,9 @@ func zoneShift(us int64, loc *time.Location, toUTC bool) int64 {
 		return us
 	}
 	sec := floorDiv(us, 1e6)
-	frac := us - sec*1e6
 	if !toUTC {
 		_, off := time.Unix(sec, 0).In(loc).Zone()
 		return us + int64(off)*1e6
 	}
-	w := time.Unix(sec, 0).UTC()
-	t := time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), 0, loc)
-	return t.Unix()*1e6 + frac
+	return types.WallToInstant(us, loc)
 }

@@ -71,6 +71,10 @@ type Builtin struct {
 	Strict bool
 	Fn     RowFunc
 	Vec    VecFunc // optional; see Func.Vec
+	// ArgNames name the parameters for named-argument calls (f(x => 1));
+	// ArgDefaults give the values of parameters a call leaves out.
+	ArgNames    []string
+	ArgDefaults []types.Datum
 }
 
 func sameAsArgs(args []types.T) []types.T { return args }

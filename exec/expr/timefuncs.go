@@ -840,6 +840,8 @@ func timezoneDatum(_ *Ctx, a []types.Datum) (types.Datum, error) {
 
 // ---- registration ----
 
+var zeroInt = types.Int(types.TInt4, 0)
+
 func result(t types.T) func([]types.T) (types.T, bool) {
 	return func([]types.T) (types.T, bool) { return t, true }
 }
@@ -1017,10 +1019,13 @@ var timeBuiltins = map[string]Builtin{
 		},
 		Strict: true,
 		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			full := make([]types.Datum, 7)
+			full := []types.Datum{zeroInt, zeroInt, zeroInt, zeroInt, zeroInt, zeroInt, types.Float8Datum(0)}
 			copy(full, a)
 			return makeInterval(full)
-		}},
+		},
+		ArgNames:    []string{"years", "months", "weeks", "days", "hours", "mins", "secs"},
+		ArgDefaults: []types.Datum{zeroInt, zeroInt, zeroInt, zeroInt, zeroInt, zeroInt, types.Float8Datum(0)},
+	},
 	"timezone": {
 		Result: func(args []types.T) (types.T, bool) {
 			if len(args) != 2 || !(isTextArg(args[0]) || args[0].Kind == types.Interval) {

@@ -456,13 +456,5 @@ func parseTimestampSlow(s string, withZone bool, loc *time.Location) (int64, err
 		return base, nil
 	}
 	// The wall clock is in zl: find its UTC instant.
-	sec := base / 1e6
-	frac := base % 1e6
-	if frac < 0 {
-		sec--
-		frac += 1e6
-	}
-	w := time.Unix(sec, 0).UTC()
-	t := time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), 0, zl)
-	return t.Unix()*1e6 + frac, nil
+	return WallToInstant(base, zl), nil
 }

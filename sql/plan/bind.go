@@ -309,7 +309,12 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		if c, ok := arg.(*expr.Const); ok {
 			d, err := expr.CastDatum(c.D, t, b.p.ec.Loc)
 			if err != nil {
-				return nil, b.errAt(pgerr.From(err), tc.Location)
+				// interval 'x' has no cast location: point at the literal.
+				loc := tc.Location
+				if loc < 0 {
+					loc = nodeLocation(tc.Arg)
+				}
+				return nil, b.errAt(pgerr.From(err), loc)
 			}
 			return &expr.Const{D: d}, nil
 		}
@@ -706,14 +711,13 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name).WithPosition(pos(b.p.query, fc.Location))
 	}
-	args := make([]expr.Expr, len(fc.Args))
-	ts := make([]types.T, len(fc.Args))
-	for i, a := range fc.Args {
-		e, err := b.bind(a)
-		if err != nil {
-			return nil, err
-		}
-		args[i], ts[i] = e, e.Type()
+	args, err := b.funcArgs(name, bi, fc)
+	if err != nil {
+		return nil, err
+	}
+	ts := make([]types.T, len(args))
+	for i, e := range args {
+		ts[i] = e.Type()
 	}
 	rt, ok := bi.Result(ts)
 	if !ok {
@@ -721,7 +725,8 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 		for i, t := range ts {
 			names[i] = t.String()
 		}
-		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(names, ", ")).WithPosition(pos(b.p.query, fc.Location))
+		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(names, ", ")).WithPosition(pos(b.p.query, fc.Location)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
 	want := bi.Coerce(ts)
 	for i := range args {
@@ -806,10 +811,14 @@ func (b *binder) timeArith(op expr.ArithOp, l, r expr.Expr, loc int32, noOp func
 			return types.Of(other.Kind)
 		case other.Kind == types.Timestamp || other.Kind == types.TimestampTZ:
 			return types.TInterval
-		case other.Kind == types.Date && op == expr.Add:
-			return types.TInt4
 		}
 		return types.TUnknown
+	}
+	if op == expr.Add && (lt.Kind == types.Unknown && rt.Kind == types.Date || rt.Kind == types.Unknown && lt.Kind == types.Date) {
+		// date + integer, date + interval and date + time all fit.
+		return nil, pgerr.New(pgerr.AmbiguousFunction, "operator is not unique: %s + %s", lt, rt).
+			WithPosition(pos(b.p.query, loc)).
+			WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
 	}
 	var err error
 	if lt.Kind == types.Unknown {
@@ -845,4 +854,57 @@ func (b *binder) timeArith(op expr.ArithOp, l, r expr.Expr, loc int32, noOp func
 		return nil, noOp()
 	}
 	return &expr.TimeArith{Op: op, L: l, R: r, T: t}, nil
+}
+
+// funcArgs binds a call's arguments in parameter order: named arguments
+// (make_interval(days => 3)) go to their parameter's place, and parameters
+// left out take the builtin's defaults.
+func (b *binder) funcArgs(name string, bi expr.Builtin, fc *pg.FuncCall) ([]expr.Expr, error) {
+	var args []expr.Expr
+	named := false
+	for _, a := range fc.Args {
+		na := a.GetNamedArgExpr()
+		if na == nil {
+			if named {
+				return nil, pgerr.New(pgerr.SyntaxError, "positional argument cannot follow named argument").WithPosition(pos(b.p.query, nodeLocation(a)))
+			}
+			e, err := b.bind(a)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, e)
+			continue
+		}
+		named = true
+		k := -1
+		for i, pn := range bi.ArgNames {
+			if pn == na.Name {
+				k = i
+			}
+		}
+		e, err := b.bind(na.Arg)
+		if err != nil {
+			return nil, err
+		}
+		if k < 0 {
+			return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s => %s) does not exist", name, na.Name, e.Type()).WithPosition(pos(b.p.query, fc.Location)).
+				WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+		}
+		for len(args) <= k {
+			args = append(args, nil)
+		}
+		if args[k] != nil {
+			return nil, pgerr.New(pgerr.SyntaxError, "argument name %q used more than once", na.Name).WithPosition(pos(b.p.query, na.Location))
+		}
+		args[k] = e
+	}
+	for i, e := range args {
+		if e == nil {
+			if i >= len(bi.ArgDefaults) {
+				return nil, pgerr.New(pgerr.UndefinedFunction, "function %s needs argument %s", name, bi.ArgNames[i]).WithPosition(pos(b.p.query, fc.Location))
+			}
+			args[i] = &expr.Const{D: bi.ArgDefaults[i]}
+		}
+	}
+	return args, nil
 }
