@@ -191,7 +191,7 @@ func IntervalDiv(iv types.IntervalValue, f float64) (types.IntervalValue, error)
 		return r, intervalOutOfRange()
 	}
 	r.Months, r.Days = int32(md), int32(dd)
-	monthRemDays := (md - float64(r.Months)) * 30
+	monthRemDays := tsRound((md - float64(r.Months)) * 30)
 	secRem := tsRound((dd - float64(r.Days) + monthRemDays - math.Trunc(monthRemDays)) * 86400)
 	if math.Abs(secRem) >= 86400 {
 		r.Days += int32(secRem / 86400)
