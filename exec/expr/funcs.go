@@ -25,8 +25,8 @@ type Func struct {
 }
 
 // VecFunc computes a whole column of a function from its evaluated
-// arguments; it returns a nil array (and no error) to leave the batch to
-// the row-wise Fn.
+// arguments (nil for the constant ones, which it reads from args); it
+// returns a nil array (and no error) to leave the batch to the row-wise Fn.
 type VecFunc func(c *Ctx, args []Expr, vals []arrow.Array, n int) (arrow.Array, error)
 
 func (e *Func) Type() types.T { return e.T }
@@ -39,16 +39,31 @@ func (e *Func) String() string {
 }
 
 func (e *Func) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
+	if e.Vec != nil {
+		// The column path reads constants from e.Args: skip repeating them.
+		vals := make([]arrow.Array, len(e.Args))
+		for i, a := range e.Args {
+			if _, ok := a.(*Const); ok {
+				continue
+			}
+			v, err := a.Eval(c, b)
+			if err != nil {
+				release(vals)
+				return nil, err
+			}
+			vals[i] = v
+		}
+		out, err := e.Vec(c, e.Args, vals, int(b.NumRows()))
+		release(vals)
+		if err != nil || out != nil {
+			return out, err
+		}
+	}
 	args, err := evalAll(c, b, e.Args)
 	if err != nil {
 		return nil, err
 	}
 	defer release(args)
-	if e.Vec != nil {
-		if out, err := e.Vec(c, e.Args, args, int(b.NumRows())); err != nil || out != nil {
-			return out, err
-		}
-	}
 	row := make([]types.Datum, len(args))
 	return mapDatums(e.T, int(b.NumRows()), func(i int) (types.Datum, error) {
 		for k, a := range args {

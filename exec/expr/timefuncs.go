@@ -369,31 +369,41 @@ func extractVec(numeric bool) VecFunc {
 		a := vals[1]
 		in := arrow.GetValues[int64](a.Data(), 1)
 		z := newZoneCache(c.Loc)
+		// The epoch of a timestamptz needs neither zone nor calendar.
+		epoch := u == uEpoch && tz
 		if numeric {
-			bld := array.NewStringBuilder(memory.DefaultAllocator)
-			bld.Reserve(n)
-			var buf []byte
+			// Numeric travels as text: write all values into one buffer.
+			offsets := make([]int32, len(in)+1)
+			data := make([]byte, 0, len(in)*18)
 			for i, v := range in {
-				if a.IsNull(i) {
-					bld.AppendNull()
-					continue
+				if a.IsValid(i) {
+					if epoch {
+						data = appendScaled(data, v, 6)
+					} else {
+						w, off := v, int64(0)
+						if tz {
+							off = z.offsetAt(v)
+							w += off
+						}
+						f, _ := tsField(u, w, tz, off, v)
+						if f.Num != "" {
+							data = append(data, f.Num...)
+						} else {
+							data = appendScaled(data, f.N, f.Scale)
+						}
+					}
 				}
-				w, off := v, int64(0)
-				if tz {
-					off = z.offsetAt(v)
-					w += off
-				}
-				f, _ := tsField(u, w, tz, off, v)
-				if f.Num != "" {
-					bld.Append(f.Num)
-					continue
-				}
-				buf = appendScaled(buf[:0], f.N, f.Scale)
-				bld.BinaryBuilder.Append(buf)
+				offsets[i+1] = int32(len(data))
 			}
-			return bld.NewArray(), nil
+			return stringArray(offsets, data, a), nil
 		}
 		out := make([]float64, len(in))
+		if epoch {
+			for i, v := range in {
+				out[i] = float64(v) / 1e6
+			}
+			return fixedArray(out, a), nil
+		}
 		for i, v := range in {
 			w, off := v, int64(0)
 			if tz {
@@ -405,6 +415,30 @@ func extractVec(numeric bool) VecFunc {
 		}
 		return fixedArray(out, a), nil
 	}
+}
+
+// stringArray wraps offsets and bytes as a string array with the validity
+// of in.
+func stringArray(offsets []int32, data []byte, in arrow.Array) arrow.Array {
+	n := len(offsets) - 1
+	var bitmap *memory.Buffer
+	if in.NullN() > 0 {
+		bitmap = memory.NewResizableBuffer(memory.DefaultAllocator)
+		bitmap.Resize((n + 7) / 8)
+		bits := bitmap.Bytes()
+		for i := range bits {
+			bits[i] = 0
+		}
+		for i := 0; i < n; i++ {
+			if in.IsValid(i) {
+				bits[i/8] |= 1 << (i % 8)
+			}
+		}
+	}
+	d := array.NewData(arrow.BinaryTypes.String, n,
+		[]*memory.Buffer{bitmap, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets)), memory.NewBufferBytes(data)}, nil, in.NullN(), 0)
+	defer d.Release()
+	return array.MakeFromData(d)
 }
 
 // ---- date_trunc ----
@@ -574,11 +608,11 @@ func dateTruncVec(c *Ctx, args []Expr, vals []arrow.Array, n int) (arrow.Array, 
 		}
 		if step > 0 {
 			for i, v := range in {
-				q := v / step
-				if v%step < 0 {
-					q--
+				r := v - v/step*step
+				if r < 0 {
+					r += step
 				}
-				out[i] = q * step
+				out[i] = v - r
 			}
 		} else {
 			for i, v := range in {
