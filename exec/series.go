@@ -17,12 +17,7 @@ type seriesOp struct {
 	args []expr.Expr // start, stop, step (coerced by the planner)
 	t    types.T
 	ec   *expr.Ctx
-
-	started, done bool
-	cur, stop     int64
-	step          int64               // integer series
-	iv            types.IntervalValue // timestamp series
-	up            bool
+	iter *seriesIter
 }
 
 var _ Operator = (*seriesOp)(nil)
@@ -37,7 +32,7 @@ func (s *seriesOp) Types() []types.T           { return []types.T{s.t} }
 func (s *seriesOp) Open(context.Context) error { return nil }
 func (s *seriesOp) Close() error               { return nil }
 
-// start evaluates the arguments once; a NULL argument gives no rows.
+// start evaluates the arguments once.
 func (s *seriesOp) start() error {
 	one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
 	defer one.Release()
@@ -49,73 +44,32 @@ func (s *seriesOp) start() error {
 		}
 		vals[i] = types.DatumAt(a.Type(), arr, 0)
 		arr.Release()
-		if vals[i].Null {
-			s.done = true
-			return nil
-		}
 	}
-	s.cur, s.stop = vals[0].I, vals[1].I
-	if s.t.IsInteger() {
-		s.step = 1
-		if len(vals) == 3 {
-			s.step = vals[2].I
-		}
-		if s.step == 0 {
-			return pgerr.New(pgerr.InvalidParameterValue, "step size cannot equal zero")
-		}
-		s.up = s.step > 0
-		return nil
-	}
-	if len(vals) != 3 {
+	if !s.t.IsInteger() && len(vals) != 3 {
 		return fmt.Errorf("generate_series over %s needs a step", s.t)
 	}
-	s.iv = vals[2].Interval()
-	c := types.CmpInterval(s.iv, types.IntervalValue{})
-	if c == 0 {
-		return pgerr.New(pgerr.InvalidParameterValue, "step size cannot equal zero")
-	}
-	s.up = c > 0
-	return nil
+	it, err := newSeriesIter(s.t, vals, s.ec)
+	s.iter = it
+	return err
 }
 
 func (s *seriesOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
-	if !s.started {
-		s.started = true
+	if s.iter == nil {
 		if err := s.start(); err != nil {
 			return nil, err
 		}
-	}
-	if s.done {
-		return nil, nil
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	bld := expr.NewBuilder(s.t, BatchSize)
 	n := 0
-	for n < BatchSize {
-		if (s.up && s.cur > s.stop) || (!s.up && s.cur < s.stop) {
-			s.done = true
+	for ; n < BatchSize; n++ {
+		v, ok := s.iter.next()
+		if !ok {
 			break
 		}
-		bld.Append(types.Int(s.t, s.cur))
-		n++
-		var next int64
-		if s.t.IsInteger() {
-			next = s.cur + s.step
-			overflow := (s.step > 0 && next < s.cur) || (s.step < 0 && next > s.cur) || types.CheckIntRange(s.t.Kind, next) != nil
-			if overflow {
-				s.done = true // the series stops at the type's end, as in PostgreSQL
-				break
-			}
-		} else {
-			var err error
-			if next, err = expr.TimestampAddInterval(s.cur, s.iv, s.t.Kind == types.TimestampTZ, s.ec.Loc); err != nil {
-				s.done = true
-				break
-			}
-		}
-		s.cur = next
+		bld.Append(types.Int(s.t, v))
 	}
 	col := bld.Finish()
 	if n == 0 {
@@ -124,5 +78,169 @@ func (s *seriesOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	rec := array.NewRecordBatch(Schema(s.Types()), []arrow.Array{col}, int64(n))
 	col.Release()
+	return rec, nil
+}
+
+// seriesIter steps through one series; next reports false at its end.
+type seriesIter struct {
+	t         types.T
+	cur, stop int64
+	step      int64
+	iv        types.IntervalValue
+	up, done  bool
+	loc       *expr.Ctx
+}
+
+func newSeriesIter(t types.T, vals []types.Datum, ec *expr.Ctx) (*seriesIter, error) {
+	it := &seriesIter{t: t, loc: ec}
+	for _, v := range vals {
+		if v.Null {
+			it.done = true
+			return it, nil
+		}
+	}
+	it.cur, it.stop = vals[0].I, vals[1].I
+	if t.IsInteger() {
+		it.step = 1
+		if len(vals) == 3 {
+			it.step = vals[2].I
+		}
+		if it.step == 0 {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "step size cannot equal zero")
+		}
+		it.up = it.step > 0
+		return it, nil
+	}
+	it.iv = vals[2].Interval()
+	c := types.CmpInterval(it.iv, types.IntervalValue{})
+	if c == 0 {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "step size cannot equal zero")
+	}
+	it.up = c > 0
+	return it, nil
+}
+
+func (it *seriesIter) next() (int64, bool) {
+	if it.done || (it.up && it.cur > it.stop) || (!it.up && it.cur < it.stop) {
+		it.done = true
+		return 0, false
+	}
+	v := it.cur
+	if it.t.IsInteger() {
+		n := it.cur + it.step
+		if (it.step > 0 && n < it.cur) || (it.step < 0 && n > it.cur) || types.CheckIntRange(it.t.Kind, n) != nil {
+			it.done = true
+		}
+		it.cur = n
+	} else {
+		n, err := expr.TimestampAddInterval(it.cur, it.iv, it.t.Kind == types.TimestampTZ, it.loc.Loc)
+		if err != nil {
+			it.done = true
+		}
+		it.cur = n
+	}
+	return v, true
+}
+
+// projectSetOp expands a generate_series in the SELECT list: each input row
+// becomes one row per series value, the other columns repeated. Column srf
+// receives the values; columns args hold the series' arguments.
+type projectSetOp struct {
+	in   Operator
+	srf  int
+	args []int
+	ts   []types.T
+	ec   *expr.Ctx
+
+	rec  arrow.RecordBatch // input batch being expanded
+	row  int
+	iter *seriesIter
+}
+
+var _ Operator = (*projectSetOp)(nil)
+
+// NewProjectSet expands column srf of in's rows into a series of type t
+// (in's column srf is a placeholder of that type).
+func NewProjectSet(in Operator, srf int, args []int, ec *expr.Ctx) Operator {
+	return &projectSetOp{in: in, srf: srf, args: args, ts: in.Types(), ec: ec}
+}
+
+func (p *projectSetOp) Types() []types.T               { return p.ts }
+func (p *projectSetOp) Open(ctx context.Context) error { return p.in.Open(ctx) }
+func (p *projectSetOp) Close() error {
+	if p.rec != nil {
+		p.rec.Release()
+		p.rec = nil
+	}
+	return p.in.Close()
+}
+
+func (p *projectSetOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	bld := make([]*expr.Builder, len(p.ts))
+	for i, t := range p.ts {
+		bld[i] = expr.NewBuilder(t, BatchSize)
+	}
+	finish := func() arrow.RecordBatch {
+		cols := make([]arrow.Array, len(bld))
+		for i, b := range bld {
+			cols[i] = b.Finish()
+		}
+		n := cols[0].Len()
+		rec := array.NewRecordBatch(Schema(p.ts), cols, int64(n))
+		for _, c := range cols {
+			c.Release()
+		}
+		return rec
+	}
+	n := 0
+	for n < BatchSize {
+		if p.rec == nil || p.row >= int(p.rec.NumRows()) {
+			if p.rec != nil {
+				p.rec.Release()
+				p.rec = nil
+			}
+			rec, err := p.in.Next(ctx)
+			if err != nil {
+				finish().Release()
+				return nil, err
+			}
+			if rec == nil {
+				break
+			}
+			p.rec, p.row, p.iter = rec, 0, nil
+			continue
+		}
+		if p.iter == nil {
+			vals := make([]types.Datum, len(p.args))
+			for k, a := range p.args {
+				vals[k] = types.DatumAt(p.ts[a], p.rec.Column(a), p.row)
+			}
+			it, err := newSeriesIter(p.ts[p.srf], vals, p.ec)
+			if err != nil {
+				finish().Release()
+				return nil, err
+			}
+			p.iter = it
+		}
+		v, ok := p.iter.next()
+		if !ok {
+			p.row++
+			p.iter = nil
+			continue
+		}
+		for c := range p.ts {
+			if c == p.srf {
+				bld[c].Append(types.Int(p.ts[c], v))
+				continue
+			}
+			bld[c].Append(types.DatumAt(p.ts[c], p.rec.Column(c), p.row))
+		}
+		n++
+	}
+	rec := finish()
+	if n == 0 {
+		rec.Release()
+		return nil, nil
+	}
 	return rec, nil
 }

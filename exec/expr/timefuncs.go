@@ -355,8 +355,8 @@ func extractVec(numeric bool) VecFunc {
 	return func(c *Ctx, args []Expr, vals []arrow.Array, n int) (arrow.Array, error) {
 		unit, null, ok := constString(args[0])
 		k := args[1].Type().Kind
-		if !ok || null || (k != types.Timestamp && k != types.TimestampTZ) {
-			return nil, nil
+		if !ok || null || (k != types.Timestamp && k != types.TimestampTZ) || vals[1] == nil {
+			return nil, nil // constant or not a timestamp: the row path
 		}
 		u, err := parseUnit(unit, args[1].Type())
 		if err != nil {
@@ -566,8 +566,8 @@ func intervalTrunc(unit string, u timeUnit, iv types.IntervalValue) (types.Datum
 func dateTruncVec(c *Ctx, args []Expr, vals []arrow.Array, n int) (arrow.Array, error) {
 	unit, null, ok := constString(args[0])
 	t := args[1].Type()
-	if !ok || null || (t.Kind != types.Timestamp && t.Kind != types.TimestampTZ) {
-		return nil, nil
+	if !ok || null || (t.Kind != types.Timestamp && t.Kind != types.TimestampTZ) || vals[1] == nil {
+		return nil, nil // constant or not a timestamp: the row path
 	}
 	loc := c.Loc
 	if len(args) == 3 {

@@ -707,6 +707,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 		}
 		return b.bindAggregate(fc)
 	}
+	if name == "generate_series" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "generate_series is supported in FROM and as a whole select-list item only").WithPosition(pos(b.p.query, fc.Location))
+	}
 	bi, ok := expr.Builtins[name]
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name).WithPosition(pos(b.p.query, fc.Location))

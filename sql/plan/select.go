@@ -182,8 +182,23 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 	// Bind the targets.
 	var exprs []expr.Expr
 	var cols []Column
+	srf := -1 // the target that is a generate_series, expanded after projecting
+	var srfArgs []expr.Expr
 	for _, t := range targets {
 		var e expr.Expr
+		if fc := t.node.GetFuncCall(); fc != nil && funcName(fc) == "generate_series" {
+			if srf >= 0 {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "more than one set-returning function in the select list is not supported yet").WithPosition(pos(p.query, fc.Location))
+			}
+			st, args, err := out.seriesArgs(fc)
+			if err != nil {
+				return nil, err
+			}
+			srf, srfArgs = len(exprs), args
+			exprs = append(exprs, &expr.Const{D: types.NullOf(st)})
+			cols = append(cols, Column{Name: t.name, T: st})
+			continue
+		}
 		if t.node == nil {
 			e = &expr.Col{Idx: t.col, T: sc.cols[t.col].t, Name: t.name}
 			if hasAgg {
@@ -204,6 +219,13 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		}
 		exprs = append(exprs, e)
 		cols = append(cols, Column{Name: t.name, T: e.Type()})
+	}
+
+	// The series' arguments ride along as hidden columns.
+	var srfArgCols []int
+	for _, a := range srfArgs {
+		srfArgCols = append(srfArgCols, len(exprs))
+		exprs = append(exprs, a)
 	}
 
 	var having expr.Expr
@@ -311,10 +333,13 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		}
 	}
 	src = exec.NewProject(src, exprs, p.ec)
+	if srf >= 0 {
+		src = exec.NewProjectSet(src, srf, srfArgCols, p.ec)
+	}
 	if s.DistinctClause != nil {
-		keyCols := make([]expr.Expr, len(exprs))
-		for i, e := range exprs {
-			keyCols[i] = &expr.Col{Idx: i, T: e.Type()}
+		keyCols := make([]expr.Expr, len(cols))
+		for i, c := range cols {
+			keyCols[i] = &expr.Col{Idx: i, T: c.T}
 		}
 		src = agg.NewHashAgg(src, keyCols, nil, p.ec)
 	}
