@@ -657,6 +657,33 @@ func dateBinDatum(_ *Ctx, a []types.Datum) (types.Datum, error) {
 	return types.Int(a[1].T, origin+delta), nil
 }
 
+// dateBinVec bins a timestamp column by a constant stride and origin.
+func dateBinVec(c *Ctx, args []Expr, vals []arrow.Array, n int) (arrow.Array, error) {
+	sd, ok1 := IsConst(args[0])
+	od, ok2 := IsConst(args[2])
+	if !ok1 || !ok2 || sd.Null || od.Null || vals[1] == nil {
+		return nil, nil
+	}
+	if _, err := dateBinDatum(c, []types.Datum{sd, od, od}); err != nil {
+		return nil, err // a stride with months, or not positive
+	}
+	iv := sd.Interval()
+	stride, origin := int64(iv.Days)*usPerDay+iv.Micros, od.I
+	a := vals[1]
+	in := arrow.GetValues[int64](a.Data(), 1)
+	out := make([]int64, len(in))
+	for i, v := range in {
+		diff := v - origin
+		r := diff % stride
+		delta := diff - r
+		if origin > v && stride > 1 && r != 0 {
+			delta -= stride
+		}
+		out[i] = origin + delta
+	}
+	return typedArray(a.DataType(), arrow.GetBytes(out), len(out), a), nil
+}
+
 // ---- age ----
 
 type tmParts struct {
@@ -984,7 +1011,7 @@ var timeBuiltins = map[string]Builtin{
 			}
 			return []types.T{types.TInterval, t, t}
 		},
-		Strict: true, Fn: dateBinDatum,
+		Strict: true, Fn: dateBinDatum, Vec: dateBinVec,
 	},
 	"age": {
 		Result: func(args []types.T) (types.T, bool) {
