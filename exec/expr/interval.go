@@ -231,6 +231,8 @@ func TimeArithType(op ArithOp, l, r types.T) (types.T, bool) {
 			return types.TTimestamp, true
 		case lk == types.Interval && rk == types.Interval:
 			return types.TInterval, true
+		case lk == types.Time && rk == types.Interval, lk == types.Interval && rk == types.Time:
+			return types.TTime, true
 		}
 	case Sub:
 		switch {
@@ -245,6 +247,10 @@ func TimeArithType(op ArithOp, l, r types.T) (types.T, bool) {
 		case isTS(lk) && lk == rk:
 			return types.TInterval, true
 		case lk == types.Interval && rk == types.Interval:
+			return types.TInterval, true
+		case lk == types.Time && rk == types.Interval:
+			return types.TTime, true
+		case lk == types.Time && rk == types.Time:
 			return types.TInterval, true
 		}
 	case Mul:
@@ -315,6 +321,15 @@ func timeArithDatum(c *Ctx, op ArithOp, x, y types.Datum, t types.T) (types.Datu
 		}
 		v, err := TimestampAddInterval(us, iv, tz, c.Loc)
 		return types.Int(t, v), err
+	case lk == types.Time && rk == types.Interval:
+		// Time wraps around midnight; months and days do not move it.
+		us := y.I
+		if op == Sub {
+			us = -us
+		}
+		return types.Int(t, floorMod(x.I+us%usPerDay, usPerDay)), nil
+	case lk == types.Time && rk == types.Time:
+		return types.IntervalDatum(types.IntervalValue{Micros: x.I - y.I}), nil
 	case lk == types.Date && rk == types.Time:
 		return types.Int(t, x.I*usPerDay+y.I), nil
 	case lk == types.Time && rk == types.Date:

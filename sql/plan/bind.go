@@ -810,9 +810,9 @@ func (b *binder) timeArith(op expr.ArithOp, l, r expr.Expr, loc int32, noOp func
 				return types.TFloat8
 			}
 			return types.TInterval
-		case op == expr.Sub && other.Kind != types.Time:
+		case op == expr.Sub:
 			return types.Of(other.Kind)
-		case other.Kind == types.Timestamp || other.Kind == types.TimestampTZ:
+		case other.Kind == types.Timestamp || other.Kind == types.TimestampTZ || other.Kind == types.Time:
 			return types.TInterval
 		}
 		return types.TUnknown
