@@ -90,6 +90,10 @@ type Builtin struct {
 	// ArgDefaults give the values of parameters a call leaves out.
 	ArgNames    []string
 	ArgDefaults []types.Datum
+	// Fold marks a function whose value depends only on its arguments and
+	// the statement (not on the row or the clock): with constant arguments
+	// the planner computes it once.
+	Fold bool
 }
 
 func sameAsArgs(args []types.T) []types.T { return args }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/loamdb/loam/exec/agg"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
@@ -738,7 +739,11 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 			return nil, err
 		}
 	}
-	return &expr.Func{Name: name, Args: args, T: rt, Strict: bi.Strict, Fn: bi.Fn, Vec: bi.Vec}, nil
+	f := &expr.Func{Name: name, Args: args, T: rt, Strict: bi.Strict, Fn: bi.Fn, Vec: bi.Vec}
+	if bi.Fold {
+		return b.fold(f), nil
+	}
+	return f, nil
 }
 
 func (b *binder) bindCase(ce *pg.CaseExpr) (expr.Expr, error) {
@@ -856,7 +861,35 @@ func (b *binder) timeArith(op expr.ArithOp, l, r expr.Expr, loc int32, noOp func
 	if !ok {
 		return nil, noOp()
 	}
-	return &expr.TimeArith{Op: op, L: l, R: r, T: t}, nil
+	return b.fold(&expr.TimeArith{Op: op, L: l, R: r, T: t}), nil
+}
+
+// fold evaluates an expression whose operands are all constants, so that
+// now() - interval '1 day' reaches the scan as a constant it can prune
+// with. An error leaves the expression to fail when it runs.
+func (b *binder) fold(e expr.Expr) expr.Expr {
+	var args []expr.Expr
+	switch x := e.(type) {
+	case *expr.TimeArith:
+		args = []expr.Expr{x.L, x.R}
+	case *expr.Func:
+		args = x.Args
+	default:
+		return e
+	}
+	for _, a := range args {
+		if _, ok := a.(*expr.Const); !ok {
+			return e
+		}
+	}
+	one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
+	defer one.Release()
+	v, err := e.Eval(b.p.ec, one)
+	if err != nil {
+		return e
+	}
+	defer v.Release()
+	return &expr.Const{D: types.DatumAt(e.Type(), v, 0)}
 }
 
 // funcArgs binds a call's arguments in parameter order: named arguments
