@@ -108,6 +108,10 @@ func CastDatum(d types.Datum, to types.T, loc *time.Location) (types.Datum, erro
 	}
 	out := types.Datum{T: to}
 	switch {
+	case from.Kind == types.Interval && to.Kind == types.Interval:
+		d = types.IntervalDatum(types.AdjustInterval(d.Interval(), to))
+		d.T = to
+		return d, nil
 	case from.Kind == to.Kind:
 		if to.Width < 0 {
 			d.T = to

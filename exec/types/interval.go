@@ -37,7 +37,11 @@ var intervalUnits = map[string]IntervalValue{
 // ParseInterval reads PostgreSQL interval input: "180 days", "1 hour 30
 // minutes", "1 day 02:00:00", "-1 mons +2 days", "@ 3 days ago", "30s",
 // "01:30:00", a bare number of seconds, and ISO 8601 "P1Y2M3DT4H5M6S".
-func ParseInterval(s string) (IntervalValue, error) {
+func ParseInterval(s string) (IntervalValue, error) { return parseIntervalIn(s, 0) }
+
+// parseIntervalIn reads interval input under a range mask (see
+// AdjustInterval), which gives a bare number its unit.
+func parseIntervalIn(s string, mask int32) (IntervalValue, error) {
 	var iv IntervalValue
 	bad := func() (IntervalValue, error) {
 		return IntervalValue{}, pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type interval: %q", s)
@@ -88,7 +92,7 @@ func ParseInterval(s string) (IntervalValue, error) {
 		} else if i+1 < len(f) && strings.Contains(f[i+1], ":") {
 			unit = "day" // "1 02:00:00": a day count before a clock
 		} else {
-			unit = "second"
+			unit = lowestUnit(mask)
 		}
 		v, err := strconv.ParseFloat(num, 64)
 		if err != nil {
@@ -308,4 +312,65 @@ func parseIntervalClock(s string) (int64, bool) {
 		us = -us
 	}
 	return us, true
+}
+
+// Interval field masks of an interval type's range, as PostgreSQL encodes
+// them in the typmod (INTERVAL_MASK): interval '1' DAY, HOUR TO MINUTE.
+// T.Scale holds the mask of an interval type (0: no range), T.Width its
+// fractional-second precision (-1: none).
+const (
+	IntervalMonth     = 1 << 1
+	IntervalYear      = 1 << 2
+	IntervalDay       = 1 << 3
+	IntervalHour      = 1 << 10
+	IntervalMinute    = 1 << 11
+	IntervalSecond    = 1 << 12
+	IntervalFullRange = 0x7FFF
+)
+
+// lowestUnit is the unit a bare number means under a range: '1' DAY is a
+// day, '5' MINUTE five minutes; without a range, seconds.
+func lowestUnit(mask int32) string {
+	switch {
+	case mask == 0 || mask == IntervalFullRange || mask&IntervalSecond != 0:
+		return "second"
+	case mask&IntervalMinute != 0:
+		return "minute"
+	case mask&IntervalHour != 0:
+		return "hour"
+	case mask&IntervalDay != 0:
+		return "day"
+	case mask&IntervalMonth != 0:
+		return "month"
+	case mask&IntervalYear != 0:
+		return "year"
+	}
+	return "second"
+}
+
+// AdjustInterval applies an interval type's range and precision, as
+// PostgreSQL's AdjustIntervalForTypmod: fields below the range's lowest are
+// dropped, seconds are rounded to the precision.
+func AdjustInterval(iv IntervalValue, t T) IntervalValue {
+	mask := t.Scale
+	if mask != 0 && mask != IntervalFullRange {
+		switch {
+		case mask&IntervalSecond != 0:
+		case mask&IntervalMinute != 0:
+			iv.Micros = iv.Micros / 60e6 * 60e6
+		case mask&IntervalHour != 0:
+			iv.Micros = iv.Micros / 3600e6 * 3600e6
+		case mask&IntervalDay != 0:
+			iv.Micros = 0
+		case mask&IntervalMonth != 0:
+			iv.Days, iv.Micros = 0, 0
+		case mask&IntervalYear != 0:
+			iv.Months = iv.Months / 12 * 12
+			iv.Days, iv.Micros = 0, 0
+		}
+	}
+	if t.Width >= 0 && t.Width < 6 {
+		iv.Micros = RoundMicros(iv.Micros, t.Width)
+	}
+	return iv
 }

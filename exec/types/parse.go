@@ -130,11 +130,12 @@ func ParseText(t T, s string, loc *time.Location) (Datum, error) {
 		}
 		d.I = RoundMicros(us, t.Width)
 	case Interval:
-		iv, err := ParseInterval(s)
+		iv, err := parseIntervalIn(s, t.Scale)
 		if err != nil {
 			return d, err
 		}
-		return IntervalDatum(iv), nil
+		d = IntervalDatum(AdjustInterval(iv, t))
+		d.T = t
 	case UUID:
 		u, ok := CanonicalUUID(s)
 		if !ok {

@@ -495,8 +495,10 @@ func columnName(n *pg.Node) string {
 		return funcName(n.GetFuncCall())
 	case n.GetTypeCast() != nil:
 		tc := n.GetTypeCast()
-		if name := columnName(tc.Arg); name != "?column?" {
-			return name
+		// A column or function name beats the type name; a cast's or
+		// CASE's name does not (PostgreSQL's FigureColname strengths).
+		if strongName(tc.Arg) {
+			return columnName(tc.Arg)
 		}
 		names := tc.TypeName.Names
 		return strings.ToLower(names[len(names)-1].GetString_().Sval)
@@ -606,4 +608,17 @@ func nodeLocation(n *pg.Node) int32 {
 		return n.GetNullTest().Location
 	}
 	return -1
+}
+
+// strongName reports whether n's column name would win over an enclosing
+// cast's type name: a column, function or keyword-expression name, or a
+// cast of one.
+func strongName(n *pg.Node) bool {
+	switch {
+	case n.GetTypeCast() != nil:
+		return strongName(n.GetTypeCast().Arg)
+	case n.GetCaseExpr() != nil:
+		return false
+	}
+	return columnName(n) != "?column?"
 }

@@ -85,7 +85,18 @@ func TypeOf(tn *pg.TypeName, query string) (types.T, error) {
 	case "jsonb":
 		t = types.TJSONB
 	case "interval":
+		// Typmods are (range mask[, precision]): interval '1' DAY,
+		// interval(2), INTERVAL SECOND(3).
 		t = types.TInterval
+		if len(mods) > 0 {
+			t.Scale = mods[0]
+		}
+		if len(mods) > 1 {
+			if mods[1] < 0 || mods[1] > 6 {
+				return types.T{}, pgerr.New(pgerr.InvalidParameterValue, "interval(%d) precision must be between 0 and 6", mods[1]).WithPosition(pos(query, tn.Location))
+			}
+			t.Width = mods[1]
+		}
 		mods = nil
 	default:
 		return types.T{}, pgerr.New(pgerr.UndefinedObject, "type %q does not exist", name).WithPosition(pos(query, tn.Location))
