@@ -90,6 +90,10 @@ type Builtin struct {
 	// ArgDefaults give the values of parameters a call leaves out.
 	ArgNames    []string
 	ArgDefaults []types.Datum
+	// Ambiguous reports argument types PostgreSQL cannot choose among
+	// overloads for (an untyped literal where timestamp, timestamptz and
+	// interval all fit): the call fails with "is not unique".
+	Ambiguous func(args []types.T) bool
 	// Fold marks a function whose value depends only on its arguments and
 	// the statement (not on the row or the clock): with constant arguments
 	// the planner computes it once.

@@ -16,7 +16,27 @@ import (
 // Date/time functions of PostgreSQL 15. They register into Builtins from
 // init so that other files adding functions do not touch one table.
 
+// unknownAt is an Ambiguous test: the argument at i is an untyped literal.
+func unknownAt(i int) func([]types.T) bool {
+	return func(args []types.T) bool { return len(args) > i && args[i].Kind == types.Unknown }
+}
+
 func init() {
+	for _, n := range []string{"extract", "date_part", "date_trunc"} {
+		b := timeBuiltins[n]
+		b.Ambiguous = unknownAt(1)
+		timeBuiltins[n] = b
+	}
+	age := timeBuiltins["age"]
+	age.Ambiguous = func(args []types.T) bool {
+		for _, a := range args {
+			if a.Kind != types.Unknown {
+				return false
+			}
+		}
+		return true
+	}
+	timeBuiltins["age"] = age
 	for name, b := range timeBuiltins {
 		// All but clock_timestamp are fixed within a statement.
 		b.Fold = name != "clock_timestamp"

@@ -723,6 +723,18 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 	for i, e := range args {
 		ts[i] = e.Type()
 	}
+	if bi.Ambiguous != nil && bi.Ambiguous(ts) {
+		names := make([]string, len(ts))
+		for i, t := range ts {
+			names[i] = t.String()
+		}
+		shown := name
+		if name == "extract" {
+			shown = "pg_catalog.extract"
+		}
+		return nil, pgerr.New(pgerr.AmbiguousFunction, "function %s(%s) is not unique", shown, strings.Join(names, ", ")).WithPosition(pos(b.p.query, fc.Location)).
+			WithHint("Could not choose a best candidate function. You might need to add explicit type casts.")
+	}
 	rt, ok := bi.Result(ts)
 	if !ok {
 		names := make([]string, len(ts))
