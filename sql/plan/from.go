@@ -20,6 +20,9 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 	switch {
 	case n.GetRangeVar() != nil:
 		rv := n.GetRangeVar()
+		if c := p.lookupCTE(rv); c != nil {
+			return p.cteItem(c, rv)
+		}
 		ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
 		if err != nil {
 			return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))

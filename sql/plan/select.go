@@ -13,11 +13,15 @@ import (
 
 // Select plans a SELECT (or VALUES) statement.
 func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
+	if s.WithClause != nil {
+		saved := p.ctes
+		defer func() { p.ctes = saved }()
+		if err := p.with(s.WithClause); err != nil {
+			return nil, err
+		}
+	}
 	if s.Op != pg.SetOperation_SETOP_NONE {
 		return p.setOperation(s)
-	}
-	if s.WithClause != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH is not supported yet")
 	}
 	if len(s.ValuesLists) > 0 {
 		return p.values(s)
@@ -35,7 +39,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 	case len(s.FromClause) == 0:
 		src = exec.NewValues([][]expr.Expr{{}}, nil, p.ec)
 		sc = newScope(nil)
-	case len(s.FromClause) == 1 && s.FromClause[0].GetRangeVar() != nil:
+	case len(s.FromClause) == 1 && s.FromClause[0].GetRangeVar() != nil && p.lookupCTE(s.FromClause[0].GetRangeVar()) == nil:
 		// One table: the scan takes the WHERE for pruning.
 		rv := s.FromClause[0].GetRangeVar()
 		ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
