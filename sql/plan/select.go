@@ -128,11 +128,6 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			hasAgg = true
 		}
 	}
-	// Plain DISTINCT is a list holding one empty node; DISTINCT ON lists
-	// expressions.
-	if len(s.DistinctClause) > 0 && s.DistinctClause[0] != nil && s.DistinctClause[0].Node != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "DISTINCT ON is not supported yet")
-	}
 
 	out := &binder{p: p, sc: sc, where: "SELECT"}
 	var groupBy []expr.Expr
@@ -222,51 +217,56 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		}
 	}
 
-	// ORDER BY: output names and ordinals, else expressions computed as
-	// hidden extra columns.
-	var keys []exec.SortKey
-	for _, o := range s.SortClause {
-		sb := o.GetSortBy()
-		var ke expr.Expr
-		if c := sb.Node.GetAConst(); c != nil && c.GetIval() != nil {
+	// ORDER BY and DISTINCT ON: output names and ordinals, else
+	// expressions computed as hidden extra columns.
+	distinctOn := len(s.DistinctClause) > 0 && s.DistinctClause[0] != nil && s.DistinctClause[0].Node != nil
+	outputIndex := func(n *pg.Node, loc int32, what string) (int, error) {
+		if c := n.GetAConst(); c != nil && c.GetIval() != nil {
 			k := int(c.GetIval().Ival)
-			if k < 1 || k > len(exprs) {
-				return nil, pgerr.New(pgerr.InvalidColumnReference, "ORDER BY position %d is not in select list", k).WithPosition(pos(p.query, c.Location))
+			if k < 1 || k > len(cols) {
+				return 0, pgerr.New(pgerr.InvalidColumnReference, "%s position %d is not in select list", what, k).WithPosition(pos(p.query, c.Location))
 			}
-			ke = &expr.Col{Idx: k - 1, T: exprs[k-1].Type()}
-		} else if cr := sb.Node.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
+			return k - 1, nil
+		}
+		if cr := n.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
 			name := cr.Fields[0].GetString_().Sval
+			idx := -1
 			for i, c := range cols {
 				if c.Name == name {
-					if ke != nil {
-						return nil, pgerr.New(pgerr.AmbiguousColumn, "ORDER BY %q is ambiguous", name).WithPosition(pos(p.query, cr.Location))
+					if idx >= 0 {
+						return 0, pgerr.New(pgerr.AmbiguousColumn, "%s %q is ambiguous", what, name).WithPosition(pos(p.query, cr.Location))
 					}
-					ke = &expr.Col{Idx: i, T: c.T}
-				}
-			}
-		}
-		if ke == nil {
-			out.where = "ORDER BY"
-			e, err := out.bind(sb.Node)
-			if err != nil {
-				return nil, err
-			}
-			idx := -1
-			for i, x := range exprs {
-				if x.String() == e.String() {
 					idx = i
 				}
 			}
-			if idx < 0 {
-				if s.DistinctClause != nil {
-					return nil, pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list").WithPosition(pos(p.query, sb.Location))
-				}
-				exprs = append(exprs, e)
-				idx = len(exprs) - 1
+			if idx >= 0 {
+				return idx, nil
 			}
-			ke = &expr.Col{Idx: idx, T: e.Type()}
 		}
-		k := exec.SortKey{Expr: ke, Desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
+		out.where = what
+		e, err := out.bind(n)
+		if err != nil {
+			return 0, err
+		}
+		for i, x := range exprs {
+			if x.String() == e.String() {
+				return i, nil
+			}
+		}
+		if s.DistinctClause != nil && !distinctOn {
+			return 0, pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list").WithPosition(pos(p.query, loc))
+		}
+		exprs = append(exprs, e)
+		return len(exprs) - 1, nil
+	}
+	var keys []exec.SortKey
+	for _, o := range s.SortClause {
+		sb := o.GetSortBy()
+		idx, err := outputIndex(sb.Node, sb.Location, "ORDER BY")
+		if err != nil {
+			return nil, err
+		}
+		k := exec.SortKey{Expr: &expr.Col{Idx: idx, T: exprs[idx].Type()}, Desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
 		k.NullsFirst = k.Desc
 		switch sb.SortbyNulls {
 		case pg.SortByNulls_SORTBY_NULLS_FIRST:
@@ -275,6 +275,48 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			k.NullsFirst = false
 		}
 		keys = append(keys, k)
+	}
+	// DISTINCT ON keeps the first row of each run of equal keys: the sort
+	// must begin with them (PostgreSQL requires ORDER BY to).
+	var onKeys []int
+	if distinctOn {
+		for _, n := range s.DistinctClause {
+			idx, err := outputIndex(n, nodeLocation(n), "DISTINCT ON")
+			if err != nil {
+				return nil, err
+			}
+			onKeys = append(onKeys, idx)
+		}
+		isOn := func(idx int) bool {
+			for _, k := range onKeys {
+				if k == idx {
+					return true
+				}
+			}
+			return false
+		}
+		covered := map[int]bool{}
+		for i, k := range keys {
+			idx := k.Expr.(*expr.Col).Idx
+			if i < len(onKeys) && !isOn(idx) {
+				return nil, pgerr.New(pgerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions").
+					WithPosition(pos(p.query, nodeLocation(s.DistinctClause[0])))
+			}
+			covered[idx] = true
+		}
+		if len(keys) > 0 && len(keys) < len(onKeys) {
+			for _, idx := range onKeys {
+				if !covered[idx] {
+					return nil, pgerr.New(pgerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions").
+						WithPosition(pos(p.query, nodeLocation(s.DistinctClause[0])))
+				}
+			}
+		}
+		if len(keys) == 0 {
+			for _, idx := range onKeys {
+				keys = append(keys, exec.SortKey{Expr: &expr.Col{Idx: idx, T: exprs[idx].Type()}})
+			}
+		}
 	}
 
 	// Assemble: scan → filter → aggregate → having → project → distinct → sort → limit → trim.
@@ -315,7 +357,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		}
 	}
 	src = exec.NewProject(src, exprs, p.ec)
-	if s.DistinctClause != nil {
+	if s.DistinctClause != nil && !distinctOn {
 		keyCols := make([]expr.Expr, len(exprs))
 		for i, e := range exprs {
 			keyCols[i] = &expr.Col{Idx: i, T: e.Type()}
@@ -324,6 +366,9 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 	}
 	if len(keys) > 0 {
 		src = exec.NewSort(src, keys, p.ec)
+	}
+	if distinctOn {
+		src = exec.NewFirstOfRuns(src, onKeys)
 	}
 	limit, offset, err := p.limits(s)
 	if err != nil {
