@@ -62,6 +62,8 @@ const (
 	WrongObjectType               = "42809"
 	CardinalityViolation          = "21000"
 	ProgramLimitExceeded          = "54000"
+	StatementTooComplex           = "54001"
+	TooManyArguments              = "54023"
 	IndeterminateDatatype         = "42P18"
 	InvalidRegularExpression      = "2201B"
 	InvalidRowCountInLimit        = "2201W"

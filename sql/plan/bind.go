@@ -65,6 +65,7 @@ type binder struct {
 	groupStrs []string
 	groupTs   []types.T
 	aggs      *[]agg.Agg
+	grouping  *groupingInfo // for GROUPING(); nil outside GROUP BY
 }
 
 // paramRef is a $n whose type is not known yet; the first context that
@@ -153,6 +154,9 @@ func (b *binder) coerceBool(e expr.Expr, loc int32) (expr.Expr, error) {
 }
 
 func (b *binder) bind(n *pg.Node) (expr.Expr, error) {
+	if g := n.GetGroupingFunc(); g != nil {
+		return b.bindGrouping(g)
+	}
 	if b.aggMode {
 		if fc := n.GetFuncCall(); fc != nil && isAggregate(fc) {
 			return b.bindAggregate(fc)

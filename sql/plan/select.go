@@ -132,9 +132,18 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 	out := &binder{p: p, sc: sc, where: "SELECT"}
 	var groupBy []expr.Expr
 	var aggs []agg.Agg
+	// GROUP BY binds each distinct expression once; a grouping set is the
+	// list of those it groups by.
+	var sets [][]int
+	grouping := &groupingInfo{idx: new(int)}
+	*grouping.idx = -1
 	if hasAgg {
 		in := &binder{p: p, sc: sc, where: "GROUP BY"}
-		for _, g := range s.GroupClause {
+		nodeSets, err := groupingSets(s.GroupClause)
+		if err != nil {
+			return nil, err
+		}
+		bindKey := func(g *pg.Node) (expr.Expr, error) {
 			node := g
 			// GROUP BY 1 and GROUP BY alias refer to targets.
 			if c := g.GetAConst(); c != nil && c.GetIval() != nil {
@@ -143,12 +152,10 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 					return nil, pgerr.New(pgerr.InvalidColumnReference, "GROUP BY position %d is not in select list", k).WithPosition(pos(p.query, c.Location))
 				}
 				if targets[k-1].node == nil {
-					node = nil
-					groupBy = append(groupBy, &expr.Col{Idx: targets[k-1].col, T: sc.cols[targets[k-1].col].t, Name: targets[k-1].name})
 					sc.used[targets[k-1].col] = true
-				} else {
-					node = targets[k-1].node
+					return &expr.Col{Idx: targets[k-1].col, T: sc.cols[targets[k-1].col].t, Name: targets[k-1].name}, nil
 				}
+				node = targets[k-1].node
 			} else if cr := g.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
 				name := cr.Fields[0].GetString_().GetSval()
 				if _, err := sc.resolve("", name); err != nil {
@@ -159,19 +166,30 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 					}
 				}
 			}
-			if node == nil {
-				continue
-			}
-			if g.GetGroupingSet() != nil {
-				return nil, pgerr.New(pgerr.FeatureNotSupported, "ROLLUP, CUBE and GROUPING SETS are not supported yet")
-			}
-			e, err := in.bind(node)
-			if err != nil {
-				return nil, err
-			}
-			groupBy = append(groupBy, e)
+			return in.bind(node)
 		}
-		out = &binder{p: p, sc: sc, where: "SELECT", aggMode: true, aggs: &aggs}
+		for _, ns := range nodeSets {
+			var set []int
+			for _, g := range ns {
+				e, err := bindKey(g)
+				if err != nil {
+					return nil, err
+				}
+				k := -1
+				for i, x := range groupBy {
+					if x.String() == e.String() {
+						k = i
+					}
+				}
+				if k < 0 {
+					groupBy = append(groupBy, e)
+					k = len(groupBy) - 1
+				}
+				set = append(set, k)
+			}
+			sets = append(sets, set)
+		}
+		out = &binder{p: p, sc: sc, where: "SELECT", aggMode: true, aggs: &aggs, grouping: grouping}
 		for _, g := range groupBy {
 			out.groupStrs = append(out.groupStrs, g.String())
 			out.groupTs = append(out.groupTs, g.Type())
@@ -351,7 +369,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		src = exec.NewFilter(src, where, p.ec)
 	}
 	if hasAgg {
-		src = agg.NewHashAgg(src, groupBy, aggs, p.ec)
+		src = p.aggregate(src, groupBy, sets, aggs, grouping)
 		if having != nil {
 			src = exec.NewFilter(src, having, p.ec)
 		}
