@@ -32,6 +32,9 @@ type scanOp struct {
 	next   func() (arrow.RecordBatch, error, bool)
 	stop   func()
 	Stats  icetable.ScanStats
+	opened bool
+	// tailRows counts the rows read from the write log's tail.
+	tailRows int64
 }
 
 var _ Operator = (*scanOp)(nil)
@@ -44,6 +47,7 @@ func NewScan(spec TableScan) Operator {
 func (s *scanOp) Types() []types.T { return s.spec.Types }
 
 func (s *scanOp) Open(ctx context.Context) error {
+	s.opened = true
 	var files iter.Seq2[arrow.RecordBatch, error]
 	if s.spec.Table.CurrentSnapshot() != nil {
 		fields := s.spec.Columns
@@ -60,11 +64,14 @@ func (s *scanOp) Open(ctx context.Context) error {
 	}
 	tail := s.spec.Tail
 	s.next, s.stop = iter.Pull2(func(yield func(arrow.RecordBatch, error) bool) {
-		for _, seq := range []iter.Seq2[arrow.RecordBatch, error]{files, tail} {
+		for i, seq := range []iter.Seq2[arrow.RecordBatch, error]{files, tail} {
 			if seq == nil {
 				continue
 			}
 			for rec, err := range seq {
+				if i == 1 && rec != nil {
+					s.tailRows += rec.NumRows()
+				}
 				if !yield(rec, err) || err != nil {
 					return
 				}

@@ -17,6 +17,7 @@ type Spool struct {
 	err     error
 	readers int
 	closed  int
+	first   *spoolReader
 }
 
 // NewSpool spools in; read it through Reader.
@@ -25,7 +26,11 @@ func NewSpool(in Operator) *Spool { return &Spool{in: in} }
 // Reader is one more consumer of the spooled rows.
 func (s *Spool) Reader() Operator {
 	s.readers++
-	return &spoolReader{s: s}
+	r := &spoolReader{s: s}
+	if s.first == nil {
+		s.first = r
+	}
+	return r
 }
 
 func (s *Spool) fill(ctx context.Context) error {
