@@ -111,7 +111,9 @@ func StartLoam(ctx context.Context, bin, dir string) (*Loam, error) {
 		return nil, err
 	}
 	logPath := filepath.Join(dir, "loam.log")
-	logf, err := os.Create(logPath)
+	// Appending: a server restarted on the same directory keeps the log of
+	// the one before.
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +141,16 @@ func (s *Loam) ConnString() string {
 }
 
 func (s *Loam) PID() int { return s.cmd.Process.Pid }
+
+// Exited reports whether the server process has exited.
+func (s *Loam) Exited() bool {
+	select {
+	case <-s.exited:
+		return true
+	default:
+		return false
+	}
+}
 
 // Stop sends SIGTERM and waits for a clean shutdown, killing the server
 // after 30 seconds.
