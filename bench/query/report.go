@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 )
 
 // report prints one line per query: the median time of each engine, the
@@ -14,8 +14,7 @@ import (
 func report(w io.Writer, cfg *config, results []queryResult) {
 	fmt.Fprintf(w, "\nQueries over %d rows (seed %d): median of %d runs after a warm-up, in ms; * = selective (one tenant or one day)\n\n",
 		cfg.rows, cfg.seed, cfg.runs)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "#\tquery\t\tLoam\tDuckDB\tPG\tLoam/DuckDB\tPG/Loam\tcheck\t")
+	table := [][]string{{"#", "query", "", "Loam", "DuckDB", "PG", "Loam/DuckDB", "PG/Loam", "check"}}
 	var notes []string
 	for _, qr := range results {
 		sel := ""
@@ -44,19 +43,51 @@ func report(w io.Writer, cfg *config, results []queryResult) {
 				answered++
 			}
 		}
-		if check == "ok" && answered < 2 {
+		switch {
+		case check != "ok":
+		case answered < 2:
 			check = "-" // nothing to compare with
+		case answered < len(qr.by):
+			check = fmt.Sprintf("ok (%d agree)", answered)
 		}
-		row = append(row, check)
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+		table = append(table, append(row, check))
 	}
-	tw.Flush()
+	printTable(w, table, 3)
 	fmt.Fprintln(w, "\nLoam/DuckDB above 1: Loam slower than DuckDB; PG/Loam above 1: Loam faster than PostgreSQL.")
 	if len(notes) > 0 {
 		fmt.Fprintln(w, "\nNotes:")
 		for _, n := range notes {
 			fmt.Fprintln(w, "  "+n)
 		}
+	}
+}
+
+// printTable prints rows as columns two spaces apart, the first left
+// columns aligned left and the others right.
+func printTable(w io.Writer, rows [][]string, left int) {
+	var width []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i == len(width) {
+				width = append(width, 0)
+			}
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if i < left {
+				b.WriteString(c + pad)
+			} else {
+				b.WriteString(pad + c)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
 }
 
