@@ -180,6 +180,7 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (err erro
 		loamE   *wireEngine
 		pgE     *wireEngine
 		loam    *servers.Loam
+		pgConn  string
 	)
 	defer func() {
 		for _, e := range engines {
@@ -205,9 +206,11 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (err erro
 				// Crashed on an earlier query: a new server on the same
 				// data directory serves the same table.
 				logf("loam has exited (see %s): restarting it", loam.Log)
-				if loam, err = servers.StartLoam(ctx, bin, dir); err != nil {
+				s, err := servers.StartLoam(ctx, bin, dir)
+				if err != nil {
 					return "", err
 				}
+				loam = s
 			}
 			return loam.ConnString(), nil
 		}}
@@ -219,7 +222,8 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (err erro
 		}
 		defer pg.Stop()
 		logf("postgres serving on 127.0.0.1:%d (%s; %s)", pg.Port, cfg.pgBin, strings.Join(cfg.pgSettings, ", "))
-		pgE = &wireEngine{label: "postgres", connect: func(context.Context) (string, error) { return pg.ConnString(), nil }}
+		pgConn = pg.ConnString()
+		pgE = &wireEngine{label: "postgres", connect: func(context.Context) (string, error) { return pgConn, nil }}
 	}
 
 	// Load both servers at once: the load is not what is measured.
@@ -230,7 +234,7 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (err erro
 		wg.Go(func() { loamErr = loadLoam(ctx, loamE, loam.ConnString(), cfg, logf) })
 	}
 	if pgE != nil {
-		wg.Go(func() { pgErr = loadPostgres(ctx, pgE, pg0(pgE), cfg, logf) })
+		wg.Go(func() { pgErr = loadPostgres(ctx, pgE, pgConn, cfg, logf) })
 	}
 	wg.Wait()
 	if loamErr != nil {
@@ -249,6 +253,11 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (err erro
 			return err
 		}
 		engines = append(engines, duck)
+		var version, threads string
+		if err := duck.db.QueryRowContext(ctx, "SELECT version(), current_setting('threads')").Scan(&version, &threads); err != nil {
+			return fmt.Errorf("duckdb: %w", err)
+		}
+		logf("duckdb %s in process, threads = %s", version, threads)
 		dataDir := filepath.Join(loam.DataDir, "warehouse", "public.db", table, "data")
 		files, bytes, err := parquetFiles(dataDir)
 		if err != nil {
@@ -278,12 +287,6 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (err erro
 	}
 	report(stdout, cfg, results)
 	return nil
-}
-
-// pg0 is the connection string of a wire engine whose server cannot go away.
-func pg0(e *wireEngine) string {
-	cs, _ := e.connect(context.Background())
-	return cs
 }
 
 // copyRows COPYs the data set into table over its own connection.

@@ -105,7 +105,7 @@ func TestQueries(t *testing.T) {
 
 func TestPrintTable(t *testing.T) {
 	var b strings.Builder
-	printTable(&b, [][]string{{"#", "query", "ms"}, {"1", "count", "12.5"}, {"10", "a longer one", "3"}}, 2)
+	printTable(&b, [][]string{{"#", "query", "ms"}, {"1", "count", "12.5"}, {"10", "a longer one", "3"}}, 0, 1)
 	want := "#   query           ms\n1   count         12.5\n10  a longer one     3\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)

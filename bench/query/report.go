@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -52,7 +53,7 @@ func report(w io.Writer, cfg *config, results []queryResult) {
 		}
 		table = append(table, append(row, check))
 	}
-	printTable(w, table, 3)
+	printTable(w, table, 0, 1, 2, 8)
 	fmt.Fprintln(w, "\nLoam/DuckDB above 1: Loam slower than DuckDB; PG/Loam above 1: Loam faster than PostgreSQL.")
 	if len(notes) > 0 {
 		fmt.Fprintln(w, "\nNotes:")
@@ -62,9 +63,9 @@ func report(w io.Writer, cfg *config, results []queryResult) {
 	}
 }
 
-// printTable prints rows as columns two spaces apart, the first left
-// columns aligned left and the others right.
-func printTable(w io.Writer, rows [][]string, left int) {
+// printTable prints rows as columns two spaces apart, the columns numbered
+// in left aligned left and the others right.
+func printTable(w io.Writer, rows [][]string, left ...int) {
 	var width []int
 	for _, r := range rows {
 		for i, c := range r {
@@ -81,7 +82,7 @@ func printTable(w io.Writer, rows [][]string, left int) {
 			if i > 0 {
 				b.WriteString("  ")
 			}
-			if i < left {
+			if slices.Contains(left, i) {
 				b.WriteString(c + pad)
 			} else {
 				b.WriteString(pad + c)
