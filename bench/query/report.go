@@ -36,7 +36,7 @@ func report(w io.Writer, cfg *config, results []queryResult) {
 			}
 			switch {
 			case r.err != nil:
-				notes = append(notes, fmt.Sprintf("Q%d %s: error: %v", qr.num, name, r.err))
+				notes = append(notes, fmt.Sprintf("Q%d %s: error: %s", qr.num, name, oneLine(r.err.Error())))
 			case r.mismatch != "":
 				check = "MISMATCH"
 				notes = append(notes, fmt.Sprintf("Q%d %s: MISMATCH with %s: %s", qr.num, name, qr.ref, r.mismatch))
@@ -91,6 +91,10 @@ func printTable(w io.Writer, rows [][]string, left ...int) {
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
 }
+
+// oneLine folds a multi-line message (DuckDB's point at the query text)
+// into one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // cellText is an engine's median in ms, or why there is none.
 func cellText(r *engineResult) string {
