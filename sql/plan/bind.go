@@ -17,6 +17,9 @@ import (
 type scopeCol struct {
 	table, name string
 	t           types.T
+	// hidden columns are reachable only by table name: the two sides of a
+	// JOIN … USING column, which is merged into one unqualified column.
+	hidden bool
 }
 
 type scope struct {
@@ -29,7 +32,7 @@ func newScope(cols []scopeCol) *scope { return &scope{cols: cols, used: make([]b
 func (s *scope) resolve(tbl, name string) (int, error) {
 	found := -1
 	for i, c := range s.cols {
-		if c.name == name && (tbl == "" || c.table == tbl) {
+		if c.name == name && (tbl == "" && !c.hidden || tbl != "" && c.table == tbl) {
 			if found >= 0 {
 				return -1, pgerr.New(pgerr.AmbiguousColumn, "column reference %q is ambiguous", name)
 			}

@@ -29,7 +29,7 @@ func (p *Planner) outerColumn(tbl, name string) (expr.Expr, bool) {
 		}
 		found := -1
 		for i, c := range o.sc.cols {
-			if c.name == name && (tbl == "" || c.table == tbl) {
+			if c.name == name && (tbl == "" && !c.hidden || tbl != "" && c.table == tbl) {
 				found = i
 				break
 			}
