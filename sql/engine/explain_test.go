@@ -23,6 +23,8 @@ func TestExplain(t *testing.T) {
 	mustRun(t, s, "INSERT INTO calls VALUES ('2026-11-01 10:00+00','a',1),('2026-11-02 10:00+00','b',2),('2026-11-03 10:00+00','a',3)")
 	mustRun(t, s, "CHECKPOINT")
 	mustRun(t, s, "INSERT INTO calls VALUES ('2026-11-03 11:00+00','c',4)")
+	mustRun(t, s, "CREATE TABLE tenants (id TEXT, name TEXT)")
+	mustRun(t, s, "INSERT INTO tenants VALUES ('a', 'Acme'), ('c', 'Cyberdyne')")
 	q := "SELECT tenant, sum(cost) FROM calls WHERE ts >= '2026-11-03' GROUP BY tenant ORDER BY 2 DESC LIMIT 5"
 
 	cases := []struct {
@@ -41,6 +43,13 @@ func TestExplain(t *testing.T) {
 			`Iceberg Scan on public\.calls  \(actual time=.* rows=2 `,
 			`Write Log Tail: 1 rows`,
 			`^Planning Time: [0-9.]+ ms$`, `^Execution Time: [0-9.]+ ms$`,
+		}},
+		// A WHERE conjunct on one side of a join prunes that side's files.
+		{"EXPLAIN SELECT c.tenant, t.name FROM calls c JOIN tenants t ON c.tenant = t.id WHERE c.ts >= '2026-11-03'", []string{
+			`Hash Join`, `Hash Cond: tenant = id`, `Files: 1 of 3 \(2 pruned\)`,
+		}},
+		{"EXPLAIN SELECT c.tenant FROM calls c, tenants t WHERE c.tenant = t.id AND c.ts < '2026-11-02'", []string{
+			`Hash Join`, `Files: 1 of 3 \(2 pruned\)`,
 		}},
 		{"EXPLAIN (ANALYZE false) SELECT count(*) FROM calls", []string{`->  Aggregate$`, `Files: 3 of 3 \(0 pruned\)`}},
 	}

@@ -3,6 +3,7 @@ package plan
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -99,7 +100,7 @@ func (p *Planner) cteItem(c *cte, rv *pg.RangeVar) (*fromItem, error) {
 	for i, col := range q.Columns {
 		cols[i] = scopeCol{table: alias, name: names[i], t: col.T}
 	}
-	return &fromItem{cols: cols, build: func(*scope, int) (exec.Operator, error) { return q.Root, nil }}, nil
+	return &fromItem{cols: cols, build: func(*scope, int, expr.Expr) (exec.Operator, error) { return q.Root, nil }}, nil
 }
 
 // planCTE plans the query of c in the scope it was written in.

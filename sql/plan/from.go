@@ -12,8 +12,10 @@ import (
 // operator once the query is bound (so scans read only the used columns).
 // off is where its columns start in the query's scope.
 type fromItem struct {
-	cols  []scopeCol
-	build func(sc *scope, off int) (exec.Operator, error)
+	cols []scopeCol
+	// filter, when not nil, is a predicate over the item's own columns
+	// the caller applies above it: a table scan prunes files with it.
+	build func(sc *scope, off int, filter expr.Expr) (exec.Operator, error)
 }
 
 func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
@@ -35,8 +37,11 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 		for i, c := range ti.Columns {
 			cols[i] = scopeCol{table: alias, name: c, t: ti.Types[i]}
 		}
-		return &fromItem{cols: cols, build: func(sc *scope, off int) (exec.Operator, error) {
+		return &fromItem{cols: cols, build: func(sc *scope, off int, filter expr.Expr) (exec.Operator, error) {
 			spec := exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail}
+			if filter != nil {
+				spec.Filter = pushdown(filter, ti.Columns)
+			}
 			var positions []int
 			all := make([]types.T, len(cols))
 			for i, c := range cols {
@@ -78,7 +83,7 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 			}
 			cols[i] = scopeCol{table: alias, name: name, t: c.T}
 		}
-		return &fromItem{cols: cols, build: func(*scope, int) (exec.Operator, error) { return q.Root, nil }}, nil
+		return &fromItem{cols: cols, build: func(*scope, int, expr.Expr) (exec.Operator, error) { return q.Root, nil }}, nil
 	case n.GetJoinExpr() != nil:
 		return p.joinItem(n.GetJoinExpr())
 	}
@@ -144,7 +149,7 @@ func (p *Planner) joinItem(je *pg.JoinExpr) (*fromItem, error) {
 	}
 	nm := len(merged)
 	cols := append(append(append([]scopeCol{}, merged...), lcols...), rcols...)
-	return &fromItem{cols: cols, build: func(sc *scope, off int) (exec.Operator, error) {
+	return &fromItem{cols: cols, build: func(sc *scope, off int, filter expr.Expr) (exec.Operator, error) {
 		sub := &scope{cols: sc.cols[off+nm : off+len(cols)], used: sc.used[off+nm : off+len(cols)]}
 		b := &binder{p: p, sc: sub, where: "JOIN conditions"}
 		var conds []expr.Expr
@@ -175,7 +180,30 @@ func (p *Planner) joinItem(je *pg.JoinExpr) (*fromItem, error) {
 				mergedExprs = append(mergedExprs, le)
 			}
 		}
-		op, err := p.joinOp(kind, l, r, sc, off+nm, b, je, conds)
+		// WHERE conjuncts on one side prune that side's files, where the
+		// side is not null-extended by the join.
+		var lf, rf []expr.Expr
+		if filter != nil {
+			lm, rm := map[int]int{}, map[int]int{}
+			for i := range l.cols {
+				lm[nm+i] = i
+			}
+			for i := range r.cols {
+				rm[nm+len(l.cols)+i] = i
+			}
+			for _, c := range conjuncts(filter) {
+				cs, ok := colsOf(c)
+				if !ok || len(cs) == 0 {
+					continue
+				}
+				if e, ok := remap(c, lm); ok && (kind == exec.InnerJoin || kind == exec.LeftJoin) {
+					lf = append(lf, e)
+				} else if e, ok := remap(c, rm); ok && (kind == exec.InnerJoin || kind == exec.RightJoin) {
+					rf = append(rf, e)
+				}
+			}
+		}
+		op, err := p.joinOp(kind, l, r, sc, off+nm, b, je, conds, lf, rf)
 		if err != nil || nm == 0 {
 			return op, err
 		}
@@ -188,7 +216,7 @@ func (p *Planner) joinItem(je *pg.JoinExpr) (*fromItem, error) {
 }
 
 // joinOp builds the join of l and r on conds and the ON clause.
-func (p *Planner) joinOp(kind exec.JoinKind, l, r *fromItem, sc *scope, off int, b *binder, je *pg.JoinExpr, conds []expr.Expr) (exec.Operator, error) {
+func (p *Planner) joinOp(kind exec.JoinKind, l, r *fromItem, sc *scope, off int, b *binder, je *pg.JoinExpr, conds, lf, rf []expr.Expr) (exec.Operator, error) {
 	var on expr.Expr
 	{
 		if je.Quals != nil {
@@ -201,11 +229,11 @@ func (p *Planner) joinOp(kind exec.JoinKind, l, r *fromItem, sc *scope, off int,
 			}
 			conds = append(conds, e)
 		}
-		lop, err := l.build(sc, off)
+		lop, err := l.build(sc, off, pruneOnly(lf))
 		if err != nil {
 			return nil, err
 		}
-		rop, err := r.build(sc, off+len(l.cols))
+		rop, err := r.build(sc, off+len(l.cols), pruneOnly(rf))
 		if err != nil {
 			return nil, err
 		}
@@ -305,10 +333,6 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (exec.
 	ops := make([]exec.Operator, len(items))
 	filtered := make([]bool, len(items))
 	for i, it := range items {
-		op, err := it.build(sc, offs[i])
-		if err != nil {
-			return nil, err
-		}
 		// Conjuncts on this item alone filter it before any join.
 		local := map[int]int{}
 		for k := range it.cols {
@@ -323,8 +347,16 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (exec.
 				}
 			}
 		}
+		var own expr.Expr
 		if len(mine) > 0 {
-			op = exec.NewFilter(op, andOf(mine), p.ec)
+			own = andOf(mine)
+		}
+		op, err := it.build(sc, offs[i], own)
+		if err != nil {
+			return nil, err
+		}
+		if own != nil {
+			op = exec.NewFilter(op, own, p.ec)
 			filtered[i] = true
 		}
 		ops[i] = op
@@ -439,6 +471,14 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (exec.
 		src = exec.NewFilter(src, andOf(rest), p.ec)
 	}
 	return src, nil
+}
+
+// pruneOnly is the conjunction of es, or nil for none.
+func pruneOnly(es []expr.Expr) expr.Expr {
+	if len(es) == 0 {
+		return nil
+	}
+	return andOf(es)
 }
 
 func andOf(es []expr.Expr) expr.Expr {
