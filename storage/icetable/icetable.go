@@ -187,6 +187,9 @@ type ScanStats struct {
 	Partitions int
 	Rows       int64
 	Bytes      int64
+	// DeleteFiles counts the delete files applying to the files scanned:
+	// with any, Rows overstates the live rows.
+	DeleteFiles int
 }
 
 func (st *ScanStats) count(tasks []table.FileScanTask) {
@@ -195,6 +198,7 @@ func (st *ScanStats) count(tasks []table.FileScanTask) {
 	for _, t := range tasks {
 		st.Rows += t.File.Count()
 		st.Bytes += t.File.FileSizeBytes()
+		st.DeleteFiles += len(t.DeleteFiles)
 		parts[fmt.Sprint(t.File.Partition())] = true
 	}
 	st.Partitions = len(parts)
