@@ -88,7 +88,12 @@ func (k SortKey) String() string {
 }
 
 func (s *sortOp) Explain() Explained {
-	return Explained{Name: "Sort", Details: []string{"Sort Key: " + ExprList(s.keys)}}
+	ex := Explained{Name: "Sort", Details: []string{"Sort Key: " + ExprList(s.keys)}}
+	if s.topN > 0 {
+		ex.Name = "Top-N Sort"
+		ex.Details = append(ex.Details, fmt.Sprintf("Keeps: %d rows", s.topN))
+	}
+	return ex
 }
 func (s *sortOp) Inputs() []*Operator { return []*Operator{&s.in} }
 

@@ -382,15 +382,19 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		}
 		src = agg.NewHashAgg(src, keyCols, nil, p.ec)
 	}
-	if len(keys) > 0 {
-		src = exec.NewSort(src, keys, p.ec)
-	}
-	if distinctOn {
-		src = exec.NewFirstOfRuns(src, onKeys)
-	}
 	limit, offset, err := p.limits(s)
 	if err != nil {
 		return nil, err
+	}
+	if len(keys) > 0 {
+		if limit >= 0 && !distinctOn {
+			src = exec.NewTopN(src, keys, limit+offset, p.ec)
+		} else {
+			src = exec.NewSort(src, keys, p.ec)
+		}
+	}
+	if distinctOn {
+		src = exec.NewFirstOfRuns(src, onKeys)
 	}
 	if limit >= 0 || offset > 0 {
 		src = exec.NewLimit(src, limit, offset)
