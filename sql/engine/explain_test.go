@@ -32,7 +32,7 @@ func TestExplain(t *testing.T) {
 		want  []string // regular expressions, each matching some line
 	}{
 		{"EXPLAIN " + q, []string{
-			`^Limit$`, `^  ->  Sort$`, `HashAggregate$`, `Group Key: tenant`,
+			`^Limit$`, `^  ->  Top-N Sort$`, `Keeps: 5 rows`, `HashAggregate$`, `Group Key: tenant`,
 			`->  Iceberg Scan on public\.calls$`,
 			// Two of the three day partitions are pruned by ts.
 			`Files: 1 of 3 \(2 pruned\), Partitions: 1, Rows: 1`,
@@ -50,6 +50,10 @@ func TestExplain(t *testing.T) {
 		}},
 		{"EXPLAIN SELECT c.tenant FROM calls c, tenants t WHERE c.tenant = t.id AND c.ts < '2026-11-02'", []string{
 			`Hash Join`, `Files: 1 of 3 \(2 pruned\)`,
+		}},
+		// A constant expression is folded at planning, so it prunes too.
+		{"EXPLAIN SELECT tenant FROM calls WHERE ts >= ('2026-11-0' || '3')::timestamptz", []string{
+			`Filter: \(ts >= '2026-11-03 00:00:00\+00'`, `Files: 1 of 3 \(2 pruned\)`,
 		}},
 		{"EXPLAIN (ANALYZE false) SELECT count(*) FROM calls", []string{`->  Aggregate$`, `Files: 3 of 3 \(0 pruned\)`}},
 	}

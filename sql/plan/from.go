@@ -522,6 +522,12 @@ func remap(e expr.Expr, m map[int]int) (expr.Expr, bool) {
 // rewrite copies e with f applied to every column reference; ok is false
 // for expressions it cannot see into (subqueries read the whole row).
 func rewrite(e expr.Expr, f func(*expr.Col) expr.Expr) (expr.Expr, bool) {
+	return rewriteWith(e, f, nil)
+}
+
+// rewriteWith is rewrite where pre, when it answers true, replaces a
+// subexpression before it is looked into.
+func rewriteWith(e expr.Expr, f func(*expr.Col) expr.Expr, pre func(expr.Expr) (expr.Expr, bool)) (expr.Expr, bool) {
 	okAll := true
 	var rw func(e expr.Expr) expr.Expr
 	list := func(es []expr.Expr) []expr.Expr {
@@ -532,6 +538,11 @@ func rewrite(e expr.Expr, f func(*expr.Col) expr.Expr) (expr.Expr, bool) {
 		return out
 	}
 	rw = func(e expr.Expr) expr.Expr {
+		if pre != nil && e != nil {
+			if r, ok := pre(e); ok {
+				return r
+			}
+		}
 		switch x := e.(type) {
 		case nil:
 			return nil

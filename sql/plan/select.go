@@ -76,6 +76,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		if where, err = b.coerceBool(e, nodeLocation(s.WhereClause)); err != nil {
 			return nil, err
 		}
+		where = p.fold(where)
 	}
 
 	// Targets, expanding *.
