@@ -247,9 +247,6 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 	if sel == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this subquery form is not supported").WithPosition(pos(b.p.query, sl.Location))
 	}
-	if b.aggMode {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries in a grouped query are not supported yet").WithPosition(pos(b.p.query, sl.Location))
-	}
 	// Plan once with NULL outer values: checks the subquery, gives its
 	// type, and finds out whether it refers to the outer row.
 	child := &Planner{ctx: b.p.ctx, cat: b.p.cat, ec: b.p.ec, query: b.p.query, ParamTypes: b.p.ParamTypes, params: b.p.params, ctes: b.p.ctes,
@@ -260,6 +257,10 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 	}
 	b.p.ParamTypes = child.ParamTypes
 	q.Root.Close()
+	if b.aggMode && child.correlated {
+		// Above GROUP BY the rows are groups, not the scope's rows.
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "correlated subqueries in a grouped query are not supported yet").WithPosition(pos(b.p.query, sl.Location))
+	}
 	e := &subqueryExpr{p: b.p, sel: sel, sc: b.sc, corr: child.correlated, ctes: b.p.ctes}
 	if e.sc == nil {
 		e.sc = newScope(nil)
