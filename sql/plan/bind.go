@@ -659,6 +659,10 @@ func (b *binder) bindCommon(nodes []*pg.Node, loc int32, what string) ([]expr.Ex
 			return nil, t, err
 		}
 		out[i] = e
+		// Untyped literals and NULLs take the type of the others.
+		if e.Type().Kind == types.Unknown {
+			continue
+		}
 		var ok bool
 		if t, ok = types.Common(t, e.Type()); !ok {
 			return nil, t, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t, e.Type()).WithPosition(pos(b.p.query, loc))

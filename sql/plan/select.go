@@ -480,6 +480,9 @@ func (p *Planner) values(s *pg.SelectStmt) (*Query, error) {
 	for j := 0; j < width; j++ {
 		t := types.TUnknown
 		for i := range rows {
+			if rows[i][j].Type().Kind == types.Unknown {
+				continue
+			}
 			var ok bool
 			if t, ok = types.Common(t, rows[i][j].Type()); !ok {
 				return nil, pgerr.New(pgerr.DatatypeMismatch, "VALUES types %s and %s cannot be matched", t, rows[i][j].Type())
