@@ -251,7 +251,7 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 	switch {
 	case fn.OrderedSet():
 		if !fc.AggWithinGroup {
-			return nil, at(pgerr.New(pgerr.WrongObjectType, "WITHIN GROUP is required for ordered-set aggregate %s", name))
+			return nil, undefined()
 		}
 		if fc.AggDistinct {
 			return nil, at(pgerr.New(pgerr.FeatureNotSupported, "DISTINCT is not supported for ordered-set aggregates"))
@@ -285,7 +285,16 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 			a.Arg, _ = b.coerce(x, types.TText, fc.Location)
 		}
 	case fc.AggWithinGroup:
-		return nil, at(pgerr.New(pgerr.WrongObjectType, "%s is not an ordered-set aggregate, so it cannot have WITHIN GROUP", name))
+		// PostgreSQL looks for a function taking the direct and the
+		// sorted arguments together.
+		for _, o := range fc.AggOrder {
+			e, err := sub.bind(o.GetSortBy().Node)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, e)
+		}
+		return nil, undefined()
 	case fc.AggStar:
 		if fn != agg.Count {
 			return nil, at(pgerr.New(pgerr.SyntaxError, "%s(*) is not a valid aggregate call", name))
@@ -356,9 +365,17 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 				a.Order = append(a.Order, k)
 			}
 		}
+		if a.Distinct && len(a.Order) == 0 && (fn == agg.StringAgg || fn == agg.ArrayAgg) {
+			// PostgreSQL removes duplicates by sorting on the arguments, so
+			// the result comes out in their order.
+			a.Order = []agg.Order{{Expr: a.Arg}}
+			if a.Arg2 != nil {
+				a.Order = append(a.Order, agg.Order{Expr: a.Arg2})
+			}
+		}
 	}
 	if fc.AggFilter != nil {
-		fb := &binder{p: b.p, sc: b.sc, where: "FILTER", inAgg: true}
+		fb := &binder{p: b.p, sc: b.sc, where: "FILTER"}
 		e, err := fb.bind(fc.AggFilter)
 		if err != nil {
 			return nil, err
