@@ -516,27 +516,73 @@ func (s *contState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
 	}
 }
 
-// sortFloats sorts ascending with NaN last, as PostgreSQL orders float8.
-func sortFloats(v []float64) {
-	nan := 0
+// nanLast moves NaNs to the end (PostgreSQL sorts them above every float)
+// and returns how many values are not NaN.
+func nanLast(v []float64) int {
+	w := 0
 	for _, f := range v {
-		if f != f {
-			nan++
+		if f == f {
+			v[w] = f
+			w++
 		}
 	}
-	if nan > 0 {
-		w := 0
-		for _, f := range v {
-			if f == f {
-				v[w] = f
-				w++
+	for i := w; i < len(v); i++ {
+		v[i] = math.NaN()
+	}
+	return w
+}
+
+// selectKth partially orders v so v[k] is the k-th smallest, all before
+// it no larger and all after no smaller (quickselect, median of three):
+// linear time where a percentile needs only one or two ranks.
+func selectKth(v []float64, k int) {
+	lo, hi := 0, len(v)-1
+	for hi-lo > 16 {
+		mid := lo + (hi-lo)/2
+		if v[mid] < v[lo] {
+			v[mid], v[lo] = v[lo], v[mid]
+		}
+		if v[hi] < v[lo] {
+			v[hi], v[lo] = v[lo], v[hi]
+		}
+		if v[hi] < v[mid] {
+			v[hi], v[mid] = v[mid], v[hi]
+		}
+		p := v[mid]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] < p {
+				i++
+			}
+			for v[j] > p {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
 			}
 		}
-		for ; w < len(v); w++ {
-			v[w] = math.NaN()
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return
 		}
 	}
-	slices.Sort(v[:len(v)-nan])
+	slices.Sort(v[lo : hi+1])
+}
+
+// rank returns the k-th smallest value (0-based) of v, NaNs last, when the
+// first n values are the non-NaN ones; it may reorder v.
+func rank(v []float64, n, k int) float64 {
+	if k >= n {
+		return math.NaN()
+	}
+	selectKth(v[:n], k)
+	return v[k]
 }
 
 func (s *contState) finish() (arrow.Array, error) {
@@ -553,17 +599,19 @@ func (s *contState) finish() (arrow.Array, error) {
 			b.AppendNull()
 			continue
 		}
-		sortFloats(v)
-		if s.desc {
-			slices.Reverse(v)
-		}
-		p := s.frac.F
-		pos := p * float64(len(v)-1)
+		n := nanLast(v)
+		pos := s.frac.F * float64(len(v)-1)
 		first, second := math.Floor(pos), math.Ceil(pos)
-		lo := v[int(first)]
+		at := func(i int) float64 {
+			if s.desc {
+				i = len(v) - 1 - i
+			}
+			return rank(v, n, i)
+		}
+		lo := at(int(first))
 		r := lo
 		if first != second {
-			hi := v[int(second)]
+			hi := at(int(second))
 			r = lo + (hi-lo)*(pos-first)
 		}
 		b.Append(types.Float8Datum(r))
