@@ -77,7 +77,10 @@ type Agg struct {
 	Arg2 expr.Expr // string_agg's delimiter
 	// Frac is the fraction of percentile_* and approx_percentile, a float8
 	// constant (NULL gives a NULL result).
-	Frac     types.Datum
+	Frac types.Datum
+	// Fracs is set (non-nil) for percentile_*(ARRAY[...]): one result per
+	// fraction, as an array.
+	Fracs    []types.Datum
 	Distinct bool
 	Filter   expr.Expr // FILTER (WHERE ...), nil without one
 	Order    []Order   // ORDER BY inside the call (string_agg, array_agg)
@@ -90,7 +93,16 @@ func (a Agg) String() string {
 	var b strings.Builder
 	b.WriteString(a.Fn.String())
 	b.WriteByte('(')
-	if a.Fn.OrderedSet() || a.Fn == ApproxPercentile {
+	if a.Fracs != nil {
+		b.WriteString("ARRAY[")
+		for i, f := range a.Fracs {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(types.FormatText(f, nil))
+		}
+		b.WriteByte(']')
+	} else if a.Fn.OrderedSet() || a.Fn == ApproxPercentile {
 		if !a.Frac.Null {
 			b.WriteString(types.FormatText(a.Frac, nil))
 		}

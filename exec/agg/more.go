@@ -495,6 +495,7 @@ func (s *collectState) finish() (arrow.Array, error) {
 // the end.
 type contState struct {
 	frac  types.Datum
+	fracs []types.Datum
 	desc  bool
 	vals  [][]float64
 	trash bool
@@ -586,35 +587,59 @@ func rank(v []float64, n, k int) float64 {
 }
 
 func (s *contState) finish() (arrow.Array, error) {
-	b := expr.NewBuilder(types.TFloat8, len(s.vals))
+	out := types.TFloat8
+	if s.fracs != nil {
+		out = types.ArrayOf(types.Float8)
+	}
+	b := expr.NewBuilder(out, len(s.vals))
 	for g, v := range s.vals {
-		if s.frac.Null {
+		if s.fracs == nil && s.frac.Null {
 			b.AppendNull()
 			continue
 		}
-		if err := CheckFrac(s.frac); err != nil {
-			return nil, err
+		for _, f := range append([]types.Datum{s.frac}, s.fracs...) {
+			if err := CheckFrac(f); err != nil {
+				return nil, err
+			}
 		}
 		if len(v) == 0 {
 			b.AppendNull()
 			continue
 		}
 		n := nanLast(v)
-		pos := s.frac.F * float64(len(v)-1)
-		first, second := math.Floor(pos), math.Ceil(pos)
 		at := func(i int) float64 {
 			if s.desc {
 				i = len(v) - 1 - i
 			}
 			return rank(v, n, i)
 		}
-		lo := at(int(first))
-		r := lo
-		if first != second {
+		cont := func(p float64) float64 {
+			pos := p * float64(len(v)-1)
+			first, second := math.Floor(pos), math.Ceil(pos)
+			lo := at(int(first))
+			if first == second {
+				return lo
+			}
 			hi := at(int(second))
-			r = lo + (hi-lo)*(pos-first)
+			return lo + (hi-lo)*(pos-first)
 		}
-		b.Append(types.Float8Datum(r))
+		if s.fracs == nil {
+			b.Append(types.Float8Datum(cont(s.frac.F)))
+		} else {
+			var buf []byte
+			buf = append(buf, '{')
+			for i, f := range s.fracs {
+				if i > 0 {
+					buf = append(buf, ',')
+				}
+				if f.Null {
+					buf = append(buf, "NULL"...)
+					continue
+				}
+				buf = append(buf, types.FormatFloat8(cont(f.F))...)
+			}
+			b.Append(types.Datum{T: out, S: string(append(buf, '}'))})
+		}
 		s.vals[g] = nil
 	}
 	return b.Finish(), nil
@@ -625,6 +650,8 @@ func (s *contState) finish() (arrow.Array, error) {
 type discState struct {
 	t     types.T
 	frac  types.Datum
+	fracs []types.Datum
+	loc   *time.Location // for timestamptz elements of an array result
 	desc  bool
 	mode  bool
 	vals  [][]types.Datum
@@ -648,15 +675,21 @@ func (s *discState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
 }
 
 func (s *discState) finish() (arrow.Array, error) {
-	b := expr.NewBuilder(s.t, len(s.vals))
+	out := s.t
+	if s.fracs != nil {
+		out = types.ArrayOf(s.t.Kind)
+	}
+	b := expr.NewBuilder(out, len(s.vals))
 	for g, v := range s.vals {
 		if !s.mode {
-			if s.frac.Null {
+			if s.fracs == nil && s.frac.Null {
 				b.AppendNull()
 				continue
 			}
-			if err := CheckFrac(s.frac); err != nil {
-				return nil, err
+			for _, f := range append([]types.Datum{s.frac}, s.fracs...) {
+				if err := CheckFrac(f); err != nil {
+					return nil, err
+				}
 			}
 		}
 		if len(v) == 0 {
@@ -670,7 +703,12 @@ func (s *discState) finish() (arrow.Array, error) {
 			}
 			return c
 		})
-		if s.mode {
+		disc := func(p float64) types.Datum {
+			row := int64(math.Ceil(p * float64(len(v))))
+			return v[max(row, 1)-1]
+		}
+		switch {
+		case s.mode:
 			// The most frequent value; among ties the first in sort order.
 			best, bestN := 0, 0
 			for i := 0; i < len(v); {
@@ -684,12 +722,22 @@ func (s *discState) finish() (arrow.Array, error) {
 				i = j
 			}
 			b.Append(v[best])
-		} else {
-			row := int64(math.Ceil(s.frac.F * float64(len(v))))
-			if row <= 1 {
-				row = 1
+		case s.fracs == nil:
+			b.Append(disc(s.frac.F))
+		default:
+			var buf []byte
+			buf = append(buf, '{')
+			for i, f := range s.fracs {
+				if i > 0 {
+					buf = append(buf, ',')
+				}
+				if f.Null {
+					buf = append(buf, "NULL"...)
+					continue
+				}
+				buf = types.AppendArrayElem(buf, types.FormatText(disc(f.F), s.loc))
 			}
-			b.Append(v[row-1])
+			b.Append(types.Datum{T: out, S: string(append(buf, '}'))})
 		}
 		s.vals[g] = nil
 	}

@@ -32,9 +32,13 @@ func newState(a Agg, ec *expr.Ctx) state {
 	case StringAgg, ArrayAgg:
 		return newCollectState(a, ec)
 	case PercentileCont:
-		return &contState{frac: a.Frac, desc: a.Desc}
+		return &contState{frac: a.Frac, fracs: a.Fracs, desc: a.Desc}
 	case PercentileDisc, Mode:
-		return &discState{t: argT, frac: a.Frac, desc: a.Desc, mode: a.Fn == Mode}
+		d := &discState{t: argT, frac: a.Frac, fracs: a.Fracs, desc: a.Desc, mode: a.Fn == Mode}
+		if ec != nil {
+			d.loc = ec.Loc
+		}
+		return d
 	case ApproxPercentile:
 		return &tdigestState{argT: argT, frac: a.Frac}
 	case ApproxCountDistinct:

@@ -209,7 +209,14 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 	sub := &binder{p: b.p, sc: b.sc, where: "aggregate function calls", inAgg: true}
 	a := agg.Agg{Fn: fn}
 	var args []expr.Expr
+	var fracArray *pg.A_ArrayExpr
 	for _, n := range fc.Args {
+		if ae := n.GetAArrayExpr(); ae != nil && (fn == agg.PercentileCont || fn == agg.PercentileDisc) && fc.AggWithinGroup {
+			// percentile_*(ARRAY[...]): the one array argument Loam takes.
+			fracArray = ae
+			args = append(args, &expr.Const{D: types.NullOf(types.ArrayOf(types.Float8))})
+			continue
+		}
 		e, err := sub.bind(n)
 		if err != nil {
 			return nil, err
@@ -273,7 +280,21 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 		if len(args) != want {
 			return nil, undefined()
 		}
-		if fn != agg.Mode {
+		switch {
+		case fracArray != nil:
+			a.Fracs = []types.Datum{}
+			for _, el := range fracArray.Elements {
+				e, err := sub.bind(el)
+				if err != nil {
+					return nil, err
+				}
+				d, err := frac(e)
+				if err != nil {
+					return nil, err
+				}
+				a.Fracs = append(a.Fracs, d)
+			}
+		case fn != agg.Mode:
 			if a.Frac, err = frac(args[0]); err != nil {
 				return nil, err
 			}
@@ -394,6 +415,9 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 			args[0] = a.Arg
 		}
 		return nil, undefined()
+	}
+	if a.Fracs != nil {
+		t = types.ArrayOf(t.Kind)
 	}
 	a.T = t
 	s := a.String()
