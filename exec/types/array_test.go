@@ -18,3 +18,34 @@ func TestAppendArrayElem(t *testing.T) {
 		t.Errorf("text[] name %s", got)
 	}
 }
+
+func TestSplitArrayText(t *testing.T) {
+	in := []string{"a", "", "NULL", "x y", `q"t`, `b\s`, "{br}", "w,v"}
+	var buf []byte
+	buf = append(buf, '{')
+	for i, s := range in {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = AppendArrayElem(buf, s)
+	}
+	buf = append(buf, ",NULL}"...)
+	elems, null, err := SplitArrayText(string(buf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(elems) != len(in)+1 || !null[len(in)] {
+		t.Fatalf("%s: %q %v", buf, elems, null)
+	}
+	for i, s := range in {
+		if elems[i] != s || null[i] {
+			t.Errorf("%d: got %q null=%v, want %q", i, elems[i], null[i], s)
+		}
+	}
+	if e, _, err := SplitArrayText("{}"); err != nil || len(e) != 0 {
+		t.Errorf("{}: %v %v", e, err)
+	}
+	if _, _, err := SplitArrayText(`{"a`); err == nil {
+		t.Errorf("unterminated quote accepted")
+	}
+}
