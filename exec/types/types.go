@@ -137,11 +137,7 @@ func FromOID(oid uint32) (T, bool) {
 			return Of(Kind(k)), true
 		}
 	}
-	for k, o := range arrayOIDs {
-		if o == oid && Kind(k) != Unknown {
-			return ArrayOf(Kind(k)), true
-		}
-	}
+
 	return TUnknown, false
 }
 
@@ -295,6 +291,8 @@ func Common(a, b T) (T, bool) {
 		return b, true
 	case b.Kind == Unknown:
 		return a, true
+	case a.Kind == Array && b.Kind == Array && a.Elem != b.Elem:
+		return TUnknown, false
 	case a.Kind == b.Kind:
 		if a.Width == b.Width && a.Scale == b.Scale {
 			return a, true
