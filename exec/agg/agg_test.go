@@ -388,3 +388,44 @@ func TestRank(t *testing.T) {
 		}
 	}
 }
+
+func TestDistinctFixedWidth(t *testing.T) {
+	ts := []types.T{types.TFloat8, types.TInt8}
+	fcol := append(floats(0, math.Copysign(0, -1), math.NaN(), math.NaN(), 1), types.NullOf(types.TFloat8))
+	icol := ints(types.TInt8, 5, 5, nil, nil, -1, 7)
+	f := &expr.Col{Idx: 0, T: types.TFloat8}
+	x := &expr.Col{Idx: 1, T: types.TInt8}
+	cd := func(e expr.Expr) Agg { a := mk(Count, e); a.Distinct = true; return a }
+	ad := func(e expr.Expr) Agg {
+		a := mk(ArrayAgg, e)
+		a.Distinct = true
+		a.Order = []Order{{Expr: e}}
+		return a
+	}
+	got := run(t, source(ts, [][]types.Datum{fcol, icol}, 2), nil, []Agg{cd(f), cd(x), ad(x)})
+	want := []string{"3", "3", "{-1,5,7,NULL}"}
+	if !slices.Equal(got[0], want) {
+		t.Fatalf("got %v, want %v", got[0], want)
+	}
+}
+
+func BenchmarkCountDistinctInt(b *testing.B) {
+	rng := rand.New(rand.NewSource(1))
+	ts := []types.T{types.TInt4, types.TInt8}
+	s := &batchSource{ts: ts}
+	for lo := 0; lo < 1_000_000; lo += exec.BatchSize {
+		gb := array.NewInt32Builder(memoryPool)
+		vb := array.NewInt64Builder(memoryPool)
+		for i := 0; i < exec.BatchSize; i++ {
+			gb.Append(int32(rng.Intn(5)))
+			vb.Append(int64(rng.Intn(5000)))
+		}
+		s.recs = append(s.recs, array.NewRecordBatch(exec.Schema(ts), []arrow.Array{gb.NewArray(), vb.NewArray()}, exec.BatchSize))
+	}
+	a := mk(Count, &expr.Col{Idx: 1, T: types.TInt8})
+	a.Distinct = true
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		drain(b, NewHashAgg(s, []expr.Expr{&expr.Col{Idx: 0, T: types.TInt4}}, []Agg{a}, &expr.Ctx{}))
+	}
+}

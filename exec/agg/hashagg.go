@@ -3,6 +3,7 @@ package agg
 import (
 	"context"
 	"encoding/binary"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -27,7 +28,8 @@ type hashAggOp struct {
 	// masked aggregates (FILTER or DISTINCT) keep a trash group 0 in their
 	// state for the rows they skip; real group g lives at g+1.
 	masked  []bool
-	seen    []map[string]struct{} // DISTINCT: (group, value) keys seen
+	seen    []map[string]struct{}    // DISTINCT: (group, value) keys seen
+	seenFix []map[[2]uint64]struct{} // the same for one fixed-width argument
 	maskBuf []int32
 	done    bool
 	scalar  bool // no GROUP BY: one group even over no rows
@@ -57,6 +59,7 @@ func (h *hashAggOp) Open(ctx context.Context) error {
 	h.states = make([]state, len(h.aggs))
 	h.masked = make([]bool, len(h.aggs))
 	h.seen = make([]map[string]struct{}, len(h.aggs))
+	h.seenFix = make([]map[[2]uint64]struct{}, len(h.aggs))
 	for i, a := range h.aggs {
 		h.states[i] = newState(a, h.ec)
 		h.masked[i] = a.Filter != nil || a.Distinct
@@ -64,7 +67,11 @@ func (h *hashAggOp) Open(ctx context.Context) error {
 			t.setTrash()
 		}
 		if a.Distinct {
-			h.seen[i] = map[string]struct{}{}
+			if a.Arg2 == nil && fixedBits(a.Arg.Type(), nil) != nil {
+				h.seenFix[i] = map[[2]uint64]struct{}{}
+			} else {
+				h.seen[i] = map[string]struct{}{}
+			}
 		}
 	}
 	return h.in.Open(ctx)
@@ -230,7 +237,28 @@ func (h *hashAggOp) update(i int, gids []int32, rec arrow.RecordBatch) error {
 			}
 		}
 	}
-	if a.Distinct {
+	if seen := h.seenFix[i]; seen != nil {
+		// One fixed-width argument: key by (group, NULL flag) and the
+		// value's bits, with no byte strings to build or hash.
+		bitsOf := fixedBits(a.Arg.Type(), arg)
+		nulls := arg.NullN() > 0
+		for r, g := range m {
+			if g == 0 {
+				continue
+			}
+			var k [2]uint64
+			if nulls && arg.IsNull(r) {
+				k[0] = uint64(g)<<1 | 1
+			} else {
+				k[0], k[1] = uint64(g)<<1, bitsOf(r)
+			}
+			if _, dup := seen[k]; dup {
+				m[r] = 0
+				continue
+			}
+			seen[k] = struct{}{}
+		}
+	} else if a.Distinct {
 		// Key by group and every argument (string_agg dedupes value and
 		// delimiter together); ORDER BY keys are arguments under DISTINCT.
 		keyCols := []arrow.Array{arg}
@@ -296,4 +324,54 @@ func (h *hashAggOp) emit() (arrow.RecordBatch, error) {
 	out := array.NewRecordBatch(exec.Schema(h.ts), cols, int64(ng))
 	release()
 	return out, nil
+}
+
+// fixedBits returns a row's value as 64 bits, equal exactly for equal
+// values (0 and -0, and all NaNs, agree as PostgreSQL has it), for the
+// fixed-width types; nil for the others. With a nil array it only answers
+// whether t is one of them.
+func fixedBits(t types.T, a arrow.Array) func(int) uint64 {
+	switch t.Kind {
+	case types.Bool, types.Int2, types.Int4, types.Int8, types.Date, types.Time, types.Timestamp, types.TimestampTZ,
+		types.Float4, types.Float8:
+	default:
+		return nil
+	}
+	if a == nil {
+		return func(int) uint64 { return 0 }
+	}
+	switch t.Kind {
+	case types.Bool:
+		b := a.(*array.Boolean)
+		return func(i int) uint64 {
+			if b.Value(i) {
+				return 1
+			}
+			return 0
+		}
+	case types.Int2:
+		v := arrow.GetValues[int16](a.Data(), 1)
+		return func(i int) uint64 { return uint64(v[i]) }
+	case types.Int4, types.Date:
+		v := arrow.GetValues[int32](a.Data(), 1)
+		return func(i int) uint64 { return uint64(v[i]) }
+	case types.Float4:
+		v := arrow.GetValues[float32](a.Data(), 1)
+		return func(i int) uint64 { return floatBits(float64(v[i])) }
+	case types.Float8:
+		v := arrow.GetValues[float64](a.Data(), 1)
+		return func(i int) uint64 { return floatBits(v[i]) }
+	}
+	v := arrow.GetValues[int64](a.Data(), 1)
+	return func(i int) uint64 { return uint64(v[i]) }
+}
+
+func floatBits(f float64) uint64 {
+	switch {
+	case f == 0:
+		return 0
+	case f != f:
+		return math.Float64bits(math.NaN())
+	}
+	return math.Float64bits(f)
 }
