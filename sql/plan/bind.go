@@ -18,6 +18,9 @@ import (
 type scopeCol struct {
 	table, name string
 	t           types.T
+	// hidden columns are reachable only by table name: the two sides of a
+	// JOIN … USING column, which is merged into one unqualified column.
+	hidden bool
 }
 
 type scope struct {
@@ -30,7 +33,7 @@ func newScope(cols []scopeCol) *scope { return &scope{cols: cols, used: make([]b
 func (s *scope) resolve(tbl, name string) (int, error) {
 	found := -1
 	for i, c := range s.cols {
-		if c.name == name && (tbl == "" || c.table == tbl) {
+		if c.name == name && (tbl == "" && !c.hidden || tbl != "" && c.table == tbl) {
 			if found >= 0 {
 				return -1, pgerr.New(pgerr.AmbiguousColumn, "column reference %q is ambiguous", name)
 			}
@@ -67,6 +70,7 @@ type binder struct {
 	groupStrs []string
 	groupTs   []types.T
 	aggs      *[]agg.Agg
+	grouping  *groupingInfo // for GROUPING(); nil outside GROUP BY
 }
 
 // paramRef is a $n whose type is not known yet; the first context that
@@ -155,6 +159,9 @@ func (b *binder) coerceBool(e expr.Expr, loc int32) (expr.Expr, error) {
 }
 
 func (b *binder) bind(n *pg.Node) (expr.Expr, error) {
+	if g := n.GetGroupingFunc(); g != nil {
+		return b.bindGrouping(g)
+	}
 	if b.aggMode {
 		if fc := n.GetFuncCall(); fc != nil && isAggregate(fc) {
 			return b.bindAggregate(fc)
