@@ -429,3 +429,25 @@ func BenchmarkCountDistinctInt(b *testing.B) {
 		drain(b, NewHashAgg(s, []expr.Expr{&expr.Col{Idx: 0, T: types.TInt4}}, []Agg{a}, &expr.Ctx{}))
 	}
 }
+
+func TestAggString(t *testing.T) {
+	x := &expr.Col{Idx: 0, T: types.TInt4, Name: "x"}
+	s := &expr.Col{Idx: 1, T: types.TText, Name: "s"}
+	cases := []struct {
+		a    Agg
+		want string
+	}{
+		{Agg{Fn: CountStar}, "count(*)"},
+		{Agg{Fn: Count, Arg: x, Distinct: true, Filter: x}, "count(DISTINCT x) FILTER (WHERE x)"},
+		{Agg{Fn: StringAgg, Arg: s, Arg2: s, Order: []Order{{Expr: x, Desc: true, NullsFirst: true}, {Expr: s, NullsFirst: true}}}, "string_agg(s, s ORDER BY x DESC, s NULLS FIRST)"},
+		{Agg{Fn: PercentileCont, Arg: x, Frac: types.Float8Datum(0.5), Desc: true}, "percentile_cont(0.5) WITHIN GROUP (ORDER BY x DESC)"},
+		{Agg{Fn: PercentileDisc, Arg: x, Fracs: []types.Datum{types.Float8Datum(0.1), types.Float8Datum(0.9)}}, "percentile_disc(ARRAY[0.1,0.9]) WITHIN GROUP (ORDER BY x)"},
+		{Agg{Fn: Mode, Arg: s}, "mode() WITHIN GROUP (ORDER BY s)"},
+		{Agg{Fn: ApproxPercentile, Arg: x, Frac: types.Float8Datum(0.95)}, "approx_percentile(x, 0.95)"},
+	}
+	for _, c := range cases {
+		if got := c.a.String(); got != c.want {
+			t.Errorf("got %s, want %s", got, c.want)
+		}
+	}
+}

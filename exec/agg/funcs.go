@@ -102,8 +102,8 @@ func (a Agg) String() string {
 			b.WriteString(types.FormatText(f, nil))
 		}
 		b.WriteByte(']')
-	} else if a.Fn.OrderedSet() || a.Fn == ApproxPercentile {
-		if !a.Frac.Null {
+	} else if a.Fn.OrderedSet() {
+		if !a.Frac.Null && a.Fn != Mode {
 			b.WriteString(types.FormatText(a.Frac, nil))
 		}
 	} else {
@@ -118,6 +118,9 @@ func (a Agg) String() string {
 		if a.Arg2 != nil {
 			b.WriteString(", " + a.Arg2.String())
 		}
+		if a.Fn == ApproxPercentile {
+			b.WriteString(", " + types.FormatText(a.Frac, nil))
+		}
 		for i, o := range a.Order {
 			if i == 0 {
 				b.WriteString(" ORDER BY ")
@@ -128,8 +131,11 @@ func (a Agg) String() string {
 			if o.Desc {
 				b.WriteString(" DESC")
 			}
-			if o.NullsFirst != o.Desc {
-				b.WriteString(" NULLS")
+			switch {
+			case o.NullsFirst && !o.Desc:
+				b.WriteString(" NULLS FIRST")
+			case !o.NullsFirst && o.Desc:
+				b.WriteString(" NULLS LAST")
 			}
 		}
 	}
@@ -143,8 +149,6 @@ func (a Agg) String() string {
 			b.WriteString(" DESC")
 		}
 		b.WriteByte(')')
-	} else if a.Fn == ApproxPercentile && a.Arg != nil {
-		b.WriteString(" OF " + a.Arg.String())
 	}
 	if a.Filter != nil {
 		b.WriteString(" FILTER (WHERE " + a.Filter.String() + ")")
