@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 )
 
@@ -95,4 +96,28 @@ func TestApproxAggregates(t *testing.T) {
 	check("approx_percentile(0.95)", num(2), 94999.05)
 	check("approx_quantile(0.5)", num(3), 49999.5)
 	check("approx_count_distinct(x % 1000)", num(5), 1000)
+}
+
+// A percentile's fraction may be a parameter: it is typed float8 at
+// prepare time and read at execution.
+func TestPercentileParameter(t *testing.T) {
+	e := openEngine(t)
+	s := newSession(t, e)
+	mustRun(t, s, "CREATE TABLE t (x INT)")
+	mustRun(t, s, "INSERT INTO t VALUES (1), (2), (3), (4)")
+	ctx := context.Background()
+	stmts, err := s.Prepare(ctx, "SELECT percentile_cont($1) WITHIN GROUP (ORDER BY x), percentile_disc($1) WITHIN GROUP (ORDER BY x) FROM t", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stmts[0].ParamTypes; len(got) != 1 || got[0] != types.TFloat8 {
+		t.Fatalf("param types %v", got)
+	}
+	r, err := execStmt(ctx, s, stmts[0], []types.Datum{types.Float8Datum(0.5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.rows[0][0] != "2.5" || r.rows[0][1] != "2" {
+		t.Fatalf("got %v", r.rows)
+	}
 }
