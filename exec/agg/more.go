@@ -396,15 +396,18 @@ func (s *collectState) update(gids []int32, arg arrow.Array, extra []arrow.Array
 		if null && s.fn == StringAgg {
 			continue
 		}
-		r := crow{v: types.DatumAt(s.argT, arg, i)}
-		if null {
-			r.v = types.NullOf(s.argT)
+		// Strings are cloned so the state does not pin whole batches.
+		r := crow{v: types.NullOf(s.argT)}
+		if !null {
+			r.v = types.DatumAt(s.argT, arg, i)
+			r.v.S = strings.Clone(r.v.S)
 		}
 		if delim != nil {
 			if delim.IsNull(i) {
 				r.delim = types.NullOf(types.TText)
 			} else {
 				r.delim = types.DatumAt(types.TText, delim, i)
+				r.delim.S = strings.Clone(r.delim.S)
 			}
 		}
 		if len(keyCols) > 0 {
@@ -414,6 +417,7 @@ func (s *collectState) update(gids []int32, arg arrow.Array, extra []arrow.Array
 					r.keys[k] = types.NullOf(s.ordTs[k])
 				} else {
 					r.keys[k] = types.DatumAt(s.ordTs[k], c, i)
+					r.keys[k].S = strings.Clone(r.keys[k].S)
 				}
 			}
 		}
