@@ -387,7 +387,21 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(keys) > 0 {
+	if s.LimitOption == pg.LimitOption_LIMIT_OPTION_WITH_TIES {
+		if len(keys) == 0 {
+			return nil, pgerr.New(pgerr.SyntaxError, "WITH TIES cannot be specified without ORDER BY clause")
+		}
+		if distinctOn {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "FETCH … WITH TIES with DISTINCT ON is not supported")
+		}
+		src = exec.NewSort(src, keys, p.ec)
+		var cols []int
+		for _, k := range keys {
+			cols = append(cols, k.Expr.(*expr.Col).Idx)
+		}
+		src = exec.NewLimitWithTies(src, max(limit, 0), offset, cols)
+		limit, offset = -1, 0
+	} else if len(keys) > 0 {
 		if limit >= 0 && !distinctOn {
 			src = exec.NewTopN(src, keys, limit+offset, p.ec)
 		} else {
