@@ -94,10 +94,6 @@ type Builtin struct {
 	// overloads for (an untyped literal where timestamp, timestamptz and
 	// interval all fit): the call fails with "is not unique".
 	Ambiguous func(args []types.T) bool
-	// Fold marks a function whose value depends only on its arguments and
-	// the statement (not on the row or the clock): with constant arguments
-	// the planner computes it once.
-	Fold bool
 }
 
 func sameAsArgs(args []types.T) []types.T { return args }

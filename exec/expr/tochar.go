@@ -824,6 +824,6 @@ func init() {
 			}
 			return []types.T{t, types.TText}
 		},
-		Strict: true, Fn: toCharDatum, Fold: true, Ambiguous: unknownAt(0),
+		Strict: true, Fn: toCharDatum, Ambiguous: unknownAt(0),
 	}
 }

@@ -51,6 +51,8 @@ type Planner struct {
 	outer *outerRow
 	// correlated is set when binding read a column of outer.
 	correlated bool
+	// ctes are the WITH queries in scope, innermost first.
+	ctes *cte
 }
 
 // New starts a planner. paramTypes may be extended as $n are found;
@@ -69,6 +71,10 @@ type Column struct {
 type Query struct {
 	Root    exec.Operator
 	Columns []Column
+	// Logical is the rewritten logical plan of the outermost query block,
+	// one node a line, for EXPLAIN VERBOSE; empty for set operations and
+	// VALUES.
+	Logical []string
 }
 
 func pos(query string, loc int32) int {
