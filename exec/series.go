@@ -244,3 +244,13 @@ func (p *projectSetOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	return rec, nil
 }
+
+func (s *seriesOp) Explain() Explained {
+	return Explained{Name: "Function Scan on generate_series", Details: []string{"Arguments: " + ExprList(s.args)}}
+}
+func (s *seriesOp) Inputs() []*Operator { return nil }
+
+func (p *projectSetOp) Explain() Explained {
+	return Explained{Name: "ProjectSet", Details: []string{fmt.Sprintf("generate_series into #%d from %v", p.srf, p.args)}}
+}
+func (p *projectSetOp) Inputs() []*Operator { return []*Operator{&p.in} }
