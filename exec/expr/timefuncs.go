@@ -919,6 +919,38 @@ func timezoneDatum(_ *Ctx, a []types.Datum) (types.Datum, error) {
 	return types.Int(types.TTimestampTZ, z.instant(d.I)), nil
 }
 
+// timezoneVec is AT TIME ZONE with a constant zone over a column.
+func timezoneVec(c *Ctx, args []Expr, vals []arrow.Array, n int) (arrow.Array, error) {
+	zd, ok := IsConst(args[0])
+	if !ok || zd.Null || zd.T.Kind == types.Interval || vals[1] == nil {
+		return nil, nil
+	}
+	loc, err := LookupZone(zd.S)
+	if err != nil {
+		return nil, err
+	}
+	z := newZoneCache(loc)
+	a := vals[1]
+	in := arrow.GetValues[int64](a.Data(), 1)
+	out := make([]int64, len(in))
+	toLocal := args[1].Type().Kind == types.TimestampTZ
+	for i, v := range in {
+		if a.IsNull(i) {
+			continue
+		}
+		if toLocal {
+			out[i] = z.local(v)
+		} else {
+			out[i] = z.instant(v)
+		}
+	}
+	t := types.TTimestampTZ
+	if toLocal {
+		t = types.TTimestamp
+	}
+	return typedArray(t.Arrow(), arrow.GetBytes(out), len(out), a), nil
+}
+
 // ---- registration ----
 
 var zeroInt = types.Int(types.TInt4, 0)
@@ -1130,7 +1162,7 @@ var timeBuiltins = map[string]Builtin{
 			}
 			return []types.T{z, types.TTimestampTZ}
 		},
-		Strict: true, Fn: timezoneDatum,
+		Strict: true, Fn: timezoneDatum, Vec: timezoneVec,
 	},
 	"to_timestamp": {
 		Result: func(args []types.T) (types.T, bool) {

@@ -366,3 +366,31 @@ func TestAppendScaled(t *testing.T) {
 		}
 	}
 }
+
+func TestTimezoneVecMatchesRows(t *testing.T) {
+	nyc(t)
+	c := &Ctx{Loc: time.UTC}
+	for _, kind := range []types.T{types.TTimestampTZ, types.TTimestamp} {
+		bld := NewBuilder(kind, 0)
+		var vals []int64
+		for v := ts("2024-03-09 00:00:00"); v < ts("2024-03-12 00:00:00"); v += 1800e6 + 7 {
+			vals = append(vals, v)
+			bld.Append(types.Int(kind, v))
+		}
+		arr := bld.Finish()
+		zone := &Const{D: types.TextDatum("America/New_York")}
+		out, err := timezoneVec(c, []Expr{zone, &Col{Idx: 0, T: kind}}, []arrow.Array{nil, arr}, arr.Len())
+		if err != nil || out == nil {
+			t.Fatalf("timezoneVec: %v", err)
+		}
+		got := arrow.GetValues[int64](out.Data(), 1)
+		for i, v := range vals {
+			want, err := timezoneDatum(c, []types.Datum{zone.D, types.Int(kind, v)})
+			if err != nil || want.I != got[i] {
+				t.Errorf("%s AT TIME ZONE: %d, row path %d (%v)", kind, got[i], want.I, err)
+			}
+		}
+		out.Release()
+		arr.Release()
+	}
+}

@@ -3,6 +3,7 @@ package expr
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loamdb/loam/exec/types"
@@ -71,6 +72,20 @@ func (z *zoneCache) instant(w int64) int64 {
 // date_trunc's zone argument take it: a zone name, or a POSIX-style
 // offset ('+05' and 'UTC+5' are five hours west of Greenwich).
 func LookupZone(name string) (*time.Location, error) {
+	if loc, ok := zones.Load(name); ok {
+		return loc.(*time.Location), nil
+	}
+	loc, err := lookupZone(name)
+	if err == nil {
+		zones.Store(name, loc)
+	}
+	return loc, err
+}
+
+// zones caches resolved zone names: loading one reads the tz database.
+var zones sync.Map
+
+func lookupZone(name string) (*time.Location, error) {
 	bad := pgerr.New(pgerr.InvalidParameterValue, "time zone %q not recognized", name)
 	s := strings.TrimSpace(name)
 	if s == "" {
