@@ -1197,6 +1197,28 @@ var timeBuiltins = map[string]Builtin{
 			us, err := toTimestamp(c, a[0].S, a[1].S, false)
 			return types.Int(types.TDate, floorDiv(us, usPerDay)), err
 		}},
+	// date(x) is the cast x::date in function form.
+	"date": {
+		Result: func(args []types.T) (types.T, bool) {
+			if len(args) != 1 {
+				return types.TDate, false
+			}
+			switch args[0].Kind {
+			case types.Date, types.Timestamp, types.TimestampTZ, types.Unknown, types.Text, types.Varchar, types.Char:
+				return types.TDate, true
+			}
+			return types.TDate, false
+		},
+		Coerce: func(args []types.T) []types.T {
+			if args[0].Kind == types.Unknown {
+				return []types.T{types.TText}
+			}
+			return args
+		},
+		Strict: true,
+		Fn: func(c *Ctx, a []types.Datum) (types.Datum, error) {
+			return CastDatum(a[0], types.TDate, c.Loc)
+		}},
 	"isfinite": {
 		Result: func(args []types.T) (types.T, bool) {
 			if len(args) != 1 {
