@@ -955,10 +955,6 @@ func timezoneVec(c *Ctx, args []Expr, vals []arrow.Array, n int) (arrow.Array, e
 
 var zeroInt = types.Int(types.TInt4, 0)
 
-func result(t types.T) func([]types.T) (types.T, bool) {
-	return func([]types.T) (types.T, bool) { return t, true }
-}
-
 func nArgs(n int, t types.T) func([]types.T) (types.T, bool) {
 	return func(args []types.T) (types.T, bool) { return t, len(args) == n }
 }
@@ -974,7 +970,8 @@ func nowAs(t types.T) Builtin {
 		}}
 }
 
-// extractResult types extract/date_part: (text, datetime).
+// extractBuiltin is extract (numeric) or date_part (float8) of
+// (text, datetime).
 func extractBuiltin(numeric bool) Builtin {
 	rt := types.TFloat8
 	if numeric {

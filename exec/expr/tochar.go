@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
@@ -32,8 +33,8 @@ var dtKeywords = []string{
 	"TZH", "TZM", "TZ", "tz", "OF",
 }
 
-// dtTemplate is a parsed template: literals and keywords with their FM
-// prefix and TH suffix.
+// dtNode is one piece of a parsed template: a literal, or a keyword with
+// its FM prefix and TH suffix.
 type dtNode struct {
 	lit string
 	kw  string
@@ -94,7 +95,7 @@ func parseDTTemplate(f string) []dtNode {
 			if fm {
 				continue
 			}
-			_, size := utf8DecodeRune(f[i:])
+			_, size := utf8.DecodeRuneInString(f[i:])
 			out = append(out, dtNode{lit: f[i : i+size]})
 			i += size
 			continue
@@ -105,15 +106,6 @@ func parseDTTemplate(f string) []dtNode {
 		out = append(out, n)
 	}
 	return out
-}
-
-func utf8DecodeRune(s string) (rune, int) {
-	for i, r := range s {
-		if i > 0 {
-			return r, i
-		}
-	}
-	return 0, len(s)
 }
 
 func thSuffix(f string, i int) (string, int) {
@@ -609,7 +601,7 @@ func toTimestamp(c *Ctx, s, tmpl string, tz bool) (int64, error) {
 	var hour, min, sec, fsec int64
 	pm, hasAMPM, hour12 := false, false, false
 	doy := int64(-1)
-	tzOff, hasTZ := int64(0), false
+	tzOff, tzSign, hasTZ := int64(0), int64(1), false
 	i := 0
 	skipSpaces := func() {
 		for i < len(s) && s[i] == ' ' {
@@ -649,7 +641,13 @@ func toTimestamp(c *Ctx, s, tmpl string, tz bool) (int64, error) {
 		}
 		return 0, pgerr.New(pgerr.InvalidDatetimeFormat, "invalid value %q for %q", s[i:], kw)
 	}
-	for _, n := range parseDTTemplate(tmpl) {
+	nodes := parseDTTemplate(tmpl)
+	for ni, n := range nodes {
+		// A year right before another field (YYYYMMDD) takes 4 digits.
+		yearWidth := 0
+		if ni+1 < len(nodes) && nodes[ni+1].kw != "" {
+			yearWidth = 4
+		}
 		var err error
 		if n.kw == "" {
 			// A separator in the template skips one character of input
@@ -663,7 +661,7 @@ func toTimestamp(c *Ctx, s, tmpl string, tz bool) (int64, error) {
 		}
 		switch n.kw {
 		case "YYYY", "IYYY":
-			year, err = readNum(n.kw, 0)
+			year, err = readNum(n.kw, yearWidth)
 		case "YYY", "YY", "Y":
 			var v int64
 			v, err = readNum(n.kw, len(n.kw))
@@ -742,21 +740,20 @@ func toTimestamp(c *Ctx, s, tmpl string, tz bool) (int64, error) {
 			}
 			i += w
 		case "TZH":
+			skipSpaces()
+			tzSign = 1
+			if i < len(s) && s[i] == '-' {
+				tzSign = -1
+			}
 			var v int64
 			v, err = readNum(n.kw, 3)
 			hasTZ = true
-			tzOff += v * 3600
-			if v < 0 || (i > 0 && strings.Contains(s[:i], "-") && v == 0) {
-				tzOff = v * 3600
-			}
+			tzOff = tzSign * abs64(v) * 3600
 		case "TZM":
 			var v int64
 			v, err = readNum(n.kw, 2)
-			if tzOff < 0 {
-				tzOff -= v * 60
-			} else {
-				tzOff += v * 60
-			}
+			hasTZ = true
+			tzOff += tzSign * v * 60
 		default:
 			return 0, pgerr.New(pgerr.FeatureNotSupported, "formatting field %q is not supported in to_timestamp", n.kw)
 		}
