@@ -544,8 +544,8 @@ func dateTruncDatum(c *Ctx, a []types.Datum) (types.Datum, error) {
 	if !ok {
 		return types.Datum{}, unitNotSupported(a[0].S, d.T)
 	}
-	if u <= uMinute && u != uNone {
-		// Within the same offset, as the minute part of a zone never moves.
+	if u <= uHour && u != uNone {
+		// Below a day PostgreSQL keeps the value's own offset (no redotz).
 		return types.Int(d.T, r-z.offsetAt(d.I)), nil
 	}
 	return types.Int(d.T, z.instant(r)), nil
@@ -647,7 +647,7 @@ func dateTruncVec(c *Ctx, args []Expr, vals []arrow.Array, n int) (arrow.Array, 
 			}
 			off := z.offsetAt(v)
 			r, _ := truncWall(u, v+off)
-			if u <= uMinute {
+			if u <= uHour {
 				out[i] = r - off
 			} else {
 				out[i] = z.instant(r)

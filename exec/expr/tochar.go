@@ -378,7 +378,7 @@ func toCharDatum(c *Ctx, a []types.Datum) (types.Datum, error) {
 		name, off := t.Zone()
 		f := fieldsOfWall(d.I + int64(off)*1e6)
 		f.tz, f.zoneAbbr, f.off = true, name, int64(off)
-		if name == "" || name[0] == '+' || name[0] == '-' {
+		if name == "" {
 			f.zoneAbbr = zoneOffsetText(int64(off))
 		}
 		return types.TextDatum(formatDT(f, tmpl)), nil
