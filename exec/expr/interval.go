@@ -98,24 +98,38 @@ func isUTC(loc *time.Location) bool { return loc == nil || loc == time.UTC }
 // timestamptz, loc is the session zone: months and days move the local
 // wall clock, the time part moves the instant, as PostgreSQL does.
 func TimestampAddInterval(us int64, iv types.IntervalValue, tz bool, loc *time.Location) (int64, error) {
-	if iv.Months != 0 || iv.Days != 0 {
+	// Months, then days, each moving the wall clock and finding its instant
+	// again, as timestamptz_pl_interval does: the steps differ where the
+	// month step lands in a daylight-saving gap.
+	step := func(us int64, months, days int32) (int64, error) {
 		local := us
 		if tz {
 			local = zoneShift(us, loc, false)
 		}
-		days := floorDiv(local, usPerDay)
-		tod := local - days*usPerDay
-		if iv.Months != 0 {
-			days = addMonths(days, iv.Months)
+		d := floorDiv(local, usPerDay)
+		tod := local - d*usPerDay
+		if months != 0 {
+			d = addMonths(d, months)
 		}
-		days += int64(iv.Days)
-		if days > maxTimestamp/usPerDay || days < minTimestamp/usPerDay-1 {
+		d += int64(days)
+		if d > maxTimestamp/usPerDay || d < minTimestamp/usPerDay-1 {
 			return 0, timestampOutOfRange()
 		}
-		local = days*usPerDay + tod
-		us = local
+		local = d*usPerDay + tod
 		if tz {
-			us = zoneShift(local, loc, true)
+			return zoneShift(local, loc, true), nil
+		}
+		return local, nil
+	}
+	var err error
+	if iv.Months != 0 {
+		if us, err = step(us, iv.Months, 0); err != nil {
+			return 0, err
+		}
+	}
+	if iv.Days != 0 {
+		if us, err = step(us, 0, iv.Days); err != nil {
+			return 0, err
 		}
 	}
 	r := us + iv.Micros
