@@ -295,7 +295,12 @@ func formatDT(f dtFields, tmpl string) string {
 			start -= floorMod(start+3, 7)
 			num, width = f.days-start+1, 3
 		case "DD":
+			// "%0*d" with the sign inside the width (other fields widen
+			// by one for a sign): an interval's -9 days print as -9.
 			num, width = f.mday, 2
+			if num < 0 && width > 0 {
+				width--
+			}
 		case "D":
 			num = floorMod(f.days+4, 7) + 1
 		case "ID":
