@@ -1,0 +1,10 @@
+package pgerr
+
+// SQLSTATEs of window functions and frames.
+const (
+	WindowingError                  = "42P20"
+	InvalidArgumentForNtile         = "22014"
+	InvalidArgumentForNthValue      = "22016"
+	InvalidPrecedingOrFollowingSize = "22013"
+	NullValueNotAllowed             = "22004"
+)
