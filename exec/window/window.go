@@ -90,20 +90,21 @@ type Frame struct {
 // DefaultFrame is RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.
 var DefaultFrame = Frame{Mode: Range, Start: Bound{Kind: UnboundedPreceding}, End: Bound{Kind: CurrentRow}}
 
-// Spec is a window: its partitioning, ordering and frame.
+// Spec is a window's partitioning and ordering: the functions over one
+// Spec share a sort.
 type Spec struct {
 	Partition []expr.Expr
 	Order     []exec.SortKey
-	Frame     Frame
 }
 
 // Func is one window function call over the window Specs[Spec].
 type Func struct {
-	Kind Kind
-	Args []expr.Expr
-	Agg  agg.Agg // for Aggregate
-	T    types.T
-	Spec int
+	Kind  Kind
+	Args  []expr.Expr
+	Agg   agg.Agg // for Aggregate
+	T     types.T
+	Spec  int
+	Frame Frame
 }
 
 type op struct {
@@ -169,8 +170,8 @@ func (o *op) Next(ctx context.Context) (arrow.RecordBatch, error) {
 // offsets evaluates the constant frame offsets of every window, checking
 // them as PostgreSQL does before reading any row.
 func (o *op) offsets() ([][2]int64, error) {
-	offs := make([][2]int64, len(o.specs))
-	for i, s := range o.specs {
+	offs := make([][2]int64, len(o.funcs))
+	for i, s := range o.funcs {
 		for j, b := range []Bound{s.Frame.Start, s.Frame.End} {
 			if b.Kind != OffsetPreceding && b.Kind != OffsetFollowing {
 				continue
@@ -223,7 +224,7 @@ func (o *op) compute(ctx context.Context, all arrow.RecordBatch, offs [][2]int64
 			}
 			cur = res.(*compute.RecordDatum).Value
 		}
-		w, err := newWin(o.ec, cur, s, offs[si])
+		w, err := newWin(o.ec, cur, s)
 		if err != nil {
 			cur.Release()
 			return nil, err
@@ -233,7 +234,7 @@ func (o *op) compute(ctx context.Context, all arrow.RecordBatch, offs [][2]int64
 			if f.Spec != si {
 				continue
 			}
-			a, err := w.eval(f)
+			a, err := w.eval(f, offs[fi])
 			if err != nil {
 				cur.Release()
 				for _, x := range added {
@@ -271,7 +272,6 @@ type win struct {
 	ec     *expr.Ctx
 	rec    arrow.RecordBatch
 	spec   Spec
-	offs   [2]int64
 	n      int
 	parts  []int // partition starts, then n
 	peerOf []int // index into peers of each row's peer group
@@ -279,8 +279,8 @@ type win struct {
 	order  []arrow.Array
 }
 
-func newWin(ec *expr.Ctx, rec arrow.RecordBatch, s Spec, offs [2]int64) (*win, error) {
-	w := &win{ec: ec, rec: rec, spec: s, offs: offs, n: int(rec.NumRows())}
+func newWin(ec *expr.Ctx, rec arrow.RecordBatch, s Spec) (*win, error) {
+	w := &win{ec: ec, rec: rec, spec: s, n: int(rec.NumRows())}
 	eval := func(es []expr.Expr) ([]arrow.Array, error) {
 		out := make([]arrow.Array, len(es))
 		for i, e := range es {
@@ -353,8 +353,7 @@ func equalAt(t types.T, a arrow.Array, i, j int) bool {
 }
 
 // frame is the frame [fs, fe) of row i in the partition [ps, pe).
-func (w *win) frame(i, ps, pe int) (int, int) {
-	f := w.spec.Frame
+func (w *win) frame(f Frame, offs [2]int64, i, ps, pe int) (int, int) {
 	g := w.peerOf[i]
 	// groupAt is the start of the peer group k groups away from row i's,
 	// clamped to the partition.
@@ -379,7 +378,7 @@ func (w *win) frame(i, ps, pe int) (int, int) {
 			fs = w.peers[g]
 		}
 	case OffsetPreceding, OffsetFollowing:
-		k := w.offs[0]
+		k := offs[0]
 		if f.Start.Kind == OffsetPreceding {
 			k = -k
 		}
@@ -400,7 +399,7 @@ func (w *win) frame(i, ps, pe int) (int, int) {
 			fe = w.peers[g+1]
 		}
 	case OffsetPreceding, OffsetFollowing:
-		k := w.offs[1]
+		k := offs[1]
 		if f.End.Kind == OffsetPreceding {
 			k = -k
 		}
@@ -428,7 +427,7 @@ func clamp(v int64, lo, hi int) int {
 	return int(v)
 }
 
-func (w *win) eval(f Func) (arrow.Array, error) {
+func (w *win) eval(f Func, offs [2]int64) (arrow.Array, error) {
 	args := make([]arrow.Array, len(f.Args))
 	defer func() {
 		for _, a := range args {
@@ -536,7 +535,7 @@ func (w *win) eval(f Func) (arrow.Array, error) {
 			}
 		case FirstValue, LastValue, NthValue:
 			for i := ps; i < pe; i++ {
-				fs, fe := w.frame(i, ps, pe)
+				fs, fe := w.frame(f.Frame, offs, i, ps, pe)
 				var t int64
 				switch f.Kind {
 				case FirstValue:
@@ -561,7 +560,7 @@ func (w *win) eval(f Func) (arrow.Array, error) {
 				}
 			}
 		case Aggregate:
-			if err := w.aggregate(acc, b, ps, pe); err != nil {
+			if err := w.aggregate(acc, b, f.Frame, offs, ps, pe); err != nil {
 				return nil, err
 			}
 		}
@@ -573,13 +572,13 @@ func (w *win) eval(f Func) (arrow.Array, error) {
 // forward, so rows are added as the end advances and removed (or the
 // state rebuilt, for aggregates that cannot remove) as the start does:
 // a frame that starts at the partition start costs O(n) in all.
-func (w *win) aggregate(acc accumulator, b *expr.Builder, ps, pe int) error {
+func (w *win) aggregate(acc accumulator, b *expr.Builder, f Frame, offs [2]int64, ps, pe int) error {
 	acc.reset()
 	curS, curE := ps, ps
 	prevS, prevE := -1, -1
 	var res types.Datum
 	for i := ps; i < pe; i++ {
-		fs, fe := w.frame(i, ps, pe)
+		fs, fe := w.frame(f, offs, i, ps, pe)
 		if fs != prevS || fe != prevE {
 			if fs < curS || fe < curE {
 				acc.reset()

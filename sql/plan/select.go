@@ -22,8 +22,12 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 	if len(s.ValuesLists) > 0 {
 		return p.values(s)
 	}
-	if s.IntoClause != nil || len(s.LockingClause) > 0 || len(s.WindowClause) > 0 {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "SELECT INTO, FOR UPDATE and WINDOW are not supported yet")
+	if s.IntoClause != nil || len(s.LockingClause) > 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "SELECT INTO and FOR UPDATE are not supported yet")
+	}
+	wins, err := newWindowSet(p, s.WindowClause)
+	if err != nil {
+		return nil, err
 	}
 
 	// FROM
@@ -124,13 +128,18 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			hasAgg = true
 		}
 	}
+	for _, w := range s.WindowClause {
+		if containsAggregate(w) {
+			hasAgg = true
+		}
+	}
 	// Plain DISTINCT is a list holding one empty node; DISTINCT ON lists
 	// expressions.
 	if len(s.DistinctClause) > 0 && s.DistinctClause[0] != nil && s.DistinctClause[0].Node != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "DISTINCT ON is not supported yet")
 	}
 
-	out := &binder{p: p, sc: sc, where: "SELECT"}
+	out := &binder{p: p, sc: sc, where: "SELECT", win: wins}
 	var groupBy []expr.Expr
 	var aggs []agg.Agg
 	if hasAgg {
@@ -172,7 +181,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			}
 			groupBy = append(groupBy, e)
 		}
-		out = &binder{p: p, sc: sc, where: "SELECT", aggMode: true, aggs: &aggs}
+		out = &binder{p: p, sc: sc, where: "SELECT", aggMode: true, aggs: &aggs, win: wins}
 		for _, g := range groupBy {
 			out.groupStrs = append(out.groupStrs, g.String())
 			out.groupTs = append(out.groupTs, g.Type())
@@ -208,7 +217,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 
 	var having expr.Expr
 	if s.HavingClause != nil {
-		out.where = "HAVING"
+		out.where, out.win = "HAVING", nil
 		e, err := out.bind(s.HavingClause)
 		if err != nil {
 			return nil, err
@@ -242,7 +251,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			}
 		}
 		if ke == nil {
-			out.where = "ORDER BY"
+			out.where, out.win = "ORDER BY", wins
 			e, err := out.bind(sb.Node)
 			if err != nil {
 				return nil, err
@@ -310,6 +319,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			src = exec.NewFilter(src, having, p.ec)
 		}
 	}
+	src = wins.operator(src, p.ec)
 	src = exec.NewProject(src, exprs, p.ec)
 	if s.DistinctClause != nil {
 		keyCols := make([]expr.Expr, len(exprs))
@@ -522,6 +532,18 @@ func containsAggregate(n *pg.Node) bool {
 			for _, a := range fc.Args {
 				walk(a)
 			}
+			if fc.Over != nil {
+				walk(&pg.Node{Node: &pg.Node_WindowDef{WindowDef: fc.Over}})
+			}
+		case m.GetWindowDef() != nil:
+			for _, a := range m.GetWindowDef().PartitionClause {
+				walk(a)
+			}
+			for _, a := range m.GetWindowDef().OrderClause {
+				walk(a)
+			}
+		case m.GetSortBy() != nil:
+			walk(m.GetSortBy().Node)
 		case m.GetAExpr() != nil:
 			walk(m.GetAExpr().Lexpr)
 			walk(m.GetAExpr().Rexpr)
