@@ -150,7 +150,9 @@ func (b *binder) bindWindow(fc *pg.FuncCall) (expr.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec, key, err := inner.windowSpec(wd)
+	def := *b
+	def.win, def.where = nil, "window definitions"
+	spec, key, err := def.windowSpec(wd)
 	if err != nil {
 		return nil, err
 	}
