@@ -41,9 +41,11 @@ func input() exec.Operator {
 	return exec.NewValues(rows, []types.T{types.TInt4, types.TInt4, types.TInt4}, &expr.Ctx{})
 }
 
-func byO() Spec  { return Spec{Partition: []expr.Expr{colP}, Order: []exec.SortKey{{Expr: colO}}} }
-func byOV() Spec { return Spec{Partition: []expr.Expr{colP}, Order: []exec.SortKey{{Expr: colO}, {Expr: colV}}} }
-func byP() Spec  { return Spec{Partition: []expr.Expr{colP}} }
+func byO() Spec { return Spec{Partition: []expr.Expr{colP}, Order: []exec.SortKey{{Expr: colO}}} }
+func byOV() Spec {
+	return Spec{Partition: []expr.Expr{colP}, Order: []exec.SortKey{{Expr: colO}, {Expr: colV}}}
+}
+func byP() Spec { return Spec{Partition: []expr.Expr{colP}} }
 
 func konst(v int64) expr.Expr { return &expr.Const{D: types.Int(types.TInt8, v)} }
 func konst4(v int64) expr.Expr {
