@@ -169,8 +169,8 @@ func (o *op) Next(ctx context.Context) (arrow.RecordBatch, error) {
 
 // offsets evaluates the constant frame offsets of every window, checking
 // them as PostgreSQL does before reading any row.
-func (o *op) offsets() ([][2]int64, error) {
-	offs := make([][2]int64, len(o.funcs))
+func (o *op) offsets() ([]offsets, error) {
+	offs := make([]offsets, len(o.funcs))
 	for i, s := range o.funcs {
 		for j, b := range []Bound{s.Frame.Start, s.Frame.End} {
 			if b.Kind != OffsetPreceding && b.Kind != OffsetFollowing {
@@ -188,18 +188,22 @@ func (o *op) offsets() ([][2]int64, error) {
 				return nil, pgerr.New(pgerr.NullValueNotAllowed, "frame %s offset must not be null", which)
 			}
 			if s.Frame.Mode == Range {
+				if negative(d) {
+					return nil, pgerr.New(pgerr.InvalidPrecedingOrFollowingSize, "invalid preceding or following size in window function")
+				}
+				offs[i].d[j] = d
 				continue
 			}
 			if d.I < 0 {
 				return nil, pgerr.New(pgerr.InvalidPrecedingOrFollowingSize, "frame %s offset must not be negative", which)
 			}
-			offs[i][j] = d.I
+			offs[i].n[j] = d.I
 		}
 	}
 	return offs, nil
 }
 
-func (o *op) compute(ctx context.Context, all arrow.RecordBatch, offs [][2]int64) (arrow.RecordBatch, error) {
+func (o *op) compute(ctx context.Context, all arrow.RecordBatch, offs []offsets) (arrow.RecordBatch, error) {
 	nIn := len(o.in.Types())
 	cur := all // owned: released when replaced
 	curTs := append([]types.T(nil), o.ts[:nIn]...)
@@ -353,7 +357,7 @@ func equalAt(t types.T, a arrow.Array, i, j int) bool {
 }
 
 // frame is the frame [fs, fe) of row i in the partition [ps, pe).
-func (w *win) frame(f Frame, offs [2]int64, i, ps, pe int) (int, int) {
+func (w *win) frame(f Frame, offs offsets, i, ps, pe int) (int, int) {
 	g := w.peerOf[i]
 	// groupAt is the start of the peer group k groups away from row i's,
 	// clamped to the partition.
@@ -378,11 +382,13 @@ func (w *win) frame(f Frame, offs [2]int64, i, ps, pe int) (int, int) {
 			fs = w.peers[g]
 		}
 	case OffsetPreceding, OffsetFollowing:
-		k := offs[0]
+		k := offs.n[0]
 		if f.Start.Kind == OffsetPreceding {
 			k = -k
 		}
-		if f.Mode == Groups {
+		if f.Mode == Range {
+			fs = w.rangeBound(offs.d[0], f.Start.Kind == OffsetPreceding, false, i, ps, pe)
+		} else if f.Mode == Groups {
 			fs = groupAt(k)
 		} else {
 			fs = clamp(int64(i)+k, ps, pe)
@@ -399,11 +405,13 @@ func (w *win) frame(f Frame, offs [2]int64, i, ps, pe int) (int, int) {
 			fe = w.peers[g+1]
 		}
 	case OffsetPreceding, OffsetFollowing:
-		k := offs[1]
+		k := offs.n[1]
 		if f.End.Kind == OffsetPreceding {
 			k = -k
 		}
-		if f.Mode == Groups {
+		if f.Mode == Range {
+			fe = w.rangeBound(offs.d[1], f.End.Kind == OffsetPreceding, true, i, ps, pe)
+		} else if f.Mode == Groups {
 			fe = groupAt(k + 1)
 		} else {
 			fe = clamp(int64(i)+k+1, ps, pe)
@@ -427,7 +435,7 @@ func clamp(v int64, lo, hi int) int {
 	return int(v)
 }
 
-func (w *win) eval(f Func, offs [2]int64) (arrow.Array, error) {
+func (w *win) eval(f Func, offs offsets) (arrow.Array, error) {
 	args := make([]arrow.Array, len(f.Args))
 	defer func() {
 		for _, a := range args {
@@ -572,7 +580,7 @@ func (w *win) eval(f Func, offs [2]int64) (arrow.Array, error) {
 // forward, so rows are added as the end advances and removed (or the
 // state rebuilt, for aggregates that cannot remove) as the start does:
 // a frame that starts at the partition start costs O(n) in all.
-func (w *win) aggregate(acc accumulator, b *expr.Builder, f Frame, offs [2]int64, ps, pe int) error {
+func (w *win) aggregate(acc accumulator, b *expr.Builder, f Frame, offs offsets, ps, pe int) error {
 	acc.reset()
 	curS, curE := ps, ps
 	prevS, prevE := -1, -1

@@ -156,7 +156,7 @@ func (b *binder) bindWindow(fc *pg.FuncCall) (expr.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	frame, err := inner.windowFrame(wd, len(spec.Order))
+	frame, err := inner.windowFrame(wd, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +218,8 @@ func (b *binder) windowSpec(wd *pg.WindowDef) (window.Spec, string, error) {
 	return s, key.String(), nil
 }
 
-func (b *binder) windowFrame(wd *pg.WindowDef, nOrder int) (window.Frame, error) {
+func (b *binder) windowFrame(wd *pg.WindowDef, spec window.Spec) (window.Frame, error) {
+	nOrder := len(spec.Order)
 	opts := wd.FrameOptions
 	if opts&frameNonDefault == 0 {
 		return window.DefaultFrame, nil
@@ -240,9 +241,11 @@ func (b *binder) windowFrame(wd *pg.WindowDef, nOrder int) (window.Frame, error)
 			if nOrder != 1 {
 				return nil, pgerr.New(pgerr.WindowingError, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column").WithPosition(at)
 			}
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported yet").WithPosition(at)
 		}
 		ob := &binder{p: b.p, sc: newScope(nil), where: "window " + mode}
+		if f.Mode == window.Range {
+			return ob.rangeOffset(n, spec.Order[0].Expr.Type())
+		}
 		e, err := ob.bind(n)
 		if err != nil {
 			if pgerr.Code(err) == pgerr.UndefinedColumn {
@@ -287,6 +290,42 @@ func (b *binder) windowFrame(wd *pg.WindowDef, nOrder int) (window.Frame, error)
 		return f, pgerr.New(pgerr.FeatureNotSupported, "EXCLUDE in window frames is not supported yet").WithPosition(at)
 	}
 	return f, nil
+}
+
+// rangeOffset binds a RANGE offset, whose type follows the order key's:
+// integers and floats take integer and float offsets, numeric numeric.
+func (b *binder) rangeOffset(n *pg.Node, key types.T) (expr.Expr, error) {
+	at := pos(b.p.query, nodeLocation(n))
+	e, err := b.bind(n)
+	if err != nil {
+		return nil, err
+	}
+	ot := e.Type()
+	var want types.T
+	switch key.Kind {
+	case types.Int2, types.Int4, types.Int8:
+		switch ot.Kind {
+		case types.Int2, types.Int4, types.Int8:
+			want = types.TInt8
+		case types.Unknown:
+			want = types.Of(key.Kind) // as PostgreSQL resolves in_range
+		}
+	case types.Float4, types.Float8:
+		if ot.IsNumeric() || ot.Kind == types.Unknown {
+			want = types.TFloat8
+		}
+	case types.Numeric:
+		if ot.IsNumeric() && ot.Kind != types.Float4 && ot.Kind != types.Float8 || ot.Kind == types.Unknown {
+			want = types.TNumeric
+		}
+	default:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", key).WithPosition(at)
+	}
+	if want.Kind == types.Unknown {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset type %s", key, ot).
+			WithPosition(at).WithHint("Cast the offset value to an appropriate type.")
+	}
+	return b.coerce(e, want, nodeLocation(n))
 }
 
 // windowFunc binds the function of a window call and its arguments.
