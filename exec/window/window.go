@@ -543,13 +543,13 @@ func (w *win) eval(f Func, offs offsets) (arrow.Array, error) {
 			}
 		case FirstValue, LastValue, NthValue:
 			for i := ps; i < pe; i++ {
-				fs, fe := w.frame(f.Frame, offs, i, ps, pe)
-				var t int64
+				segs := w.segments(f.Frame, offs, i, ps, pe)
+				var k int64 // 1-based position in the frame; negative counts from its end
 				switch f.Kind {
 				case FirstValue:
-					t = int64(fs)
+					k = 1
 				case LastValue:
-					t = int64(fe) - 1
+					k = -1
 				default:
 					d := argAt(1, i)
 					if d.Null {
@@ -559,10 +559,10 @@ func (w *win) eval(f Func, offs offsets) (arrow.Array, error) {
 					if d.I <= 0 {
 						return nil, pgerr.New(pgerr.InvalidArgumentForNthValue, "argument of nth_value must be greater than zero")
 					}
-					t = int64(fs) + d.I - 1
+					k = d.I
 				}
-				if fs < fe && t >= int64(fs) && t < int64(fe) {
-					b.Append(argAt(0, int(t)))
+				if t, ok := nthRow(segs, k); ok {
+					b.Append(argAt(0, t))
 				} else {
 					b.AppendNull()
 				}
@@ -581,6 +581,21 @@ func (w *win) eval(f Func, offs offsets) (arrow.Array, error) {
 // state rebuilt, for aggregates that cannot remove) as the start does:
 // a frame that starts at the partition start costs O(n) in all.
 func (w *win) aggregate(acc accumulator, b *expr.Builder, f Frame, offs offsets, ps, pe int) error {
+	if f.Exclude != ExcludeNoOthers {
+		// Excluding rows makes frames gappy: recompute each one.
+		for i := ps; i < pe; i++ {
+			acc.reset()
+			for _, sg := range w.segments(f, offs, i, ps, pe) {
+				acc.add(sg[0], sg[1])
+			}
+			res, err := acc.result()
+			if err != nil {
+				return err
+			}
+			b.Append(res)
+		}
+		return nil
+	}
 	acc.reset()
 	curS, curE := ps, ps
 	prevS, prevE := -1, -1
@@ -614,4 +629,49 @@ func (w *win) aggregate(acc accumulator, b *expr.Builder, f Frame, offs offsets,
 		b.Append(res)
 	}
 	return nil
+}
+
+// segments is row i's frame as row ranges in order, without the rows its
+// EXCLUDE option leaves out.
+func (w *win) segments(f Frame, offs offsets, i, ps, pe int) [][2]int {
+	fs, fe := w.frame(f, offs, i, ps, pe)
+	if f.Exclude == ExcludeNoOthers {
+		return [][2]int{{fs, fe}}
+	}
+	xs, xe := i, i+1
+	if f.Exclude != ExcludeCurrentRow {
+		g := w.peerOf[i]
+		xs, xe = w.peers[g], w.peers[g+1]
+	}
+	segs := make([][2]int, 0, 3)
+	add := func(s, e int) {
+		s, e = max(s, fs), min(e, fe)
+		if s < e {
+			segs = append(segs, [2]int{s, e})
+		}
+	}
+	add(fs, xs)
+	if f.Exclude == ExcludeTies {
+		add(i, i+1)
+	}
+	add(xe, fe)
+	return segs
+}
+
+// nthRow is the k-th row (1-based; -1 the last) of the ranges segs.
+func nthRow(segs [][2]int, k int64) (int, bool) {
+	if k < 0 {
+		if len(segs) == 0 {
+			return 0, false
+		}
+		return segs[len(segs)-1][1] - 1, true
+	}
+	for _, sg := range segs {
+		n := int64(sg[1] - sg[0])
+		if k <= n {
+			return sg[0] + int(k) - 1, true
+		}
+		k -= n
+	}
+	return 0, false
 }

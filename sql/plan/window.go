@@ -286,8 +286,13 @@ func (b *binder) windowFrame(wd *pg.WindowDef, spec window.Spec) (window.Frame, 
 	if err != nil {
 		return f, err
 	}
-	if opts&(frameExcludeCurrentRow|frameExcludeGroup|frameExcludeTies) != 0 {
-		return f, pgerr.New(pgerr.FeatureNotSupported, "EXCLUDE in window frames is not supported yet").WithPosition(at)
+	switch {
+	case opts&frameExcludeCurrentRow != 0:
+		f.Exclude = window.ExcludeCurrentRow
+	case opts&frameExcludeGroup != 0:
+		f.Exclude = window.ExcludeGroup
+	case opts&frameExcludeTies != 0:
+		f.Exclude = window.ExcludeTies
 	}
 	return f, nil
 }
