@@ -107,6 +107,17 @@ func TestWindowFunctions(t *testing.T) {
 		{"nth_value whole", byOV(), withFrame(vf(NthValue, colV, konst4(2)), rows(unbPrec, unbFoll)), "20,20,20,20,20,2,2,NULL"},
 		{"avg preceding only", byOV(), withFrame(aggOf(agg.Avg, colV), rows(prec(2), prec(1))),
 			"NULL,10.0000000000000000,15.0000000000000000,25.0000000000000000,30.0000000000000000,NULL,1.00000000000000000000,NULL"},
+		{"range offsets", byO(), withFrame(aggOf(agg.Sum, colV), Frame{Mode: Range, Start: Bound{Kind: OffsetPreceding, Offset: konst4(1)}, End: Bound{Kind: OffsetFollowing, Offset: konst4(1)}}),
+			"60,60,60,50,50,1,2,4"},
+		{"range offsets desc", Spec{Partition: []expr.Expr{colP}, Order: []exec.SortKey{{Expr: colO, Desc: true, NullsFirst: true}}},
+			withFrame(aggOf(agg.CountStar, nil), Frame{Mode: Range, Start: cur, End: Bound{Kind: OffsetFollowing, Offset: konst4(2)}}),
+			"1,3,3,4,2,1,1,1"},
+		{"exclude group", byO(), withFrame(aggOf(agg.Sum, colV), Frame{Mode: Range, Start: unbPrec, End: unbFoll, Exclude: ExcludeGroup}),
+			"100,60,60,110,60,2,1,NULL"},
+		{"exclude ties", byO(), withFrame(aggOf(agg.Sum, colV), Frame{Mode: Range, Start: unbPrec, End: unbFoll, Exclude: ExcludeTies}),
+			"110,80,90,110,110,3,3,4"},
+		{"exclude current row", byOV(), withFrame(vf(FirstValue, colV), Frame{Mode: Rows, Start: cur, End: foll(1), Exclude: ExcludeCurrentRow}),
+			"20,30,NULL,50,NULL,2,NULL,NULL"},
 		{"first_value following", byOV(), withFrame(vf(FirstValue, colV), rows(foll(1), foll(2))), "20,30,NULL,50,NULL,2,NULL,NULL"},
 	}
 	for _, tc := range tests {
@@ -203,3 +214,65 @@ func TestSeveralWindows(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
+
+// TestManyRows checks incremental frames against brute force over more
+// rows than a batch holds.
+func TestManyRows(t *testing.T) {
+	const n = 3*exec.BatchSize + 17
+	rows := make([][]expr.Expr, n)
+	for r := range rows {
+		rows[r] = []expr.Expr{konst4(int64(r % 3)), konst4(int64(r)), konst4(int64(r % 7))}
+	}
+	ctx, ec := context.Background(), &expr.Ctx{}
+	in := exec.NewValues(rows, []types.T{types.TInt4, types.TInt4, types.TInt4}, ec)
+	spec := Spec{Partition: []expr.Expr{colP}, Order: []exec.SortKey{{Expr: colO}}}
+	funcs := []Func{
+		{Kind: RowNumber, T: types.TInt8},
+		aggOf(agg.Sum, colV),
+		withFrame(aggOf(agg.Sum, colV), rows3()),
+		withFrame(aggOf(agg.Max, colV), rows3()),
+	}
+	o := New(in, []Spec{spec}, funcs, ec)
+	if err := o.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	batches, seen := 0, 0
+	running := map[int64]int64{}
+	window := map[int64][]int64{}
+	for {
+		rec, err := o.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec == nil {
+			break
+		}
+		batches++
+		for r := 0; r < int(rec.NumRows()); r++ {
+			at := func(c int) int64 { return types.DatumAt(o.Types()[c], rec.Column(c), r).I }
+			p, v := at(0), at(2)
+			running[p] += v
+			w := append(window[p], v)
+			if len(w) > 3 {
+				w = w[1:]
+			}
+			window[p] = w
+			var sum, mx int64
+			for _, x := range w {
+				sum += x
+				mx = max(mx, x)
+			}
+			if at(4) != running[p] || at(5) != sum || at(6) != mx {
+				t.Fatalf("row %d (p=%d o=%d): got %d %d %d, want %d %d %d", seen, p, at(1), at(4), at(5), at(6), running[p], sum, mx)
+			}
+			seen++
+		}
+		rec.Release()
+	}
+	if seen != n || batches < 3 {
+		t.Errorf("%d rows in %d batches, want %d rows in several", seen, batches, n)
+	}
+}
+
+func rows3() Frame { return rows(prec(2), cur) }
