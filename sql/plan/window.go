@@ -378,16 +378,20 @@ func (b *binder) windowFunc(fc *pg.FuncCall) (window.Func, error) {
 		if len(fc.AggOrder) > 0 {
 			return f, pgerr.New(pgerr.FeatureNotSupported, "aggregate ORDER BY is not implemented for window functions").WithPosition(at)
 		}
-		if fc.AggFilter != nil {
-			return f, pgerr.New(pgerr.FeatureNotSupported, "FILTER in window aggregates is not supported yet").WithPosition(at)
-		}
 		a := agg.Agg{Fn: fn}
 		if fc.AggStar {
 			if fn != agg.Count {
 				return f, pgerr.New(pgerr.SyntaxError, "%s(*) is not a valid aggregate call", name).WithPosition(at)
 			}
 			a.Fn = agg.CountStar
-		} else {
+			if fc.AggFilter != nil {
+				// count(*) FILTER (WHERE c) counts the rows where c holds,
+				// as count(CASE WHEN c THEN 1 END) does.
+				a.Fn = agg.Count
+				args = []expr.Expr{&expr.Const{D: types.Int(types.TInt4, 1)}}
+			}
+		}
+		if !fc.AggStar || fc.AggFilter != nil {
 			if len(args) != 1 {
 				return f, noFunc()
 			}
@@ -398,6 +402,28 @@ func (b *binder) windowFunc(fc *pg.FuncCall) (window.Func, error) {
 				} else {
 					arg, _ = b.coerce(arg, types.TFloat8, fc.Location)
 				}
+			}
+			if fc.AggFilter != nil {
+				// These aggregates skip NULLs, so FILTER can null out the
+				// argument where its condition fails.
+				fb := *b
+				fb.where = "FILTER"
+				if b.aggMode && containsAggregate(fc.AggFilter) {
+					// Bound outside aggregate mode, the aggregate reports
+					// itself as misplaced.
+					chk := &binder{p: b.p, sc: b.sc, where: "FILTER"}
+					if _, err := chk.bind(fc.AggFilter); err != nil {
+						return f, err
+					}
+				}
+				c, err := fb.bind(fc.AggFilter)
+				if err != nil {
+					return f, err
+				}
+				if c, err = fb.coerceBool(c, nodeLocation(fc.AggFilter)); err != nil {
+					return f, err
+				}
+				arg = &expr.Case{Whens: []expr.Expr{c}, Thens: []expr.Expr{arg}, T: arg.Type()}
 			}
 			a.Arg = arg
 			f.Args = []expr.Expr{arg}
