@@ -188,6 +188,17 @@ func (o *op) offsets() ([]offsets, error) {
 				return nil, pgerr.New(pgerr.NullValueNotAllowed, "frame %s offset must not be null", which)
 			}
 			if s.Frame.Mode == Range {
+				if d.T.Kind == types.Text {
+					// An interval offset, as its text.
+					iv, err := types.ParseInterval(d.S)
+					if err != nil {
+						return nil, err
+					}
+					if intervalNegative(iv) {
+						return nil, pgerr.New(pgerr.InvalidPrecedingOrFollowingSize, "invalid preceding or following size in window function")
+					}
+					offs[i].iv[j] = iv
+				}
 				if negative(d) {
 					return nil, pgerr.New(pgerr.InvalidPrecedingOrFollowingSize, "invalid preceding or following size in window function")
 				}
@@ -387,7 +398,7 @@ func (w *win) frame(f Frame, offs offsets, i, ps, pe int) (int, int) {
 			k = -k
 		}
 		if f.Mode == Range {
-			fs = w.rangeBound(offs.d[0], f.Start.Kind == OffsetPreceding, false, i, ps, pe)
+			fs = w.rangeBound(offs.d[0], offs.iv[0], f.Start.Kind == OffsetPreceding, false, i, ps, pe)
 		} else if f.Mode == Groups {
 			fs = groupAt(k)
 		} else {
@@ -410,7 +421,7 @@ func (w *win) frame(f Frame, offs offsets, i, ps, pe int) (int, int) {
 			k = -k
 		}
 		if f.Mode == Range {
-			fe = w.rangeBound(offs.d[1], f.End.Kind == OffsetPreceding, true, i, ps, pe)
+			fe = w.rangeBound(offs.d[1], offs.iv[1], f.End.Kind == OffsetPreceding, true, i, ps, pe)
 		} else if f.Mode == Groups {
 			fe = groupAt(k + 1)
 		} else {
