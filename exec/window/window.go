@@ -245,6 +245,7 @@ func (o *op) compute(ctx context.Context, all arrow.RecordBatch, offs []offsets)
 			return nil, err
 		}
 		var added []arrow.Array
+		defer w.release()
 		for fi, f := range o.funcs {
 			if f.Spec != si {
 				continue
@@ -346,6 +347,13 @@ func newWin(ec *expr.Ctx, rec arrow.RecordBatch, s Spec) (*win, error) {
 		a.Release()
 	}
 	return w, nil
+}
+
+func (w *win) release() {
+	for _, a := range w.order {
+		a.Release()
+	}
+	w.order = nil
 }
 
 // equalAt says whether rows i and j of a hold the same value; NULLs are

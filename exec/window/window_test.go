@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/agg"
@@ -276,3 +277,39 @@ func TestManyRows(t *testing.T) {
 }
 
 func rows3() Frame { return rows(prec(2), cur) }
+
+func TestShiftTime(t *testing.T) {
+	ts := func(s string) int64 {
+		d, err := types.ParseTimestamp(s, false, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip("no zoneinfo")
+	}
+	tests := []struct {
+		v    types.Datum
+		iv   types.IntervalValue
+		down bool
+		loc  *time.Location
+		want string
+	}{
+		// Months clamp to the last day of the month, as PostgreSQL does.
+		{types.Int(types.TTimestamp, ts("2024-01-31 10:00:00")), types.IntervalValue{Months: 1}, false, nil, "2024-02-29 10:00:00"},
+		{types.Int(types.TTimestamp, ts("2024-03-31 10:00:00")), types.IntervalValue{Months: 1}, true, nil, "2024-02-29 10:00:00"},
+		{types.Int(types.TTimestamp, ts("2024-01-15 00:00:00")), types.IntervalValue{Months: 13, Days: 1, Micros: 3600e6}, true, nil, "2022-12-13 23:00:00"},
+		// Dates become timestamps.
+		{types.Int(types.TDate, 19723), types.IntervalValue{Days: 2}, false, nil, "2024-01-02 00:00:00"},
+		// A day across a DST change is 23 hours in the session zone.
+		{types.Int(types.TTimestampTZ, ts("2024-03-10 12:00:00")), types.IntervalValue{Days: 1}, true, ny, "2024-03-09 13:00:00"},
+	}
+	for _, tc := range tests {
+		got := shiftTime(tc.v, tc.iv, tc.down, tc.loc)
+		if s := time.UnixMicro(got.I).UTC().Format("2006-01-02 15:04:05"); s != tc.want {
+			t.Errorf("%v %+v down=%v: got %s, want %s", tc.v, tc.iv, tc.down, s, tc.want)
+		}
+	}
+}
