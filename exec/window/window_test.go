@@ -302,7 +302,7 @@ func TestShiftTime(t *testing.T) {
 		{types.Int(types.TTimestamp, ts("2024-03-31 10:00:00")), types.IntervalValue{Months: 1}, true, nil, "2024-02-29 10:00:00"},
 		{types.Int(types.TTimestamp, ts("2024-01-15 00:00:00")), types.IntervalValue{Months: 13, Days: 1, Micros: 3600e6}, true, nil, "2022-12-13 23:00:00"},
 		// Dates become timestamps.
-		{types.Int(types.TDate, 19723), types.IntervalValue{Days: 2}, false, nil, "2024-01-02 00:00:00"},
+		{types.Int(types.TDate, 19723), types.IntervalValue{Days: 2}, false, nil, "2024-01-03 00:00:00"},
 		// A day across a DST change is 23 hours in the session zone.
 		{types.Int(types.TTimestampTZ, ts("2024-03-10 12:00:00")), types.IntervalValue{Days: 1}, true, ny, "2024-03-09 13:00:00"},
 	}
