@@ -43,6 +43,7 @@ type windowSet struct {
 	specs    []window.Spec
 	specKeys []string
 	funcs    []window.Func
+	funcKeys []string
 	base     int
 }
 
@@ -176,8 +177,35 @@ func (b *binder) bindWindow(fc *pg.FuncCall) (expr.Expr, error) {
 		ws.specKeys = append(ws.specKeys, key)
 		f.Spec = len(ws.specs) - 1
 	}
+	// The same call twice (say in the select list and ORDER BY) is one
+	// column, so that ORDER BY and DISTINCT see it as the same expression.
+	fk := funcKey(f)
+	for i, k := range ws.funcKeys {
+		if k == fk {
+			return &winRef{ws: ws, k: i, t: f.T}, nil
+		}
+	}
 	ws.funcs = append(ws.funcs, f)
+	ws.funcKeys = append(ws.funcKeys, fk)
 	return &winRef{ws: ws, k: len(ws.funcs) - 1, t: f.T}, nil
+}
+
+func funcKey(f window.Func) string {
+	var k strings.Builder
+	k.WriteString(strconv.Itoa(int(f.Kind)) + ":" + f.Agg.Fn.String() + "(")
+	for _, a := range f.Args {
+		k.WriteString(a.String() + ",")
+	}
+	k.WriteString(")" + strconv.Itoa(f.Spec))
+	fr := f.Frame
+	k.WriteString(" " + strconv.Itoa(int(fr.Mode)) + strconv.Itoa(int(fr.Exclude)))
+	for _, bd := range []window.Bound{fr.Start, fr.End} {
+		k.WriteString(" " + strconv.Itoa(int(bd.Kind)))
+		if bd.Offset != nil {
+			k.WriteString(bd.Offset.String())
+		}
+	}
+	return k.String()
 }
 
 func (b *binder) windowSpec(wd *pg.WindowDef) (window.Spec, string, error) {
