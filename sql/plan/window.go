@@ -17,7 +17,6 @@ import (
 // Frame option bits of a WindowDef (PostgreSQL's FRAMEOPTION_*).
 const (
 	frameNonDefault         = 0x00001
-	frameRange              = 0x00002
 	frameRows               = 0x00004
 	frameGroups             = 0x00008
 	frameBetween            = 0x00010
