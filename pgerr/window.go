@@ -2,7 +2,6 @@ package pgerr
 
 // SQLSTATEs of window functions and frames.
 const (
-	WindowingError                  = "42P20"
 	InvalidArgumentForNtile         = "22014"
 	InvalidArgumentForNthValue      = "22016"
 	InvalidPrecedingOrFollowingSize = "22013"

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/loamdb/loam/exec/agg"
+	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 )
@@ -20,58 +21,67 @@ type accumulator interface {
 	result() (types.Datum, error)
 }
 
-func newAccumulator(a agg.Agg, arg arrow.Array) accumulator {
+func newAccumulator(a agg.Agg, ec *expr.Ctx, arg, arg2, filter arrow.Array) accumulator {
+	var keep *array.Boolean
+	if filter != nil {
+		keep = filter.(*array.Boolean)
+	}
 	switch a.Fn {
 	case agg.CountStar:
-		return &countAcc{}
+		return &countAcc{keep: keep}
 	case agg.Count:
-		return &countAcc{arg: arg}
+		return &countAcc{arg: arg, keep: keep}
 	case agg.Sum, agg.Avg:
 		// Integer sums remove exactly, as PostgreSQL's inverse transition
 		// functions do; float and numeric sums are recomputed, as there.
 		switch a.Arg.Type().Kind {
 		case types.Int2, types.Int4, types.Int8:
-			return &intSumAcc{arg: arg, argT: a.Arg.Type(), avg: a.Fn == agg.Avg, out: a.T}
+			return &intSumAcc{arg: arg, keep: keep, argT: a.Arg.Type(), avg: a.Fn == agg.Avg, out: a.T}
 		}
 	}
-	return &runningAcc{r: agg.NewRunning(a), arg: arg}
+	var extra []arrow.Array
+	if arg2 != nil {
+		extra = []arrow.Array{arg2}
+	}
+	return &runningAcc{r: agg.NewRunning(a, ec, arg, extra, keep)}
 }
 
 // runningAcc is any aggregate through its exec/agg state: it can only
 // grow, so a moving frame start rebuilds it.
 type runningAcc struct {
-	r   *agg.Running
-	arg arrow.Array
+	r *agg.Running
 }
 
-func (a *runningAcc) reset()          { a.r.Reset() }
-func (a *runningAcc) removable() bool { return false }
-func (a *runningAcc) remove(s, e int) {}
-func (a *runningAcc) add(s, e int) {
-	if a.arg == nil {
-		a.r.Add(e-s, nil)
-		return
-	}
-	sl := array.NewSlice(a.arg, int64(s), int64(e))
-	a.r.Add(e-s, sl)
-	sl.Release()
-}
+func (a *runningAcc) reset()                       { a.r.Reset() }
+func (a *runningAcc) removable() bool              { return false }
+func (a *runningAcc) remove(s, e int)              {}
+func (a *runningAcc) add(s, e int)                 { a.r.Add(s, e) }
 func (a *runningAcc) result() (types.Datum, error) { return a.r.Result() }
 
+// counted says whether row i takes part: FILTER holds and, for aggregates
+// of an argument, the argument is not NULL.
+func counted(arg arrow.Array, keep *array.Boolean, i int) bool {
+	if keep != nil && (keep.IsNull(i) || !keep.Value(i)) {
+		return false
+	}
+	return arg == nil || arg.IsValid(i)
+}
+
 type countAcc struct {
-	arg arrow.Array // nil for count(*)
-	n   int64
+	arg  arrow.Array // nil for count(*)
+	keep *array.Boolean
+	n    int64
 }
 
 func (a *countAcc) reset()          { a.n = 0 }
 func (a *countAcc) removable() bool { return true }
 func (a *countAcc) count(s, e int) int64 {
-	if a.arg == nil || a.arg.NullN() == 0 {
+	if a.keep == nil && (a.arg == nil || a.arg.NullN() == 0) {
 		return int64(e - s)
 	}
 	k := int64(0)
 	for i := s; i < e; i++ {
-		if a.arg.IsValid(i) {
+		if counted(a.arg, a.keep, i) {
 			k++
 		}
 	}
@@ -84,6 +94,7 @@ func (a *countAcc) result() (types.Datum, error) { return types.Int(types.TInt8,
 // intSumAcc is sum or avg over integers, exact in a big.Int.
 type intSumAcc struct {
 	arg  arrow.Array
+	keep *array.Boolean
 	argT types.T
 	avg  bool
 	out  types.T
@@ -96,7 +107,7 @@ func (a *intSumAcc) reset()          { a.sum.SetInt64(0); a.cnt = 0 }
 func (a *intSumAcc) removable() bool { return true }
 func (a *intSumAcc) fold(s, e int, sign int64) {
 	for i := s; i < e; i++ {
-		if a.arg.IsNull(i) {
+		if !counted(a.arg, a.keep, i) {
 			continue
 		}
 		v := types.DatumAt(a.argT, a.arg, i).I

@@ -100,8 +100,8 @@ type Spec struct {
 // Func is one window function call over the window Specs[Spec].
 type Func struct {
 	Kind  Kind
-	Args  []expr.Expr
-	Agg   agg.Agg // for Aggregate
+	Args  []expr.Expr // of the non-aggregates
+	Agg   agg.Agg     // for Aggregate: its Arg, Arg2 and Filter are evaluated
 	T     types.T
 	Spec  int
 	Frame Frame
@@ -474,11 +474,19 @@ func (w *win) eval(f Func, offs offsets) (arrow.Array, error) {
 	argAt := func(k, row int) types.Datum { return types.DatumAt(f.Args[k].Type(), args[k], row) }
 	var acc accumulator
 	if f.Kind == Aggregate {
-		var arg arrow.Array
-		if len(args) > 0 {
-			arg = args[0]
+		cols := make([]arrow.Array, 3) // Arg, Arg2, Filter
+		for i, e := range []expr.Expr{f.Agg.Arg, f.Agg.Arg2, f.Agg.Filter} {
+			if e == nil {
+				continue
+			}
+			a, err := e.Eval(w.ec, w.rec)
+			if err != nil {
+				return nil, err
+			}
+			cols[i] = a
+			args = append(args, a) // released with the arguments
 		}
-		acc = newAccumulator(f.Agg, arg)
+		acc = newAccumulator(f.Agg, w.ec, cols[0], cols[1], cols[2])
 	}
 	for p := 0; p+1 < len(w.parts); p++ {
 		ps, pe := w.parts[p], w.parts[p+1]

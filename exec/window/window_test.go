@@ -60,11 +60,7 @@ func aggOf(fn agg.Func, arg expr.Expr) Func {
 		argT = arg.Type()
 	}
 	a.T, _ = agg.ResultType(fn, argT)
-	f := Func{Kind: Aggregate, Agg: a, T: a.T, Frame: DefaultFrame}
-	if arg != nil {
-		f.Args = []expr.Expr{arg}
-	}
-	return f
+	return Func{Kind: Aggregate, Agg: a, T: a.T, Frame: DefaultFrame}
 }
 
 func withFrame(f Func, fr Frame) Func { f.Frame = fr; return f }

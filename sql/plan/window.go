@@ -191,7 +191,11 @@ func (b *binder) bindWindow(fc *pg.FuncCall) (expr.Expr, error) {
 
 func funcKey(f window.Func) string {
 	var k strings.Builder
-	k.WriteString(strconv.Itoa(int(f.Kind)) + ":" + f.Agg.Fn.String() + "(")
+	k.WriteString(strconv.Itoa(int(f.Kind)) + ":")
+	if f.Kind == window.Aggregate {
+		k.WriteString(f.Agg.String())
+	}
+	k.WriteString("(")
 	for _, a := range f.Args {
 		k.WriteString(a.String() + ",")
 	}
@@ -373,6 +377,90 @@ func (b *binder) rangeOffset(n *pg.Node, key types.T) (expr.Expr, error) {
 	return b.coerce(e, want, nodeLocation(n))
 }
 
+// windowAggregate binds an aggregate used with OVER. Its arguments bind
+// like the select list (already bound in args); DISTINCT and ORDER BY in
+// the call are not allowed with OVER, as in PostgreSQL.
+func (b *binder) windowAggregate(fc *pg.FuncCall, fn agg.Func, args []expr.Expr, noFunc func() error) (agg.Agg, error) {
+	name := funcName(fc)
+	at := pos(b.p.query, fc.Location)
+	a := agg.Agg{Fn: fn}
+	switch {
+	case fn.OrderedSet():
+		return a, pgerr.New(pgerr.FeatureNotSupported, "OVER is not supported for ordered-set aggregate %s", name).WithPosition(at)
+	case fc.AggDistinct:
+		return a, pgerr.New(pgerr.FeatureNotSupported, "DISTINCT is not implemented for window functions").WithPosition(at)
+	case len(fc.AggOrder) > 0:
+		return a, pgerr.New(pgerr.FeatureNotSupported, "aggregate ORDER BY is not implemented for window functions").WithPosition(at)
+	case fn == agg.ApproxPercentile:
+		return a, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported as a window function yet", name).WithPosition(at)
+	case fc.AggStar:
+		if fn != agg.Count {
+			return a, pgerr.New(pgerr.SyntaxError, "%s(*) is not a valid aggregate call", name).WithPosition(at)
+		}
+		a.Fn = agg.CountStar
+	default:
+		want := 1
+		if fn == agg.StringAgg {
+			want = 2
+		}
+		if len(args) != want {
+			return a, noFunc()
+		}
+		// Untyped arguments resolve as in bindAggregate.
+		arg := args[0]
+		if arg.Type().Kind == types.Unknown {
+			switch fn {
+			case agg.Count, agg.StringAgg, agg.ArrayAgg, agg.ApproxCountDistinct:
+				arg, _ = b.coerce(arg, types.TText, fc.Location)
+			case agg.BoolAnd, agg.BoolOr:
+				var err error
+				if arg, err = b.coerce(arg, types.TBool, fc.Location); err != nil {
+					return a, err
+				}
+			default:
+				arg, _ = b.coerce(arg, types.TFloat8, fc.Location)
+			}
+		}
+		a.Arg = arg
+		if fn == agg.StringAgg {
+			if !arg.Type().IsString() || !args[1].Type().IsString() {
+				return a, noFunc()
+			}
+			a.Arg, _ = b.coerce(arg, types.TText, fc.Location)
+			a.Arg2, _ = b.coerce(args[1], types.TText, fc.Location)
+		}
+	}
+	if fc.AggFilter != nil {
+		fb := *b
+		fb.where = "FILTER"
+		if b.aggMode && containsAggregate(fc.AggFilter) {
+			// Bound outside aggregate mode, the aggregate reports itself
+			// as misplaced.
+			chk := &binder{p: b.p, sc: b.sc, where: "FILTER"}
+			if _, err := chk.bind(fc.AggFilter); err != nil {
+				return a, err
+			}
+		}
+		c, err := fb.bind(fc.AggFilter)
+		if err != nil {
+			return a, err
+		}
+		if a.Filter, err = fb.coerceBool(c, nodeLocation(fc.AggFilter)); err != nil {
+			return a, err
+		}
+	}
+	var argT types.T
+	if a.Arg != nil {
+		argT = a.Arg.Type()
+	}
+	t, ok := agg.ResultType(a.Fn, argT)
+	if !ok {
+		return a, noFunc()
+	}
+	a.T = t
+	return a, nil
+}
+
 // windowFunc binds the function of a window call and its arguments.
 func (b *binder) windowFunc(fc *pg.FuncCall) (window.Func, error) {
 	name := funcName(fc)
@@ -412,72 +500,11 @@ func (b *binder) windowFunc(fc *pg.FuncCall) (window.Func, error) {
 			}
 			return f, noFunc()
 		}
-		if fc.AggDistinct {
-			return f, pgerr.New(pgerr.FeatureNotSupported, "DISTINCT is not implemented for window functions").WithPosition(at)
-		}
-		if len(fc.AggOrder) > 0 {
-			return f, pgerr.New(pgerr.FeatureNotSupported, "aggregate ORDER BY is not implemented for window functions").WithPosition(at)
-		}
-		a := agg.Agg{Fn: fn}
-		if fc.AggStar {
-			if fn != agg.Count {
-				return f, pgerr.New(pgerr.SyntaxError, "%s(*) is not a valid aggregate call", name).WithPosition(at)
-			}
-			a.Fn = agg.CountStar
-			if fc.AggFilter != nil {
-				// count(*) FILTER (WHERE c) counts the rows where c holds,
-				// as count(CASE WHEN c THEN 1 END) does.
-				a.Fn = agg.Count
-				args = []expr.Expr{&expr.Const{D: types.Int(types.TInt4, 1)}}
-			}
-		}
-		if !fc.AggStar || fc.AggFilter != nil {
-			if len(args) != 1 {
-				return f, noFunc()
-			}
-			arg := args[0]
-			if arg.Type().Kind == types.Unknown {
-				if fn == agg.Count {
-					arg, _ = b.coerce(arg, types.TText, fc.Location)
-				} else {
-					arg, _ = b.coerce(arg, types.TFloat8, fc.Location)
-				}
-			}
-			if fc.AggFilter != nil {
-				// These aggregates skip NULLs, so FILTER can null out the
-				// argument where its condition fails.
-				fb := *b
-				fb.where = "FILTER"
-				if b.aggMode && containsAggregate(fc.AggFilter) {
-					// Bound outside aggregate mode, the aggregate reports
-					// itself as misplaced.
-					chk := &binder{p: b.p, sc: b.sc, where: "FILTER"}
-					if _, err := chk.bind(fc.AggFilter); err != nil {
-						return f, err
-					}
-				}
-				c, err := fb.bind(fc.AggFilter)
-				if err != nil {
-					return f, err
-				}
-				if c, err = fb.coerceBool(c, nodeLocation(fc.AggFilter)); err != nil {
-					return f, err
-				}
-				arg = &expr.Case{Whens: []expr.Expr{c}, Thens: []expr.Expr{arg}, T: arg.Type()}
-			}
-			a.Arg = arg
-			f.Args = []expr.Expr{arg}
-		}
-		var argT types.T
-		if a.Arg != nil {
-			argT = a.Arg.Type()
-		}
-		t, err := agg.ResultType(a.Fn, argT)
+		a, err := b.windowAggregate(fc, fn, args, noFunc)
 		if err != nil {
-			return f, b.errAt(pgerr.From(err), fc.Location)
+			return f, err
 		}
-		a.T = t
-		return window.Func{Kind: window.Aggregate, Agg: a, Args: f.Args, T: t}, nil
+		return window.Func{Kind: window.Aggregate, Agg: a, T: a.T}, nil
 	}
 	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 {
 		return f, pgerr.New(pgerr.WrongObjectType, "%s is not an aggregate function", name).WithPosition(at)
