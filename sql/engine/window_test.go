@@ -42,6 +42,9 @@ func TestWindowErrors(t *testing.T) {
 		{"SELECT count(DISTINCT model) OVER () FROM llm_calls", pgerr.FeatureNotSupported, "count"},
 		{"SELECT tenant, model, rank() OVER (ORDER BY model) FROM llm_calls GROUP BY tenant", pgerr.GroupingError, "model,"},
 		{"SELECT sum(model) OVER () FROM llm_calls", pgerr.UndefinedFunction, "sum"},
+		{"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY cost_usd) OVER () FROM llm_calls", pgerr.FeatureNotSupported, "percentile_cont"},
+		{"SELECT string_agg(model, ',' ORDER BY ts) OVER () FROM llm_calls", pgerr.FeatureNotSupported, "string_agg"},
+		{"SELECT count(*) FILTER (WHERE prompt_tokens) OVER () FROM llm_calls", pgerr.DatatypeMismatch, "prompt_tokens) OVER"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.query, func(t *testing.T) {
