@@ -145,3 +145,8 @@ func (r *spoolReader) Inputs() []*Operator {
 	}
 	return nil
 }
+
+func (l *tiesOp) Explain() Explained {
+	return Explained{Name: "Limit", Details: []string{fmt.Sprintf("Limit: %d WITH TIES", l.limit), fmt.Sprintf("Offset: %d", l.offset)}}
+}
+func (l *tiesOp) Inputs() []*Operator { return []*Operator{&l.in} }

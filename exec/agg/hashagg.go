@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -23,8 +24,11 @@ type hashAggOp struct {
 	ts      []types.T
 
 	groups map[string]int32
-	keys   [][]types.Datum // the key values of each group, in group order
-	states []state
+	// A single text key is looked up by its value: strGroups, nullGroup.
+	strGroups map[string]int32
+	nullGroup int32
+	keys      [][]types.Datum // the key values of each group, in group order
+	states    []state
 	// masked aggregates (FILTER or DISTINCT) keep a trash group 0 in their
 	// state for the rows they skip; real group g lives at g+1.
 	masked  []bool
@@ -56,6 +60,7 @@ func NewHashAgg(in exec.Operator, groupBy []expr.Expr, aggs []Agg, ec *expr.Ctx)
 func (h *hashAggOp) Types() []types.T { return h.ts }
 func (h *hashAggOp) Open(ctx context.Context) error {
 	h.groups = map[string]int32{}
+	h.strGroups = nil
 	h.states = make([]state, len(h.aggs))
 	h.masked = make([]bool, len(h.aggs))
 	h.seen = make([]map[string]struct{}, len(h.aggs))
@@ -114,6 +119,40 @@ func (h *hashAggOp) grow() {
 	}
 }
 
+// stringGroups finds the groups of a single text key: the values are
+// looked up as they lie in the Arrow buffer, and a run of equal values
+// takes one lookup.
+func (h *hashAggOp) stringGroups(a *array.String, gids []int32, newGroup func(r int) int32) {
+	if h.strGroups == nil {
+		h.strGroups = map[string]int32{}
+		h.nullGroup = -1
+	}
+	prev, prevG := "", int32(-1)
+	for r := range gids {
+		if a.IsNull(r) {
+			if h.nullGroup < 0 {
+				h.nullGroup = newGroup(r)
+			}
+			gids[r] = h.nullGroup
+			prevG = -1
+			continue
+		}
+		v := a.Value(r)
+		if prevG >= 0 && v == prev {
+			gids[r] = prevG
+			continue
+		}
+		g, ok := h.strGroups[v]
+		if !ok {
+			g = newGroup(r)
+			// v points into the batch, which is released: keep a copy.
+			h.strGroups[strings.Clone(v)] = g
+		}
+		gids[r] = g
+		prev, prevG = v, g
+	}
+}
+
 func (h *hashAggOp) consume(rec arrow.RecordBatch) error {
 	n := int(rec.NumRows())
 	if cap(h.gidsBuf) < n {
@@ -132,28 +171,45 @@ func (h *hashAggOp) consume(rec arrow.RecordBatch) error {
 			}
 			keyCols[i] = a
 		}
-		writers := make([]func([]byte, int) []byte, len(keyCols))
-		for i, a := range keyCols {
-			writers[i] = exec.KeyWriter(h.groupBy[i].Type(), a)
-		}
 		before := len(h.keys)
-		for r := 0; r < n; r++ {
-			buf := h.keyBuf[:0]
-			for _, w := range writers {
-				buf = w(buf, r)
+		newGroup := func(r int) int32 {
+			g := int32(len(h.keys))
+			row := make([]types.Datum, len(keyCols))
+			for i, a := range keyCols {
+				row[i] = types.DatumAt(h.groupBy[i].Type(), a, r)
 			}
-			h.keyBuf = buf
-			g, ok := h.groups[string(buf)]
-			if !ok {
-				g = int32(len(h.keys))
-				h.groups[string(buf)] = g
-				row := make([]types.Datum, len(keyCols))
-				for i, a := range keyCols {
-					row[i] = types.DatumAt(h.groupBy[i].Type(), a, r)
+			h.keys = append(h.keys, row)
+			return g
+		}
+		if sa, ok := keyCols[0].(*array.String); ok && len(keyCols) == 1 {
+			h.stringGroups(sa, gids, newGroup)
+		} else {
+			writers := make([]func([]byte, int) []byte, len(keyCols))
+			for i, a := range keyCols {
+				writers[i] = exec.KeyWriter(h.groupBy[i].Type(), a)
+			}
+			// Input often comes sorted by the table's sort order, so a
+			// row's key is often the one before's: no hash lookup then.
+			var prev []byte
+			prevG := int32(-1)
+			for r := 0; r < n; r++ {
+				buf := h.keyBuf[:0]
+				for _, w := range writers {
+					buf = w(buf, r)
 				}
-				h.keys = append(h.keys, row)
+				h.keyBuf = buf
+				if prevG >= 0 && string(buf) == string(prev) {
+					gids[r] = prevG
+					continue
+				}
+				g, ok := h.groups[string(buf)]
+				if !ok {
+					g = newGroup(r)
+					h.groups[string(buf)] = g
+				}
+				gids[r] = g
+				prev, prevG = append(prev[:0], buf...), g
 			}
-			gids[r] = g
 		}
 		for _, k := range keyCols {
 			k.Release()

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -107,6 +108,23 @@ type Func struct {
 	Frame Frame
 }
 
+// String shows the call for EXPLAIN: the function, its arguments and the
+// number of its window.
+func (f Func) String() string {
+	var s string
+	if f.Kind == Aggregate {
+		s = f.Agg.String()
+	} else {
+		for name, k := range Kinds {
+			if k == f.Kind {
+				s = name
+			}
+		}
+		s += "(" + exec.ExprList(f.Args) + ")"
+	}
+	return s + " OVER w" + strconv.Itoa(f.Spec+1)
+}
+
 type op struct {
 	in    exec.Operator
 	specs []Spec
@@ -128,6 +146,23 @@ func New(in exec.Operator, specs []Spec, funcs []Func, ec *expr.Ctx) exec.Operat
 		ts = append(ts, f.T)
 	}
 	return &op{in: in, specs: specs, funcs: funcs, ec: ec, ts: ts}
+}
+
+func (o *op) Inputs() []*exec.Operator { return []*exec.Operator{&o.in} }
+func (o *op) Explain() exec.Explained {
+	ex := exec.Explained{Name: "WindowAgg"}
+	for i, s := range o.specs {
+		d := "w" + strconv.Itoa(i+1) + ":"
+		if len(s.Partition) > 0 {
+			d += " PARTITION BY " + exec.ExprList(s.Partition)
+		}
+		if len(s.Order) > 0 {
+			d += " ORDER BY " + exec.ExprList(s.Order)
+		}
+		ex.Details = append(ex.Details, d)
+	}
+	ex.Details = append(ex.Details, "Computes: "+exec.ExprList(o.funcs))
+	return ex
 }
 
 func (o *op) Types() []types.T               { return o.ts }

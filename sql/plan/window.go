@@ -74,13 +74,24 @@ func (e *winRef) Eval(_ *expr.Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 	return a, nil
 }
 
-// operator adds the window operator over src when there are window calls.
+func (ws *windowSet) used() bool { return ws != nil && len(ws.funcs) > 0 }
+
+// operator is the window operator over src; the calls' columns follow
+// src's.
 func (ws *windowSet) operator(src exec.Operator, ec *expr.Ctx) exec.Operator {
-	if ws == nil || len(ws.funcs) == 0 {
-		return src
-	}
 	ws.base = len(src.Types())
 	return window.New(src, ws.specs, ws.funcs, ec)
+}
+
+// windowNode computes a block's window calls over its grouped rows.
+type windowNode struct {
+	in node
+	ws *windowSet
+}
+
+func (n *windowNode) inputs() []*node { return []*node{&n.in} }
+func (n *windowNode) describe() string {
+	return "Window computing " + exec.ExprList(n.ws.funcs)
 }
 
 // resolve merges a window definition with the named window it refers to,
