@@ -344,19 +344,9 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 		if len(args) != want {
 			return nil, undefined()
 		}
-		arg := args[0]
-		if arg.Type().Kind == types.Unknown {
-			switch fn {
-			case agg.Count, agg.StringAgg, agg.ArrayAgg, agg.ApproxCountDistinct:
-				arg, _ = b.coerce(arg, types.TText, fc.Location)
-			case agg.BoolAnd, agg.BoolOr:
-				var err error
-				if arg, err = b.coerce(arg, types.TBool, fc.Location); err != nil {
-					return nil, err
-				}
-			default:
-				arg, _ = b.coerce(arg, types.TFloat8, fc.Location)
-			}
+		arg, err := b.untypedAggArg(fn, args[0], fc.Location)
+		if err != nil {
+			return nil, err
 		}
 		a.Arg = arg
 		switch fn {
@@ -965,4 +955,20 @@ func (b *binder) bindCase(ce *pg.CaseExpr) (expr.Expr, error) {
 	}
 	c.T = t
 	return c, nil
+}
+
+// untypedAggArg types an untyped argument of an aggregate as PostgreSQL
+// resolves it: text for count, string_agg and array_agg, boolean for
+// bool_and/bool_or, double precision for the numeric ones.
+func (b *binder) untypedAggArg(fn agg.Func, arg expr.Expr, loc int32) (expr.Expr, error) {
+	if arg.Type().Kind != types.Unknown {
+		return arg, nil
+	}
+	switch fn {
+	case agg.Count, agg.StringAgg, agg.ArrayAgg, agg.ApproxCountDistinct:
+		return b.coerce(arg, types.TText, loc)
+	case agg.BoolAnd, agg.BoolOr:
+		return b.coerce(arg, types.TBool, loc)
+	}
+	return b.coerce(arg, types.TFloat8, loc)
 }

@@ -417,20 +417,9 @@ func (b *binder) windowAggregate(fc *pg.FuncCall, fn agg.Func, args []expr.Expr,
 		if len(args) != want {
 			return a, noFunc()
 		}
-		// Untyped arguments resolve as in bindAggregate.
-		arg := args[0]
-		if arg.Type().Kind == types.Unknown {
-			switch fn {
-			case agg.Count, agg.StringAgg, agg.ArrayAgg, agg.ApproxCountDistinct:
-				arg, _ = b.coerce(arg, types.TText, fc.Location)
-			case agg.BoolAnd, agg.BoolOr:
-				var err error
-				if arg, err = b.coerce(arg, types.TBool, fc.Location); err != nil {
-					return a, err
-				}
-			default:
-				arg, _ = b.coerce(arg, types.TFloat8, fc.Location)
-			}
+		arg, err := b.untypedAggArg(fn, args[0], fc.Location)
+		if err != nil {
+			return a, err
 		}
 		a.Arg = arg
 		if fn == agg.StringAgg {
