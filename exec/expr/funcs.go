@@ -21,6 +21,7 @@ type Func struct {
 	T      types.T
 	Strict bool
 	Fn     RowFunc
+	Vec    VecFunc // when set, computes the whole column instead of Fn
 }
 
 func (e *Func) Type() types.T { return e.T }
@@ -38,6 +39,9 @@ func (e *Func) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 		return nil, err
 	}
 	defer release(args)
+	if e.Vec != nil {
+		return e.Vec(c, args, int(b.NumRows()))
+	}
 	row := make([]types.Datum, len(args))
 	return mapDatums(e.T, int(b.NumRows()), func(i int) (types.Datum, error) {
 		for k, a := range args {
@@ -59,6 +63,27 @@ type Builtin struct {
 	Coerce func(args []types.T) []types.T
 	Strict bool
 	Fn     RowFunc
+	// Overloads, when set, replace Result/Coerce/Fn: the call resolves to
+	// one of them as PostgreSQL resolves a function name (overload.go).
+	Overloads []Overload
+}
+
+// Bind resolves a call with argument types args: the result type, the
+// types to coerce the arguments to, and the function; ok is false when no
+// signature takes them.
+func (bi Builtin) Bind(args []types.T) (rt types.T, want []types.T, fn *Func, ok bool) {
+	if bi.Overloads != nil {
+		o, want, ok := Resolve(bi.Overloads, args)
+		if !ok {
+			return rt, nil, nil, false
+		}
+		rt = o.ResultType(want)
+		return rt, want, &Func{T: rt, Strict: o.Strict, Fn: o.Fn, Vec: o.Vec}, true
+	}
+	if rt, ok = bi.Result(args); !ok {
+		return rt, nil, nil, false
+	}
+	return rt, bi.Coerce(args), &Func{T: rt, Strict: bi.Strict, Fn: bi.Fn}, true
 }
 
 func sameAsArgs(args []types.T) []types.T { return args }

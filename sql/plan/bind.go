@@ -677,35 +677,48 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 		}
 		return b.bindAggregate(fc)
 	}
-	bi, ok := expr.Builtins[name]
-	if !ok {
-		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name).WithPosition(pos(b.p.query, fc.Location))
-	}
 	args := make([]expr.Expr, len(fc.Args))
-	ts := make([]types.T, len(fc.Args))
 	for i, a := range fc.Args {
 		e, err := b.bind(a)
 		if err != nil {
 			return nil, err
 		}
-		args[i], ts[i] = e, e.Type()
+		args[i] = e
 	}
-	rt, ok := bi.Result(ts)
+	return b.callBuiltin(name, args, fc.Location)
+}
+
+// callBuiltin resolves a scalar function over bound arguments, failing as
+// PostgreSQL does with the argument types when no signature takes them.
+func (b *binder) callBuiltin(name string, args []expr.Expr, loc int32) (expr.Expr, error) {
+	ts := make([]types.T, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
+	}
+	bi, ok := expr.Builtins[name]
+	var rt types.T
+	var want []types.T
+	var fn *expr.Func
+	if ok {
+		rt, want, fn, ok = bi.Bind(ts)
+	}
 	if !ok {
 		names := make([]string, len(ts))
 		for i, t := range ts {
 			names[i] = t.String()
 		}
-		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(names, ", ")).WithPosition(pos(b.p.query, fc.Location))
+		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(names, ", ")).
+			WithPosition(pos(b.p.query, loc)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
-	want := bi.Coerce(ts)
 	for i := range args {
 		var err error
-		if args[i], err = b.coerce(args[i], want[i], fc.Location); err != nil {
+		if args[i], err = b.coerce(args[i], want[i], loc); err != nil {
 			return nil, err
 		}
 	}
-	return &expr.Func{Name: name, Args: args, T: rt, Strict: bi.Strict, Fn: bi.Fn}, nil
+	fn.Name, fn.Args, fn.T = name, args, rt
+	return fn, nil
 }
 
 func (b *binder) bindCase(ce *pg.CaseExpr) (expr.Expr, error) {
