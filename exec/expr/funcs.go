@@ -3,7 +3,6 @@ package expr
 import (
 	"math"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/loamdb/loam/exec/types"
@@ -102,18 +101,6 @@ func oneText(r types.T) func(args []types.T) (types.T, bool) {
 
 // Builtins is the scalar function table, by lower-case name.
 var Builtins = map[string]Builtin{
-	"lower": {Result: oneText(types.TText), Coerce: textArgs, Strict: true,
-		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			return types.TextDatum(strings.ToLower(a[0].S)), nil
-		}},
-	"upper": {Result: oneText(types.TText), Coerce: textArgs, Strict: true,
-		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			return types.TextDatum(strings.ToUpper(a[0].S)), nil
-		}},
-	"length": {Result: oneText(types.TInt4), Coerce: textArgs, Strict: true,
-		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			return types.Int(types.TInt4, int64(utf8.RuneCountInString(a[0].S))), nil
-		}},
 	"abs": {Result: func(args []types.T) (types.T, bool) {
 		return args[0], len(args) == 1 && args[0].IsNumeric() || len(args) == 1 && args[0].Kind == types.Unknown
 	}, Coerce: func(args []types.T) []types.T {

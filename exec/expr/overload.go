@@ -69,7 +69,7 @@ func (o *Overload) param(i int) types.Kind {
 }
 
 func (o *Overload) accepts(args []types.T) bool {
-	if len(args) != len(o.Args) && !(o.Variadic && len(args) >= len(o.Args)-1) {
+	if len(args) != len(o.Args) && !(o.Variadic && len(args) >= len(o.Args)) {
 		return false
 	}
 	for i, a := range args {
