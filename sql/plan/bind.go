@@ -379,6 +379,8 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			return nil, err
 		}
 		return &expr.Coalesce{Args: args, T: t}, nil
+	case n.GetMinMaxExpr() != nil:
+		return b.bindMinMax(n.GetMinMaxExpr())
 	case n.GetCaseExpr() != nil:
 		return b.bindCase(n.GetCaseExpr())
 	case n.GetSqlvalueFunction() != nil:
@@ -524,6 +526,10 @@ func (b *binder) bindAExpr(a *pg.A_Expr) (expr.Expr, error) {
 			return &expr.Not{Arg: both}, nil
 		}
 		return both, nil
+	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		return b.bindDistinct(a, a.Kind == pg.A_Expr_Kind_AEXPR_NOT_DISTINCT)
+	case pg.A_Expr_Kind_AEXPR_SIMILAR:
+		return b.bindSimilar(a)
 	case pg.A_Expr_Kind_AEXPR_NULLIF:
 		// NULLIF(l, r) is CASE WHEN l = r THEN NULL ELSE l END, typed as l.
 		l, err := b.bind(a.Lexpr)
@@ -611,16 +617,6 @@ func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, erro
 		return &expr.Arith{Op: a, L: l, R: r, T: t}, nil
 	}
 	switch op {
-	case "||":
-		var err error
-		if l, err = b.coerce(l, types.TText, loc); err != nil {
-			return nil, err
-		}
-		if r, err = b.coerce(r, types.TText, loc); err != nil {
-			return nil, err
-		}
-		return &expr.Func{Name: "textcat", Args: []expr.Expr{l, r}, T: types.TText, Strict: true,
-			Fn: func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) { return types.TextDatum(a[0].S + a[1].S), nil }}, nil
 	case "~~", "!~~", "~~*", "!~~*":
 		if !l.Type().IsString() || !r.Type().IsString() {
 			return nil, noOp()
@@ -637,6 +633,9 @@ func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, erro
 			return nil, b.errAt(pgerr.From(err), loc)
 		}
 		return lk, nil
+	}
+	if e, ok, err := b.moreBinaryOp(op, l, r, loc); ok || err != nil {
+		return e, err
 	}
 	return nil, noOp()
 }
