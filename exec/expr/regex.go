@@ -43,6 +43,9 @@ func pgRegexp(pattern string, fold, newline bool) (*regexp.Regexp, error) {
 		var se *syntax.Error
 		if errors.As(err, &se) {
 			msg = string(se.Code)
+			if m, ok := reMessages[se.Code]; ok {
+				msg = m
+			}
 		}
 		return nil, pgerr.New(pgerr.InvalidRegularExpression, "invalid regular expression: %s", msg)
 	}
@@ -53,6 +56,19 @@ func pgRegexp(pattern string, fold, newline bool) (*regexp.Regexp, error) {
 	}
 	reCache.Store(key, re)
 	return re, nil
+}
+
+// reMessages are PostgreSQL's words for the RE2 errors that have one.
+var reMessages = map[syntax.ErrorCode]string{
+	syntax.ErrMissingParen:          "parentheses () not balanced",
+	syntax.ErrUnexpectedParen:       "parentheses () not balanced",
+	syntax.ErrMissingBracket:        "brackets [] not balanced",
+	syntax.ErrMissingRepeatArgument: "quantifier operand invalid",
+	syntax.ErrInvalidRepeatOp:       "quantifier operand invalid",
+	syntax.ErrInvalidRepeatSize:     "invalid repetition count(s)",
+	syntax.ErrInvalidEscape:         "invalid escape \\ sequence",
+	syntax.ErrTrailingBackslash:     "invalid escape \\ sequence",
+	syntax.ErrInvalidCharRange:      "invalid character range",
 }
 
 func boolByte(b bool) byte {

@@ -486,6 +486,10 @@ func init() {
 	hexFn := textFn(func(a []types.Datum) (string, error) { return toHex(a[0]), nil })
 	register([]Overload{sig(text, hexFn, int4), sig(text, hexFn, int8k)}, "to_hex")
 	register([]Overload{sig(text, textFn(func(a []types.Datum) (string, error) { return QuoteIdent(a[0].S), nil }), text)}, "quote_ident")
+	// pg_typeof's result is regtype in PostgreSQL; here its text.
+	register([]Overload{{Args: []types.Kind{Any}, Ret: types.TText, Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		return types.TextDatum(a[0].T.String()), nil
+	}}}, "pg_typeof")
 	register([]Overload{sig(text, textFn(func(a []types.Datum) (string, error) { return QuoteLiteral(a[0].S), nil }), text)}, "quote_literal")
 }
 
@@ -494,6 +498,18 @@ func init() {
 func TextCat(l, r Expr) Expr {
 	return &Func{Name: "textcat", Args: []Expr{l, r}, T: types.TText, Strict: true,
 		Fn: func(c *Ctx, a []types.Datum) (types.Datum, error) {
-			return types.TextDatum(textOf(c, a[0]) + textOf(c, a[1])), nil
+			return types.TextDatum(castText(c, a[0]) + castText(c, a[1])), nil
 		}}
+}
+
+// castText is v::text, which differs from the output function only for
+// booleans (true, not t).
+func castText(c *Ctx, d types.Datum) string {
+	if d.T.Kind == types.Bool {
+		if d.I != 0 {
+			return "true"
+		}
+		return "false"
+	}
+	return textOf(c, d)
 }
