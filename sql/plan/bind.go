@@ -406,6 +406,10 @@ func (b *binder) bindConst(c *pg.A_Const) (expr.Expr, error) {
 	case *pg.A_Const_Fval:
 		s := v.Fval.Fval
 		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			// As make_const: -2147483648 arrives here but is an integer.
+			if i == int64(int32(i)) {
+				return &expr.Const{D: types.Int(types.TInt4, i)}, nil
+			}
 			return &expr.Const{D: types.Int(types.TInt8, i)}, nil
 		}
 		d, err := types.ParseText(types.TNumeric, s, nil)
