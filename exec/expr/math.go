@@ -22,8 +22,12 @@ const (
 	maxNumericWorkingDigits = 2000
 )
 
-func overflowErr() error  { return pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow") }
-func underflowErr() error { return pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: underflow") }
+func overflowErr() error {
+	return pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
+}
+func underflowErr() error {
+	return pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: underflow")
+}
 
 // mapFloats is the columnar path of float8 → float8 functions.
 func mapFloats(f func(float64) (float64, error)) VecFunc {
@@ -668,7 +672,9 @@ func init() {
 	register([]Overload{floatFn1(trigIn(math.Acos, -1, 1))}, "acos")
 	register([]Overload{floatFn1(pure(math.Atan))}, "atan")
 	register([]Overload{{Args: []types.Kind{float8, float8}, Ret: types.TFloat8, Strict: true,
-		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) { return types.Float8Datum(math.Atan2(a[0].F, a[1].F)), nil }}}, "atan2")
+		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			return types.Float8Datum(math.Atan2(a[0].F, a[1].F)), nil
+		}}}, "atan2")
 	register([]Overload{floatFn1(pure(math.Sinh))}, "sinh")
 	register([]Overload{floatFn1(pure(math.Cosh))}, "cosh")
 	register([]Overload{floatFn1(pure(math.Tanh))}, "tanh")

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"regexp"
 	"regexp/syntax"
-	"sync/atomic"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"

@@ -322,7 +322,7 @@ func init() {
 	}
 }
 
-// QuoteLiteral quotes a string as a literal, E'' when it has backslashes.
+// QuoteLiteral quotes a string as a literal, E” when it has backslashes.
 func QuoteLiteral(s string) string {
 	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"
 	if strings.Contains(s, `\`) {
