@@ -688,12 +688,14 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 		}
 		args[i] = e
 	}
-	return b.callBuiltin(name, args, fc.Location)
+	return b.callBuiltin(name, args, fc.Location, fc.Args...)
 }
 
 // callBuiltin resolves a scalar function over bound arguments, failing as
 // PostgreSQL does with the argument types when no signature takes them.
-func (b *binder) callBuiltin(name string, args []expr.Expr, loc int32) (expr.Expr, error) {
+// argNodes, when given, place errors in coercing a literal argument at the
+// literal, as PostgreSQL does.
+func (b *binder) callBuiltin(name string, args []expr.Expr, loc int32, argNodes ...*pg.Node) (expr.Expr, error) {
 	ts := make([]types.T, len(args))
 	for i, a := range args {
 		ts[i] = a.Type()
@@ -715,8 +717,14 @@ func (b *binder) callBuiltin(name string, args []expr.Expr, loc int32) (expr.Exp
 			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
 	for i := range args {
+		at := loc
+		if i < len(argNodes) {
+			if c := argNodes[i].GetAConst(); c != nil && c.Location >= 0 {
+				at = c.Location
+			}
+		}
 		var err error
-		if args[i], err = b.coerce(args[i], want[i], loc); err != nil {
+		if args[i], err = b.coerce(args[i], want[i], at); err != nil {
 			return nil, err
 		}
 	}

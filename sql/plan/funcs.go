@@ -64,7 +64,8 @@ func (b *binder) moreBinaryOp(op string, l, r expr.Expr, loc int32) (e expr.Expr
 		}
 		m, err := expr.NewRegexMatch(l, r, strings.HasSuffix(op, "*"), strings.HasPrefix(op, "!"))
 		if err != nil {
-			return nil, true, b.errAt(pgerr.From(err), loc)
+			// PostgreSQL reports a bad pattern when it runs: no position.
+			return nil, true, pgerr.From(err)
 		}
 		return m, true, nil
 	case "^":
