@@ -312,7 +312,12 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		if c, ok := arg.(*expr.Const); ok {
 			d, err := expr.CastDatum(c.D, t, b.p.ec.Loc)
 			if err != nil {
-				return nil, b.errAt(pgerr.From(err), tc.Location)
+				// PostgreSQL points at a bad literal, not at the ::.
+				at := tc.Location
+				if ac := tc.Arg.GetAConst(); ac != nil && c.D.T.Kind == types.Unknown {
+					at = ac.Location
+				}
+				return nil, b.errAt(pgerr.From(err), at)
 			}
 			return &expr.Const{D: d}, nil
 		}
