@@ -68,6 +68,36 @@ func countStrings(f func(string) int) VecFunc {
 	}
 }
 
+// substrVec is substr over a string column and int4 start (and count)
+// columns.
+func substrVec(_ *Ctx, args []arrow.Array, n int) (arrow.Array, error) {
+	in := args[0].(*array.String)
+	start := args[1].(*array.Int32)
+	var count *array.Int32
+	if len(args) > 2 {
+		count = args[2].(*array.Int32)
+	}
+	bld := array.NewStringBuilder(memory.DefaultAllocator)
+	bld.Reserve(n)
+	for i := 0; i < n; i++ {
+		if in.IsNull(i) || start.IsNull(i) || count != nil && count.IsNull(i) {
+			bld.AppendNull()
+			continue
+		}
+		var c int64
+		if count != nil {
+			c = int64(count.Value(i))
+		}
+		s, err := substr(in.Value(i), int64(start.Value(i)), c, count != nil)
+		if err != nil {
+			bld.Release()
+			return nil, err
+		}
+		bld.Append(s)
+	}
+	return bld.NewArray(), nil
+}
+
 func strFn1(f func(string) string) Overload {
 	return Overload{Args: []types.Kind{text}, Ret: types.TText, Strict: true, Vec: mapStrings(f),
 		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) { return types.TextDatum(f(a[0].S)), nil }}
@@ -420,6 +450,7 @@ func init() {
 		sig(text, textFn(func(a []types.Datum) (string, error) { return substr(a[0].S, a[1].I, 0, false) }), text, int4),
 		sig(text, textFn(func(a []types.Datum) (string, error) { return substr(a[0].S, a[1].I, a[2].I, true) }), text, int4, int4),
 	}
+	substrOv[0].Vec, substrOv[1].Vec = substrVec, substrVec
 	register(substrOv, "substr")
 	// substring(text, text) is the POSIX-regex form (SUBSTRING(x FROM pattern)).
 	register(append(substrOv[:2:2], sig(text, regexSubstring, text, text)), "substring")
