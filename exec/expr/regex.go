@@ -237,6 +237,9 @@ func regexpReplace(src, pattern, repl, flags string) (string, error) {
 	if ms == nil {
 		return src, nil
 	}
+	if global {
+		ms = addEmptyAfter(re, pattern, src, ms)
+	}
 	var b strings.Builder
 	last := 0
 	for _, m := range ms {
@@ -246,6 +249,35 @@ func regexpReplace(src, pattern, repl, flags string) (string, error) {
 	}
 	b.WriteString(src[last:])
 	return b.String(), nil
+}
+
+// addEmptyAfter adds the empty matches Go skips right after a non-empty
+// match but PostgreSQL takes ('aaa' with a* is two matches there). The
+// check searches the rest of the string alone, so it is skipped for
+// patterns whose assertions look at the text before.
+func addEmptyAfter(re *regexp.Regexp, pattern, src string, ms [][]int) [][]int {
+	if strings.ContainsAny(pattern, "^") || strings.Contains(pattern, `\b`) || strings.Contains(pattern, `\B`) ||
+		strings.Contains(pattern, `\m`) || strings.Contains(pattern, `\M`) || strings.Contains(pattern, `\y`) ||
+		strings.Contains(pattern, `\Y`) || strings.Contains(pattern, `\A`) || strings.Contains(pattern, "[[:<:]]") || strings.Contains(pattern, "[[:>:]]") {
+		return ms
+	}
+	var out [][]int
+	for i, m := range ms {
+		out = append(out, m)
+		e := m[1]
+		if m[0] == e || i+1 < len(ms) && ms[i+1][0] == e {
+			continue
+		}
+		if next := re.FindStringSubmatchIndex(src[e:]); next != nil && next[1] == 0 {
+			for k := range next {
+				if next[k] >= 0 {
+					next[k] += e
+				}
+			}
+			out = append(out, next)
+		}
+	}
+	return out
 }
 
 // regexSubstring is substring(s FROM pattern): the first parenthesized
@@ -268,6 +300,16 @@ func regexSubstring(_ *Ctx, a []types.Datum) (types.Datum, error) {
 	return types.TextDatum(a[0].S[m[0]:m[1]]), nil
 }
 
+// similarSubstring is substring(s SIMILAR pattern ESCAPE esc) (also
+// spelled FROM pattern FOR esc): the part between the esc" separators.
+func similarSubstring(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	p, err := SimilarToRegex(a[1].S, a[2].S)
+	if err != nil {
+		return types.Datum{}, err
+	}
+	return regexSubstring(nil, []types.Datum{a[0], types.TextDatum(p)})
+}
+
 // SimilarToRegex converts a SQL SIMILAR TO pattern to an anchored regular
 // expression, as similar_to_escape does; esc is the escape character
 // ("" for none, the default being backslash).
@@ -283,8 +325,22 @@ func SimilarToRegex(pat, esc string) (string, error) {
 	var b strings.Builder
 	b.WriteString("^(?:")
 	inBracket, afterEsc := false, false
+	seps := 0
 	for _, r := range pat {
 		switch {
+		case afterEsc && r == '"':
+			// esc" separators mark the part substring(... SIMILAR ...)
+			// returns: the part before matches lazily, as PostgreSQL does.
+			seps++
+			if seps > 2 {
+				return "", pgerr.New(pgerr.InvalidRegularExpression, "SQL regular expression may not contain more than two escape-double-quote separators")
+			}
+			if seps == 1 {
+				b.WriteString("){1,1}?(")
+			} else {
+				b.WriteString("){1,1}(?:")
+			}
+			afterEsc = false
 		case afterEsc:
 			b.WriteString(regexp.QuoteMeta(string(r)))
 			afterEsc = false

@@ -451,9 +451,11 @@ func init() {
 		sig(text, textFn(func(a []types.Datum) (string, error) { return substr(a[0].S, a[1].I, a[2].I, true) }), text, int4, int4),
 	}
 	substrOv[0].Vec, substrOv[1].Vec = substrVec, substrVec
+	// substring also has the regex forms: FROM pattern (POSIX) and
+	// SIMILAR pattern ESCAPE e / FROM pattern FOR e (SQL).
+	register([]Overload{substrOv[0], substrOv[1], sig(text, regexSubstring, text, text),
+		sig(text, similarSubstring, text, text, text)}, "substring")
 	register(substrOv, "substr")
-	// substring(text, text) is the POSIX-regex form (SUBSTRING(x FROM pattern)).
-	register(append(substrOv[:2:2], sig(text, regexSubstring, text, text)), "substring")
 	posFn := func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 		return types.Int(types.TInt4, strpos(a[0].S, a[1].S)), nil
 	}
