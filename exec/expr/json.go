@@ -172,23 +172,26 @@ func JSONArrow(l, r Expr, asText bool) Expr {
 	byIndex := r.Type().IsInteger()
 	return &Func{Name: name, Args: []Expr{l, r}, T: rt, Strict: true,
 		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			v, err := jsonOf(a[0])
-			if err != nil {
-				return types.Datum{}, err
-			}
-			var m *types.JSONValue
+			// Stored json and jsonb text is valid, and a member of jsonb's
+			// normal form is in normal form: find its span, parse nothing.
+			var raw string
+			var found bool
 			if byIndex {
-				m = element(v, a[1].I)
+				raw, found = types.JSONElement(a[0].S, a[1].I)
 			} else {
-				m = field(v, a[1].S)
+				raw, found = types.JSONMember(a[0].S, a[1].S)
 			}
-			if m == nil {
+			if !found {
 				return types.NullOf(rt), nil
 			}
 			if asText {
-				return jsonText(m, lt), nil
+				s, notNull := types.JSONScalarText(raw)
+				if !notNull {
+					return types.NullOf(rt), nil
+				}
+				return types.TextDatum(s), nil
 			}
-			return jsonOut(m, lt), nil
+			return types.Datum{T: lt, S: raw}, nil
 		}}
 }
 

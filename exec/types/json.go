@@ -378,3 +378,140 @@ func NormalizeJSONB(s string) (string, error) {
 	v.Normalize()
 	return v.JSONB(), nil
 }
+
+// skipJSON returns the end of the value starting at s[i] (after leading
+// blanks), for text already known to be valid JSON.
+func skipJSON(s string, i int) int {
+	i = skipBlanks(s, i)
+	if i >= len(s) {
+		return i
+	}
+	switch s[i] {
+	case '"':
+		return skipString(s, i)
+	case '{', '[':
+		depth := 0
+		for i < len(s) {
+			switch s[i] {
+			case '"':
+				i = skipString(s, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(s) && !strings.ContainsRune(",}] \t\n\r", rune(s[i])) {
+		i++
+	}
+	return i
+}
+
+func skipBlanks(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+func skipString(s string, i int) int {
+	for i++; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// JSONMember finds the value of the last member named key in the
+// top-level object of valid JSON text s without parsing the rest: the
+// fast path of -> and ->>. ok is false when s is no object or lacks key.
+func JSONMember(s, key string) (raw string, ok bool) {
+	i := skipBlanks(s, 0)
+	if i >= len(s) || s[i] != '{' {
+		return "", false
+	}
+	i++
+	for {
+		i = skipBlanks(s, i)
+		if i >= len(s) || s[i] != '"' {
+			return raw, ok
+		}
+		kend := skipString(s, i)
+		k := s[i+1 : kend-1]
+		if strings.IndexByte(k, '\\') >= 0 {
+			p := jsonParser{s: s, i: i}
+			k, _ = p.str()
+		}
+		i = skipBlanks(s, kend)
+		i = skipBlanks(s, i+1) // the colon
+		vend := skipJSON(s, i)
+		if k == key {
+			raw, ok = s[i:vend], true
+		}
+		i = skipBlanks(s, vend)
+		if i >= len(s) || s[i] != ',' {
+			return raw, ok
+		}
+		i++
+	}
+}
+
+// JSONElement finds element n (negative counts from the end) of the
+// top-level array of valid JSON text s.
+func JSONElement(s string, n int64) (raw string, ok bool) {
+	i := skipBlanks(s, 0)
+	if i >= len(s) || s[i] != '[' {
+		return "", false
+	}
+	var spans [][2]int
+	i = skipBlanks(s, i+1)
+	if i < len(s) && s[i] == ']' {
+		return "", false
+	}
+	for i < len(s) {
+		i = skipBlanks(s, i)
+		end := skipJSON(s, i)
+		if n >= 0 && int64(len(spans)) == n {
+			return s[i:end], true
+		}
+		spans = append(spans, [2]int{i, end})
+		i = skipBlanks(s, end)
+		if i >= len(s) || s[i] != ',' {
+			break
+		}
+		i++
+	}
+	if n < 0 && -n <= int64(len(spans)) {
+		sp := spans[int64(len(spans))+n]
+		return s[sp[0]:sp[1]], true
+	}
+	return "", false
+}
+
+// JSONScalarText is ->>'s text for a value's raw JSON: a string decoded,
+// null as ok=false, anything else as written.
+func JSONScalarText(raw string) (string, bool) {
+	switch {
+	case raw == "null":
+		return "", false
+	case len(raw) > 0 && raw[0] == '"':
+		if strings.IndexByte(raw, '\\') < 0 {
+			return raw[1 : len(raw)-1], true
+		}
+		p := jsonParser{s: raw}
+		s, _ := p.str()
+		return s, true
+	}
+	return raw, true
+}

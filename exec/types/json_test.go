@@ -41,3 +41,48 @@ func TestParseJSONKeepsRaw(t *testing.T) {
 		t.Errorf("parsed %+v", v)
 	}
 }
+
+func TestJSONMemberElement(t *testing.T) {
+	doc := ` { "a" : "x}\"]" , "b":{"c":[1,{"d":"}"}]} ,"e\u0041": 3, "a": [ 1 , 2 ] , "n": null } `
+	for _, c := range []struct {
+		key, want string
+		ok        bool
+	}{
+		{"a", "[ 1 , 2 ]", true}, // the last of duplicate keys
+		{"b", `{"c":[1,{"d":"}"}]}`, true},
+		{"eA", "3", true},
+		{"n", "null", true},
+		{"zz", "", false},
+	} {
+		got, ok := JSONMember(doc, c.key)
+		if got != c.want || ok != c.ok {
+			t.Errorf("JSONMember(%q) = %q, %v; want %q, %v", c.key, got, ok, c.want, c.ok)
+		}
+	}
+	if _, ok := JSONMember(`[1]`, "a"); ok {
+		t.Error("JSONMember on an array found something")
+	}
+	arr := `[ "a,b" , {"x": [1, 2]}, 3 ]`
+	for _, c := range []struct {
+		n    int64
+		want string
+		ok   bool
+	}{{0, `"a,b"`, true}, {1, `{"x": [1, 2]}`, true}, {-1, "3", true}, {-3, `"a,b"`, true}, {3, "", false}, {-4, "", false}} {
+		got, ok := JSONElement(arr, c.n)
+		if got != c.want || ok != c.ok {
+			t.Errorf("JSONElement(%d) = %q, %v; want %q, %v", c.n, got, ok, c.want, c.ok)
+		}
+	}
+	if _, ok := JSONElement(`[]`, 0); ok {
+		t.Error("JSONElement on [] found something")
+	}
+	for _, c := range []struct {
+		raw, want string
+		ok        bool
+	}{{`"a\nb"`, "a\nb", true}, {`"plain"`, "plain", true}, {"null", "", false}, {"1.50", "1.50", true}, {`{"a": 1}`, `{"a": 1}`, true}} {
+		got, ok := JSONScalarText(c.raw)
+		if got != c.want || ok != c.ok {
+			t.Errorf("JSONScalarText(%s) = %q, %v", c.raw, got, ok)
+		}
+	}
+}
