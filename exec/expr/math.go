@@ -141,10 +141,7 @@ func widthBucket(x, lo, hi float64, count int64) (int64, error) {
 			}
 			return count + 1, nil
 		}
-		if !math.IsInf(hi-lo, 0) {
-			return int64(c*(x-lo)/(hi-lo)) + 1, nil
-		}
-		return int64(c*(x/2-lo/2)/(hi/2-lo/2)) + 1, nil
+		return cInt32(c*(x-lo)/(hi-lo) + 1), nil
 	case lo > hi:
 		if x > lo {
 			return 0, nil
@@ -155,9 +152,19 @@ func widthBucket(x, lo, hi float64, count int64) (int64, error) {
 			}
 			return count + 1, nil
 		}
-		return int64(c*(lo-x)/(lo-hi)) + 1, nil
+		return cInt32(c*(lo-x)/(lo-hi) + 1), nil
 	}
 	return 0, pgerr.New(codeInvalidWidthBucket, "lower bound cannot equal upper bound")
+}
+
+// cInt32 converts as C's (int32) cast does on x86: NaN and out-of-range
+// values become INT_MIN (what PostgreSQL 15's width_bucket returns when
+// huge bounds overflow).
+func cInt32(f float64) int64 {
+	if math.IsNaN(f) || f >= 2147483648 || f <= -2147483649 {
+		return math.MinInt32
+	}
+	return int64(f)
 }
 
 // --- numeric ---
