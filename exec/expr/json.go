@@ -178,6 +178,11 @@ func JSONArrow(l, r Expr, asText bool) Expr {
 			var found bool
 			if byIndex {
 				raw, found = types.JSONElement(a[0].S, a[1].I)
+				// A jsonb scalar indexes as a one-element array.
+				if s := strings.TrimSpace(a[0].S); lt.Kind == types.JSONB && s != "" && s[0] != '[' && s[0] != '{' &&
+					(a[1].I == 0 || a[1].I == -1) {
+					raw, found = s, true
+				}
 			} else {
 				raw, found = types.JSONMember(a[0].S, a[1].S)
 			}

@@ -133,3 +133,20 @@ func TestParseTextArray(t *testing.T) {
 		}
 	}
 }
+
+func TestJSONBScalarIndex(t *testing.T) {
+	for _, tc := range []struct {
+		e    Expr
+		want string
+	}{
+		{JSONArrow(c(jb(`"a"`)), c(i4(0)), false), `"a"`},
+		{JSONArrow(c(jb(`"a"`)), c(i4(-1)), true), "a"},
+		{JSONArrow(c(jb(`"a"`)), c(i4(1)), false), "NULL"},
+		{JSONArrow(c(js(`"a"`)), c(i4(0)), false), "NULL"},
+		{JSONPathOp(c(jb(`1`)), c(txt("{0}")), false), "NULL"},
+	} {
+		if got, code := evalOp(t, tc.e); got != tc.want || code != "" {
+			t.Errorf("%s = %q %s, want %q", tc.e, got, code, tc.want)
+		}
+	}
+}
