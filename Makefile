@@ -7,7 +7,7 @@ BIN := bin/loam
 MODULE    = $(shell $(GO) list -m)
 UNIT_PKGS = $(shell $(GO) list ./... | grep -Ev '^$(MODULE)/(wire|regress)(/|$$)')
 
-.PHONY: build run test bench fmt vet clean psql postgres fmt-check unit race regress
+.PHONY: build run test bench bench-ingest bench-query bench-postgres fmt vet clean psql postgres fmt-check unit race regress
 
 build:
 	$(GO) build -o $(BIN) ./cmd/loam
@@ -61,16 +61,29 @@ regress: build
 	# -v: the sqllogictest closing line ("sqllogictest: N passed, N failed").
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 10m ./regress/slt/
 
-# Not part of test: Loam's ingest against a throwaway PostgreSQL 15 (see
-# bench/README.md; BENCH_ROWS, BENCH_RSS_ROWS, … tune it). Installs Debian's
-# PostgreSQL 15 server when its binaries are missing.
-bench:
+# Not part of test: Loam's ingest, then its dashboard queries, against a
+# throwaway PostgreSQL 15 and (queries) DuckDB; see bench/README.md
+# (BENCH_ROWS, BENCH_QUERY_ROWS, … tune them). Installs Debian's PostgreSQL 15
+# server when its binaries are missing. The query benchmark is a module of
+# its own (bench/query: DuckDB is linked there only), which `go list ./...`,
+# `go vet ./...` and so `make test` leave out.
+# One after the other even under make -j: the benchmarks share the cores.
+bench: bench-postgres
+	$(GO) run ./bench/cmd/ingestbench
+	$(GO) -C bench/query run .
+
+bench-ingest: bench-postgres
+	$(GO) run ./bench/cmd/ingestbench
+
+bench-query: bench-postgres
+	$(GO) -C bench/query run .
+
+bench-postgres:
 	@[ -x /usr/lib/postgresql/15/bin/initdb ] || [ -n "$$BENCH_PG_BIN" ] || { \
 	  echo "PostgreSQL 15 server not found: installing Debian's postgresql-15"; \
 	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql-15; }
-	$(GO) run ./bench/cmd/ingestbench
 
 fmt:
 	gofmt -l -w .

@@ -5,33 +5,40 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 )
 
 type hashJoin struct {
+	kind        JoinKind
 	left, right Operator
 	lkeys       []expr.Expr // over the left input
 	rkeys       []expr.Expr // over the right input, same types as lkeys
+	extra       expr.Expr   // the rest of ON, over left then right columns; may be nil
 	ec          *expr.Ctx
 	ts          []types.T
 	schema      *arrow.Schema
 
-	built   bool
-	right0  arrow.RecordBatch
-	table   map[string][]int32
-	keyBuf  []byte
-	pending []arrow.RecordBatch
+	built        bool
+	right0       arrow.RecordBatch
+	table        map[string][]int32
+	rightMatched []bool
+	keyBuf       []byte
+	pending      []arrow.RecordBatch
+	rightDone    bool
 }
 
 var _ Operator = (*hashJoin)(nil)
 
-// NewHashJoin is an inner equi-join: the rows of left and right whose key
-// expressions are all equal (a NULL key matches nothing). The right input
-// is read into a hash table; the left streams.
-func NewHashJoin(left, right Operator, lkeys, rkeys []expr.Expr, ec *expr.Ctx) Operator {
+// NewHashJoin is an equi-join: the rows of left and right whose key
+// expressions are all equal (a NULL key matches nothing) and for which
+// extra (if any) is true; LEFT, RIGHT and FULL add the unmatched rows of
+// their side with NULLs for the other. The right input is read into a hash
+// table; the left streams.
+func NewHashJoin(kind JoinKind, left, right Operator, lkeys, rkeys []expr.Expr, extra expr.Expr, ec *expr.Ctx) Operator {
 	ts := append(append([]types.T{}, left.Types()...), right.Types()...)
-	return &hashJoin{left: left, right: right, lkeys: lkeys, rkeys: rkeys, ec: ec, ts: ts, schema: Schema(ts)}
+	return &hashJoin{kind: kind, left: left, right: right, lkeys: lkeys, rkeys: rkeys, extra: extra, ec: ec, ts: ts, schema: Schema(ts)}
 }
 
 func (h *hashJoin) Types() []types.T { return h.ts }
@@ -46,6 +53,10 @@ func (h *hashJoin) Close() error {
 		h.right0.Release()
 		h.right0 = nil
 	}
+	for _, p := range h.pending {
+		p.Release()
+	}
+	h.pending = nil
 	err := h.left.Close()
 	if rerr := h.right.Close(); err == nil {
 		err = rerr
@@ -53,69 +64,73 @@ func (h *hashJoin) Close() error {
 	return err
 }
 
-// keys computes the join key of every row; ok[i] is false where a key
-// column is NULL.
-func (h *hashJoin) keys(rec arrow.RecordBatch, exprs []expr.Expr) ([]string, []bool, error) {
-	cols := make([]arrow.Array, len(exprs))
-	defer func() {
+// keyFunc evaluates the key expressions over rec and returns a function
+// giving row r's key bytes, or false when a key column is NULL there. The
+// bytes are valid until the next call.
+func (h *hashJoin) keyFunc(rec arrow.RecordBatch, exprs []expr.Expr) (func(r int) ([]byte, bool), func(), error) {
+	cols := make([]arrow.Array, 0, len(exprs))
+	release := func() {
 		for _, c := range cols {
-			if c != nil {
-				c.Release()
-			}
+			c.Release()
 		}
-	}()
+	}
 	writers := make([]func([]byte, int) []byte, len(exprs))
 	for i, e := range exprs {
 		a, err := e.Eval(h.ec, rec)
 		if err != nil {
+			release()
 			return nil, nil, err
 		}
-		cols[i] = a
+		cols = append(cols, a)
 		writers[i] = KeyWriter(e.Type(), a)
 	}
-	n := int(rec.NumRows())
-	keys := make([]string, n)
-	ok := make([]bool, n)
-	for r := 0; r < n; r++ {
-		ok[r] = true
+	return func(r int) ([]byte, bool) {
 		for _, c := range cols {
 			if c.IsNull(r) {
-				ok[r] = false
+				return nil, false
 			}
-		}
-		if !ok[r] {
-			continue
 		}
 		buf := h.keyBuf[:0]
 		for _, w := range writers {
 			buf = w(buf, r)
 		}
 		h.keyBuf = buf
-		keys[r] = string(buf)
+		return buf, true
+	}, release, nil
+}
+
+func (h *hashJoin) build(ctx context.Context) error {
+	h.built = true
+	all, err := Drain(ctx, h.right)
+	if err != nil {
+		return err
 	}
-	return keys, ok, nil
+	if all == nil {
+		all = emptyBatch(h.right.Types())
+	}
+	h.right0 = all
+	key, release, err := h.keyFunc(all, h.rkeys)
+	if err != nil {
+		return err
+	}
+	defer release()
+	n := int(all.NumRows())
+	h.table = make(map[string][]int32, n)
+	for r := 0; r < n; r++ {
+		if k, ok := key(r); ok {
+			h.table[string(k)] = append(h.table[string(k)], int32(r))
+		}
+	}
+	if h.kind == RightJoin || h.kind == FullJoin {
+		h.rightMatched = make([]bool, n)
+	}
+	return nil
 }
 
 func (h *hashJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if !h.built {
-		h.built = true
-		all, err := Drain(ctx, h.right)
-		if err != nil {
+		if err := h.build(ctx); err != nil {
 			return nil, err
-		}
-		if all == nil {
-			all = emptyBatch(h.right.Types())
-		}
-		h.right0 = all
-		keys, ok, err := h.keys(all, h.rkeys)
-		if err != nil {
-			return nil, err
-		}
-		h.table = make(map[string][]int32, len(keys))
-		for r, k := range keys {
-			if ok[r] {
-				h.table[k] = append(h.table[k], int32(r))
-			}
 		}
 	}
 	for {
@@ -125,55 +140,162 @@ func (h *hashJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return out, nil
 		}
 		rec, err := h.left.Next(ctx)
-		if err != nil || rec == nil {
-			return nil, err
-		}
-		keys, ok, err := h.keys(rec, h.lkeys)
 		if err != nil {
-			rec.Release()
 			return nil, err
 		}
-		var li, ri []int32
-		flush := func() error {
-			if len(li) == 0 {
-				return nil
-			}
-			lcols, err := takeCols(ctx, rec, li)
-			if err != nil {
-				return err
-			}
-			rcols, err := takeCols(ctx, h.right0, ri)
-			if err != nil {
-				return err
-			}
-			cols := append(lcols, rcols...)
-			out := array.NewRecordBatch(h.schema, cols, int64(len(li)))
-			for _, c := range cols {
-				c.Release()
-			}
-			h.pending = append(h.pending, out)
-			li, ri = li[:0:0], ri[:0:0]
-			return nil
-		}
-		for r, k := range keys {
-			if !ok[r] {
-				continue
-			}
-			for _, m := range h.table[k] {
-				li = append(li, int32(r))
-				ri = append(ri, m)
-			}
-			if len(li) >= BatchSize {
-				if err := flush(); err != nil {
-					rec.Release()
-					return nil, err
+		if rec == nil {
+			if h.rightMatched != nil && !h.rightDone {
+				h.rightDone = true
+				if out := h.unmatchedRight(ctx); out != nil {
+					return out, nil
 				}
 			}
+			return nil, nil
 		}
-		err = flush()
+		err = h.probe(ctx, rec)
 		rec.Release()
 		if err != nil {
 			return nil, err
 		}
 	}
+}
+
+// probe joins one batch of the left input, queueing the output batches.
+func (h *hashJoin) probe(ctx context.Context, rec arrow.RecordBatch) error {
+	key, release, err := h.keyFunc(rec, h.lkeys)
+	if err != nil {
+		return err
+	}
+	defer release()
+	var leftMatched []bool
+	if h.kind == LeftJoin || h.kind == FullJoin {
+		leftMatched = make([]bool, rec.NumRows())
+	}
+	var li, ri []int32
+	flush := func() error {
+		if len(li) == 0 {
+			return nil
+		}
+		lcols, err := takeCols(ctx, rec, li)
+		if err != nil {
+			return err
+		}
+		rcols, err := takeCols(ctx, h.right0, ri)
+		if err != nil {
+			return err
+		}
+		cols := append(lcols, rcols...)
+		out := array.NewRecordBatch(h.schema, cols, int64(len(li)))
+		for _, c := range cols {
+			c.Release()
+		}
+		if h.extra != nil {
+			mask, err := h.extra.Eval(h.ec, out)
+			if err != nil {
+				out.Release()
+				return err
+			}
+			m := mask.(*array.Boolean)
+			for k := range li {
+				if m.IsValid(k) && m.Value(k) {
+					h.mark(leftMatched, li[k], ri[k])
+				}
+			}
+			kept, err := applyMask(ctx, out, m)
+			mask.Release()
+			out.Release()
+			if err != nil {
+				return err
+			}
+			out = kept
+		} else {
+			for k := range li {
+				h.mark(leftMatched, li[k], ri[k])
+			}
+		}
+		if out.NumRows() > 0 {
+			h.pending = append(h.pending, out)
+		} else {
+			out.Release()
+		}
+		li, ri = li[:0:0], ri[:0:0]
+		return nil
+	}
+	n := int(rec.NumRows())
+	for r := 0; r < n; r++ {
+		k, ok := key(r)
+		if !ok {
+			continue
+		}
+		for _, m := range h.table[string(k)] {
+			li = append(li, int32(r))
+			ri = append(ri, m)
+		}
+		if len(li) >= BatchSize {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	if leftMatched != nil {
+		var rows []int32
+		for l, ok := range leftMatched {
+			if !ok {
+				rows = append(rows, int32(l))
+			}
+		}
+		if len(rows) > 0 {
+			lcols, err := takeCols(ctx, rec, rows)
+			if err != nil {
+				return err
+			}
+			for _, t := range h.right.Types() {
+				lcols = append(lcols, array.MakeArrayOfNull(memory.DefaultAllocator, t.Arrow(), len(rows)))
+			}
+			out := array.NewRecordBatch(h.schema, lcols, int64(len(rows)))
+			for _, c := range lcols {
+				c.Release()
+			}
+			h.pending = append(h.pending, out)
+		}
+	}
+	return nil
+}
+
+func (h *hashJoin) mark(leftMatched []bool, l, r int32) {
+	if leftMatched != nil {
+		leftMatched[l] = true
+	}
+	if h.rightMatched != nil {
+		h.rightMatched[r] = true
+	}
+}
+
+func (h *hashJoin) unmatchedRight(ctx context.Context) arrow.RecordBatch {
+	var rows []int32
+	for r, ok := range h.rightMatched {
+		if !ok {
+			rows = append(rows, int32(r))
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	var cols []arrow.Array
+	for _, t := range h.left.Types() {
+		cols = append(cols, array.MakeArrayOfNull(memory.DefaultAllocator, t.Arrow(), len(rows)))
+	}
+	rcols, err := takeCols(ctx, h.right0, rows)
+	if err != nil {
+		return nil
+	}
+	cols = append(cols, rcols...)
+	out := array.NewRecordBatch(h.schema, cols, int64(len(rows)))
+	for _, c := range cols {
+		c.Release()
+	}
+	return out
 }

@@ -56,3 +56,78 @@ func (l *limitOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return out, nil
 	}
 }
+
+type tiesOp struct {
+	in       Operator
+	limit    int64
+	offset   int64
+	keys     []int // columns whose equality makes a tie
+	seen     int64
+	emitted  int64
+	last     []byte
+	buf      []byte
+	finished bool
+}
+
+// NewLimitWithTies is FETCH FIRST n ROWS WITH TIES over input sorted on
+// the key columns: after offset, n rows and then every row that ties with
+// the n-th on the keys.
+func NewLimitWithTies(in Operator, limit, offset int64, keys []int) Operator {
+	return &tiesOp{in: in, limit: limit, offset: offset, keys: keys}
+}
+
+func (l *tiesOp) Types() []types.T               { return l.in.Types() }
+func (l *tiesOp) Open(ctx context.Context) error { return l.in.Open(ctx) }
+func (l *tiesOp) Close() error                   { return l.in.Close() }
+func (l *tiesOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	for !l.finished {
+		rec, err := l.in.Next(ctx)
+		if rec == nil || err != nil {
+			return nil, err
+		}
+		ts := l.in.Types()
+		writers := make([]func([]byte, int) []byte, len(l.keys))
+		for i, k := range l.keys {
+			writers[i] = KeyWriter(ts[k], rec.Column(k))
+		}
+		key := func(r int) []byte {
+			b := l.buf[:0]
+			for _, w := range writers {
+				b = w(b, r)
+			}
+			l.buf = b
+			return b
+		}
+		n := rec.NumRows()
+		start, end := int64(-1), n
+		for r := int64(0); r < n; r++ {
+			if l.seen < l.offset {
+				l.seen++
+				continue
+			}
+			l.seen++
+			if l.emitted >= l.limit {
+				if l.limit == 0 || string(key(int(r))) != string(l.last) {
+					end = r
+					l.finished = true
+					break
+				}
+			}
+			if start < 0 {
+				start = r
+			}
+			l.emitted++
+			if l.emitted == l.limit {
+				l.last = append(l.last[:0], key(int(r))...)
+			}
+		}
+		if start < 0 || start >= end {
+			rec.Release()
+			continue
+		}
+		out := rec.NewSlice(start, end)
+		rec.Release()
+		return out, nil
+	}
+	return nil, nil
+}

@@ -32,6 +32,9 @@ type scanOp struct {
 	next   func() (arrow.RecordBatch, error, bool)
 	stop   func()
 	Stats  icetable.ScanStats
+	opened bool
+	// tailRows counts the rows read from the write log's tail.
+	tailRows int64
 }
 
 var _ Operator = (*scanOp)(nil)
@@ -44,27 +47,44 @@ func NewScan(spec TableScan) Operator {
 func (s *scanOp) Types() []types.T { return s.spec.Types }
 
 func (s *scanOp) Open(ctx context.Context) error {
+	s.opened = true
 	var files iter.Seq2[arrow.RecordBatch, error]
 	if s.spec.Table.CurrentSnapshot() != nil {
-		fields := s.spec.Columns
-		if len(fields) == 0 {
-			// count(*) needs rows but no columns: read the narrowest we have.
-			fields = []string{s.spec.Table.Schema().Fields()[0].Name}
+		if len(s.spec.Columns) == 0 {
+			// count(*) and the like need rows but no values: the data
+			// files' own row counts say how many, unless deletes apply.
+			st, err := s.spec.Store.PlanScan(ctx, s.spec.Table, s.spec.Filter)
+			if err != nil {
+				return err
+			}
+			if st.DeleteFiles == 0 {
+				s.Stats = st
+				files = countOnly(st.Rows)
+			}
 		}
-		_, seq, st, err := s.spec.Store.Scan(ctx, s.spec.Table, s.spec.Filter, fields)
-		if err != nil {
-			return err
+		if files == nil {
+			fields := s.spec.Columns
+			if len(fields) == 0 {
+				fields = []string{s.spec.Table.Schema().Fields()[0].Name}
+			}
+			_, seq, st, err := s.spec.Store.Scan(ctx, s.spec.Table, s.spec.Filter, fields)
+			if err != nil {
+				return err
+			}
+			s.Stats = st
+			files = seq
 		}
-		s.Stats = st
-		files = seq
 	}
 	tail := s.spec.Tail
 	s.next, s.stop = iter.Pull2(func(yield func(arrow.RecordBatch, error) bool) {
-		for _, seq := range []iter.Seq2[arrow.RecordBatch, error]{files, tail} {
+		for i, seq := range []iter.Seq2[arrow.RecordBatch, error]{files, tail} {
 			if seq == nil {
 				continue
 			}
 			for rec, err := range seq {
+				if i == 1 && rec != nil {
+					s.tailRows += rec.NumRows()
+				}
 				if !yield(rec, err) || err != nil {
 					return
 				}
@@ -139,4 +159,18 @@ type errMissingColumn string
 
 func (e errMissingColumn) Error() string {
 	return "scan: column " + string(e) + " missing from data file batch"
+}
+
+// countOnly yields batches without columns that hold rows rows in all.
+func countOnly(rows int64) iter.Seq2[arrow.RecordBatch, error] {
+	empty := arrow.NewSchema(nil, nil)
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for rows > 0 {
+			n := min(rows, 1<<20)
+			rows -= n
+			if !yield(array.NewRecordBatch(empty, nil, n), nil) {
+				return
+			}
+		}
+	}
 }

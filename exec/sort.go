@@ -25,6 +25,7 @@ type sortOp struct {
 	out  arrow.RecordBatch
 	pos  int64
 	done bool
+	topN int64 // > 0: only the first topN rows are wanted
 }
 
 var _ Operator = (*sortOp)(nil)
@@ -33,6 +34,12 @@ var _ Operator = (*sortOp)(nil)
 // as the C collation does.
 func NewSort(in Operator, keys []SortKey, ec *expr.Ctx) Operator {
 	return &sortOp{in: in, keys: keys, ec: ec}
+}
+
+// NewTopN is NewSort when only the first n rows are wanted (ORDER BY …
+// LIMIT n): it keeps the best n rows seen so far, not the whole input.
+func NewTopN(in Operator, keys []SortKey, n int64, ec *expr.Ctx) Operator {
+	return &sortOp{in: in, keys: keys, ec: ec, topN: max(n, 1)}
 }
 
 func (s *sortOp) Types() []types.T               { return s.in.Types() }
@@ -48,7 +55,13 @@ func (s *sortOp) Close() error {
 func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if !s.done {
 		s.done = true
-		all, err := Drain(ctx, s.in)
+		var all arrow.RecordBatch
+		var err error
+		if s.topN > 0 {
+			all, err = s.best(ctx)
+		} else {
+			all, err = Drain(ctx, s.in)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -117,6 +130,58 @@ func (s *sortOp) sort(ctx context.Context, all arrow.RecordBatch) (arrow.RecordB
 		return nil, err
 	}
 	return res.(*compute.RecordDatum).Value, nil
+}
+
+// best reads the input keeping only the topN first rows in order: rows
+// gather until there are enough to be worth sorting, and each sort keeps
+// the first topN. The stable sort keeps earlier rows first among equals.
+func (s *sortOp) best(ctx context.Context) (arrow.RecordBatch, error) {
+	var recs []arrow.RecordBatch
+	var n int64
+	defer func() { releaseAll(recs) }()
+	sc := Schema(s.in.Types())
+	cut := func() error {
+		all, err := Concat(sc, recs)
+		releaseAll(recs)
+		recs = nil
+		if err != nil {
+			return err
+		}
+		sorted, err := s.sort(ctx, all)
+		all.Release()
+		if err != nil {
+			return err
+		}
+		keep := sorted.NewSlice(0, min(s.topN, sorted.NumRows()))
+		sorted.Release()
+		recs, n = []arrow.RecordBatch{keep}, keep.NumRows()
+		return nil
+	}
+	limit := max(2*s.topN, 4*BatchSize)
+	for {
+		rec, err := s.in.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if rec == nil {
+			break
+		}
+		recs = append(recs, rec)
+		if n += rec.NumRows(); n >= limit {
+			if err := cut(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	if err := cut(); err != nil {
+		return nil, err
+	}
+	out := recs[0]
+	recs = nil
+	return out, nil
 }
 
 // Drain reads every batch of an operator into one, nil when there are none.

@@ -4,9 +4,11 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"math"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 )
@@ -69,6 +71,14 @@ func binaryEncoder(t types.T, arr arrow.Array, errp *error) (appendFunc, error) 
 	}
 	a := arr.(*array.String)
 	switch t.Kind {
+	case types.Array:
+		return func(buf []byte, i int) []byte {
+			out, err := appendArrayBinary(buf, t, a.Value(i))
+			if err != nil && *errp == nil {
+				*errp = err
+			}
+			return out
+		}, nil
 	case types.JSONB:
 		return func(buf []byte, i int) []byte { return append(append(buf, 1), a.Value(i)...) }, nil
 	case types.UUID:
@@ -90,6 +100,59 @@ func binaryEncoder(t types.T, arr arrow.Array, errp *error) (appendFunc, error) 
 	}
 	// text, varchar, char, json, unknown: the UTF-8 bytes.
 	return func(buf []byte, i int) []byte { return append(buf, a.Value(i)...) }, nil
+}
+
+// appendArrayBinary encodes a one-dimensional array from its text form in
+// array_send's format: ndim, has-null flag, element OID, length and lower
+// bound, then each element as a length-prefixed binary value.
+func appendArrayBinary(buf []byte, t types.T, text string) ([]byte, error) {
+	elemT := types.Of(t.Elem)
+	elems, null, err := types.SplitArrayText(text)
+	if err != nil {
+		return buf, err
+	}
+	hasNull := uint32(0)
+	b := expr.NewBuilder(elemT, len(elems))
+	for i, s := range elems {
+		if null[i] {
+			hasNull = 1
+			b.AppendNull()
+			continue
+		}
+		d, err := types.ParseText(elemT, s, time.UTC)
+		if err != nil {
+			return buf, err
+		}
+		b.Append(d)
+	}
+	arr := b.Finish()
+	defer arr.Release()
+	if len(elems) == 0 {
+		buf = binary.BigEndian.AppendUint32(buf, 0)
+		buf = binary.BigEndian.AppendUint32(buf, 0)
+		return binary.BigEndian.AppendUint32(buf, elemT.OID()), nil
+	}
+	var encErr error
+	enc, err := binaryEncoder(elemT, arr, &encErr)
+	if err != nil {
+		return buf, err
+	}
+	buf = binary.BigEndian.AppendUint32(buf, 1)
+	buf = binary.BigEndian.AppendUint32(buf, hasNull)
+	buf = binary.BigEndian.AppendUint32(buf, elemT.OID())
+	buf = binary.BigEndian.AppendUint32(buf, uint32(len(elems)))
+	buf = binary.BigEndian.AppendUint32(buf, 1)
+	for i := range elems {
+		if null[i] {
+			buf = binary.BigEndian.AppendUint32(buf, 0xFFFFFFFF)
+			continue
+		}
+		at := len(buf)
+		buf = binary.BigEndian.AppendUint32(buf, 0)
+		buf = enc(buf, i)
+		binary.BigEndian.PutUint32(buf[at:], uint32(len(buf)-at-4))
+	}
+	return buf, encErr
 }
 
 func dateToPG(days int32) int32 {

@@ -86,6 +86,11 @@ var tenantNames = func() []string {
 	return names
 }()
 
+// TenantName is the name of the tenant of Zipf popularity rank k (0 is the
+// busiest), the same in every data set. Queries on one tenant pick theirs
+// by rank.
+func TenantName(k int) string { return tenantNames[k] }
+
 // modelCDF is the cumulative, normalised model weights.
 var modelCDF = func() []float64 {
 	var sum float64

@@ -277,3 +277,21 @@ func BenchmarkText(b *testing.B) {
 		buf = AppendText(buf[:0], g.Next())
 	}
 }
+
+func TestTenantName(t *testing.T) {
+	// Rank 0 must be the most frequent tenant of a sample.
+	counts := map[string]int{}
+	g := New(1)
+	for range 20000 {
+		counts[g.Next().Tenant]++
+	}
+	top := ""
+	for name, n := range counts {
+		if top == "" || n > counts[top] {
+			top = name
+		}
+	}
+	if got := TenantName(0); got != top {
+		t.Errorf("TenantName(0) = %s, the most frequent tenant is %s", got, top)
+	}
+}

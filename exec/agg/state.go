@@ -15,16 +15,34 @@ import (
 // argument column into the groups its rows belong to.
 type state interface {
 	grow(groups int)
-	update(gids []int32, arg arrow.Array)
+	update(gids []int32, arg arrow.Array, extra []arrow.Array)
 	finish() (arrow.Array, error)
 }
 
-func newState(a Agg) state {
+func newState(a Agg, ec *expr.Ctx) state {
 	var argT types.T
 	if a.Arg != nil {
 		argT = a.Arg.Type()
 	}
 	switch a.Fn {
+	case StddevSamp, StddevPop, VarSamp, VarPop:
+		return newVarState(a, argT)
+	case BoolAnd, BoolOr:
+		return &boolState{and: a.Fn == BoolAnd}
+	case StringAgg, ArrayAgg:
+		return newCollectState(a, ec)
+	case PercentileCont:
+		return &contState{frac: a.Frac, fracs: a.Fracs, desc: a.Desc}
+	case PercentileDisc, Mode:
+		d := &discState{t: argT, frac: a.Frac, fracs: a.Fracs, desc: a.Desc, mode: a.Fn == Mode}
+		if ec != nil {
+			d.loc = ec.Loc
+		}
+		return d
+	case ApproxPercentile:
+		return &tdigestState{argT: argT, frac: a.Frac}
+	case ApproxCountDistinct:
+		return &hllState{t: argT}
 	case CountStar:
 		return &countState{star: true}
 	case Count:
@@ -47,7 +65,7 @@ type countState struct {
 }
 
 func (s *countState) grow(g int) { s.n = append(s.n, make([]int64, g-len(s.n))...) }
-func (s *countState) update(gids []int32, arg arrow.Array) {
+func (s *countState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
 	if s.star || arg.NullN() == 0 {
 		for _, g := range gids {
 			s.n[g]++
@@ -103,7 +121,7 @@ func (s *intSumState) add(g int32, v int64) {
 	s.sum[g] = r
 }
 
-func (s *intSumState) update(gids []int32, arg arrow.Array) {
+func (s *intSumState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
 	nulls := arg.NullN() > 0
 	switch s.argT.Kind {
 	case types.Int2:
@@ -181,7 +199,7 @@ func (s *floatSumState) grow(g int) {
 	s.cnt = append(s.cnt, make([]int64, g-len(s.cnt))...)
 }
 
-func (s *floatSumState) update(gids []int32, arg arrow.Array) {
+func (s *floatSumState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
 	nulls := arg.NullN() > 0
 	if s.argT.Kind == types.Float4 {
 		v := arrow.GetValues[float32](arg.Data(), 1)
@@ -228,7 +246,7 @@ func (s *decSumState) grow(g int) {
 	s.cnt = append(s.cnt, make([]int64, g-len(s.cnt))...)
 }
 
-func (s *decSumState) update(gids []int32, arg arrow.Array) {
+func (s *decSumState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
 	a := arg.(*array.String)
 	for i, g := range gids {
 		if a.IsNull(i) {
@@ -284,7 +302,7 @@ func (s *minMaxState) better(c int) bool {
 	return c < 0
 }
 
-func (s *minMaxState) update(gids []int32, arg arrow.Array) {
+func (s *minMaxState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
 	switch s.t.Kind {
 	case types.Int2, types.Int4, types.Int8, types.Date, types.Time, types.Timestamp, types.TimestampTZ:
 		for i, g := range gids {

@@ -32,6 +32,10 @@ const (
 	JSON
 	JSONB
 	Interval
+	// Array is a one-dimensional array of T.Elem; batches carry it as its
+	// PostgreSQL text form ({1,2,NULL}) in a string column. Only aggregates
+	// produce arrays so far.
+	Array
 )
 
 // PostgreSQL type OIDs (pg_type.oid).
@@ -66,6 +70,20 @@ type T struct {
 	// -1 when the type has no modifier.
 	Width int32
 	Scale int32
+	// Elem is the element kind of an Array.
+	Elem Kind
+}
+
+// ArrayOf is the array type with elements of kind k.
+func ArrayOf(k Kind) T { return T{Kind: Array, Width: -1, Elem: k} }
+
+// arrayOIDs are the pg_type OIDs of the array types (typarray).
+var arrayOIDs = [...]uint32{
+	Unknown: 1009, Bool: 1000, Int2: 1005, Int4: 1007, Int8: 1016,
+	Float4: 1021, Float8: 1022, Numeric: 1231, Text: 1009,
+	Varchar: 1015, Char: 1014, Bytea: 1001, Date: 1182,
+	Time: 1183, Timestamp: 1115, TimestampTZ: 1185,
+	UUID: 2951, JSON: 199, JSONB: 3807, Interval: 1187,
 }
 
 // Of returns the type of a kind with no modifier.
@@ -102,7 +120,12 @@ var kindOIDs = [...]uint32{
 
 // OID is the pg_type OID clients see in RowDescription. An unresolved
 // literal is reported as text, as PostgreSQL does for SELECT 'x'.
-func (t T) OID() uint32 { return kindOIDs[t.Kind] }
+func (t T) OID() uint32 {
+	if t.Kind == Array {
+		return arrayOIDs[t.Elem]
+	}
+	return kindOIDs[t.Kind]
+}
 
 // FromOID maps a pg_type OID to a type; ok is false for types Loam lacks.
 func FromOID(oid uint32) (T, bool) {
@@ -114,6 +137,7 @@ func FromOID(oid uint32) (T, bool) {
 			return Of(Kind(k)), true
 		}
 	}
+
 	return TUnknown, false
 }
 
@@ -157,11 +181,14 @@ var kindNames = [...]string{
 	Varchar: "character varying", Char: "character", Bytea: "bytea", Date: "date",
 	Time: "time without time zone", Timestamp: "timestamp without time zone",
 	TimestampTZ: "timestamp with time zone", UUID: "uuid", JSON: "json", JSONB: "jsonb",
-	Interval: "interval",
+	Interval: "interval", Array: "array",
 }
 
 // String is the type's name as format_type prints it.
 func (t T) String() string {
+	if t.Kind == Array {
+		return Of(t.Elem).String() + "[]"
+	}
 	name := kindNames[t.Kind]
 	if t.Width < 0 {
 		return name
@@ -264,6 +291,8 @@ func Common(a, b T) (T, bool) {
 		return b, true
 	case b.Kind == Unknown:
 		return a, true
+	case a.Kind == Array && b.Kind == Array && a.Elem != b.Elem:
+		return TUnknown, false
 	case a.Kind == b.Kind:
 		if a.Width == b.Width && a.Scale == b.Scale {
 			return a, true

@@ -84,6 +84,13 @@ func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statem
 		return nil, err
 	case *pg.Node_VariableShowStmt:
 		return s.showColumns(n.VariableShowStmt), nil
+	case *pg.Node_ExplainStmt:
+		if sel := n.ExplainStmt.Query.GetSelectStmt(); sel != nil {
+			if _, err := p.Select(sel); err != nil {
+				return nil, err
+			}
+		}
+		return explainColumns, nil
 	}
 	return nil, nil
 }
@@ -136,6 +143,8 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 			return nil, err
 		}
 		return s.queryCursor(ctx, columns(q), q.Root, cat.release)
+	case *pg.Node_ExplainStmt:
+		return s.explain(ctx, p, n.ExplainStmt, cat.release)
 	case *pg.Node_InsertStmt:
 		defer cat.release()
 		ti, src, err := s.planInsert(ctx, p, n.InsertStmt, cat)

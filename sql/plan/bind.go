@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/agg"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
@@ -17,6 +18,9 @@ import (
 type scopeCol struct {
 	table, name string
 	t           types.T
+	// hidden columns are reachable only by table name: the two sides of a
+	// JOIN … USING column, which is merged into one unqualified column.
+	hidden bool
 }
 
 type scope struct {
@@ -29,7 +33,7 @@ func newScope(cols []scopeCol) *scope { return &scope{cols: cols, used: make([]b
 func (s *scope) resolve(tbl, name string) (int, error) {
 	found := -1
 	for i, c := range s.cols {
-		if c.name == name && (tbl == "" || c.table == tbl) {
+		if c.name == name && (tbl == "" && !c.hidden || tbl != "" && c.table == tbl) {
 			if found >= 0 {
 				return -1, pgerr.New(pgerr.AmbiguousColumn, "column reference %q is ambiguous", name)
 			}
@@ -62,9 +66,11 @@ type binder struct {
 	where string // clause name for "not allowed here" errors
 
 	aggMode   bool
+	inAgg     bool // binding an aggregate's arguments: no nested aggregates
 	groupStrs []string
 	groupTs   []types.T
 	aggs      *[]agg.Agg
+	grouping  *groupingInfo // for GROUPING(); nil outside GROUP BY
 }
 
 // paramRef is a $n whose type is not known yet; the first context that
@@ -153,6 +159,9 @@ func (b *binder) coerceBool(e expr.Expr, loc int32) (expr.Expr, error) {
 }
 
 func (b *binder) bind(n *pg.Node) (expr.Expr, error) {
+	if g := n.GetGroupingFunc(); g != nil {
+		return b.bindGrouping(g)
+	}
 	if b.aggMode {
 		if fc := n.GetFuncCall(); fc != nil && isAggregate(fc) {
 			return b.bindAggregate(fc)
@@ -198,40 +207,224 @@ func funcName(fc *pg.FuncCall) string {
 func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 	name := funcName(fc)
 	fn, _ := agg.Lookup(name)
-	if fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.Over != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "%s with DISTINCT, FILTER, ORDER BY or OVER is not supported yet", name).WithPosition(pos(b.p.query, fc.Location))
+	at := func(err *pgerr.Error) error { return b.errAt(err, fc.Location) }
+	if fc.Over != nil {
+		return nil, at(pgerr.New(pgerr.FeatureNotSupported, "%s with OVER is not supported yet", name))
 	}
+	// Arguments, FILTER and ORDER BY bind below the aggregate: columns of
+	// the input, and no further aggregates.
+	sub := &binder{p: b.p, sc: b.sc, where: "aggregate function calls", inAgg: true}
 	a := agg.Agg{Fn: fn}
-	if fc.AggStar {
-		if fn != agg.Count {
-			return nil, pgerr.New(pgerr.SyntaxError, "%s(*) is not a valid aggregate call", name).WithPosition(pos(b.p.query, fc.Location))
+	var args []expr.Expr
+	var fracArray *pg.A_ArrayExpr
+	for _, n := range fc.Args {
+		if ae := n.GetAArrayExpr(); ae != nil && (fn == agg.PercentileCont || fn == agg.PercentileDisc) && fc.AggWithinGroup {
+			// percentile_*(ARRAY[...]): the one array argument Loam takes.
+			fracArray = ae
+			args = append(args, &expr.Const{D: types.NullOf(types.ArrayOf(types.Float8))})
+			continue
 		}
-		a.Fn = agg.CountStar
-	} else {
-		if len(fc.Args) != 1 {
-			return nil, pgerr.New(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(fc.Args)).WithPosition(pos(b.p.query, fc.Location))
-		}
-		sub := &binder{p: b.p, sc: b.sc, where: "aggregate function calls"}
-		arg, err := sub.bind(fc.Args[0])
+		e, err := sub.bind(n)
 		if err != nil {
 			return nil, err
 		}
+		args = append(args, e)
+	}
+	undefined := func() error {
+		names := make([]string, len(args))
+		for i, e := range args {
+			names[i] = e.Type().String()
+		}
+		if fn.OrderedSet() && a.Arg != nil {
+			names = append(names, a.Arg.Type().String())
+		}
+		return at(pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(names, ", ")).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts."))
+	}
+	// frac binds a fraction argument: a float8 constant (or parameter).
+	frac := func(e expr.Expr) (types.Datum, error) {
+		if !e.Type().IsNumeric() && e.Type().Kind != types.Unknown {
+			return types.Datum{}, undefined()
+		}
+		e, err := b.coerce(e, types.TFloat8, fc.Location)
+		if err != nil {
+			return types.Datum{}, err
+		}
+		switch e.(type) {
+		case *expr.Const, *paramRef:
+		default:
+			return types.Datum{}, at(pgerr.New(pgerr.FeatureNotSupported, "the fraction of %s must be a constant", name))
+		}
+		d, err := exec.EvalConst(b.p.ec, e)
+		if err != nil {
+			return types.Datum{}, at(pgerr.From(err))
+		}
+		d.T = types.TFloat8
+		return d, nil
+	}
+	switch {
+	case fn.OrderedSet():
+		if !fc.AggWithinGroup {
+			return nil, undefined()
+		}
+		if fc.AggDistinct {
+			return nil, at(pgerr.New(pgerr.FeatureNotSupported, "DISTINCT is not supported for ordered-set aggregates"))
+		}
+		if len(fc.AggOrder) != 1 {
+			return nil, undefined()
+		}
+		sb := fc.AggOrder[0].GetSortBy()
+		x, err := sub.bind(sb.Node)
+		if err != nil {
+			return nil, err
+		}
+		a.Arg = x
+		a.Desc = sb.SortbyDir == pg.SortByDir_SORTBY_DESC
+		want := 1
+		if fn == agg.Mode {
+			want = 0
+		}
+		if len(args) != want {
+			return nil, undefined()
+		}
+		switch {
+		case fracArray != nil:
+			a.Fracs = []types.Datum{}
+			for _, el := range fracArray.Elements {
+				e, err := sub.bind(el)
+				if err != nil {
+					return nil, err
+				}
+				d, err := frac(e)
+				if err != nil {
+					return nil, err
+				}
+				a.Fracs = append(a.Fracs, d)
+			}
+		case fn != agg.Mode:
+			if a.Frac, err = frac(args[0]); err != nil {
+				return nil, err
+			}
+		}
+		switch {
+		case fn == agg.PercentileCont && (x.Type().IsNumeric() || x.Type().Kind == types.Unknown):
+			a.Arg, _ = b.coerce(x, types.TFloat8, fc.Location)
+		case x.Type().Kind == types.Unknown:
+			a.Arg, _ = b.coerce(x, types.TText, fc.Location)
+		}
+	case fc.AggWithinGroup:
+		// PostgreSQL looks for a function taking the direct and the
+		// sorted arguments together.
+		for _, o := range fc.AggOrder {
+			e, err := sub.bind(o.GetSortBy().Node)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, e)
+		}
+		return nil, undefined()
+	case fc.AggStar:
+		if fn != agg.Count {
+			return nil, at(pgerr.New(pgerr.SyntaxError, "%s(*) is not a valid aggregate call", name))
+		}
+		a.Fn = agg.CountStar
+	default:
+		want := 1
+		if fn == agg.StringAgg || fn == agg.ApproxPercentile {
+			want = 2
+		}
+		if len(args) != want {
+			return nil, undefined()
+		}
+		arg := args[0]
 		if arg.Type().Kind == types.Unknown {
-			if fn == agg.Count {
+			switch fn {
+			case agg.Count, agg.StringAgg, agg.ArrayAgg, agg.ApproxCountDistinct:
 				arg, _ = b.coerce(arg, types.TText, fc.Location)
-			} else {
+			case agg.BoolAnd, agg.BoolOr:
+				var err error
+				if arg, err = b.coerce(arg, types.TBool, fc.Location); err != nil {
+					return nil, err
+				}
+			default:
 				arg, _ = b.coerce(arg, types.TFloat8, fc.Location)
 			}
 		}
 		a.Arg = arg
+		switch fn {
+		case agg.StringAgg:
+			if !arg.Type().IsString() || !args[1].Type().IsString() {
+				return nil, undefined()
+			}
+			a.Arg, _ = b.coerce(arg, types.TText, fc.Location)
+			a.Arg2, _ = b.coerce(args[1], types.TText, fc.Location)
+		case agg.ApproxPercentile:
+			var err error
+			if a.Frac, err = frac(args[1]); err != nil {
+				return nil, err
+			}
+		}
+		a.Distinct = fc.AggDistinct
+		for _, o := range fc.AggOrder {
+			sb := o.GetSortBy()
+			e, err := sub.bind(sb.Node)
+			if err != nil {
+				return nil, err
+			}
+			if e.Type().Kind == types.Unknown {
+				e, _ = b.coerce(e, types.TText, fc.Location)
+			}
+			if a.Distinct {
+				s := e.String()
+				if s != a.Arg.String() && (a.Arg2 == nil || s != a.Arg2.String()) {
+					return nil, b.errAt(pgerr.New(pgerr.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"), nodeLocation(sb.Node))
+				}
+			}
+			k := agg.Order{Expr: e, Desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
+			k.NullsFirst = k.Desc
+			switch sb.SortbyNulls {
+			case pg.SortByNulls_SORTBY_NULLS_FIRST:
+				k.NullsFirst = true
+			case pg.SortByNulls_SORTBY_NULLS_LAST:
+				k.NullsFirst = false
+			}
+			// Only string_agg and array_agg depend on their input order.
+			if fn == agg.StringAgg || fn == agg.ArrayAgg {
+				a.Order = append(a.Order, k)
+			}
+		}
+		if a.Distinct && len(a.Order) == 0 && (fn == agg.StringAgg || fn == agg.ArrayAgg) {
+			// PostgreSQL removes duplicates by sorting on the arguments, so
+			// the result comes out in their order.
+			a.Order = []agg.Order{{Expr: a.Arg}}
+			if a.Arg2 != nil {
+				a.Order = append(a.Order, agg.Order{Expr: a.Arg2})
+			}
+		}
+	}
+	if fc.AggFilter != nil {
+		fb := &binder{p: b.p, sc: b.sc, where: "FILTER"}
+		e, err := fb.bind(fc.AggFilter)
+		if err != nil {
+			return nil, err
+		}
+		if a.Filter, err = fb.coerceBool(e, nodeLocation(fc.AggFilter)); err != nil {
+			return nil, err
+		}
 	}
 	var argT types.T
 	if a.Arg != nil {
 		argT = a.Arg.Type()
 	}
-	t, err := agg.ResultType(a.Fn, argT)
-	if err != nil {
-		return nil, b.errAt(pgerr.From(err), fc.Location)
+	t, ok := agg.ResultType(a.Fn, argT)
+	if !ok {
+		if !fn.OrderedSet() {
+			args[0] = a.Arg
+		}
+		return nil, undefined()
+	}
+	if a.Fracs != nil {
+		t = types.ArrayOf(t.Kind)
 	}
 	a.T = t
 	s := a.String()
@@ -660,6 +853,10 @@ func (b *binder) bindCommon(nodes []*pg.Node, loc int32, what string) ([]expr.Ex
 			return nil, t, err
 		}
 		out[i] = e
+		// Untyped literals and NULLs take the type of the others.
+		if e.Type().Kind == types.Unknown {
+			continue
+		}
 		var ok bool
 		if t, ok = types.Common(t, e.Type()); !ok {
 			return nil, t, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t, e.Type()).WithPosition(pos(b.p.query, loc))
@@ -680,6 +877,9 @@ func (b *binder) bindCommon(nodes []*pg.Node, loc int32, what string) ([]expr.Ex
 func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 	name := funcName(fc)
 	if isAggregate(fc) {
+		if b.inAgg {
+			return nil, pgerr.New(pgerr.GroupingError, "aggregate function calls cannot be nested").WithPosition(pos(b.p.query, fc.Location))
+		}
 		if !b.aggMode {
 			return nil, pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in %s", b.where).WithPosition(pos(b.p.query, fc.Location))
 		}

@@ -12,14 +12,19 @@ import (
 // operator once the query is bound (so scans read only the used columns).
 // off is where its columns start in the query's scope.
 type fromItem struct {
-	cols  []scopeCol
-	build func(sc *scope, off int) (exec.Operator, error)
+	cols []scopeCol
+	// filter, when not nil, is a predicate over the item's own columns
+	// the caller applies above it: a table scan prunes files with it.
+	build func(sc *scope, off int, filter expr.Expr) (exec.Operator, error)
 }
 
 func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 	switch {
 	case n.GetRangeVar() != nil:
 		rv := n.GetRangeVar()
+		if c := p.lookupCTE(rv); c != nil {
+			return p.cteItem(c, rv)
+		}
 		ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
 		if err != nil {
 			return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
@@ -32,8 +37,11 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 		for i, c := range ti.Columns {
 			cols[i] = scopeCol{table: alias, name: c, t: ti.Types[i]}
 		}
-		return &fromItem{cols: cols, build: func(sc *scope, off int) (exec.Operator, error) {
+		return &fromItem{cols: cols, build: func(sc *scope, off int, filter expr.Expr) (exec.Operator, error) {
 			spec := exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail}
+			if filter != nil {
+				spec.Filter = pushdown(filter, ti.Columns)
+			}
 			var positions []int
 			all := make([]types.T, len(cols))
 			for i, c := range cols {
@@ -75,7 +83,7 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 			}
 			cols[i] = scopeCol{table: alias, name: name, t: c.T}
 		}
-		return &fromItem{cols: cols, build: func(*scope, int) (exec.Operator, error) { return q.Root, nil }}, nil
+		return &fromItem{cols: cols, build: func(*scope, int, expr.Expr) (exec.Operator, error) { return q.Root, nil }}, nil
 	case n.GetJoinExpr() != nil:
 		return p.joinItem(n.GetJoinExpr())
 	}
@@ -107,34 +115,110 @@ func (p *Planner) joinItem(je *pg.JoinExpr) (*fromItem, error) {
 			}
 		}
 	}
-	cols := append(append([]scopeCol{}, l.cols...), r.cols...)
-	return &fromItem{cols: cols, build: func(sc *scope, off int) (exec.Operator, error) {
-		sub := &scope{cols: sc.cols[off : off+len(cols)], used: sc.used[off : off+len(cols)]}
+	// A USING column is one merged column of the join, first in its
+	// output; the two it comes from stay reachable only by table name.
+	find := func(cols []scopeCol, name string) int {
+		for i, c := range cols {
+			if c.name == name && !c.hidden {
+				return i
+			}
+		}
+		return -1
+	}
+	lcols := append([]scopeCol{}, l.cols...)
+	rcols := append([]scopeCol{}, r.cols...)
+	type usingCol struct{ li, ri int }
+	var pairs []usingCol
+	var merged []scopeCol
+	for _, name := range using {
+		li, ri := find(l.cols, name), find(r.cols, name)
+		if li < 0 || ri < 0 {
+			side := "left"
+			if li >= 0 {
+				side = "right"
+			}
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q specified in USING clause does not exist in %s table", name, side).WithPosition(pos(p.query, je.Rarg.GetRangeVar().GetLocation()))
+		}
+		t, ok := types.Common(l.cols[li].t, r.cols[ri].t)
+		if !ok {
+			return nil, pgerr.New(pgerr.UndefinedFunction, "JOIN/USING types %s and %s cannot be matched", l.cols[li].t, r.cols[ri].t)
+		}
+		pairs = append(pairs, usingCol{li, ri})
+		merged = append(merged, scopeCol{name: name, t: t})
+		lcols[li].hidden, rcols[ri].hidden = true, true
+	}
+	nm := len(merged)
+	cols := append(append(append([]scopeCol{}, merged...), lcols...), rcols...)
+	return &fromItem{cols: cols, build: func(sc *scope, off int, filter expr.Expr) (exec.Operator, error) {
+		sub := &scope{cols: sc.cols[off+nm : off+len(cols)], used: sc.used[off+nm : off+len(cols)]}
 		b := &binder{p: p, sc: sub, where: "JOIN conditions"}
-		var on expr.Expr
 		var conds []expr.Expr
-		for _, name := range using {
-			li, ri := -1, -1
-			for i, c := range l.cols {
-				if c.name == name {
-					li = i
-				}
-			}
-			for i, c := range r.cols {
-				if c.name == name {
-					ri = len(l.cols) + i
-				}
-			}
-			if li < 0 || ri < 0 {
-				return nil, pgerr.New(pgerr.UndefinedColumn, "column %q specified in USING clause does not exist in both tables", name)
-			}
+		var mergedExprs []expr.Expr
+		for i, u := range pairs {
+			li, ri := u.li, len(l.cols)+u.ri
 			sub.used[li], sub.used[ri] = true, true
-			e, err := b.binaryOp("=", &expr.Col{Idx: li, T: cols[li].t, Name: name}, &expr.Col{Idx: ri, T: cols[ri].t, Name: name}, -1)
+			le := expr.Expr(&expr.Col{Idx: li, T: sub.cols[li].t, Name: merged[i].name})
+			re := expr.Expr(&expr.Col{Idx: ri, T: sub.cols[ri].t, Name: merged[i].name})
+			e, err := b.binaryOp("=", le, re, -1)
 			if err != nil {
 				return nil, err
 			}
 			conds = append(conds, e)
+			t := merged[i].t
+			if le.Type() != t {
+				le = &expr.Cast{Arg: le, T: t}
+			}
+			if re.Type() != t {
+				re = &expr.Cast{Arg: re, T: t}
+			}
+			switch kind {
+			case exec.RightJoin:
+				mergedExprs = append(mergedExprs, re)
+			case exec.FullJoin:
+				mergedExprs = append(mergedExprs, &expr.Coalesce{Args: []expr.Expr{le, re}, T: t})
+			default:
+				mergedExprs = append(mergedExprs, le)
+			}
 		}
+		// WHERE conjuncts on one side prune that side's files, where the
+		// side is not null-extended by the join.
+		var lf, rf []expr.Expr
+		if filter != nil {
+			lm, rm := map[int]int{}, map[int]int{}
+			for i := range l.cols {
+				lm[nm+i] = i
+			}
+			for i := range r.cols {
+				rm[nm+len(l.cols)+i] = i
+			}
+			for _, c := range conjuncts(filter) {
+				cs, ok := colsOf(c)
+				if !ok || len(cs) == 0 {
+					continue
+				}
+				if e, ok := remap(c, lm); ok && (kind == exec.InnerJoin || kind == exec.LeftJoin) {
+					lf = append(lf, e)
+				} else if e, ok := remap(c, rm); ok && (kind == exec.InnerJoin || kind == exec.RightJoin) {
+					rf = append(rf, e)
+				}
+			}
+		}
+		op, err := p.joinOp(kind, l, r, sc, off+nm, b, je, conds, lf, rf)
+		if err != nil || nm == 0 {
+			return op, err
+		}
+		out := append([]expr.Expr{}, mergedExprs...)
+		for i, c := range sub.cols {
+			out = append(out, &expr.Col{Idx: i, T: c.t, Name: c.name})
+		}
+		return exec.NewProject(op, out, p.ec), nil
+	}}, nil
+}
+
+// joinOp builds the join of l and r on conds and the ON clause.
+func (p *Planner) joinOp(kind exec.JoinKind, l, r *fromItem, sc *scope, off int, b *binder, je *pg.JoinExpr, conds, lf, rf []expr.Expr) (exec.Operator, error) {
+	var on expr.Expr
+	{
 		if je.Quals != nil {
 			e, err := b.bind(je.Quals)
 			if err != nil {
@@ -145,6 +229,59 @@ func (p *Planner) joinItem(je *pg.JoinExpr) (*fromItem, error) {
 			}
 			conds = append(conds, e)
 		}
+		lop, err := l.build(sc, off, pruneOnly(lf))
+		if err != nil {
+			return nil, err
+		}
+		rop, err := r.build(sc, off+len(l.cols), pruneOnly(rf))
+		if err != nil {
+			return nil, err
+		}
+		// Equalities between a left and a right expression make it a hash
+		// join; the rest of ON is checked on the pairs the keys match.
+		var flat []expr.Expr
+		for _, c := range conds {
+			flat = append(flat, conjuncts(c)...)
+		}
+		nl := len(l.cols)
+		leftLocal, rightLocal := map[int]int{}, map[int]int{}
+		for i := range l.cols {
+			leftLocal[i] = i
+		}
+		for i := range r.cols {
+			rightLocal[nl+i] = i
+		}
+		var lk, rk, rest []expr.Expr
+		for _, c := range flat {
+			if cmp, ok := c.(*expr.Compare); ok && cmp.Op == expr.EQ {
+				found := false
+				for _, pair := range [2][2]expr.Expr{{cmp.L, cmp.R}, {cmp.R, cmp.L}} {
+					lc, okl := colsOf(pair[0])
+					rc, okr := colsOf(pair[1])
+					if !okl || !okr || len(lc) == 0 || len(rc) == 0 || !allIn(lc, leftLocal) || !allIn(rc, rightLocal) {
+						continue
+					}
+					le, ok1 := remap(pair[0], leftLocal)
+					re, ok2 := remap(pair[1], rightLocal)
+					if ok1 && ok2 {
+						lk, rk = append(lk, le), append(rk, re)
+						found = true
+						break
+					}
+				}
+				if found {
+					continue
+				}
+			}
+			rest = append(rest, c)
+		}
+		if len(lk) > 0 {
+			var extra expr.Expr
+			if len(rest) > 0 {
+				extra = andOf(rest)
+			}
+			return exec.NewHashJoin(kind, lop, rop, lk, rk, extra, p.ec), nil
+		}
 		switch len(conds) {
 		case 0:
 		case 1:
@@ -152,16 +289,8 @@ func (p *Planner) joinItem(je *pg.JoinExpr) (*fromItem, error) {
 		default:
 			on = &expr.BoolOp{Args: conds}
 		}
-		lop, err := l.build(sc, off)
-		if err != nil {
-			return nil, err
-		}
-		rop, err := r.build(sc, off+len(l.cols))
-		if err != nil {
-			return nil, err
-		}
 		return exec.NewNestedLoopJoin(kind, lop, rop, on, p.ec), nil
-	}}, nil
+	}
 }
 
 // fromList plans a FROM list: its items cross-joined left to right, with
@@ -204,10 +333,6 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (exec.
 	ops := make([]exec.Operator, len(items))
 	filtered := make([]bool, len(items))
 	for i, it := range items {
-		op, err := it.build(sc, offs[i])
-		if err != nil {
-			return nil, err
-		}
 		// Conjuncts on this item alone filter it before any join.
 		local := map[int]int{}
 		for k := range it.cols {
@@ -222,8 +347,16 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (exec.
 				}
 			}
 		}
+		var own expr.Expr
 		if len(mine) > 0 {
-			op = exec.NewFilter(op, andOf(mine), p.ec)
+			own = andOf(mine)
+		}
+		op, err := it.build(sc, offs[i], own)
+		if err != nil {
+			return nil, err
+		}
+		if own != nil {
+			op = exec.NewFilter(op, own, p.ec)
 			filtered[i] = true
 		}
 		ops[i] = op
@@ -299,7 +432,7 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (exec.
 			placed[k] = true
 		}
 		if len(lk) > 0 {
-			src = exec.NewHashJoin(src, ops[next], lk, rk, p.ec)
+			src = exec.NewHashJoin(exec.InnerJoin, src, ops[next], lk, rk, nil, p.ec)
 		} else {
 			src = exec.NewNestedLoopJoin(exec.InnerJoin, src, ops[next], nil, p.ec)
 		}
@@ -338,6 +471,14 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (exec.
 		src = exec.NewFilter(src, andOf(rest), p.ec)
 	}
 	return src, nil
+}
+
+// pruneOnly is the conjunction of es, or nil for none.
+func pruneOnly(es []expr.Expr) expr.Expr {
+	if len(es) == 0 {
+		return nil
+	}
+	return andOf(es)
 }
 
 func andOf(es []expr.Expr) expr.Expr {
@@ -381,6 +522,12 @@ func remap(e expr.Expr, m map[int]int) (expr.Expr, bool) {
 // rewrite copies e with f applied to every column reference; ok is false
 // for expressions it cannot see into (subqueries read the whole row).
 func rewrite(e expr.Expr, f func(*expr.Col) expr.Expr) (expr.Expr, bool) {
+	return rewriteWith(e, f, nil)
+}
+
+// rewriteWith is rewrite where pre, when it answers true, replaces a
+// subexpression before it is looked into.
+func rewriteWith(e expr.Expr, f func(*expr.Col) expr.Expr, pre func(expr.Expr) (expr.Expr, bool)) (expr.Expr, bool) {
 	okAll := true
 	var rw func(e expr.Expr) expr.Expr
 	list := func(es []expr.Expr) []expr.Expr {
@@ -391,6 +538,11 @@ func rewrite(e expr.Expr, f func(*expr.Col) expr.Expr) (expr.Expr, bool) {
 		return out
 	}
 	rw = func(e expr.Expr) expr.Expr {
+		if pre != nil && e != nil {
+			if r, ok := pre(e); ok {
+				return r
+			}
+		}
 		switch x := e.(type) {
 		case nil:
 			return nil

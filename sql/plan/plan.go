@@ -51,6 +51,8 @@ type Planner struct {
 	outer *outerRow
 	// correlated is set when binding read a column of outer.
 	correlated bool
+	// ctes are the WITH queries in scope, innermost first.
+	ctes *cte
 }
 
 // New starts a planner. paramTypes may be extended as $n are found;

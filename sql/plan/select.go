@@ -13,11 +13,15 @@ import (
 
 // Select plans a SELECT (or VALUES) statement.
 func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
+	if s.WithClause != nil {
+		saved := p.ctes
+		defer func() { p.ctes = saved }()
+		if err := p.with(s.WithClause); err != nil {
+			return nil, err
+		}
+	}
 	if s.Op != pg.SetOperation_SETOP_NONE {
 		return p.setOperation(s)
-	}
-	if s.WithClause != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH is not supported yet")
 	}
 	if len(s.ValuesLists) > 0 {
 		return p.values(s)
@@ -35,7 +39,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 	case len(s.FromClause) == 0:
 		src = exec.NewValues([][]expr.Expr{{}}, nil, p.ec)
 		sc = newScope(nil)
-	case len(s.FromClause) == 1 && s.FromClause[0].GetRangeVar() != nil:
+	case len(s.FromClause) == 1 && s.FromClause[0].GetRangeVar() != nil && p.lookupCTE(s.FromClause[0].GetRangeVar()) == nil:
 		// One table: the scan takes the WHERE for pruning.
 		rv := s.FromClause[0].GetRangeVar()
 		ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
@@ -72,6 +76,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		if where, err = b.coerceBool(e, nodeLocation(s.WhereClause)); err != nil {
 			return nil, err
 		}
+		where = p.fold(where)
 	}
 
 	// Targets, expanding *.
@@ -91,7 +96,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			}
 			found := false
 			for i, c := range sc.cols {
-				if tbl == "" || c.table == tbl {
+				if tbl == "" && !c.hidden || tbl != "" && c.table == tbl {
 					targets = append(targets, target{name: c.name, col: i, loc: cr.Location})
 					sc.used[i] = true
 					found = true
@@ -124,18 +129,22 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			hasAgg = true
 		}
 	}
-	// Plain DISTINCT is a list holding one empty node; DISTINCT ON lists
-	// expressions.
-	if len(s.DistinctClause) > 0 && s.DistinctClause[0] != nil && s.DistinctClause[0].Node != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "DISTINCT ON is not supported yet")
-	}
 
 	out := &binder{p: p, sc: sc, where: "SELECT"}
 	var groupBy []expr.Expr
 	var aggs []agg.Agg
+	// GROUP BY binds each distinct expression once; a grouping set is the
+	// list of those it groups by.
+	var sets [][]int
+	grouping := &groupingInfo{idx: new(int)}
+	*grouping.idx = -1
 	if hasAgg {
 		in := &binder{p: p, sc: sc, where: "GROUP BY"}
-		for _, g := range s.GroupClause {
+		nodeSets, err := groupingSets(s.GroupClause)
+		if err != nil {
+			return nil, err
+		}
+		bindKey := func(g *pg.Node) (expr.Expr, error) {
 			node := g
 			// GROUP BY 1 and GROUP BY alias refer to targets.
 			if c := g.GetAConst(); c != nil && c.GetIval() != nil {
@@ -144,12 +153,10 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 					return nil, pgerr.New(pgerr.InvalidColumnReference, "GROUP BY position %d is not in select list", k).WithPosition(pos(p.query, c.Location))
 				}
 				if targets[k-1].node == nil {
-					node = nil
-					groupBy = append(groupBy, &expr.Col{Idx: targets[k-1].col, T: sc.cols[targets[k-1].col].t, Name: targets[k-1].name})
 					sc.used[targets[k-1].col] = true
-				} else {
-					node = targets[k-1].node
+					return &expr.Col{Idx: targets[k-1].col, T: sc.cols[targets[k-1].col].t, Name: targets[k-1].name}, nil
 				}
+				node = targets[k-1].node
 			} else if cr := g.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
 				name := cr.Fields[0].GetString_().GetSval()
 				if _, err := sc.resolve("", name); err != nil {
@@ -160,19 +167,30 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 					}
 				}
 			}
-			if node == nil {
-				continue
-			}
-			if g.GetGroupingSet() != nil {
-				return nil, pgerr.New(pgerr.FeatureNotSupported, "ROLLUP, CUBE and GROUPING SETS are not supported yet")
-			}
-			e, err := in.bind(node)
-			if err != nil {
-				return nil, err
-			}
-			groupBy = append(groupBy, e)
+			return in.bind(node)
 		}
-		out = &binder{p: p, sc: sc, where: "SELECT", aggMode: true, aggs: &aggs}
+		for _, ns := range nodeSets {
+			var set []int
+			for _, g := range ns {
+				e, err := bindKey(g)
+				if err != nil {
+					return nil, err
+				}
+				k := -1
+				for i, x := range groupBy {
+					if x.String() == e.String() {
+						k = i
+					}
+				}
+				if k < 0 {
+					groupBy = append(groupBy, e)
+					k = len(groupBy) - 1
+				}
+				set = append(set, k)
+			}
+			sets = append(sets, set)
+		}
+		out = &binder{p: p, sc: sc, where: "SELECT", aggMode: true, aggs: &aggs, grouping: grouping}
 		for _, g := range groupBy {
 			out.groupStrs = append(out.groupStrs, g.String())
 			out.groupTs = append(out.groupTs, g.Type())
@@ -218,51 +236,56 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		}
 	}
 
-	// ORDER BY: output names and ordinals, else expressions computed as
-	// hidden extra columns.
-	var keys []exec.SortKey
-	for _, o := range s.SortClause {
-		sb := o.GetSortBy()
-		var ke expr.Expr
-		if c := sb.Node.GetAConst(); c != nil && c.GetIval() != nil {
+	// ORDER BY and DISTINCT ON: output names and ordinals, else
+	// expressions computed as hidden extra columns.
+	distinctOn := len(s.DistinctClause) > 0 && s.DistinctClause[0] != nil && s.DistinctClause[0].Node != nil
+	outputIndex := func(n *pg.Node, loc int32, what string) (int, error) {
+		if c := n.GetAConst(); c != nil && c.GetIval() != nil {
 			k := int(c.GetIval().Ival)
-			if k < 1 || k > len(exprs) {
-				return nil, pgerr.New(pgerr.InvalidColumnReference, "ORDER BY position %d is not in select list", k).WithPosition(pos(p.query, c.Location))
+			if k < 1 || k > len(cols) {
+				return 0, pgerr.New(pgerr.InvalidColumnReference, "%s position %d is not in select list", what, k).WithPosition(pos(p.query, c.Location))
 			}
-			ke = &expr.Col{Idx: k - 1, T: exprs[k-1].Type()}
-		} else if cr := sb.Node.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
+			return k - 1, nil
+		}
+		if cr := n.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
 			name := cr.Fields[0].GetString_().Sval
+			idx := -1
 			for i, c := range cols {
 				if c.Name == name {
-					if ke != nil {
-						return nil, pgerr.New(pgerr.AmbiguousColumn, "ORDER BY %q is ambiguous", name).WithPosition(pos(p.query, cr.Location))
+					if idx >= 0 {
+						return 0, pgerr.New(pgerr.AmbiguousColumn, "%s %q is ambiguous", what, name).WithPosition(pos(p.query, cr.Location))
 					}
-					ke = &expr.Col{Idx: i, T: c.T}
-				}
-			}
-		}
-		if ke == nil {
-			out.where = "ORDER BY"
-			e, err := out.bind(sb.Node)
-			if err != nil {
-				return nil, err
-			}
-			idx := -1
-			for i, x := range exprs {
-				if x.String() == e.String() {
 					idx = i
 				}
 			}
-			if idx < 0 {
-				if s.DistinctClause != nil {
-					return nil, pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list").WithPosition(pos(p.query, sb.Location))
-				}
-				exprs = append(exprs, e)
-				idx = len(exprs) - 1
+			if idx >= 0 {
+				return idx, nil
 			}
-			ke = &expr.Col{Idx: idx, T: e.Type()}
 		}
-		k := exec.SortKey{Expr: ke, Desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
+		out.where = what
+		e, err := out.bind(n)
+		if err != nil {
+			return 0, err
+		}
+		for i, x := range exprs {
+			if x.String() == e.String() {
+				return i, nil
+			}
+		}
+		if s.DistinctClause != nil && !distinctOn {
+			return 0, pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list").WithPosition(pos(p.query, loc))
+		}
+		exprs = append(exprs, e)
+		return len(exprs) - 1, nil
+	}
+	var keys []exec.SortKey
+	for _, o := range s.SortClause {
+		sb := o.GetSortBy()
+		idx, err := outputIndex(sb.Node, sb.Location, "ORDER BY")
+		if err != nil {
+			return nil, err
+		}
+		k := exec.SortKey{Expr: &expr.Col{Idx: idx, T: exprs[idx].Type()}, Desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
 		k.NullsFirst = k.Desc
 		switch sb.SortbyNulls {
 		case pg.SortByNulls_SORTBY_NULLS_FIRST:
@@ -271,6 +294,48 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			k.NullsFirst = false
 		}
 		keys = append(keys, k)
+	}
+	// DISTINCT ON keeps the first row of each run of equal keys: the sort
+	// must begin with them (PostgreSQL requires ORDER BY to).
+	var onKeys []int
+	if distinctOn {
+		for _, n := range s.DistinctClause {
+			idx, err := outputIndex(n, nodeLocation(n), "DISTINCT ON")
+			if err != nil {
+				return nil, err
+			}
+			onKeys = append(onKeys, idx)
+		}
+		isOn := func(idx int) bool {
+			for _, k := range onKeys {
+				if k == idx {
+					return true
+				}
+			}
+			return false
+		}
+		covered := map[int]bool{}
+		for i, k := range keys {
+			idx := k.Expr.(*expr.Col).Idx
+			if i < len(onKeys) && !isOn(idx) {
+				return nil, pgerr.New(pgerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions").
+					WithPosition(pos(p.query, nodeLocation(s.DistinctClause[0])))
+			}
+			covered[idx] = true
+		}
+		if len(keys) > 0 && len(keys) < len(onKeys) {
+			for _, idx := range onKeys {
+				if !covered[idx] {
+					return nil, pgerr.New(pgerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions").
+						WithPosition(pos(p.query, nodeLocation(s.DistinctClause[0])))
+				}
+			}
+		}
+		if len(keys) == 0 {
+			for _, idx := range onKeys {
+				keys = append(keys, exec.SortKey{Expr: &expr.Col{Idx: idx, T: exprs[idx].Type()}})
+			}
+		}
 	}
 
 	// Assemble: scan → filter → aggregate → having → project → distinct → sort → limit → trim.
@@ -305,25 +370,46 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		src = exec.NewFilter(src, where, p.ec)
 	}
 	if hasAgg {
-		src = agg.NewHashAgg(src, groupBy, aggs, p.ec)
+		src = p.aggregate(src, groupBy, sets, aggs, grouping)
 		if having != nil {
 			src = exec.NewFilter(src, having, p.ec)
 		}
 	}
 	src = exec.NewProject(src, exprs, p.ec)
-	if s.DistinctClause != nil {
+	if s.DistinctClause != nil && !distinctOn {
 		keyCols := make([]expr.Expr, len(exprs))
 		for i, e := range exprs {
 			keyCols[i] = &expr.Col{Idx: i, T: e.Type()}
 		}
 		src = agg.NewHashAgg(src, keyCols, nil, p.ec)
 	}
-	if len(keys) > 0 {
-		src = exec.NewSort(src, keys, p.ec)
-	}
 	limit, offset, err := p.limits(s)
 	if err != nil {
 		return nil, err
+	}
+	if s.LimitOption == pg.LimitOption_LIMIT_OPTION_WITH_TIES {
+		if len(keys) == 0 {
+			return nil, pgerr.New(pgerr.SyntaxError, "WITH TIES cannot be specified without ORDER BY clause")
+		}
+		if distinctOn {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "FETCH … WITH TIES with DISTINCT ON is not supported")
+		}
+		src = exec.NewSort(src, keys, p.ec)
+		var cols []int
+		for _, k := range keys {
+			cols = append(cols, k.Expr.(*expr.Col).Idx)
+		}
+		src = exec.NewLimitWithTies(src, max(limit, 0), offset, cols)
+		limit, offset = -1, 0
+	} else if len(keys) > 0 {
+		if limit >= 0 && !distinctOn {
+			src = exec.NewTopN(src, keys, limit+offset, p.ec)
+		} else {
+			src = exec.NewSort(src, keys, p.ec)
+		}
+	}
+	if distinctOn {
+		src = exec.NewFirstOfRuns(src, onKeys)
 	}
 	if limit >= 0 || offset > 0 {
 		src = exec.NewLimit(src, limit, offset)
@@ -408,6 +494,9 @@ func (p *Planner) values(s *pg.SelectStmt) (*Query, error) {
 	for j := 0; j < width; j++ {
 		t := types.TUnknown
 		for i := range rows {
+			if rows[i][j].Type().Kind == types.Unknown {
+				continue
+			}
 			var ok bool
 			if t, ok = types.Common(t, rows[i][j].Type()); !ok {
 				return nil, pgerr.New(pgerr.DatatypeMismatch, "VALUES types %s and %s cannot be matched", t, rows[i][j].Type())

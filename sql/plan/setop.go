@@ -12,9 +12,6 @@ import (
 // setOperation plans UNION, INTERSECT and EXCEPT [ALL], then the ORDER BY
 // and LIMIT that apply to the whole.
 func (p *Planner) setOperation(s *pg.SelectStmt) (*Query, error) {
-	if s.WithClause != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH is not supported yet")
-	}
 	l, err := p.Select(s.Larg)
 	if err != nil {
 		return nil, err

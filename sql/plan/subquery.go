@@ -29,7 +29,7 @@ func (p *Planner) outerColumn(tbl, name string) (expr.Expr, bool) {
 		}
 		found := -1
 		for i, c := range o.sc.cols {
-			if c.name == name && (tbl == "" || c.table == tbl) {
+			if c.name == name && (tbl == "" && !c.hidden || tbl != "" && c.table == tbl) {
 				found = i
 				break
 			}
@@ -66,6 +66,7 @@ const (
 type subqueryExpr struct {
 	p        *Planner // the enclosing planner (context, catalog, parameters)
 	sel      *pg.SelectStmt
+	ctes     *cte   // the WITH queries visible where the subquery is written
 	sc       *scope // the scope whose rows the expression is evaluated on
 	kind     subKind
 	test     expr.Expr // the left side of IN
@@ -98,7 +99,7 @@ func (e *subqueryExpr) String() string {
 // run plans and runs the subquery with the given outer row, returning the
 // first column of its rows.
 func (e *subqueryExpr) run(ctx context.Context, vals []types.Datum, limit int) ([]types.Datum, error) {
-	child := &Planner{ctx: ctx, cat: e.p.cat, ec: e.p.ec, query: e.p.query, ParamTypes: e.p.ParamTypes, params: e.p.params,
+	child := &Planner{ctx: ctx, cat: e.p.cat, ec: e.p.ec, query: e.p.query, ParamTypes: e.p.ParamTypes, params: e.p.params, ctes: e.ctes,
 		outer: &outerRow{sc: e.sc, vals: vals, parent: e.p.outer, owner: e.p}}
 	q, err := child.Select(e.sel)
 	if err != nil {
@@ -246,12 +247,9 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 	if sel == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this subquery form is not supported").WithPosition(pos(b.p.query, sl.Location))
 	}
-	if b.aggMode {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries in a grouped query are not supported yet").WithPosition(pos(b.p.query, sl.Location))
-	}
 	// Plan once with NULL outer values: checks the subquery, gives its
 	// type, and finds out whether it refers to the outer row.
-	child := &Planner{ctx: b.p.ctx, cat: b.p.cat, ec: b.p.ec, query: b.p.query, ParamTypes: b.p.ParamTypes, params: b.p.params,
+	child := &Planner{ctx: b.p.ctx, cat: b.p.cat, ec: b.p.ec, query: b.p.query, ParamTypes: b.p.ParamTypes, params: b.p.params, ctes: b.p.ctes,
 		outer: &outerRow{sc: b.sc, parent: b.p.outer, owner: b.p}}
 	q, err := child.Select(sel)
 	if err != nil {
@@ -259,7 +257,11 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 	}
 	b.p.ParamTypes = child.ParamTypes
 	q.Root.Close()
-	e := &subqueryExpr{p: b.p, sel: sel, sc: b.sc, corr: child.correlated}
+	if b.aggMode && child.correlated {
+		// Above GROUP BY the rows are groups, not the scope's rows.
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "correlated subqueries in a grouped query are not supported yet").WithPosition(pos(b.p.query, sl.Location))
+	}
+	e := &subqueryExpr{p: b.p, sel: sel, sc: b.sc, corr: child.correlated, ctes: b.p.ctes}
 	if e.sc == nil {
 		e.sc = newScope(nil)
 	}

@@ -182,6 +182,47 @@ func sortByOrder(ctx context.Context, t *table.Table, rec arrow.RecordBatch) (ar
 type ScanStats struct {
 	FilesTotal   int // data files in the snapshot
 	FilesScanned int // after partition and metrics pruning
+	// Partitions is the number of distinct partition values among the
+	// files scanned; Rows and Bytes are what those files hold.
+	Partitions int
+	Rows       int64
+	Bytes      int64
+	// DeleteFiles counts the delete files applying to the files scanned:
+	// with any, Rows overstates the live rows.
+	DeleteFiles int
+}
+
+func (st *ScanStats) count(tasks []table.FileScanTask) {
+	st.FilesScanned = len(tasks)
+	parts := map[string]bool{}
+	for _, t := range tasks {
+		st.Rows += t.File.Count()
+		st.Bytes += t.File.FileSizeBytes()
+		st.DeleteFiles += len(t.DeleteFiles)
+		parts[fmt.Sprint(t.File.Partition())] = true
+	}
+	st.Partitions = len(parts)
+}
+
+// PlanScan plans a scan without reading it, for EXPLAIN: what pruning by
+// filter leaves of the snapshot's files.
+func (s *Store) PlanScan(ctx context.Context, t *table.Table, filter iceberg.BooleanExpression) (ScanStats, error) {
+	var st ScanStats
+	opts := []table.ScanOption{}
+	if filter != nil {
+		opts = append(opts, table.WithRowFilter(filter))
+	}
+	tasks, err := t.Scan(opts...).PlanFiles(ctx)
+	if err != nil {
+		return st, fmt.Errorf("scan %s: plan: %w", t.Identifier(), err)
+	}
+	st.count(tasks)
+	if snap := t.CurrentSnapshot(); snap != nil && snap.Summary != nil {
+		if n, ok := snap.Summary.Properties["total-data-files"]; ok {
+			fmt.Sscan(n, &st.FilesTotal)
+		}
+	}
+	return st, nil
 }
 
 // Scan reads the table's current snapshot: the files that may hold rows
@@ -204,7 +245,7 @@ func (s *Store) Scan(ctx context.Context, t *table.Table, filter iceberg.Boolean
 	if err != nil {
 		return nil, nil, st, fmt.Errorf("scan %s: plan: %w", t.Identifier(), err)
 	}
-	st.FilesScanned = len(tasks)
+	st.count(tasks)
 	if snap := t.CurrentSnapshot(); snap != nil && snap.Summary != nil {
 		if n, ok := snap.Summary.Properties["total-data-files"]; ok {
 			fmt.Sscan(n, &st.FilesTotal)

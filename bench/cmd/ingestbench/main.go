@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/loamdb/loam/bench/gen"
+	"github.com/loamdb/loam/bench/internal/servers"
 )
 
 // target is a database under test.
@@ -167,30 +168,30 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (err erro
 	}
 
 	var targets []*target
-	var loam *loamServer
+	var loam *servers.Loam
 	bin := cfg.loamBin
 	if cfg.targets["loam"] {
 		if bin == "" {
 			logf("building ./cmd/loam")
-			if bin, err = buildLoam(ctx, tmp); err != nil {
+			if bin, err = servers.BuildLoam(ctx, tmp); err != nil {
 				return err
 			}
 		}
-		if loam, err = startLoam(ctx, bin, filepath.Join(tmp, "loam")); err != nil {
+		if loam, err = servers.StartLoam(ctx, bin, filepath.Join(tmp, "loam")); err != nil {
 			return err
 		}
-		defer func() { loam.stop() }()
-		logf("loam serving on %s (pid %d, log %s)", loam.addr, loam.pid(), loam.log)
-		targets = append(targets, &target{name: "loam", loam: true, connString: loam.connString(), createTable: gen.CreateTableLoam})
+		defer func() { loam.Stop() }()
+		logf("loam serving on %s (pid %d, log %s)", loam.Addr, loam.PID(), loam.Log)
+		targets = append(targets, &target{name: "loam", loam: true, connString: loam.ConnString(), createTable: gen.CreateTableLoam})
 	}
 	if cfg.targets["postgres"] {
-		pg, err := startPostgres(ctx, cfg.pgBin, filepath.Join(tmp, "pg"))
+		pg, err := servers.StartPostgres(ctx, cfg.pgBin, filepath.Join(tmp, "pg"))
 		if err != nil {
 			return err
 		}
-		defer pg.stop()
-		logf("postgres serving on 127.0.0.1:%d (%s)", pg.port, cfg.pgBin)
-		targets = append(targets, &target{name: "postgres", connString: pg.connString(), createTable: gen.CreateTablePostgres})
+		defer pg.Stop()
+		logf("postgres serving on 127.0.0.1:%d (%s)", pg.Port, cfg.pgBin)
+		targets = append(targets, &target{name: "postgres", connString: pg.ConnString(), createTable: gen.CreateTablePostgres})
 	}
 
 	logf("data set: seed %d, %d rows", cfg.seed, cfg.rows)
@@ -218,16 +219,16 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (err erro
 					if t.loam && !unsupported(r.err) && ctx.Err() == nil {
 						// A failed load may leave the server busy or wedged:
 						// later cases get a fresh one.
-						if peak, _, err := memory(loam.pid()); err == nil {
+						if peak, _, err := servers.Memory(loam.PID()); err == nil {
 							loamPeak = max(loamPeak, peak)
 						}
-						loam.stop()
+						loam.Stop()
 						restarts++
-						if loam, err = startLoam(ctx, bin, filepath.Join(tmp, fmt.Sprintf("loam-%d", restarts))); err != nil {
+						if loam, err = servers.StartLoam(ctx, bin, filepath.Join(tmp, fmt.Sprintf("loam-%d", restarts))); err != nil {
 							return err
 						}
-						t.connString = loam.connString()
-						logf("loam restarted after the failure: %s (pid %d, log %s)", loam.addr, loam.pid(), loam.log)
+						t.connString = loam.ConnString()
+						logf("loam restarted after the failure: %s (pid %d, log %s)", loam.Addr, loam.PID(), loam.Log)
 					}
 				} else {
 					logf("%-8s %-11s x%d: %s, %.0f rows/s", t.name, m.name, n, r.elapsed.Round(time.Millisecond), float64(cfg.rows)/r.elapsed.Seconds())
@@ -238,7 +239,7 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (err erro
 	}
 
 	if loam != nil {
-		peak, _, err := memory(loam.pid())
+		peak, _, err := servers.Memory(loam.PID())
 		if err != nil {
 			logf("loam memory: %v", err)
 		}
@@ -273,21 +274,21 @@ type rssResult struct {
 // peak RSS after the load and after a CHECKPOINT.
 func rssCase(ctx context.Context, cfg *config, bin, dir string, logf func(string, ...any)) *rssResult {
 	res := &rssResult{rows: cfg.rssRows, methodName: cfg.rssMethod.name}
-	s, err := startLoam(ctx, bin, dir)
+	s, err := servers.StartLoam(ctx, bin, dir)
 	if err != nil {
 		res.load.err = err
 		return res
 	}
-	defer s.stop()
-	_, res.baseline, res.memErr = memory(s.pid())
-	logf("peak-RSS case: %d rows by %s into a fresh loam (pid %d)", cfg.rssRows, cfg.rssMethod.name, s.pid())
-	t := &target{name: "loam", loam: true, connString: s.connString(), createTable: gen.CreateTableLoam}
+	defer s.Stop()
+	_, res.baseline, res.memErr = servers.Memory(s.PID())
+	logf("peak-RSS case: %d rows by %s into a fresh loam (pid %d)", cfg.rssRows, cfg.rssMethod.name, s.PID())
+	t := &target{name: "loam", loam: true, connString: s.ConnString(), createTable: gen.CreateTableLoam}
 
 	cctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	res.load = runLoad(cctx, t, cfg.rssMethod, "llm_calls_rss", cfg.seed, cfg.rssRows, 1, func() {
 		if res.memErr == nil {
-			res.peakLoad, _, res.memErr = memory(s.pid())
+			res.peakLoad, _, res.memErr = servers.Memory(s.PID())
 		}
 	})
 	if res.load.err != nil {
@@ -295,7 +296,7 @@ func rssCase(ctx context.Context, cfg *config, bin, dir string, logf func(string
 		return res
 	}
 	if res.memErr == nil {
-		res.peakCkpt, _, res.memErr = memory(s.pid())
+		res.peakCkpt, _, res.memErr = servers.Memory(s.PID())
 	}
 	res.textBytes = gen.TextBytes(cfg.seed, 0, cfg.rssRows)
 	logf("peak-RSS case: %s, peak RSS %.0f MiB after the load, %.0f MiB after CHECKPOINT", res.load.elapsed.Round(time.Millisecond), mib(res.peakLoad), mib(res.peakCkpt))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"os"
 	"strings"
 	"testing"
 )
@@ -46,18 +45,5 @@ func TestParseConfig(t *testing.T) {
 		if _, err := parseConfig(args, io.Discard); err == nil {
 			t.Errorf("parseConfig(%q) accepted", args)
 		}
-	}
-}
-
-func TestMemory(t *testing.T) {
-	if _, err := os.Stat("/proc/self/status"); err != nil {
-		t.Skip("no /proc")
-	}
-	peak, cur, err := memory(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if peak <= 0 || cur <= 0 || cur > peak {
-		t.Errorf("peak %d, current %d", peak, cur)
 	}
 }

@@ -1,4 +1,7 @@
-package main
+// Package servers starts the databases the benchmarks measure: a Loam server
+// built from the repository and a throwaway PostgreSQL cluster, both on free
+// loopback ports.
+package servers
 
 import (
 	"context"
@@ -15,9 +18,9 @@ import (
 	"time"
 )
 
-// freeAddr returns a loopback address with a port that was free a moment
+// FreeAddr returns a loopback address with a port that was free a moment
 // ago.
-func freeAddr() (string, error) {
+func FreeAddr() (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
@@ -26,9 +29,9 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
-// waitPort dials addr until it accepts a connection, exited reports the
+// WaitPort dials addr until it accepts a connection, exited reports the
 // server gone, or the deadline passes.
-func waitPort(ctx context.Context, addr string, exited <-chan struct{}, within time.Duration) error {
+func WaitPort(ctx context.Context, addr string, exited <-chan struct{}, within time.Duration) error {
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
@@ -47,15 +50,18 @@ func waitPort(ctx context.Context, addr string, exited <-chan struct{}, within t
 	return fmt.Errorf("nothing listening on %s after %v", addr, within)
 }
 
-// repoRoot finds the module root (the directory holding go.mod) from the
-// working directory upwards.
-func repoRoot() (string, error) {
+// RepoRoot finds the Loam repository root (the directory holding go.mod and
+// cmd/loam) from the working directory upwards; the nested benchmark modules
+// have a go.mod of their own, hence the cmd/loam check.
+func RepoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		_, errMod := os.Stat(filepath.Join(dir, "go.mod"))
+		_, errCmd := os.Stat(filepath.Join(dir, "cmd", "loam"))
+		if errMod == nil && errCmd == nil {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
@@ -66,9 +72,9 @@ func repoRoot() (string, error) {
 	}
 }
 
-// buildLoam builds ./cmd/loam of the repository into dir.
-func buildLoam(ctx context.Context, dir string) (string, error) {
-	root, err := repoRoot()
+// BuildLoam builds ./cmd/loam of the repository into dir.
+func BuildLoam(ctx context.Context, dir string) (string, error) {
+	root, err := RepoRoot()
 	if err != nil {
 		return "", err
 	}
@@ -81,22 +87,23 @@ func buildLoam(ctx context.Context, dir string) (string, error) {
 	return bin, nil
 }
 
-// loamServer is a running `loam serve`.
-type loamServer struct {
-	cmd    *exec.Cmd
-	addr   string
-	log    string
-	exited chan struct{} // closed when the process has exited
+// Loam is a running `loam serve`.
+type Loam struct {
+	cmd     *exec.Cmd
+	Addr    string        // wire protocol address
+	Log     string        // the server's stdout and stderr
+	DataDir string        // its --data-dir; the warehouse is DataDir/warehouse
+	exited  chan struct{} // closed when the process has exited
 }
 
-// startLoam starts bin serving a new data directory under dir on free
+// StartLoam starts bin serving a new data directory under dir on free
 // loopback ports and waits until its wire port accepts connections.
-func startLoam(ctx context.Context, bin, dir string) (*loamServer, error) {
-	addr, err := freeAddr()
+func StartLoam(ctx context.Context, bin, dir string) (*Loam, error) {
+	addr, err := FreeAddr()
 	if err != nil {
 		return nil, err
 	}
-	httpAddr, err := freeAddr()
+	httpAddr, err := FreeAddr()
 	if err != nil {
 		return nil, err
 	}
@@ -104,37 +111,50 @@ func startLoam(ctx context.Context, bin, dir string) (*loamServer, error) {
 		return nil, err
 	}
 	logPath := filepath.Join(dir, "loam.log")
-	logf, err := os.Create(logPath)
+	// Appending: a server restarted on the same directory keeps the log of
+	// the one before.
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	defer logf.Close()
-	cmd := exec.Command(bin, "serve", "--data-dir", filepath.Join(dir, "data"), "--listen", addr, "--http", httpAddr)
+	dataDir := filepath.Join(dir, "data")
+	cmd := exec.Command(bin, "serve", "--data-dir", dataDir, "--listen", addr, "--http", httpAddr)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Its own process group: a ^C reaches the harness, which stops it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &loamServer{cmd: cmd, addr: addr, log: logPath, exited: make(chan struct{})}
+	s := &Loam{cmd: cmd, Addr: addr, Log: logPath, DataDir: dataDir, exited: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(s.exited) }()
-	if err := waitPort(ctx, addr, s.exited, 2*time.Minute); err != nil {
-		s.stop()
+	if err := WaitPort(ctx, addr, s.exited, 2*time.Minute); err != nil {
+		s.Stop()
 		return nil, fmt.Errorf("loam serve: %w (log: %s)", err, logPath)
 	}
 	return s, nil
 }
 
-func (s *loamServer) connString() string {
-	host, port, _ := net.SplitHostPort(s.addr)
+func (s *Loam) ConnString() string {
+	host, port, _ := net.SplitHostPort(s.Addr)
 	return fmt.Sprintf("host=%s port=%s user=loam dbname=loam sslmode=disable", host, port)
 }
 
-func (s *loamServer) pid() int { return s.cmd.Process.Pid }
+func (s *Loam) PID() int { return s.cmd.Process.Pid }
 
-// stop sends SIGTERM and waits for a clean shutdown, killing the server
+// Exited reports whether the server process has exited.
+func (s *Loam) Exited() bool {
+	select {
+	case <-s.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// Stop sends SIGTERM and waits for a clean shutdown, killing the server
 // after 30 seconds.
-func (s *loamServer) stop() {
+func (s *Loam) Stop() {
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.exited:
@@ -144,9 +164,9 @@ func (s *loamServer) stop() {
 	}
 }
 
-// memory reads the peak (VmHWM) and current (VmRSS) resident set size of a
+// Memory reads the peak (VmHWM) and current (VmRSS) resident set size of a
 // process from /proc, in bytes.
-func memory(pid int) (peak, cur int64, err error) {
+func Memory(pid int) (peak, cur int64, err error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, 0, err
@@ -180,22 +200,23 @@ func memory(pid int) (peak, cur int64, err error) {
 // runs as root (PostgreSQL refuses to run as root).
 const pgUser = "loambench"
 
-// pgCluster is a throwaway PostgreSQL cluster.
-type pgCluster struct {
+// PGCluster is a throwaway PostgreSQL cluster.
+type PGCluster struct {
 	bin    string // directory of initdb, pg_ctl
 	dir    string // owned by the cluster's user: data/, sock/, postgres.log
-	port   int
+	Port   int
 	asUser string // "" to run as the current user
 }
 
-// startPostgres creates a cluster under dir with the binaries in bin and
+// StartPostgres creates a cluster under dir with the binaries in bin and
 // starts it on a free loopback port. fsync and synchronous_commit keep their
-// defaults (on): the comparison is with a durable PostgreSQL.
-func startPostgres(ctx context.Context, bin, dir string) (*pgCluster, error) {
+// defaults (on): the comparison is with a durable PostgreSQL. settings are
+// further server settings ("name=value", passed as -c name=value).
+func StartPostgres(ctx context.Context, bin, dir string, settings ...string) (*PGCluster, error) {
 	if _, err := os.Stat(filepath.Join(bin, "initdb")); err != nil {
 		return nil, fmt.Errorf("PostgreSQL binaries: %w (install postgresql-15 or set BENCH_PG_BIN)", err)
 	}
-	c := &pgCluster{bin: bin, dir: dir}
+	c := &PGCluster{bin: bin, dir: dir}
 	if err := os.MkdirAll(filepath.Join(dir, "sock"), 0o700); err != nil {
 		return nil, err
 	}
@@ -221,27 +242,30 @@ func startPostgres(ctx context.Context, bin, dir string) (*pgCluster, error) {
 			return nil, err
 		}
 	}
-	addr, err := freeAddr()
+	addr, err := FreeAddr()
 	if err != nil {
 		return nil, err
 	}
 	_, port, _ := net.SplitHostPort(addr)
-	c.port, _ = strconv.Atoi(port)
+	c.Port, _ = strconv.Atoi(port)
 
 	data := filepath.Join(dir, "data")
 	if out, err := c.run(ctx, "initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"); err != nil {
 		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
 	}
-	opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -c port=%d -c unix_socket_directories=%s", c.port, filepath.Join(dir, "sock"))
+	opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -c port=%d -c unix_socket_directories=%s", c.Port, filepath.Join(dir, "sock"))
+	for _, kv := range settings {
+		opts += " -c " + kv
+	}
 	if out, err := c.run(ctx, "pg_ctl", "-D", data, "-l", filepath.Join(dir, "postgres.log"), "-w", "-t", "120", "-o", opts, "start"); err != nil {
-		c.stop()
+		c.Stop()
 		return nil, fmt.Errorf("pg_ctl start: %v\n%s (log: %s)", err, out, filepath.Join(dir, "postgres.log"))
 	}
 	return c, nil
 }
 
 // run runs one of the cluster's binaries as the cluster's user.
-func (c *pgCluster) run(ctx context.Context, name string, args ...string) ([]byte, error) {
+func (c *PGCluster) run(ctx context.Context, name string, args ...string) ([]byte, error) {
 	path := filepath.Join(c.bin, name)
 	var cmd *exec.Cmd
 	if c.asUser != "" {
@@ -256,12 +280,12 @@ func (c *pgCluster) run(ctx context.Context, name string, args ...string) ([]byt
 	return cmd.CombinedOutput()
 }
 
-func (c *pgCluster) connString() string {
-	return fmt.Sprintf("host=127.0.0.1 port=%d user=postgres dbname=postgres sslmode=disable", c.port)
+func (c *PGCluster) ConnString() string {
+	return fmt.Sprintf("host=127.0.0.1 port=%d user=postgres dbname=postgres sslmode=disable", c.Port)
 }
 
-// stop shuts the cluster down (fast mode: no waiting for clients).
-func (c *pgCluster) stop() {
+// Stop shuts the cluster down (fast mode: no waiting for clients).
+func (c *PGCluster) Stop() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if out, err := c.run(ctx, "pg_ctl", "-D", filepath.Join(c.dir, "data"), "-m", "fast", "-w", "stop"); err != nil {

@@ -1,0 +1,152 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// EXPLAIN for the operators of this package.
+
+func (s *scanOp) Explain() Explained {
+	ex := Explained{Name: "Iceberg Scan on " + strings.Join(s.spec.Table.Identifier(), ".")}
+	cols := "(none: row count only)"
+	if len(s.spec.Columns) > 0 {
+		cols = strings.Join(s.spec.Columns, ", ")
+	}
+	ex.Details = append(ex.Details, "Columns: "+cols)
+	if s.spec.Filter != nil {
+		ex.Details = append(ex.Details, "Pruning Filter: "+s.spec.Filter.String())
+	}
+	st := s.Stats
+	if !s.opened && s.spec.Table.CurrentSnapshot() != nil {
+		var err error
+		if st, err = s.spec.Store.PlanScan(context.Background(), s.spec.Table, s.spec.Filter); err != nil {
+			ex.Details = append(ex.Details, "Files: planning failed: "+err.Error())
+			return ex
+		}
+	}
+	if snap := s.spec.Table.CurrentSnapshot(); snap != nil {
+		ex.Details = append(ex.Details, fmt.Sprintf("Snapshot: %d", snap.SnapshotID))
+	}
+	ex.Details = append(ex.Details, fmt.Sprintf("Files: %d of %d (%d pruned), Partitions: %d, Rows: %d, Bytes: %d",
+		st.FilesScanned, st.FilesTotal, st.FilesTotal-st.FilesScanned, st.Partitions, st.Rows, st.Bytes))
+	if s.spec.Tail != nil {
+		if s.opened {
+			ex.Details = append(ex.Details, fmt.Sprintf("Write Log Tail: %d rows", s.tailRows))
+		} else {
+			ex.Details = append(ex.Details, "Write Log Tail: read after the files")
+		}
+	}
+	return ex
+}
+func (s *scanOp) Inputs() []*Operator { return nil }
+
+func (w *widenOp) Explain() Explained  { return Explained{Name: "Widen"} }
+func (w *widenOp) Inputs() []*Operator { return []*Operator{&w.in} }
+
+func (f *filterOp) Explain() Explained {
+	return Explained{Name: "Filter", Details: []string{"Filter: " + f.pred.String()}}
+}
+func (f *filterOp) Inputs() []*Operator { return []*Operator{&f.in} }
+
+func (p *projectOp) Explain() Explained {
+	return Explained{Name: "Project", Details: []string{"Output: " + ExprList(p.exprs)}}
+}
+func (p *projectOp) Inputs() []*Operator { return []*Operator{&p.in} }
+
+func (l *limitOp) Explain() Explained {
+	var d []string
+	if l.limit >= 0 {
+		d = append(d, fmt.Sprintf("Limit: %d", l.limit))
+	}
+	if l.offset > 0 {
+		d = append(d, fmt.Sprintf("Offset: %d", l.offset))
+	}
+	return Explained{Name: "Limit", Details: d}
+}
+func (l *limitOp) Inputs() []*Operator { return []*Operator{&l.in} }
+
+func (v *valuesOp) Explain() Explained {
+	return Explained{Name: fmt.Sprintf("Values Scan (%d rows)", len(v.rows))}
+}
+func (v *valuesOp) Inputs() []*Operator { return nil }
+
+func (k SortKey) String() string {
+	s := k.Expr.String()
+	if k.Desc {
+		s += " DESC"
+	}
+	if k.NullsFirst != k.Desc {
+		if k.NullsFirst {
+			s += " NULLS FIRST"
+		} else {
+			s += " NULLS LAST"
+		}
+	}
+	return s
+}
+
+func (s *sortOp) Explain() Explained {
+	ex := Explained{Name: "Sort", Details: []string{"Sort Key: " + ExprList(s.keys)}}
+	if s.topN > 0 {
+		ex.Name = "Top-N Sort"
+		ex.Details = append(ex.Details, fmt.Sprintf("Keeps: %d rows", s.topN))
+	}
+	return ex
+}
+func (s *sortOp) Inputs() []*Operator { return []*Operator{&s.in} }
+
+var joinNames = [...]string{InnerJoin: "Inner", LeftJoin: "Left", RightJoin: "Right", FullJoin: "Full"}
+
+func (j *hashJoin) Explain() Explained {
+	conds := make([]string, len(j.lkeys))
+	for i := range j.lkeys {
+		conds[i] = j.lkeys[i].String() + " = " + j.rkeys[i].String()
+	}
+	return Explained{Name: "Hash Join", Details: []string{"Hash Cond: " + strings.Join(conds, " AND "), "Hashed: the second input"}}
+}
+func (j *hashJoin) Inputs() []*Operator { return []*Operator{&j.left, &j.right} }
+
+func (j *nestedLoopJoin) Explain() Explained {
+	ex := Explained{Name: "Nested Loop " + joinNames[j.kind] + " Join"}
+	if j.on != nil {
+		ex.Details = []string{"Join Filter: " + j.on.String()}
+	}
+	return ex
+}
+func (j *nestedLoopJoin) Inputs() []*Operator { return []*Operator{&j.left, &j.right} }
+
+func (r *recursiveOp) Explain() Explained {
+	name := "Recursive Union All"
+	if r.distinct {
+		name = "Recursive Union"
+	}
+	return Explained{Name: name, Details: []string{"Recursive Term: planned for each iteration over the working table"}}
+}
+func (r *recursiveOp) Inputs() []*Operator { return []*Operator{&r.init} }
+
+func (b *batchesOp) Explain() Explained  { return Explained{Name: "WorkTable Scan"} }
+func (b *batchesOp) Inputs() []*Operator { return nil }
+
+func (f *firstOfRunsOp) Explain() Explained {
+	return Explained{Name: "Unique", Details: []string{fmt.Sprintf("Distinct On: columns %v", f.keys)}}
+}
+func (f *firstOfRunsOp) Inputs() []*Operator { return []*Operator{&f.in} }
+
+func (r *spoolReader) Explain() Explained {
+	return Explained{Name: fmt.Sprintf("Spool Reader (%d readers)", r.s.readers)}
+}
+
+// Inputs shows the spooled input under its first reader only.
+func (r *spoolReader) Inputs() []*Operator {
+	if r.s.first == r {
+		return []*Operator{&r.s.in}
+	}
+	return nil
+}
+
+func (l *tiesOp) Explain() Explained {
+	return Explained{Name: "Limit", Details: []string{fmt.Sprintf("Limit: %d WITH TIES", l.limit), fmt.Sprintf("Offset: %d", l.offset)}}
+}
+func (l *tiesOp) Inputs() []*Operator { return []*Operator{&l.in} }

@@ -1,0 +1,127 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/plan"
+	pg "github.com/pganalyze/pg_query_go/v5"
+)
+
+var explainColumns = []Column{{Name: "QUERY PLAN", Type: types.TText}}
+
+type explainOptions struct {
+	analyze bool
+}
+
+func explainOpts(es *pg.ExplainStmt) (explainOptions, error) {
+	var o explainOptions
+	for _, n := range es.Options {
+		d := n.GetDefElem()
+		on := true
+		if d.Arg != nil {
+			v := strings.ToLower(defString(d.Arg))
+			switch v {
+			case "true", "on", "1", "yes":
+			case "false", "off", "0", "no":
+				on = false
+			default:
+				if d.Defname != "format" {
+					return o, pgerr.New(pgerr.SyntaxError, "%s requires a Boolean value", d.Defname)
+				}
+				if v != "text" {
+					return o, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN FORMAT %s is not supported: only text", strings.ToUpper(v))
+				}
+			}
+		}
+		switch d.Defname {
+		case "analyze":
+			o.analyze = on
+		case "verbose", "costs", "buffers", "timing", "summary", "settings", "wal", "format":
+			// Loam shows no costs or buffers; the rest has one layout.
+		default:
+			return o, pgerr.New(pgerr.SyntaxError, "unrecognized EXPLAIN option %q", d.Defname).WithPosition(int(d.Location) + 1)
+		}
+	}
+	return o, nil
+}
+
+func defString(n *pg.Node) string {
+	switch {
+	case n.GetString_() != nil:
+		return n.GetString_().Sval
+	case n.GetBoolean() != nil:
+		return fmt.Sprint(n.GetBoolean().Boolval)
+	case n.GetInteger() != nil:
+		return fmt.Sprint(n.GetInteger().Ival)
+	}
+	return ""
+}
+
+// explain plans the statement and shows its plan, one text row a line;
+// with ANALYZE it runs the plan first and shows what each operator did.
+func (s *Session) explain(ctx context.Context, p *plan.Planner, es *pg.ExplainStmt, release func()) (*Cursor, error) {
+	opts, err := explainOpts(es)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	sel := es.Query.GetSelectStmt()
+	if sel == nil {
+		release()
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of %s is not supported: only SELECT", stmtName(es.Query))
+	}
+	start := time.Now()
+	q, err := p.Select(sel)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	planning := time.Since(start)
+	root := q.Root
+	var lines []string
+	if opts.analyze {
+		root = exec.Instrument(root)
+		start = time.Now()
+		err := drain(ctx, root)
+		execution := time.Since(start)
+		if err != nil {
+			release()
+			return nil, err
+		}
+		lines = exec.Render(root)
+		lines = append(lines, fmt.Sprintf("Planning Time: %.3f ms", float64(planning.Microseconds())/1000),
+			fmt.Sprintf("Execution Time: %.3f ms", float64(execution.Microseconds())/1000))
+	} else {
+		lines = exec.Render(root)
+		root.Close()
+	}
+	rows := make([][]expr.Expr, len(lines))
+	for i, l := range lines {
+		rows[i] = []expr.Expr{&expr.Const{D: types.TextDatum(l)}}
+	}
+	return s.queryCursor(ctx, explainColumns, exec.NewValues(rows, []types.T{types.TText}, s.exprCtx()), release)
+}
+
+func drain(ctx context.Context, root exec.Operator) error {
+	defer root.Close()
+	if err := root.Open(ctx); err != nil {
+		return err
+	}
+	for {
+		rec, err := root.Next(ctx)
+		if err != nil {
+			return err
+		}
+		if rec == nil {
+			return nil
+		}
+		rec.Release()
+	}
+}
