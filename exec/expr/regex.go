@@ -111,6 +111,11 @@ func translateARE(p string) string {
 	return b.String()
 }
 
+func errGlobalFlag(fn string) error {
+	return pgerr.New(pgerr.InvalidParameterValue, "%s() does not support the \"global\" option", fn).
+		WithHint("Use the regexp_matches function instead.")
+}
+
 // reFlags reads the flags argument of the regexp_* functions.
 func reFlags(flags string) (fold, newline, global bool, err error) {
 	for _, f := range flags {
@@ -386,7 +391,7 @@ func init() {
 		}
 		fold, newline, global, err := reFlags(flags)
 		if err == nil && global {
-			err = pgerr.New(pgerr.InvalidParameterValue, "regexp_like() does not support the \"global\" option")
+			err = errGlobalFlag("regexp_like")
 		}
 		if err != nil {
 			return types.Datum{}, err
