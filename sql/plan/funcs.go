@@ -94,11 +94,15 @@ func (b *binder) moreBinaryOp(op string, l, r expr.Expr, loc int32) (e expr.Expr
 		}
 		return expr.JSONArrow(l, r, op == "->>"), true, nil
 	case "#>", "#>>":
-		if !isJSON(lt) || !rt.IsString() {
+		textArr := rt.Kind == types.Array && rt.Elem == types.Text
+		if !isJSON(lt) || !rt.IsString() && !textArr {
 			return nil, false, nil
 		}
-		if r, err = b.coerce(r, types.TText, loc); err != nil {
-			return nil, true, err
+		// A text[] travels as its text form, which the operator reads.
+		if !textArr {
+			if r, err = b.coerce(r, types.TText, loc); err != nil {
+				return nil, true, err
+			}
 		}
 		if c, isConst := expr.IsConst(r); isConst && !c.Null {
 			if _, err := expr.ParseTextArray(c.S); err != nil {
