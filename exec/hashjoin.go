@@ -176,8 +176,14 @@ func (h *hashJoin) probe(ctx context.Context, rec arrow.RecordBatch) error {
 		if len(li) == 0 {
 			return nil
 		}
-		lcols, err := takeCols(ctx, rec, li)
-		if err != nil {
+		var lcols []arrow.Array
+		if identity(li, int(rec.NumRows())) {
+			// Every left row matched once, in order: its columns as they are.
+			for _, c := range rec.Columns() {
+				c.Retain()
+				lcols = append(lcols, c)
+			}
+		} else if lcols, err = takeCols(ctx, rec, li); err != nil {
 			return err
 		}
 		rcols, err := takeCols(ctx, h.right0, ri)
@@ -222,20 +228,38 @@ func (h *hashJoin) probe(ctx context.Context, rec arrow.RecordBatch) error {
 		return nil
 	}
 	n := int(rec.NumRows())
+	// The left input is often sorted on the key: a run of equal keys
+	// takes one lookup.
+	var prev []byte
+	var prevM []int32
+	havePrev := false
 	for r := 0; r < n; r++ {
 		k, ok := key(r)
 		if !ok {
 			continue
 		}
-		for _, m := range h.table[string(k)] {
+		matches := prevM
+		if !havePrev || string(k) != string(prev) {
+			matches = h.table[string(k)]
+			prev, prevM, havePrev = append(prev[:0], k...), matches, true
+		}
+		for _, m := range matches {
 			li = append(li, int32(r))
 			ri = append(ri, m)
 		}
-		if len(li) >= BatchSize {
+	}
+	if len(li) > 4*BatchSize && !identity(li, n) {
+		// Keep output batches near BatchSize when matches multiply rows.
+		allL, allR := li, ri
+		for len(allL) > 0 {
+			k := min(len(allL), BatchSize)
+			li, ri = allL[:k], allR[:k]
 			if err := flush(); err != nil {
 				return err
 			}
+			allL, allR = allL[k:], allR[k:]
 		}
+		li, ri = nil, nil
 	}
 	if err := flush(); err != nil {
 		return err
@@ -263,6 +287,19 @@ func (h *hashJoin) probe(ctx context.Context, rec arrow.RecordBatch) error {
 		}
 	}
 	return nil
+}
+
+// identity reports whether rows is 0, 1, …, n-1.
+func identity(rows []int32, n int) bool {
+	if len(rows) != n {
+		return false
+	}
+	for i, r := range rows {
+		if int(r) != i {
+			return false
+		}
+	}
+	return true
 }
 
 func (h *hashJoin) mark(leftMatched []bool, l, r int32) {

@@ -17,7 +17,7 @@ import (
 var explainColumns = []Column{{Name: "QUERY PLAN", Type: types.TText}}
 
 type explainOptions struct {
-	analyze bool
+	analyze, verbose bool
 }
 
 func explainOpts(es *pg.ExplainStmt) (explainOptions, error) {
@@ -43,7 +43,9 @@ func explainOpts(es *pg.ExplainStmt) (explainOptions, error) {
 		switch d.Defname {
 		case "analyze":
 			o.analyze = on
-		case "verbose", "costs", "buffers", "timing", "summary", "settings", "wal", "format":
+		case "verbose":
+			o.verbose = on
+		case "costs", "buffers", "timing", "summary", "settings", "wal", "format":
 			// Loam shows no costs or buffers; the rest has one layout.
 		default:
 			return o, pgerr.New(pgerr.SyntaxError, "unrecognized EXPLAIN option %q", d.Defname).WithPosition(int(d.Location) + 1)
@@ -101,6 +103,12 @@ func (s *Session) explain(ctx context.Context, p *plan.Planner, es *pg.ExplainSt
 	} else {
 		lines = exec.Render(root)
 		root.Close()
+	}
+	if opts.verbose && len(q.Logical) > 0 {
+		lines = append(lines, "Logical Plan (rewritten):")
+		for _, l := range q.Logical {
+			lines = append(lines, "  "+l)
+		}
 	}
 	rows := make([][]expr.Expr, len(lines))
 	for i, l := range lines {

@@ -55,6 +55,12 @@ func TestExplain(t *testing.T) {
 		{"EXPLAIN SELECT tenant FROM calls WHERE ts >= ('2026-11-0' || '3')::timestamptz", []string{
 			`Filter: \(ts >= '2026-11-03 00:00:00\+00'`, `Files: 1 of 3 \(2 pruned\)`,
 		}},
+		// VERBOSE adds the logical plan after rewriting: the filter gave
+		// the scan its pruning predicate, and the sort keeps 5 rows.
+		{"EXPLAIN VERBOSE " + q, []string{
+			`^Logical Plan \(rewritten\):$`, `^    Sort #1 DESC keeping 5$`,
+			`^            Scan calls where \(ts >= '2026-11-03`,
+		}},
 		{"EXPLAIN (ANALYZE false) SELECT count(*) FROM calls", []string{`->  Aggregate$`, `Files: 3 of 3 \(0 pruned\)`}},
 	}
 	for _, c := range cases {

@@ -71,6 +71,10 @@ type Column struct {
 type Query struct {
 	Root    exec.Operator
 	Columns []Column
+	// Logical is the rewritten logical plan of the outermost query block,
+	// one node a line, for EXPLAIN VERBOSE; empty for set operations and
+	// VALUES.
+	Logical []string
 }
 
 func pos(query string, loc int32) int {

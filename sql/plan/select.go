@@ -338,50 +338,44 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		}
 	}
 
-	// Assemble: scan → filter → aggregate → having → project → distinct → sort → limit → trim.
-	if scan != nil {
-		var positions []int
+	// The logical plan: scan → filter → aggregate → having → project →
+	// distinct → sort → limit → trim; rewritten, then lowered to operators.
+	var root node
+	switch {
+	case scan != nil:
+		sn := &scanNode{spec: *scan, names: make([]string, len(sc.cols)), all: make([]types.T, len(sc.cols))}
 		for i, c := range sc.cols {
+			sn.names[i], sn.all[i] = c.name, c.t
 			if sc.used[i] {
-				scan.Columns = append(scan.Columns, c.name)
-				scan.Types = append(scan.Types, c.t)
-				positions = append(positions, i)
+				sn.spec.Columns = append(sn.spec.Columns, c.name)
+				sn.spec.Types = append(sn.spec.Types, c.t)
+				sn.positions = append(sn.positions, i)
 			}
 		}
-		if where != nil {
-			names := make([]string, len(sc.cols))
-			for i, c := range sc.cols {
-				names[i] = c.name
+		root = sn
+	case general != nil:
+		root = &sourceNode{what: "FROM list", build: func(w expr.Expr) (exec.Operator, error) { return general(sc, w) }}
+	default:
+		one := src
+		root = &sourceNode{what: "one row", build: func(w expr.Expr) (exec.Operator, error) {
+			if w != nil {
+				return exec.NewFilter(one, w, p.ec), nil
 			}
-			scan.Filter = pushdown(where, names)
-		}
-		all := make([]types.T, len(sc.cols))
-		for i, c := range sc.cols {
-			all[i] = c.t
-		}
-		src = exec.NewWiden(exec.NewScan(*scan), positions, all)
+			return one, nil
+		}}
 	}
-	if general != nil {
-		var err error
-		if src, err = general(sc, where); err != nil {
-			return nil, err
-		}
-	} else if where != nil {
-		src = exec.NewFilter(src, where, p.ec)
+	if where != nil {
+		root = &filterNode{in: root, pred: where}
 	}
 	if hasAgg {
-		src = p.aggregate(src, groupBy, sets, aggs, grouping)
+		root = &aggregateNode{in: root, groupBy: groupBy, sets: sets, aggs: aggs, grouping: grouping}
 		if having != nil {
-			src = exec.NewFilter(src, having, p.ec)
+			root = &filterNode{in: root, pred: having}
 		}
 	}
-	src = exec.NewProject(src, exprs, p.ec)
+	root = &projectNode{in: root, exprs: exprs}
 	if s.DistinctClause != nil && !distinctOn {
-		keyCols := make([]expr.Expr, len(exprs))
-		for i, e := range exprs {
-			keyCols[i] = &expr.Col{Idx: i, T: e.Type()}
-		}
-		src = agg.NewHashAgg(src, keyCols, nil, p.ec)
+		root = &distinctNode{in: root, width: len(exprs)}
 	}
 	limit, offset, err := p.limits(s)
 	if err != nil {
@@ -394,34 +388,35 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		if distinctOn {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "FETCH … WITH TIES with DISTINCT ON is not supported")
 		}
-		src = exec.NewSort(src, keys, p.ec)
-		var cols []int
+		var tieCols []int
 		for _, k := range keys {
-			cols = append(cols, k.Expr.(*expr.Col).Idx)
+			tieCols = append(tieCols, k.Expr.(*expr.Col).Idx)
 		}
-		src = exec.NewLimitWithTies(src, max(limit, 0), offset, cols)
-		limit, offset = -1, 0
-	} else if len(keys) > 0 {
-		if limit >= 0 && !distinctOn {
-			src = exec.NewTopN(src, keys, limit+offset, p.ec)
-		} else {
-			src = exec.NewSort(src, keys, p.ec)
+		root = &limitNode{in: &sortNode{in: root, keys: keys}, limit: max(limit, 0), offset: offset, ties: tieCols}
+	} else {
+		if len(keys) > 0 {
+			root = &sortNode{in: root, keys: keys}
 		}
-	}
-	if distinctOn {
-		src = exec.NewFirstOfRuns(src, onKeys)
-	}
-	if limit >= 0 || offset > 0 {
-		src = exec.NewLimit(src, limit, offset)
+		if distinctOn {
+			root = &firstOfRunsNode{in: root, keys: onKeys}
+		}
+		if limit >= 0 || offset > 0 {
+			root = &limitNode{in: root, limit: limit, offset: offset}
+		}
 	}
 	if len(exprs) > len(cols) {
 		trim := make([]expr.Expr, len(cols))
 		for i, c := range cols {
 			trim[i] = &expr.Col{Idx: i, T: c.T}
 		}
-		src = exec.NewProject(src, trim, p.ec)
+		root = &projectNode{in: root, exprs: trim}
 	}
-	return &Query{Root: src, Columns: cols}, nil
+	root = p.rewrite(root)
+	op, err := p.lower(root)
+	if err != nil {
+		return nil, err
+	}
+	return &Query{Root: op, Columns: cols, Logical: renderLogical(root)}, nil
 }
 
 func (p *Planner) limits(s *pg.SelectStmt) (int64, int64, error) {

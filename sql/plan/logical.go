@@ -1,0 +1,246 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/agg"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/types"
+)
+
+// A query block is bound into a tree of logical nodes: what it computes,
+// over which inputs, before any operator is chosen. Rewrites (rewrite)
+// work on that tree; lower turns it into exec operators.
+type node interface {
+	inputs() []*node
+	describe() string
+}
+
+// scanNode reads a table; filter (over the scan's scope columns, may be
+// nil) is the part of WHERE it may prune files by. The rows it yields are
+// as wide as the scope: unread columns are NULL.
+type scanNode struct {
+	spec      exec.TableScan
+	names     []string // every scope column, for pushdown
+	positions []int    // scope positions of spec.Columns
+	all       []types.T
+	filter    expr.Expr
+}
+
+// sourceNode is an input planned on its own: FROM lists and joins,
+// subqueries, VALUES.
+type sourceNode struct {
+	what  string
+	build func(where expr.Expr) (exec.Operator, error)
+	where expr.Expr // a WHERE the source applies inside (joins place it)
+}
+
+type filterNode struct {
+	in   node
+	pred expr.Expr
+}
+
+type aggregateNode struct {
+	in       node
+	groupBy  []expr.Expr
+	sets     [][]int
+	aggs     []agg.Agg
+	grouping *groupingInfo
+}
+
+type projectNode struct {
+	in    node
+	exprs []expr.Expr
+}
+
+type distinctNode struct {
+	in    node
+	width int
+}
+
+// firstOfRunsNode is DISTINCT ON over input sorted on keys.
+type firstOfRunsNode struct {
+	in   node
+	keys []int
+}
+
+type sortNode struct {
+	in   node
+	keys []exec.SortKey
+	topN int64 // > 0: only so many rows are wanted (set by rewrite)
+}
+
+type limitNode struct {
+	in            node
+	limit, offset int64
+	ties          []int // WITH TIES: the sort key columns
+}
+
+func (n *scanNode) inputs() []*node        { return nil }
+func (n *sourceNode) inputs() []*node      { return nil }
+func (n *filterNode) inputs() []*node      { return []*node{&n.in} }
+func (n *aggregateNode) inputs() []*node   { return []*node{&n.in} }
+func (n *projectNode) inputs() []*node     { return []*node{&n.in} }
+func (n *distinctNode) inputs() []*node    { return []*node{&n.in} }
+func (n *firstOfRunsNode) inputs() []*node { return []*node{&n.in} }
+func (n *sortNode) inputs() []*node        { return []*node{&n.in} }
+func (n *limitNode) inputs() []*node       { return []*node{&n.in} }
+func (n *scanNode) describe() string {
+	return "Scan " + n.spec.Table.Identifier()[len(n.spec.Table.Identifier())-1] + pruneText(n.filter)
+}
+func (n *sourceNode) describe() string      { return "Source " + n.what + pruneText(n.where) }
+func (n *filterNode) describe() string      { return "Filter " + n.pred.String() }
+func (n *projectNode) describe() string     { return "Project " + exec.ExprList(n.exprs) }
+func (n *distinctNode) describe() string    { return "Distinct" }
+func (n *firstOfRunsNode) describe() string { return fmt.Sprintf("DistinctOn %v", n.keys) }
+func (n *aggregateNode) describe() string {
+	s := "Aggregate"
+	if len(n.groupBy) > 0 {
+		s += " by " + exec.ExprList(n.groupBy)
+	}
+	if len(n.sets) > 1 {
+		s += fmt.Sprintf(" in %d grouping sets", len(n.sets))
+	}
+	return s + " computing " + exec.ExprList(n.aggs)
+}
+func (n *sortNode) describe() string {
+	s := "Sort " + exec.ExprList(n.keys)
+	if n.topN > 0 {
+		s += fmt.Sprintf(" keeping %d", n.topN)
+	}
+	return s
+}
+func (n *limitNode) describe() string {
+	s := fmt.Sprintf("Limit %d offset %d", n.limit, n.offset)
+	if n.ties != nil {
+		s += " with ties"
+	}
+	return s
+}
+
+func pruneText(e expr.Expr) string {
+	if e == nil {
+		return ""
+	}
+	return " where " + e.String()
+}
+
+// renderLogical lays the tree out one node a line, inputs indented.
+func renderLogical(n node) []string {
+	var out []string
+	var walk func(n node, depth int)
+	walk = func(n node, depth int) {
+		out = append(out, strings.Repeat("  ", depth)+n.describe())
+		for _, in := range n.inputs() {
+			walk(*in, depth+1)
+		}
+	}
+	walk(n, 0)
+	return out
+}
+
+// rewrite applies the logical rewrites in order:
+//   - constant subexpressions are evaluated once (fold);
+//   - a filter over a scan gives the scan its pruning filter, and a filter
+//     over a FROM list is placed inside it, at the joins;
+//   - a sort under a limit keeps only limit+offset rows (top-N).
+func (p *Planner) rewrite(root node) node {
+	p.foldAll(root)
+	root = p.pushFilters(root)
+	return topN(root)
+}
+
+func (p *Planner) foldAll(n node) {
+	switch x := n.(type) {
+	case *filterNode:
+		x.pred = p.fold(x.pred)
+	case *projectNode:
+		for i, e := range x.exprs {
+			x.exprs[i] = p.fold(e)
+		}
+	}
+	for _, in := range n.inputs() {
+		p.foldAll(*in)
+	}
+}
+
+func (p *Planner) pushFilters(n node) node {
+	for _, in := range n.inputs() {
+		*in = p.pushFilters(*in)
+	}
+	f, ok := n.(*filterNode)
+	if !ok {
+		return n
+	}
+	switch in := f.in.(type) {
+	case *scanNode:
+		// Rows are still filtered above: Iceberg prunes files, it does not
+		// filter rows exactly.
+		in.filter = f.pred
+		in.spec.Filter = pushdown(f.pred, in.names)
+	case *sourceNode:
+		if in.where == nil {
+			in.where = f.pred
+			return in
+		}
+	}
+	return n
+}
+
+func topN(n node) node {
+	for _, in := range n.inputs() {
+		*in = topN(*in)
+	}
+	if l, ok := n.(*limitNode); ok && l.limit >= 0 && l.ties == nil {
+		if s, ok := l.in.(*sortNode); ok {
+			s.topN = max(l.limit+l.offset, 1)
+		}
+	}
+	return n
+}
+
+// lower builds the operators of a logical tree.
+func (p *Planner) lower(n node) (exec.Operator, error) {
+	var ins []exec.Operator
+	for _, in := range n.inputs() {
+		op, err := p.lower(*in)
+		if err != nil {
+			return nil, err
+		}
+		ins = append(ins, op)
+	}
+	switch x := n.(type) {
+	case *scanNode:
+		return exec.NewWiden(exec.NewScan(x.spec), x.positions, x.all), nil
+	case *sourceNode:
+		return x.build(x.where)
+	case *filterNode:
+		return exec.NewFilter(ins[0], x.pred, p.ec), nil
+	case *aggregateNode:
+		return p.aggregate(ins[0], x.groupBy, x.sets, x.aggs, x.grouping), nil
+	case *projectNode:
+		return exec.NewProject(ins[0], x.exprs, p.ec), nil
+	case *distinctNode:
+		keyCols := make([]expr.Expr, x.width)
+		ts := ins[0].Types()
+		for i := range keyCols {
+			keyCols[i] = &expr.Col{Idx: i, T: ts[i]}
+		}
+		return agg.NewHashAgg(ins[0], keyCols, nil, p.ec), nil
+	case *firstOfRunsNode:
+		return exec.NewFirstOfRuns(ins[0], x.keys), nil
+	case *sortNode:
+		if x.topN > 0 {
+			return exec.NewTopN(ins[0], x.keys, x.topN, p.ec), nil
+		}
+		return exec.NewSort(ins[0], x.keys, p.ec), nil
+	case *limitNode:
+		if x.ties != nil {
+			return exec.NewLimitWithTies(ins[0], max(x.limit, 0), x.offset, x.ties), nil
+		}
+		return exec.NewLimit(ins[0], x.limit, x.offset), nil
+	}
+	return nil, fmt.Errorf("plan: no operator for %T", n)
+}
