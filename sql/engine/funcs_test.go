@@ -2,9 +2,11 @@ package engine_test
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 )
 
@@ -63,5 +65,50 @@ func TestFunctionErrors(t *testing.T) {
 				t.Errorf("position %d, want %d (at %q)", pe.Position, want, tc.at)
 			}
 		})
+	}
+}
+
+// TestFunctionColumnsAndParams checks output column names and the types
+// parameters take from function arguments, as PostgreSQL gives them.
+func TestFunctionColumnsAndParams(t *testing.T) {
+	e := openEngine(t)
+	s := newSession(t, e)
+	ctx := context.Background()
+	r := mustRun(t, s, `SELECT upper('a'), '{"a":1}'::jsonb->>'a', greatest(1,2), least(1,2), substring('x' from 1), position('a' in 'b'), trim(' a '), round(1.5), overlay('abc' placing 'x' from 1)`)
+	var names []string
+	for _, c := range r.cols {
+		names = append(names, c.Name)
+	}
+	if got := strings.Join(names, ","); got != "upper,?column?,greatest,least,substring,position,btrim,round,overlay" {
+		t.Errorf("columns %s", got)
+	}
+	for _, c := range []struct {
+		query string
+		oids  []uint32
+	}{
+		{"SELECT round($1, 2)", []uint32{types.OIDNumeric}},
+		{"SELECT round($1)", []uint32{types.OIDFloat8}},
+		{"SELECT upper($1)", []uint32{types.OIDText}},
+		{"SELECT substr($1, $2)", []uint32{types.OIDText, types.OIDInt4}},
+	} {
+		stmts, err := s.Prepare(ctx, c.query, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.query, err)
+		}
+		var got []uint32
+		for _, pt := range stmts[0].ParamTypes {
+			got = append(got, pt.OID())
+		}
+		if !reflect.DeepEqual(got, c.oids) {
+			t.Errorf("%s: parameter OIDs %v, want %v", c.query, got, c.oids)
+		}
+	}
+	stmts, err := s.Prepare(ctx, "SELECT round($1, 1), upper($2)", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := execStmt(ctx, s, stmts[0], []types.Datum{{T: types.TNumeric, S: "2.45"}, types.TextDatum("ab")})
+	if err != nil || len(res.rows) != 1 || res.rows[0][0] != "2.5" || res.rows[0][1] != "AB" {
+		t.Errorf("round($1, 1), upper($2) = %v, %v", res.rows, err)
 	}
 }
