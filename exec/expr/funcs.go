@@ -20,8 +20,13 @@ type Func struct {
 	T      types.T
 	Strict bool
 	Fn     RowFunc
-	Vec    VecFunc // when set, computes the whole column instead of Fn
+	Vec    VecFunc // optional column-at-a-time path
 }
+
+// VecFunc computes a whole column of a function from its evaluated
+// arguments (nil for the constant ones, which it reads from args); it
+// returns a nil array (and no error) to leave the batch to the row-wise Fn.
+type VecFunc func(c *Ctx, args []Expr, vals []arrow.Array, n int) (arrow.Array, error)
 
 func (e *Func) Type() types.T { return e.T }
 func (e *Func) String() string {
@@ -33,14 +38,31 @@ func (e *Func) String() string {
 }
 
 func (e *Func) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
+	if e.Vec != nil {
+		// The column path reads constants from e.Args: skip repeating them.
+		vals := make([]arrow.Array, len(e.Args))
+		for i, a := range e.Args {
+			if _, ok := a.(*Const); ok {
+				continue
+			}
+			v, err := a.Eval(c, b)
+			if err != nil {
+				release(vals)
+				return nil, err
+			}
+			vals[i] = v
+		}
+		out, err := e.Vec(c, e.Args, vals, int(b.NumRows()))
+		release(vals)
+		if err != nil || out != nil {
+			return out, err
+		}
+	}
 	args, err := evalAll(c, b, e.Args)
 	if err != nil {
 		return nil, err
 	}
 	defer release(args)
-	if e.Vec != nil {
-		return e.Vec(c, args, int(b.NumRows()))
-	}
 	row := make([]types.Datum, len(args))
 	return mapDatums(e.T, int(b.NumRows()), func(i int) (types.Datum, error) {
 		for k, a := range args {
@@ -62,6 +84,7 @@ type Builtin struct {
 	Coerce func(args []types.T) []types.T
 	Strict bool
 	Fn     RowFunc
+	Vec    VecFunc // optional; see Func.Vec
 	// Overloads, when set, replace Result/Coerce/Fn: the call resolves to
 	// one of them as PostgreSQL resolves a function name (overload.go).
 	Overloads []Overload
@@ -82,7 +105,7 @@ func (bi Builtin) Bind(args []types.T) (rt types.T, want []types.T, fn *Func, ok
 	if rt, ok = bi.Result(args); !ok {
 		return rt, nil, nil, false
 	}
-	return rt, bi.Coerce(args), &Func{T: rt, Strict: bi.Strict, Fn: bi.Fn}, true
+	return rt, bi.Coerce(args), &Func{T: rt, Strict: bi.Strict, Fn: bi.Fn, Vec: bi.Vec}, true
 }
 
 func sameAsArgs(args []types.T) []types.T { return args }

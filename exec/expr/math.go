@@ -31,8 +31,11 @@ func underflowErr() error {
 
 // mapFloats is the columnar path of float8 → float8 functions.
 func mapFloats(f func(float64) (float64, error)) VecFunc {
-	return func(_ *Ctx, args []arrow.Array, n int) (arrow.Array, error) {
-		in := args[0].(*array.Float64)
+	return func(_ *Ctx, _ []Expr, vals []arrow.Array, n int) (arrow.Array, error) {
+		if vals[0] == nil {
+			return nil, nil
+		}
+		in := vals[0].(*array.Float64)
 		bld := array.NewFloat64Builder(memory.DefaultAllocator)
 		bld.Reserve(n)
 		for i := 0; i < n; i++ {

@@ -1,17 +1,12 @@
 package expr
 
 import (
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/loamdb/loam/exec/types"
 )
 
 // Any in an Overload's parameter list accepts an argument of any type, as
 // PostgreSQL's "any"/anynonarray parameters do.
 const Any = types.Unknown
-
-// VecFunc computes a whole column of a function from its argument columns;
-// it handles NULLs itself.
-type VecFunc func(c *Ctx, args []arrow.Array, n int) (arrow.Array, error)
 
 // Overload is one signature of a builtin, as a pg_proc row is.
 type Overload struct {

@@ -36,8 +36,11 @@ func textFn(f func(a []types.Datum) (string, error)) RowFunc {
 // mapStrings applies f to each non-NULL value of a string column: the
 // cheap columnar path for one-argument text functions.
 func mapStrings(f func(string) string) VecFunc {
-	return func(_ *Ctx, args []arrow.Array, n int) (arrow.Array, error) {
-		in := args[0].(*array.String)
+	return func(_ *Ctx, _ []Expr, vals []arrow.Array, n int) (arrow.Array, error) {
+		if vals[0] == nil {
+			return nil, nil // a constant: the row path does it once per row
+		}
+		in := vals[0].(*array.String)
 		bld := array.NewStringBuilder(memory.DefaultAllocator)
 		bld.Reserve(n)
 		for i := 0; i < n; i++ {
@@ -53,8 +56,11 @@ func mapStrings(f func(string) string) VecFunc {
 
 // countStrings is mapStrings for int4 results.
 func countStrings(f func(string) int) VecFunc {
-	return func(_ *Ctx, args []arrow.Array, n int) (arrow.Array, error) {
-		in := args[0].(*array.String)
+	return func(_ *Ctx, _ []Expr, vals []arrow.Array, n int) (arrow.Array, error) {
+		if vals[0] == nil {
+			return nil, nil
+		}
+		in := vals[0].(*array.String)
 		bld := array.NewInt32Builder(memory.DefaultAllocator)
 		bld.Reserve(n)
 		for i := 0; i < n; i++ {
@@ -68,27 +74,36 @@ func countStrings(f func(string) int) VecFunc {
 	}
 }
 
-// substrVec is substr over a string column and int4 start (and count)
-// columns.
-func substrVec(_ *Ctx, args []arrow.Array, n int) (arrow.Array, error) {
-	in := args[0].(*array.String)
-	start := args[1].(*array.Int32)
-	var count *array.Int32
-	if len(args) > 2 {
-		count = args[2].(*array.Int32)
+// substrVec is substr over a string column; start and count may be
+// columns or constants.
+func substrVec(_ *Ctx, args []Expr, vals []arrow.Array, n int) (arrow.Array, error) {
+	if vals[0] == nil {
+		return nil, nil
+	}
+	in := vals[0].(*array.String)
+	ints := make([]func(i int) (int64, bool), len(args)-1)
+	for k := range ints {
+		if v := vals[k+1]; v != nil {
+			a := v.(*array.Int32)
+			ints[k] = func(i int) (int64, bool) { return int64(a.Value(i)), a.IsValid(i) }
+		} else {
+			d := args[k+1].(*Const).D
+			ints[k] = func(int) (int64, bool) { return d.I, !d.Null }
+		}
 	}
 	bld := array.NewStringBuilder(memory.DefaultAllocator)
 	bld.Reserve(n)
 	for i := 0; i < n; i++ {
-		if in.IsNull(i) || start.IsNull(i) || count != nil && count.IsNull(i) {
+		start, ok := ints[0](i)
+		var count int64
+		if ok && len(ints) > 1 {
+			count, ok = ints[1](i)
+		}
+		if !ok || in.IsNull(i) {
 			bld.AppendNull()
 			continue
 		}
-		var c int64
-		if count != nil {
-			c = int64(count.Value(i))
-		}
-		s, err := substr(in.Value(i), int64(start.Value(i)), c, count != nil)
+		s, err := substr(in.Value(i), start, count, len(ints) > 1)
 		if err != nil {
 			bld.Release()
 			return nil, err
