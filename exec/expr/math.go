@@ -524,11 +524,25 @@ func numPower(x, y types.Dec) (types.Dec, error) {
 		if math.Abs(math.Log10(math.Abs(est))*float64(n)) > 131072 && x.Sign() != 0 {
 			return types.Dec{}, pgerr.New(pgerr.NumericValueOutOfRange, "value overflows numeric format")
 		}
-		var p types.Dec
 		an := n
 		if an < 0 {
 			an = -an
 		}
+		if float64(an)*float64(len(x.U.String())) > 100000 {
+			// The exact power would have too many digits to compute:
+			// go through exp(n·ln|x|) at the precision the scale needs.
+			prec := precFor(rscale, int(math.Abs(math.Log10(math.Abs(est))*float64(n)))+20)
+			ax := types.Dec{Scale: x.Scale}
+			ax.U.Abs(&x.U)
+			l := bigLn(bigOf(ax, prec))
+			l.Mul(l, new(big.Float).SetPrec(prec).SetInt64(n))
+			r := bigExp(l)
+			if x.Sign() < 0 && n%2 != 0 {
+				r.Neg(r)
+			}
+			return decOf(r, rscale), nil
+		}
+		var p types.Dec
 		p.U.Exp(&x.U, big.NewInt(an), nil)
 		p.Scale = x.Scale * int32(an)
 		if n > 0 {

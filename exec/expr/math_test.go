@@ -126,3 +126,12 @@ func TestMinMaxDistinct(t *testing.T) {
 		}
 	}
 }
+
+// A power whose exact value has millions of digits goes through ln/exp.
+func TestHugeNumericPower(t *testing.T) {
+	runCases(t, []fcase{
+		ok("power", "0.0000000000000000", num("1.0000001"), i4(-2147483647)),
+		ok("power", "1.1051709125497934", num("1.0000001"), i4(1000000)),
+		ok("power", "1836644589403938098389174471618404689695459148838905933332308371072921650416957808636122148027.4088621221638301", num("1.0000001"), i4(2147483647)),
+	})
+}
