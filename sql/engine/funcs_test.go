@@ -46,6 +46,8 @@ func TestFunctionErrors(t *testing.T) {
 		{"SELECT concat()", pgerr.UndefinedFunction, "function concat() does not exist", "concat"},
 		{"SELECT gcd(-2147483648, 0)", pgerr.NumericValueOutOfRange, "integer out of range", ""},
 		{"SELECT '{bad'::jsonb", pgerr.InvalidTextRepresentation, "invalid input syntax for type json", "'{bad'"},
+		{"SELECT greatest(1, true)", pgerr.DatatypeMismatch, "GREATEST types integer and boolean cannot be matched", "true"},
+		{"SELECT coalesce(1, 'a'::text)", pgerr.DatatypeMismatch, "COALESCE types integer and text cannot be matched", "'a'"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.query, func(t *testing.T) {

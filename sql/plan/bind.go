@@ -857,10 +857,21 @@ func (b *binder) bindCommon(nodes []*pg.Node, loc int32, what string) ([]expr.Ex
 		if e.Type().Kind == types.Unknown {
 			continue
 		}
-		var ok bool
-		if t, ok = types.Common(t, e.Type()); !ok {
-			return nil, t, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t, e.Type()).WithPosition(pos(b.p.query, loc))
+		nt, ok := types.Common(t, e.Type())
+		if !ok {
+			// As PostgreSQL: the type so far, the new one, and where it is.
+			at := nodeLocation(n)
+			if tc := n.GetTypeCast(); tc != nil {
+				if al := nodeLocation(tc.Arg); al >= 0 && al < at {
+					at = al
+				}
+			}
+			if at < 0 {
+				at = loc
+			}
+			return nil, t, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t, e.Type()).WithPosition(pos(b.p.query, at))
 		}
+		t = nt
 	}
 	if t.Kind == types.Unknown {
 		t = types.TText
