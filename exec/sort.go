@@ -83,9 +83,24 @@ func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 func (s *sortOp) sort(ctx context.Context, all arrow.RecordBatch) (arrow.RecordBatch, error) {
-	cols := make([]arrow.Array, len(s.keys))
-	fields := make([]arrow.Field, len(s.keys))
-	ckeys := make([]compute.SortKey, len(s.keys))
+	idx, err := SortIndices(ctx, s.ec, all, s.keys)
+	if err != nil {
+		return nil, err
+	}
+	defer idx.Release()
+	res, err := compute.Take(ctx, *compute.DefaultTakeOptions(), compute.NewDatum(all), compute.NewDatum(idx))
+	if err != nil {
+		return nil, err
+	}
+	return res.(*compute.RecordDatum).Value, nil
+}
+
+// SortIndices is the stable order of all's rows by keys, as row indices
+// (uint64); window operators sort through it and keep the permutation.
+func SortIndices(ctx context.Context, ec *expr.Ctx, all arrow.RecordBatch, keys []SortKey) (arrow.Array, error) {
+	cols := make([]arrow.Array, len(keys))
+	fields := make([]arrow.Field, len(keys))
+	ckeys := make([]compute.SortKey, len(keys))
 	defer func() {
 		for _, c := range cols {
 			if c != nil {
@@ -93,14 +108,14 @@ func (s *sortOp) sort(ctx context.Context, all arrow.RecordBatch) (arrow.RecordB
 			}
 		}
 	}()
-	for i, k := range s.keys {
-		v, err := k.Expr.Eval(s.ec, all)
+	for i, k := range keys {
+		v, err := k.Expr.Eval(ec, all)
 		if err != nil {
 			return nil, err
 		}
 		if k.Expr.Type().Kind == types.Numeric {
 			// Order numeric by value, not by its text.
-			f, err := (&expr.Cast{Arg: &expr.Col{Idx: 0, T: types.TNumeric}, T: types.TFloat8}).Eval(s.ec,
+			f, err := (&expr.Cast{Arg: &expr.Col{Idx: 0, T: types.TNumeric}, T: types.TFloat8}).Eval(ec,
 				array.NewRecordBatch(Schema([]types.T{types.TNumeric}), []arrow.Array{v}, int64(v.Len())))
 			v.Release()
 			if err != nil {
@@ -120,16 +135,7 @@ func (s *sortOp) sort(ctx context.Context, all arrow.RecordBatch) (arrow.RecordB
 	}
 	keyRec := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, all.NumRows())
 	defer keyRec.Release()
-	idx, err := compute.SortIndicesRecordBatch(ctx, keyRec, ckeys)
-	if err != nil {
-		return nil, err
-	}
-	defer idx.Release()
-	res, err := compute.Take(ctx, *compute.DefaultTakeOptions(), compute.NewDatum(all), compute.NewDatum(idx))
-	if err != nil {
-		return nil, err
-	}
-	return res.(*compute.RecordDatum).Value, nil
+	return compute.SortIndicesRecordBatch(ctx, keyRec, ckeys)
 }
 
 // best reads the input keeping only the topN first rows in order: rows

@@ -51,6 +51,11 @@ func TestExplain(t *testing.T) {
 		{"EXPLAIN SELECT c.tenant FROM calls c, tenants t WHERE c.tenant = t.id AND c.ts < '2026-11-02'", []string{
 			`Hash Join`, `Files: 1 of 3 \(2 pruned\)`,
 		}},
+		// An inner join hashes the smaller table: calls (3 rows committed)
+		// is probed, tenants (none committed) is hashed, whatever the order.
+		{"EXPLAIN SELECT t.name, c.cost FROM tenants t JOIN calls c ON c.tenant = t.id", []string{
+			`Hash Join`, `(?s)Hash Join.*calls.*tenants`,
+		}},
 		// A constant expression is folded at planning, so it prunes too.
 		{"EXPLAIN SELECT tenant FROM calls WHERE ts >= ('2026-11-0' || '3')::timestamptz", []string{
 			`Filter: \(ts >= '2026-11-03 00:00:00\+00'`, `Files: 1 of 3 \(2 pruned\)`,

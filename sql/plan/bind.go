@@ -71,6 +71,9 @@ type binder struct {
 	groupTs   []types.T
 	aggs      *[]agg.Agg
 	grouping  *groupingInfo // for GROUPING(); nil outside GROUP BY
+
+	win      *windowSet // nil where window calls are not allowed
+	inWindow bool       // binding inside a window call
 }
 
 // paramRef is a $n whose type is not known yet; the first context that
@@ -195,7 +198,12 @@ func columnRefName(cr *pg.ColumnRef) string {
 	return strings.Join(parts, ".")
 }
 
+// isAggregate says whether fc is a plain aggregate call; with OVER it is a
+// window call instead.
 func isAggregate(fc *pg.FuncCall) bool {
+	if fc.Over != nil {
+		return false
+	}
 	_, ok := agg.Lookup(funcName(fc))
 	return ok
 }
@@ -887,6 +895,9 @@ func (b *binder) bindCommon(nodes []*pg.Node, loc int32, what string) ([]expr.Ex
 
 func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 	name := funcName(fc)
+	if fc.Over != nil {
+		return b.bindWindow(fc)
+	}
 	if isAggregate(fc) {
 		if b.inAgg {
 			return nil, pgerr.New(pgerr.GroupingError, "aggregate function calls cannot be nested").WithPosition(pos(b.p.query, fc.Location))

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"fmt"
+
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
@@ -16,6 +18,23 @@ type fromItem struct {
 	// filter, when not nil, is a predicate over the item's own columns
 	// the caller applies above it: a table scan prunes files with it.
 	build func(sc *scope, off int, filter expr.Expr) (exec.Operator, error)
+	// rows estimates how many rows the item yields; -1 when unknown.
+	rows int64
+}
+
+// tableRows is the row count of a table's snapshot, from its summary.
+func tableRows(ti *TableInfo) int64 {
+	snap := ti.Table.CurrentSnapshot()
+	if snap == nil || snap.Summary == nil {
+		return 0
+	}
+	var n int64
+	if v, ok := snap.Summary.Properties["total-records"]; ok {
+		if _, err := fmt.Sscan(v, &n); err != nil {
+			return -1
+		}
+	}
+	return n
 }
 
 func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
@@ -37,7 +56,7 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 		for i, c := range ti.Columns {
 			cols[i] = scopeCol{table: alias, name: c, t: ti.Types[i]}
 		}
-		return &fromItem{cols: cols, build: func(sc *scope, off int, filter expr.Expr) (exec.Operator, error) {
+		return &fromItem{cols: cols, rows: tableRows(ti), build: func(sc *scope, off int, filter expr.Expr) (exec.Operator, error) {
 			spec := exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail}
 			if filter != nil {
 				spec.Filter = pushdown(filter, ti.Columns)
@@ -280,6 +299,10 @@ func (p *Planner) joinOp(kind exec.JoinKind, l, r *fromItem, sc *scope, off int,
 			if len(rest) > 0 {
 				extra = andOf(rest)
 			}
+			if kind == exec.InnerJoin && l.rows >= 0 && r.rows > l.rows {
+				// An inner join commutes: hash the smaller side.
+				return p.swappedHashJoin(lop, rop, lk, rk, extra), nil
+			}
 			return exec.NewHashJoin(kind, lop, rop, lk, rk, extra, p.ec), nil
 		}
 		switch len(conds) {
@@ -471,6 +494,36 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (exec.
 		src = exec.NewFilter(src, andOf(rest), p.ec)
 	}
 	return src, nil
+}
+
+// swappedHashJoin is an inner hash join of l and r that hashes l, with
+// its output columns put back in l, r order.
+func (p *Planner) swappedHashJoin(l, r exec.Operator, lk, rk []expr.Expr, extra expr.Expr) exec.Operator {
+	nl, nr := len(l.Types()), len(r.Types())
+	if extra != nil {
+		m := map[int]int{}
+		for i := 0; i < nl; i++ {
+			m[i] = nr + i
+		}
+		for i := 0; i < nr; i++ {
+			m[nl+i] = i
+		}
+		e, ok := remap(extra, m)
+		if !ok {
+			return exec.NewHashJoin(exec.InnerJoin, l, r, lk, rk, extra, p.ec)
+		}
+		extra = e
+	}
+	j := exec.NewHashJoin(exec.InnerJoin, r, l, rk, lk, extra, p.ec)
+	ts := j.Types()
+	out := make([]expr.Expr, 0, nl+nr)
+	for i := 0; i < nl; i++ {
+		out = append(out, &expr.Col{Idx: nr + i, T: ts[nr+i]})
+	}
+	for i := 0; i < nr; i++ {
+		out = append(out, &expr.Col{Idx: i, T: ts[i]})
+	}
+	return exec.NewProject(j, out, p.ec)
 }
 
 // pruneOnly is the conjunction of es, or nil for none.
