@@ -3,7 +3,6 @@ package expr
 import (
 	"math"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/loamdb/loam/exec/types"
@@ -21,7 +20,13 @@ type Func struct {
 	T      types.T
 	Strict bool
 	Fn     RowFunc
+	Vec    VecFunc // optional column-at-a-time path
 }
+
+// VecFunc computes a whole column of a function from its evaluated
+// arguments (nil for the constant ones, which it reads from args); it
+// returns a nil array (and no error) to leave the batch to the row-wise Fn.
+type VecFunc func(c *Ctx, args []Expr, vals []arrow.Array, n int) (arrow.Array, error)
 
 func (e *Func) Type() types.T { return e.T }
 func (e *Func) String() string {
@@ -33,6 +38,26 @@ func (e *Func) String() string {
 }
 
 func (e *Func) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
+	if e.Vec != nil {
+		// The column path reads constants from e.Args: skip repeating them.
+		vals := make([]arrow.Array, len(e.Args))
+		for i, a := range e.Args {
+			if _, ok := a.(*Const); ok {
+				continue
+			}
+			v, err := a.Eval(c, b)
+			if err != nil {
+				release(vals)
+				return nil, err
+			}
+			vals[i] = v
+		}
+		out, err := e.Vec(c, e.Args, vals, int(b.NumRows()))
+		release(vals)
+		if err != nil || out != nil {
+			return out, err
+		}
+	}
 	args, err := evalAll(c, b, e.Args)
 	if err != nil {
 		return nil, err
@@ -59,6 +84,28 @@ type Builtin struct {
 	Coerce func(args []types.T) []types.T
 	Strict bool
 	Fn     RowFunc
+	Vec    VecFunc // optional; see Func.Vec
+	// Overloads, when set, replace Result/Coerce/Fn: the call resolves to
+	// one of them as PostgreSQL resolves a function name (overload.go).
+	Overloads []Overload
+}
+
+// Bind resolves a call with argument types args: the result type, the
+// types to coerce the arguments to, and the function; ok is false when no
+// signature takes them.
+func (bi Builtin) Bind(args []types.T) (rt types.T, want []types.T, fn *Func, ok bool) {
+	if bi.Overloads != nil {
+		o, want, ok := Resolve(bi.Overloads, args)
+		if !ok {
+			return rt, nil, nil, false
+		}
+		rt = o.ResultType(want)
+		return rt, want, &Func{T: rt, Strict: o.Strict, Fn: o.Fn, Vec: o.Vec}, true
+	}
+	if rt, ok = bi.Result(args); !ok {
+		return rt, nil, nil, false
+	}
+	return rt, bi.Coerce(args), &Func{T: rt, Strict: bi.Strict, Fn: bi.Fn, Vec: bi.Vec}, true
 }
 
 func sameAsArgs(args []types.T) []types.T { return args }
@@ -77,18 +124,6 @@ func oneText(r types.T) func(args []types.T) (types.T, bool) {
 
 // Builtins is the scalar function table, by lower-case name.
 var Builtins = map[string]Builtin{
-	"lower": {Result: oneText(types.TText), Coerce: textArgs, Strict: true,
-		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			return types.TextDatum(strings.ToLower(a[0].S)), nil
-		}},
-	"upper": {Result: oneText(types.TText), Coerce: textArgs, Strict: true,
-		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			return types.TextDatum(strings.ToUpper(a[0].S)), nil
-		}},
-	"length": {Result: oneText(types.TInt4), Coerce: textArgs, Strict: true,
-		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			return types.Int(types.TInt4, int64(utf8.RuneCountInString(a[0].S))), nil
-		}},
 	"abs": {Result: func(args []types.T) (types.T, bool) {
 		return args[0], len(args) == 1 && args[0].IsNumeric() || len(args) == 1 && args[0].Kind == types.Unknown
 	}, Coerce: func(args []types.T) []types.T {

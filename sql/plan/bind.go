@@ -503,7 +503,12 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		if c, ok := arg.(*expr.Const); ok {
 			d, err := expr.CastDatum(c.D, t, b.p.ec.Loc)
 			if err != nil {
-				return nil, b.errAt(pgerr.From(err), tc.Location)
+				// PostgreSQL points at a bad literal, not at the ::.
+				at := tc.Location
+				if ac := tc.Arg.GetAConst(); ac != nil && c.D.T.Kind == types.Unknown {
+					at = ac.Location
+				}
+				return nil, b.errAt(pgerr.From(err), at)
 			}
 			return &expr.Const{D: d}, nil
 		}
@@ -570,6 +575,8 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			return nil, err
 		}
 		return &expr.Coalesce{Args: args, T: t}, nil
+	case n.GetMinMaxExpr() != nil:
+		return b.bindMinMax(n.GetMinMaxExpr())
 	case n.GetCaseExpr() != nil:
 		return b.bindCase(n.GetCaseExpr())
 	case n.GetSqlvalueFunction() != nil:
@@ -595,6 +602,10 @@ func (b *binder) bindConst(c *pg.A_Const) (expr.Expr, error) {
 	case *pg.A_Const_Fval:
 		s := v.Fval.Fval
 		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			// As make_const: -2147483648 arrives here but is an integer.
+			if i == int64(int32(i)) {
+				return &expr.Const{D: types.Int(types.TInt4, i)}, nil
+			}
 			return &expr.Const{D: types.Int(types.TInt8, i)}, nil
 		}
 		d, err := types.ParseText(types.TNumeric, s, nil)
@@ -715,6 +726,10 @@ func (b *binder) bindAExpr(a *pg.A_Expr) (expr.Expr, error) {
 			return &expr.Not{Arg: both}, nil
 		}
 		return both, nil
+	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		return b.bindDistinct(a, a.Kind == pg.A_Expr_Kind_AEXPR_NOT_DISTINCT)
+	case pg.A_Expr_Kind_AEXPR_SIMILAR:
+		return b.bindSimilar(a)
 	case pg.A_Expr_Kind_AEXPR_NULLIF:
 		// NULLIF(l, r) is CASE WHEN l = r THEN NULL ELSE l END, typed as l.
 		l, err := b.bind(a.Lexpr)
@@ -802,16 +817,6 @@ func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, erro
 		return &expr.Arith{Op: a, L: l, R: r, T: t}, nil
 	}
 	switch op {
-	case "||":
-		var err error
-		if l, err = b.coerce(l, types.TText, loc); err != nil {
-			return nil, err
-		}
-		if r, err = b.coerce(r, types.TText, loc); err != nil {
-			return nil, err
-		}
-		return &expr.Func{Name: "textcat", Args: []expr.Expr{l, r}, T: types.TText, Strict: true,
-			Fn: func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) { return types.TextDatum(a[0].S + a[1].S), nil }}, nil
 	case "~~", "!~~", "~~*", "!~~*":
 		if !l.Type().IsString() || !r.Type().IsString() {
 			return nil, noOp()
@@ -828,6 +833,9 @@ func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, erro
 			return nil, b.errAt(pgerr.From(err), loc)
 		}
 		return lk, nil
+	}
+	if e, ok, err := b.moreBinaryOp(op, l, r, loc); ok || err != nil {
+		return e, err
 	}
 	return nil, noOp()
 }
@@ -847,10 +855,21 @@ func (b *binder) bindCommon(nodes []*pg.Node, loc int32, what string) ([]expr.Ex
 		if e.Type().Kind == types.Unknown {
 			continue
 		}
-		var ok bool
-		if t, ok = types.Common(t, e.Type()); !ok {
-			return nil, t, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t, e.Type()).WithPosition(pos(b.p.query, loc))
+		nt, ok := types.Common(t, e.Type())
+		if !ok {
+			// As PostgreSQL: the type so far, the new one, and where it is.
+			at := nodeLocation(n)
+			if tc := n.GetTypeCast(); tc != nil {
+				if al := nodeLocation(tc.Arg); al >= 0 && al < at {
+					at = al
+				}
+			}
+			if at < 0 {
+				at = loc
+			}
+			return nil, t, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t, e.Type()).WithPosition(pos(b.p.query, at))
 		}
+		t = nt
 	}
 	if t.Kind == types.Unknown {
 		t = types.TText
@@ -878,35 +897,56 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 		}
 		return b.bindAggregate(fc)
 	}
-	bi, ok := expr.Builtins[name]
-	if !ok {
-		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name).WithPosition(pos(b.p.query, fc.Location))
-	}
 	args := make([]expr.Expr, len(fc.Args))
-	ts := make([]types.T, len(fc.Args))
 	for i, a := range fc.Args {
 		e, err := b.bind(a)
 		if err != nil {
 			return nil, err
 		}
-		args[i], ts[i] = e, e.Type()
+		args[i] = e
 	}
-	rt, ok := bi.Result(ts)
+	return b.callBuiltin(name, args, fc.Location, fc.Args...)
+}
+
+// callBuiltin resolves a scalar function over bound arguments, failing as
+// PostgreSQL does with the argument types when no signature takes them.
+// argNodes, when given, place errors in coercing a literal argument at the
+// literal, as PostgreSQL does.
+func (b *binder) callBuiltin(name string, args []expr.Expr, loc int32, argNodes ...*pg.Node) (expr.Expr, error) {
+	ts := make([]types.T, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
+	}
+	bi, ok := expr.Builtins[name]
+	var rt types.T
+	var want []types.T
+	var fn *expr.Func
+	if ok {
+		rt, want, fn, ok = bi.Bind(ts)
+	}
 	if !ok {
 		names := make([]string, len(ts))
 		for i, t := range ts {
 			names[i] = t.String()
 		}
-		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(names, ", ")).WithPosition(pos(b.p.query, fc.Location))
+		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(names, ", ")).
+			WithPosition(pos(b.p.query, loc)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
-	want := bi.Coerce(ts)
 	for i := range args {
+		at := loc
+		if i < len(argNodes) {
+			if c := argNodes[i].GetAConst(); c != nil && c.Location >= 0 {
+				at = c.Location
+			}
+		}
 		var err error
-		if args[i], err = b.coerce(args[i], want[i], fc.Location); err != nil {
+		if args[i], err = b.coerce(args[i], want[i], at); err != nil {
 			return nil, err
 		}
 	}
-	return &expr.Func{Name: name, Args: args, T: rt, Strict: bi.Strict, Fn: bi.Fn}, nil
+	fn.Name, fn.Args, fn.T = name, args, rt
+	return fn, nil
 }
 
 func (b *binder) bindCase(ce *pg.CaseExpr) (expr.Expr, error) {

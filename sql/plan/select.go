@@ -573,6 +573,11 @@ func columnName(n *pg.Node) string {
 		return strings.ToLower(names[len(names)-1].GetString_().Sval)
 	case n.GetCoalesceExpr() != nil:
 		return "coalesce"
+	case n.GetMinMaxExpr() != nil:
+		if n.GetMinMaxExpr().Op == pg.MinMaxOp_IS_LEAST {
+			return "least"
+		}
+		return "greatest"
 	case n.GetCaseExpr() != nil:
 		return "case"
 	case n.GetSqlvalueFunction() != nil:
