@@ -54,6 +54,8 @@ unit:
 
 race:
 	$(GO) test -race ./wire/... ./storage/... ./meta/...
+	# The scan's file readers run concurrently with sessions sharing the column cache.
+	$(GO) test -race -run 'TestScanCache' ./sql/engine/
 
 # One fresh server per regress/sql/*.sql; see regress/regress_test.go.
 regress: build

@@ -223,12 +223,24 @@ func (j *nestedLoopJoin) batch(cols []arrow.Array, n int) arrow.RecordBatch {
 
 // takeCols gathers rows of every column of rec.
 func takeCols(ctx context.Context, rec arrow.RecordBatch, rows []int32) ([]arrow.Array, error) {
-	ib := array.NewInt32Builder(memory.DefaultAllocator)
-	ib.AppendValues(rows, nil)
-	idx := ib.NewArray()
-	defer idx.Release()
+	var idx arrow.Array
+	defer func() {
+		if idx != nil {
+			idx.Release()
+		}
+	}()
 	out := make([]arrow.Array, rec.NumCols())
 	for c := range out {
+		if g, ok := gather(rec.Column(c), rows); ok {
+			out[c] = g
+			continue
+		}
+		if idx == nil {
+			ib := array.NewInt32Builder(memory.DefaultAllocator)
+			ib.AppendValues(rows, nil)
+			idx = ib.NewArray()
+			ib.Release()
+		}
 		a, err := expr.TakeArray(ctx, rec.Column(c), idx)
 		if err != nil {
 			return nil, err

@@ -2,6 +2,8 @@ package exec
 
 import (
 	"context"
+	"fmt"
+	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -83,9 +85,20 @@ func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 func (s *sortOp) sort(ctx context.Context, all arrow.RecordBatch) (arrow.RecordBatch, error) {
-	cols := make([]arrow.Array, len(s.keys))
-	fields := make([]arrow.Field, len(s.keys))
-	ckeys := make([]compute.SortKey, len(s.keys))
+	idx, err := SortIndices(ctx, s.ec, all, s.keys)
+	if err != nil {
+		return nil, err
+	}
+	defer idx.Release()
+	return expr.TakeRecord(ctx, all, idx)
+}
+
+// SortIndices is the stable order of all's rows by keys, as row indices
+// (uint64); window operators sort through it and keep the permutation.
+func SortIndices(ctx context.Context, ec *expr.Ctx, all arrow.RecordBatch, keys []SortKey) (arrow.Array, error) {
+	cols := make([]arrow.Array, len(keys))
+	fields := make([]arrow.Field, len(keys))
+	ckeys := make([]compute.SortKey, len(keys))
 	defer func() {
 		for _, c := range cols {
 			if c != nil {
@@ -93,20 +106,19 @@ func (s *sortOp) sort(ctx context.Context, all arrow.RecordBatch) (arrow.RecordB
 			}
 		}
 	}()
-	for i, k := range s.keys {
-		v, err := k.Expr.Eval(s.ec, all)
+	for i, k := range keys {
+		v, err := k.Expr.Eval(ec, all)
 		if err != nil {
 			return nil, err
 		}
 		if k.Expr.Type().Kind == types.Numeric {
-			// Order numeric by value, not by its text.
-			f, err := (&expr.Cast{Arg: &expr.Col{Idx: 0, T: types.TNumeric}, T: types.TFloat8}).Eval(s.ec,
-				array.NewRecordBatch(Schema([]types.T{types.TNumeric}), []arrow.Array{v}, int64(v.Len())))
+			// Order numeric by value, not by its text: exactly, by rank.
+			r, err := numericRanks(v)
 			v.Release()
 			if err != nil {
 				return nil, err
 			}
-			v = f
+			v = r
 		}
 		if k.Expr.Type().Kind == types.Interval {
 			// Order intervals by span; Arrow cannot sort month-day-nano.
@@ -126,12 +138,7 @@ func (s *sortOp) sort(ctx context.Context, all arrow.RecordBatch) (arrow.RecordB
 	}
 	keyRec := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, all.NumRows())
 	defer keyRec.Release()
-	idx, err := compute.SortIndicesRecordBatch(ctx, keyRec, ckeys)
-	if err != nil {
-		return nil, err
-	}
-	defer idx.Release()
-	return expr.TakeRecord(ctx, all, idx)
+	return compute.SortIndicesRecordBatch(ctx, keyRec, ckeys)
 }
 
 // best reads the input keeping only the topN first rows in order: rows
@@ -237,4 +244,54 @@ func Concat(sc *arrow.Schema, recs []arrow.RecordBatch) (arrow.RecordBatch, erro
 		c.Release()
 	}
 	return out, nil
+}
+
+// numericRanks maps numeric values (carried as text) to int64 ranks that
+// order as the values do; equal values (1.0 and 1.00) share a rank.
+func numericRanks(v arrow.Array) (arrow.Array, error) {
+	sa, ok := v.(*array.String)
+	if !ok {
+		return nil, fmt.Errorf("sort: numeric column is %s, not text", v.DataType())
+	}
+	distinct := map[string]int{}
+	var decs []types.Dec
+	for i := 0; i < sa.Len(); i++ {
+		if sa.IsNull(i) {
+			continue
+		}
+		t := sa.Value(i)
+		if _, ok := distinct[t]; ok {
+			continue
+		}
+		d, err := types.ParseDec(t)
+		if err != nil {
+			return nil, err
+		}
+		distinct[t] = len(decs)
+		decs = append(decs, d)
+	}
+	order := make([]int, len(decs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return decs[order[a]].Cmp(&decs[order[b]]) < 0 })
+	rank := make([]int64, len(decs))
+	for i, o := range order {
+		if i > 0 && decs[o].Cmp(&decs[order[i-1]]) == 0 {
+			rank[o] = rank[order[i-1]]
+		} else {
+			rank[o] = int64(i)
+		}
+	}
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	defer b.Release()
+	b.Reserve(sa.Len())
+	for i := 0; i < sa.Len(); i++ {
+		if sa.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		b.UnsafeAppend(rank[distinct[sa.Value(i)]])
+	}
+	return b.NewArray(), nil
 }

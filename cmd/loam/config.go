@@ -25,6 +25,7 @@ type config struct {
 	Password     string
 	AuthMethod   wire.AuthMethod
 	LogLevel     string
+	ScanCache    int64
 }
 
 // parseConfig reads flags, then fills every flag not given on the command
@@ -42,6 +43,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	password := fs.String("password", "", "password every client must give (required on non-loopback addresses)")
 	authMethod := fs.String("auth-method", string(wire.AuthSCRAM), "how the password is checked: scram-sha-256 or password")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	scanCache := fs.Int64("scan-cache-bytes", 0, "decoded data file columns kept in memory for scans; 0: a quarter of the machine's memory, -1: none")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: loam serve [flags]\n\nEach flag can also be set with LOAM_<NAME>, e.g. LOAM_DATA_DIR; flags win.")
 		fs.PrintDefaults()
@@ -72,7 +74,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	cfg := &config{
 		DataDir: *dataDir, Listen: *listen, HTTP: *httpAddr, Metastore: *metastore,
 		Warehouse: *warehouse, LinkInterval: *linkInterval, Password: *password,
-		AuthMethod: wire.AuthMethod(*authMethod), LogLevel: *logLevel,
+		AuthMethod: wire.AuthMethod(*authMethod), LogLevel: *logLevel, ScanCache: *scanCache,
 	}
 	abs, err := filepath.Abs(cfg.DataDir)
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strings"
 	"syscall"
 	"time"
 
@@ -55,7 +54,7 @@ func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- 
 	}
 	eng, err := engine.Open(ctx, engine.Config{MetastoreURL: cfg.Metastore, WarehouseURL: cfg.Warehouse,
 		DataDir: cfg.DataDir, LinkInterval: cfg.LinkInterval, Logger: log,
-		BinaryDecoder: wire.DecodeBinary, Address: cfg.Listen})
+		BinaryDecoder: wire.DecodeBinary, Address: cfg.Listen, ScanCacheBytes: cfg.ScanCache})
 	if err != nil {
 		return fmt.Errorf("opening engine: %w", err)
 	}
@@ -142,24 +141,8 @@ func tuneGC() {
 		debug.SetGCPercent(400)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		if total := physicalMemory(); total > 0 {
+		if total := engine.MachineMemory(); total > 0 {
 			debug.SetMemoryLimit(total / 2)
 		}
 	}
-}
-
-// physicalMemory reads MemTotal from /proc/meminfo; 0 when unknown.
-func physicalMemory() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			var kb int64
-			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), &kb)
-			return kb * 1024
-		}
-	}
-	return 0
 }

@@ -3,6 +3,7 @@ package expr
 import (
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -33,7 +34,7 @@ func (e *Cast) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 	case from.Kind == e.T.Kind && e.T.Width < 0:
 		v.Retain()
 		return v, nil
-	case e.T.Kind == types.Text && from.Kind != types.Unknown:
+	case e.T.Kind == types.Text && from.Kind != types.Unknown && from.Kind != types.Bool && from.Kind != types.Char:
 		w := types.TextWriter(from, v, c.Loc)
 		bld := array.NewStringBuilder(memory.DefaultAllocator)
 		bld.Reserve(n)
@@ -99,6 +100,14 @@ func CastDatum(d types.Datum, to types.T, loc *time.Location) (types.Datum, erro
 	}
 	if to.IsString() || to.Kind == types.JSON || to.Kind == types.JSONB {
 		s := types.FormatText(d, loc)
+		if from.Kind == types.Bool && to.IsString() {
+			// bool's cast to text spells the words out; its output is t/f.
+			s = castText(nil, d)
+		}
+		if from.Kind == types.Char && (to.Kind == types.Text || to.Kind == types.Varchar) {
+			// char(n) pads with blanks that do not survive a cast to text.
+			s = strings.TrimRight(s, " ")
+		}
 		if to.Kind == types.JSON || to.Kind == types.JSONB {
 			if !from.IsString() && from.Kind != types.JSON && from.Kind != types.JSONB {
 				return types.Datum{}, cannotCast(from, to)

@@ -3,7 +3,6 @@ package expr
 import (
 	"math"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/loamdb/loam/exec/types"
@@ -94,6 +93,27 @@ type Builtin struct {
 	// overloads for (an untyped literal where timestamp, timestamptz and
 	// interval all fit): the call fails with "is not unique".
 	Ambiguous func(args []types.T) bool
+	// Overloads, when set, replace Result/Coerce/Fn: the call resolves to
+	// one of them as PostgreSQL resolves a function name (overload.go).
+	Overloads []Overload
+}
+
+// Bind resolves a call with argument types args: the result type, the
+// types to coerce the arguments to, and the function; ok is false when no
+// signature takes them.
+func (bi Builtin) Bind(args []types.T) (rt types.T, want []types.T, fn *Func, ok bool) {
+	if bi.Overloads != nil {
+		o, want, ok := Resolve(bi.Overloads, args)
+		if !ok {
+			return rt, nil, nil, false
+		}
+		rt = o.ResultType(want)
+		return rt, want, &Func{T: rt, Strict: o.Strict, Fn: o.Fn, Vec: o.Vec}, true
+	}
+	if rt, ok = bi.Result(args); !ok {
+		return rt, nil, nil, false
+	}
+	return rt, bi.Coerce(args), &Func{T: rt, Strict: bi.Strict, Fn: bi.Fn, Vec: bi.Vec}, true
 }
 
 func sameAsArgs(args []types.T) []types.T { return args }
@@ -112,18 +132,6 @@ func oneText(r types.T) func(args []types.T) (types.T, bool) {
 
 // Builtins is the scalar function table, by lower-case name.
 var Builtins = map[string]Builtin{
-	"lower": {Result: oneText(types.TText), Coerce: textArgs, Strict: true,
-		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			return types.TextDatum(strings.ToLower(a[0].S)), nil
-		}},
-	"upper": {Result: oneText(types.TText), Coerce: textArgs, Strict: true,
-		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			return types.TextDatum(strings.ToUpper(a[0].S)), nil
-		}},
-	"length": {Result: oneText(types.TInt4), Coerce: textArgs, Strict: true,
-		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			return types.Int(types.TInt4, int64(utf8.RuneCountInString(a[0].S))), nil
-		}},
 	"abs": {Result: func(args []types.T) (types.T, bool) {
 		return args[0], len(args) == 1 && args[0].IsNumeric() || len(args) == 1 && args[0].Kind == types.Unknown
 	}, Coerce: func(args []types.T) []types.T {

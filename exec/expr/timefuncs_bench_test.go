@@ -43,10 +43,10 @@ func funcExpr(name string, t types.T, args ...Expr) Expr {
 
 var tsCol = &Col{Idx: 0, T: types.TTimestampTZ}
 
-func text(s string) Expr { return &Const{D: types.TextDatum(s)} }
+func textConst(s string) Expr { return &Const{D: types.TextDatum(s)} }
 
 func BenchmarkDateTruncHourUTC(b *testing.B) {
-	benchExpr(b, funcExpr("date_trunc", types.TTimestampTZ, text("hour"), tsCol), time.UTC)
+	benchExpr(b, funcExpr("date_trunc", types.TTimestampTZ, textConst("hour"), tsCol), time.UTC)
 }
 
 func BenchmarkDateTruncDayNewYork(b *testing.B) {
@@ -54,15 +54,15 @@ func BenchmarkDateTruncDayNewYork(b *testing.B) {
 	if err != nil {
 		b.Skip(err)
 	}
-	benchExpr(b, funcExpr("date_trunc", types.TTimestampTZ, text("day"), tsCol), loc)
+	benchExpr(b, funcExpr("date_trunc", types.TTimestampTZ, textConst("day"), tsCol), loc)
 }
 
 func BenchmarkExtractEpoch(b *testing.B) {
-	benchExpr(b, funcExpr("extract", types.TNumeric, text("epoch"), tsCol), time.UTC)
+	benchExpr(b, funcExpr("extract", types.TNumeric, textConst("epoch"), tsCol), time.UTC)
 }
 
 func BenchmarkDatePartEpoch(b *testing.B) {
-	benchExpr(b, funcExpr("date_part", types.TFloat8, text("epoch"), tsCol), time.UTC)
+	benchExpr(b, funcExpr("date_part", types.TFloat8, textConst("epoch"), tsCol), time.UTC)
 }
 
 func BenchmarkTimestampPlusInterval(b *testing.B) {

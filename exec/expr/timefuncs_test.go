@@ -174,7 +174,7 @@ func TestExtract(t *testing.T) {
 
 // The typed loops of date_trunc and extract must agree with the row path,
 // in UTC and in a zone with daylight saving time.
-func TestVecMatchesRows(t *testing.T) {
+func TestTimeVecMatchesRows(t *testing.T) {
 	for _, loc := range []*time.Location{time.UTC, nyc(t)} {
 		c := &Ctx{Loc: loc}
 		bld := NewBuilder(types.TTimestampTZ, 0)

@@ -152,7 +152,7 @@ func fieldsOfWall(w int64) dtFields {
 		sec: tod / 1e6 % 60, fsec: tod % 1e6, days: days}
 }
 
-func pad(n int64, width int, fm bool) string {
+func padNum(n int64, width int, fm bool) string {
 	s := strconv.FormatInt(abs64(n), 10)
 	if !fm {
 		for len(s) < width {
@@ -209,7 +209,7 @@ func formatDT(f dtFields, tmpl string) string {
 		case "YYYY":
 			num, width = year, 4
 		case "Y,YYY":
-			s := pad(year/1000, 1, true) + "," + pad(year%1000, 3, false)
+			s := padNum(year/1000, 1, true) + "," + padNum(year%1000, 3, false)
 			sb.WriteString(s)
 			continue
 		case "YYY":
@@ -339,12 +339,12 @@ func formatDT(f dtFields, tmpl string) string {
 				if f.off < 0 {
 					s = "-"
 				}
-				sb.WriteString(s + pad(abs64(f.off)/3600, 2, n.fm))
+				sb.WriteString(s + padNum(abs64(f.off)/3600, 2, n.fm))
 			}
 			continue
 		case "TZM":
 			if f.tz {
-				sb.WriteString(pad(abs64(f.off)/60%60, 2, n.fm))
+				sb.WriteString(padNum(abs64(f.off)/60%60, 2, n.fm))
 			}
 			continue
 		case "OF":
@@ -353,15 +353,15 @@ func formatDT(f dtFields, tmpl string) string {
 				if f.off < 0 {
 					s = "-"
 				}
-				s += pad(abs64(f.off)/3600, 2, false)
+				s += padNum(abs64(f.off)/3600, 2, false)
 				if m := abs64(f.off) / 60 % 60; m != 0 {
-					s += ":" + pad(m, 2, false)
+					s += ":" + padNum(m, 2, false)
 				}
 				sb.WriteString(s)
 			}
 			continue
 		}
-		sb.WriteString(pad(num, width, n.fm))
+		sb.WriteString(padNum(num, width, n.fm))
 		if n.th != "" {
 			sb.WriteString(ordinal(abs64(num), n.th))
 		}
@@ -402,9 +402,9 @@ func zoneOffsetText(off int64) string {
 	if off < 0 {
 		s, off = "-", -off
 	}
-	s += pad(off/3600, 2, false)
+	s += padNum(off/3600, 2, false)
 	if m := off / 60 % 60; m != 0 {
-		s += ":" + pad(m, 2, false)
+		s += ":" + padNum(m, 2, false)
 	}
 	return s
 }

@@ -142,11 +142,18 @@ func ParseText(t T, s string, loc *time.Location) (Datum, error) {
 			return d, badInput(t, s)
 		}
 		d.S = u
-	case JSON, JSONB:
+	case JSON:
 		if !json.Valid([]byte(s)) {
 			return d, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type json")
 		}
 		d.S = s
+	case JSONB:
+		// jsonb is stored and printed in its normal form (types/json.go).
+		n, err := NormalizeJSONB(s)
+		if err != nil {
+			return d, err
+		}
+		d.S = n
 	default:
 		return d, pgerr.New(pgerr.FeatureNotSupported, "input of type %s is not supported", t)
 	}

@@ -36,6 +36,9 @@ type Config struct {
 	// Address is where clients reach this server; a refused write to a
 	// table another server writes names that server's Address.
 	Address string
+	// ScanCacheBytes bounds the decoded data file columns kept in memory
+	// for scans: 0 means a quarter of the machine's memory, < 0 none.
+	ScanCacheBytes int64
 }
 
 // Engine is the shared state of a server: catalog and storage.
@@ -64,6 +67,12 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, log: cfg.Logger, meta: m, store: icetable.New(m.Catalog())}
+	switch {
+	case cfg.ScanCacheBytes > 0:
+		e.store.SetScanCache(cfg.ScanCacheBytes)
+	case cfg.ScanCacheBytes == 0:
+		e.store.SetScanCache(defaultScanCache())
+	}
 	ok, err := e.store.NamespaceExists(ctx, "public")
 	if err == nil && !ok {
 		err = e.store.CreateNamespace(ctx, "public")
@@ -227,4 +236,30 @@ func serverID(dir string) (string, error) {
 		return "", fmt.Errorf("server id: %w", err)
 	}
 	return id, nil
+}
+
+// defaultScanCache is a quarter of the machine's memory, or 1 GiB where
+// that is unknown.
+func defaultScanCache() int64 {
+	if m := MachineMemory(); m > 0 {
+		return m / 4
+	}
+	return 1 << 30
+}
+
+// MachineMemory is MemTotal from /proc/meminfo in bytes; 0 when unknown.
+func MachineMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			var kb int64
+			if _, err := fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), &kb); err == nil {
+				return kb * 1024
+			}
+		}
+	}
+	return 0
 }

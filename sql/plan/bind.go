@@ -71,6 +71,9 @@ type binder struct {
 	groupTs   []types.T
 	aggs      *[]agg.Agg
 	grouping  *groupingInfo // for GROUPING(); nil outside GROUP BY
+
+	win      *windowSet // nil where window calls are not allowed
+	inWindow bool       // binding inside a window call
 }
 
 // paramRef is a $n whose type is not known yet; the first context that
@@ -195,7 +198,12 @@ func columnRefName(cr *pg.ColumnRef) string {
 	return strings.Join(parts, ".")
 }
 
+// isAggregate says whether fc is a plain aggregate call; with OVER it is a
+// window call instead.
 func isAggregate(fc *pg.FuncCall) bool {
+	if fc.Over != nil {
+		return false
+	}
 	_, ok := agg.Lookup(funcName(fc))
 	return ok
 }
@@ -336,19 +344,9 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 		if len(args) != want {
 			return nil, undefined()
 		}
-		arg := args[0]
-		if arg.Type().Kind == types.Unknown {
-			switch fn {
-			case agg.Count, agg.StringAgg, agg.ArrayAgg, agg.ApproxCountDistinct:
-				arg, _ = b.coerce(arg, types.TText, fc.Location)
-			case agg.BoolAnd, agg.BoolOr:
-				var err error
-				if arg, err = b.coerce(arg, types.TBool, fc.Location); err != nil {
-					return nil, err
-				}
-			default:
-				arg, _ = b.coerce(arg, types.TFloat8, fc.Location)
-			}
+		arg, err := b.untypedAggArg(fn, args[0], fc.Location)
+		if err != nil {
+			return nil, err
 		}
 		a.Arg = arg
 		switch fn {
@@ -502,12 +500,12 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		if c, ok := arg.(*expr.Const); ok {
 			d, err := expr.CastDatum(c.D, t, b.p.ec.Loc)
 			if err != nil {
-				// interval 'x' has no cast location: point at the literal.
-				loc := tc.Location
-				if loc < 0 {
-					loc = nodeLocation(tc.Arg)
+				// PostgreSQL points at a bad literal, not at the ::.
+				at := tc.Location
+				if ac := tc.Arg.GetAConst(); ac != nil && (c.D.T.Kind == types.Unknown || at < 0) {
+					at = ac.Location // interval 'x' has no cast location
 				}
-				return nil, b.errAt(pgerr.From(err), loc)
+				return nil, b.errAt(pgerr.From(err), at)
 			}
 			return &expr.Const{D: d}, nil
 		}
@@ -574,6 +572,8 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			return nil, err
 		}
 		return &expr.Coalesce{Args: args, T: t}, nil
+	case n.GetMinMaxExpr() != nil:
+		return b.bindMinMax(n.GetMinMaxExpr())
 	case n.GetCaseExpr() != nil:
 		return b.bindCase(n.GetCaseExpr())
 	case n.GetSqlvalueFunction() != nil:
@@ -619,6 +619,10 @@ func (b *binder) bindConst(c *pg.A_Const) (expr.Expr, error) {
 	case *pg.A_Const_Fval:
 		s := v.Fval.Fval
 		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			// As make_const: -2147483648 arrives here but is an integer.
+			if i == int64(int32(i)) {
+				return &expr.Const{D: types.Int(types.TInt4, i)}, nil
+			}
 			return &expr.Const{D: types.Int(types.TInt8, i)}, nil
 		}
 		d, err := types.ParseText(types.TNumeric, s, nil)
@@ -742,6 +746,10 @@ func (b *binder) bindAExpr(a *pg.A_Expr) (expr.Expr, error) {
 			return &expr.Not{Arg: both}, nil
 		}
 		return both, nil
+	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		return b.bindDistinct(a, a.Kind == pg.A_Expr_Kind_AEXPR_NOT_DISTINCT)
+	case pg.A_Expr_Kind_AEXPR_SIMILAR:
+		return b.bindSimilar(a)
 	case pg.A_Expr_Kind_AEXPR_NULLIF:
 		// NULLIF(l, r) is CASE WHEN l = r THEN NULL ELSE l END, typed as l.
 		l, err := b.bind(a.Lexpr)
@@ -834,16 +842,6 @@ func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, erro
 		return &expr.Arith{Op: a, L: l, R: r, T: t}, nil
 	}
 	switch op {
-	case "||":
-		var err error
-		if l, err = b.coerce(l, types.TText, loc); err != nil {
-			return nil, err
-		}
-		if r, err = b.coerce(r, types.TText, loc); err != nil {
-			return nil, err
-		}
-		return &expr.Func{Name: "textcat", Args: []expr.Expr{l, r}, T: types.TText, Strict: true,
-			Fn: func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) { return types.TextDatum(a[0].S + a[1].S), nil }}, nil
 	case "~~", "!~~", "~~*", "!~~*":
 		if !l.Type().IsString() || !r.Type().IsString() {
 			return nil, noOp()
@@ -860,6 +858,9 @@ func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, erro
 			return nil, b.errAt(pgerr.From(err), loc)
 		}
 		return lk, nil
+	}
+	if e, ok, err := b.moreBinaryOp(op, l, r, loc); ok || err != nil {
+		return e, err
 	}
 	return nil, noOp()
 }
@@ -879,10 +880,21 @@ func (b *binder) bindCommon(nodes []*pg.Node, loc int32, what string) ([]expr.Ex
 		if e.Type().Kind == types.Unknown {
 			continue
 		}
-		var ok bool
-		if t, ok = types.Common(t, e.Type()); !ok {
-			return nil, t, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t, e.Type()).WithPosition(pos(b.p.query, loc))
+		nt, ok := types.Common(t, e.Type())
+		if !ok {
+			// As PostgreSQL: the type so far, the new one, and where it is.
+			at := nodeLocation(n)
+			if tc := n.GetTypeCast(); tc != nil {
+				if al := nodeLocation(tc.Arg); al >= 0 && al < at {
+					at = al
+				}
+			}
+			if at < 0 {
+				at = loc
+			}
+			return nil, t, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t, e.Type()).WithPosition(pos(b.p.query, at))
 		}
+		t = nt
 	}
 	if t.Kind == types.Unknown {
 		t = types.TText
@@ -898,6 +910,9 @@ func (b *binder) bindCommon(nodes []*pg.Node, loc int32, what string) ([]expr.Ex
 
 func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 	name := funcName(fc)
+	if fc.Over != nil {
+		return b.bindWindow(fc)
+	}
 	if isAggregate(fc) {
 		if b.inAgg {
 			return nil, pgerr.New(pgerr.GroupingError, "aggregate function calls cannot be nested").WithPosition(pos(b.p.query, fc.Location))
@@ -910,19 +925,44 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 	if name == "generate_series" {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "generate_series is supported in FROM and as a whole select-list item only").WithPosition(pos(b.p.query, fc.Location))
 	}
-	bi, ok := expr.Builtins[name]
-	if !ok {
-		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name).WithPosition(pos(b.p.query, fc.Location))
+	if bi, ok := expr.Builtins[name]; ok && hasNamedArgs(fc) {
+		args, err := b.funcArgs(name, bi, fc)
+		if err != nil {
+			return nil, err
+		}
+		return b.callBuiltin(name, args, fc.Location)
 	}
-	args, err := b.funcArgs(name, bi, fc)
-	if err != nil {
-		return nil, err
+	args := make([]expr.Expr, len(fc.Args))
+	for i, a := range fc.Args {
+		e, err := b.bind(a)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = e
 	}
+	return b.callBuiltin(name, args, fc.Location, fc.Args...)
+}
+
+func hasNamedArgs(fc *pg.FuncCall) bool {
+	for _, a := range fc.Args {
+		if a.GetNamedArgExpr() != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// callBuiltin resolves a scalar function over bound arguments, failing as
+// PostgreSQL does with the argument types when no signature takes them.
+// argNodes, when given, place errors in coercing a literal argument at the
+// literal, as PostgreSQL does.
+func (b *binder) callBuiltin(name string, args []expr.Expr, loc int32, argNodes ...*pg.Node) (expr.Expr, error) {
 	ts := make([]types.T, len(args))
-	for i, e := range args {
-		ts[i] = e.Type()
+	for i, a := range args {
+		ts[i] = a.Type()
 	}
-	if bi.Ambiguous != nil && bi.Ambiguous(ts) {
+	bi, ok := expr.Builtins[name]
+	if ok && bi.Ambiguous != nil && bi.Ambiguous(ts) {
 		names := make([]string, len(ts))
 		for i, t := range ts {
 			names[i] = t.String()
@@ -931,26 +971,38 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 		if name == "extract" {
 			shown = "pg_catalog.extract"
 		}
-		return nil, pgerr.New(pgerr.AmbiguousFunction, "function %s(%s) is not unique", shown, strings.Join(names, ", ")).WithPosition(pos(b.p.query, fc.Location)).
+		return nil, pgerr.New(pgerr.AmbiguousFunction, "function %s(%s) is not unique", shown, strings.Join(names, ", ")).WithPosition(pos(b.p.query, loc)).
 			WithHint("Could not choose a best candidate function. You might need to add explicit type casts.")
 	}
-	rt, ok := bi.Result(ts)
+	var rt types.T
+	var want []types.T
+	var fn *expr.Func
+	if ok {
+		rt, want, fn, ok = bi.Bind(ts)
+	}
 	if !ok {
 		names := make([]string, len(ts))
 		for i, t := range ts {
 			names[i] = t.String()
 		}
-		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(names, ", ")).WithPosition(pos(b.p.query, fc.Location)).
+		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(names, ", ")).
+			WithPosition(pos(b.p.query, loc)).
 			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
-	want := bi.Coerce(ts)
 	for i := range args {
+		at := loc
+		if i < len(argNodes) {
+			if c := argNodes[i].GetAConst(); c != nil && c.Location >= 0 {
+				at = c.Location
+			}
+		}
 		var err error
-		if args[i], err = b.coerce(args[i], want[i], fc.Location); err != nil {
+		if args[i], err = b.coerce(args[i], want[i], at); err != nil {
 			return nil, err
 		}
 	}
-	return &expr.Func{Name: name, Args: args, T: rt, Strict: bi.Strict, Fn: bi.Fn, Vec: bi.Vec}, nil
+	fn.Name, fn.Args, fn.T = name, args, rt
+	return fn, nil
 }
 
 func (b *binder) bindCase(ce *pg.CaseExpr) (expr.Expr, error) {
@@ -1122,4 +1174,20 @@ func (b *binder) funcArgs(name string, bi expr.Builtin, fc *pg.FuncCall) ([]expr
 		}
 	}
 	return args, nil
+}
+
+// untypedAggArg types an untyped argument of an aggregate as PostgreSQL
+// resolves it: text for count, string_agg and array_agg, boolean for
+// bool_and/bool_or, double precision for the numeric ones.
+func (b *binder) untypedAggArg(fn agg.Func, arg expr.Expr, loc int32) (expr.Expr, error) {
+	if arg.Type().Kind != types.Unknown {
+		return arg, nil
+	}
+	switch fn {
+	case agg.Count, agg.StringAgg, agg.ArrayAgg, agg.ApproxCountDistinct:
+		return b.coerce(arg, types.TText, loc)
+	case agg.BoolAnd, agg.BoolOr:
+		return b.coerce(arg, types.TBool, loc)
+	}
+	return b.coerce(arg, types.TFloat8, loc)
 }

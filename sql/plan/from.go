@@ -633,6 +633,17 @@ func rewriteWith(e expr.Expr, f func(*expr.Col) expr.Expr, pre func(expr.Expr) (
 			return &expr.TimeArith{Op: x.Op, L: rw(x.L), R: rw(x.R), T: x.T}
 		case *expr.IntervalNeg:
 			return &expr.IntervalNeg{Arg: rw(x.Arg)}
+		case *expr.RegexMatch:
+			m, err := expr.NewRegexMatch(rw(x.Arg), rw(x.Pattern), x.Fold, x.Negate)
+			if err != nil {
+				okAll = false
+				return x
+			}
+			return m
+		case *expr.MinMax:
+			return &expr.MinMax{Args: list(x.Args), T: x.T, Least: x.Least}
+		case *expr.Distinct:
+			return &expr.Distinct{L: rw(x.L), R: rw(x.R), Not: x.Not}
 		case *expr.Coalesce:
 			return &expr.Coalesce{Args: list(x.Args), T: x.T}
 		case *expr.Case:

@@ -232,6 +232,8 @@ func (p *Planner) lower(n node) (exec.Operator, error) {
 		return exec.NewFilter(ins[0], x.pred, p.ec), nil
 	case *aggregateNode:
 		return p.aggregate(ins[0], x.groupBy, x.sets, x.aggs, x.grouping), nil
+	case *windowNode:
+		return x.ws.operator(ins[0], p.ec), nil
 	case *projectNode:
 		return exec.NewProject(ins[0], x.exprs, p.ec), nil
 	case *projectSetNode:

@@ -26,8 +26,12 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 	if len(s.ValuesLists) > 0 {
 		return p.values(s)
 	}
-	if s.IntoClause != nil || len(s.LockingClause) > 0 || len(s.WindowClause) > 0 {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "SELECT INTO, FOR UPDATE and WINDOW are not supported yet")
+	if s.IntoClause != nil || len(s.LockingClause) > 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "SELECT INTO and FOR UPDATE are not supported yet")
+	}
+	wins, err := newWindowSet(p, s.WindowClause)
+	if err != nil {
+		return nil, err
 	}
 
 	// FROM
@@ -129,8 +133,13 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			hasAgg = true
 		}
 	}
+	for _, w := range s.WindowClause {
+		if containsAggregate(w) {
+			hasAgg = true
+		}
+	}
 
-	out := &binder{p: p, sc: sc, where: "SELECT"}
+	out := &binder{p: p, sc: sc, where: "SELECT", win: wins}
 	var groupBy []expr.Expr
 	var aggs []agg.Agg
 	// GROUP BY binds each distinct expression once; a grouping set is the
@@ -190,7 +199,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			}
 			sets = append(sets, set)
 		}
-		out = &binder{p: p, sc: sc, where: "SELECT", aggMode: true, aggs: &aggs, grouping: grouping}
+		out = &binder{p: p, sc: sc, where: "SELECT", aggMode: true, aggs: &aggs, grouping: grouping, win: wins}
 		for _, g := range groupBy {
 			out.groupStrs = append(out.groupStrs, g.String())
 			out.groupTs = append(out.groupTs, g.Type())
@@ -248,7 +257,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 
 	var having expr.Expr
 	if s.HavingClause != nil {
-		out.where = "HAVING"
+		out.where, out.win = "HAVING", nil
 		e, err := out.bind(s.HavingClause)
 		if err != nil {
 			return nil, err
@@ -284,7 +293,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 				return idx, nil
 			}
 		}
-		out.where = what
+		out.where, out.win = what, wins
 		e, err := out.bind(n)
 		if err != nil {
 			return 0, err
@@ -394,6 +403,9 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		if having != nil {
 			root = &filterNode{in: root, pred: having}
 		}
+	}
+	if wins.used() {
+		root = &windowNode{in: root, ws: wins}
 	}
 	root = &projectNode{in: root, exprs: exprs}
 	if srf >= 0 {
@@ -589,6 +601,11 @@ func columnName(n *pg.Node) string {
 		return strings.ToLower(names[len(names)-1].GetString_().Sval)
 	case n.GetCoalesceExpr() != nil:
 		return "coalesce"
+	case n.GetMinMaxExpr() != nil:
+		if n.GetMinMaxExpr().Op == pg.MinMaxOp_IS_LEAST {
+			return "least"
+		}
+		return "greatest"
 	case n.GetCaseExpr() != nil:
 		return "case"
 	case n.GetSqlvalueFunction() != nil:
@@ -642,6 +659,18 @@ func containsAggregate(n *pg.Node) bool {
 			for _, a := range fc.Args {
 				walk(a)
 			}
+			if fc.Over != nil {
+				walk(&pg.Node{Node: &pg.Node_WindowDef{WindowDef: fc.Over}})
+			}
+		case m.GetWindowDef() != nil:
+			for _, a := range m.GetWindowDef().PartitionClause {
+				walk(a)
+			}
+			for _, a := range m.GetWindowDef().OrderClause {
+				walk(a)
+			}
+		case m.GetSortBy() != nil:
+			walk(m.GetSortBy().Node)
 		case m.GetAExpr() != nil:
 			walk(m.GetAExpr().Lexpr)
 			walk(m.GetAExpr().Rexpr)

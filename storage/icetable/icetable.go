@@ -7,10 +7,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"iter"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -23,11 +25,22 @@ import (
 
 // Store creates, loads and drops tables in an Iceberg catalog.
 type Store struct {
-	cat catalog.Catalog
+	cat   catalog.Catalog
+	cache *colCache
 }
 
 // New wraps a catalog.
 func New(cat catalog.Catalog) *Store { return &Store{cat: cat} }
+
+// SetScanCache keeps up to limit bytes of decoded data file columns in
+// memory for scans; 0 turns the cache off. Call it before scanning.
+func (s *Store) SetScanCache(limit int64) {
+	if limit <= 0 {
+		s.cache = nil
+		return
+	}
+	s.cache = newColCache(limit)
+}
 
 // ErrNoSuchTable and friends are the catalog's, re-exported so callers need
 // not import iceberg-go to test for them.
@@ -233,13 +246,12 @@ func (s *Store) PlanScan(ctx context.Context, t *table.Table, filter iceberg.Boo
 // on all cores.
 func (s *Store) Scan(ctx context.Context, t *table.Table, filter iceberg.BooleanExpression, fields []string) (*arrow.Schema, iter.Seq2[arrow.RecordBatch, error], ScanStats, error) {
 	var st ScanStats
-	opts := []table.ScanOption{table.WithMaxConcurrency(runtime.GOMAXPROCS(0))}
+	planOpts := []table.ScanOption{}
 	if fields != nil {
-		opts = append(opts, table.WithSelectedFields(slices.Clone(fields)...))
+		planOpts = append(planOpts, table.WithSelectedFields(slices.Clone(fields)...))
 	}
-	planOpts := opts
 	if filter != nil {
-		planOpts = append(slices.Clone(opts), table.WithRowFilter(filter))
+		planOpts = append(planOpts, table.WithRowFilter(filter))
 	}
 	tasks, err := t.Scan(planOpts...).PlanFiles(ctx)
 	if err != nil {
@@ -251,11 +263,200 @@ func (s *Store) Scan(ctx context.Context, t *table.Table, filter iceberg.Boolean
 			fmt.Sscan(n, &st.FilesTotal)
 		}
 	}
-	sc, it, err := t.Scan(opts...).ReadTasks(ctx, tasks)
-	if err != nil {
-		return nil, nil, st, fmt.Errorf("scan %s: %w", t.Identifier(), err)
+	return nil, s.readTasks(t, tasks, fields), st, nil
+}
+
+// fileCols is one data file's columns, whole; or, for a file with deletes
+// (which the cache never holds), its batches as iceberg-go read them.
+type fileCols struct {
+	cols    []arrow.Array
+	batches []arrow.RecordBatch
+	err     error
+}
+
+func (f *fileCols) release() {
+	for _, a := range f.cols {
+		a.Release()
 	}
-	return sc, it, st, nil
+	for _, b := range f.batches {
+		b.Release()
+	}
+}
+
+// readTasks yields the rows of tasks in order. Files are decoded ahead on
+// all cores, at most two per core at a time; decoded columns come from and
+// go to the column cache.
+func (s *Store) readTasks(t *table.Table, tasks []table.FileScanTask, fields []string) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		ctx, cancel := context.WithCancel(context.Background())
+		workers := runtime.GOMAXPROCS(0)
+		results := make([]chan *fileCols, len(tasks))
+		for i := range results {
+			results[i] = make(chan *fileCols, 1)
+		}
+		sem := make(chan struct{}, 2*workers)
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range tasks {
+				select {
+				case sem <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+				wg.Add(1)
+				go func(i int) {
+					defer wg.Done()
+					results[i] <- s.readFile(ctx, t, tasks[i], fields)
+				}(i)
+			}
+		}()
+		defer func() {
+			cancel()
+			// Drain what the workers finish, so nothing leaks.
+			go func() {
+				wg.Wait()
+				for _, ch := range results {
+					select {
+					case r := <-ch:
+						r.release()
+					default:
+					}
+				}
+			}()
+		}()
+		for i := range tasks {
+			var r *fileCols
+			select {
+			case r = <-results[i]:
+			case <-ctx.Done():
+				return
+			}
+			<-sem
+			if r.err != nil {
+				r.release()
+				yield(nil, r.err)
+				return
+			}
+			if !yieldFile(r, fields, yield) {
+				return
+			}
+		}
+	}
+}
+
+// yieldFile passes a file's rows on in batches; false when the consumer
+// stopped.
+func yieldFile(r *fileCols, fields []string, yield func(arrow.RecordBatch, error) bool) bool {
+	defer r.release()
+	for _, b := range r.batches {
+		b.Retain()
+		if !yield(b, nil) {
+			return false
+		}
+	}
+	if r.cols == nil {
+		return true
+	}
+	arrowFields := make([]arrow.Field, len(fields))
+	for i, name := range fields {
+		arrowFields[i] = arrow.Field{Name: name, Type: r.cols[i].DataType(), Nullable: true}
+	}
+	sc := arrow.NewSchema(arrowFields, nil)
+	n := int64(0)
+	if len(r.cols) > 0 {
+		n = int64(r.cols[0].Len())
+	}
+	const batch = 16384
+	for off := int64(0); off < n; off += batch {
+		end := min(off+batch, n)
+		cols := make([]arrow.Array, len(r.cols))
+		for i, a := range r.cols {
+			cols[i] = array.NewSlice(a, off, end)
+		}
+		rec := array.NewRecordBatch(sc, cols, end-off)
+		for _, c := range cols {
+			c.Release()
+		}
+		if !yield(rec, nil) {
+			return false
+		}
+	}
+	return true
+}
+
+// readFile decodes one data file's columns, or takes them from the cache.
+func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileScanTask, fields []string) *fileCols {
+	path := task.File.FilePath()
+	cacheable := len(task.DeleteFiles) == 0 && fields != nil
+	if cacheable {
+		if cols, ok := s.cache.get(path, fields); ok {
+			return &fileCols{cols: cols}
+		}
+	}
+	opts := []table.ScanOption{table.WithMaxConcurrency(1)}
+	if fields != nil {
+		opts = append(opts, table.WithSelectedFields(slices.Clone(fields)...))
+	}
+	_, seq, err := t.Scan(opts...).ReadTasks(ctx, []table.FileScanTask{task})
+	if err != nil {
+		return &fileCols{err: fmt.Errorf("scan %s: %w", t.Identifier(), err)}
+	}
+	var recs []arrow.RecordBatch
+	for rec, err := range seq {
+		if err != nil {
+			for _, r := range recs {
+				r.Release()
+			}
+			return &fileCols{err: fmt.Errorf("scan %s: %w", t.Identifier(), err)}
+		}
+		recs = append(recs, rec)
+	}
+	if !cacheable {
+		return &fileCols{batches: recs}
+	}
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	cols := make([]arrow.Array, len(fields))
+	for i, name := range fields {
+		parts := make([]arrow.Array, 0, len(recs))
+		for _, r := range recs {
+			idx := r.Schema().FieldIndices(name)
+			if len(idx) == 0 {
+				for _, c := range cols[:i] {
+					c.Release()
+				}
+				return &fileCols{err: fmt.Errorf("scan %s: column %s missing from %s", t.Identifier(), name, path)}
+			}
+			parts = append(parts, r.Column(idx[0]))
+		}
+		var a arrow.Array
+		switch len(parts) {
+		case 0:
+			a = nil
+		case 1:
+			parts[0].Retain()
+			a = parts[0]
+		default:
+			var err error
+			if a, err = array.Concatenate(parts, memory.DefaultAllocator); err != nil {
+				for _, c := range cols[:i] {
+					c.Release()
+				}
+				return &fileCols{err: fmt.Errorf("scan %s: %w", t.Identifier(), err)}
+			}
+		}
+		cols[i] = a
+	}
+	if len(recs) == 0 {
+		return &fileCols{}
+	}
+	s.cache.put(path, fields, cols)
+	return &fileCols{cols: cols}
 }
 
 // lostRace reports a commit that failed because another writer moved the
