@@ -68,6 +68,14 @@ func (e *Arith) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 
 // NumericArith applies op to two numeric values in text form.
 func NumericArith(op ArithOp, a, b string) (types.Datum, error) {
+	if d, ok := smallNumericDatum(op, a, b); ok {
+		return d, nil
+	}
+	return numericArithDec(op, a, b)
+}
+
+// numericArithDec is NumericArith through math/big.
+func numericArithDec(op ArithOp, a, b string) (types.Datum, error) {
 	x, err := types.ParseDec(a)
 	if err != nil {
 		return types.Datum{}, err

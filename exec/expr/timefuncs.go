@@ -312,25 +312,20 @@ func appendScaled(buf []byte, n int64, scale int) []byte {
 	u := uint64(n)
 	if n < 0 {
 		buf = append(buf, '-')
-		u = uint64(-n)
+		u = -u
 	}
-	p := uint64(1)
-	for i := 0; i < scale; i++ {
-		p *= 10
-	}
-	buf = strconv.AppendUint(buf, u/p, 10)
-	buf = append(buf, '.')
-	frac := u % p
-	start := len(buf)
-	buf = strconv.AppendUint(buf, frac, 10)
-	if pad := scale - (len(buf) - start); pad > 0 {
-		buf = append(buf, make([]byte, pad)...)
-		copy(buf[start+pad:], buf[start:len(buf)-pad])
-		for i := start; i < start+pad; i++ {
-			buf[i] = '0'
+	var tmp [20]byte
+	d := strconv.AppendUint(tmp[:0], u, 10)
+	if len(d) <= scale {
+		buf = append(buf, '0', '.')
+		for i := len(d); i < scale; i++ {
+			buf = append(buf, '0')
 		}
+		return append(buf, d...)
 	}
-	return buf
+	buf = append(buf, d[:len(d)-scale]...)
+	buf = append(buf, '.')
+	return append(buf, d[len(d)-scale:]...)
 }
 
 // extractDatum is extract (numeric) or date_part (float8) of one value.

@@ -69,3 +69,17 @@ func BenchmarkTimestampPlusInterval(b *testing.B) {
 	iv := &Const{D: types.IntervalDatum(types.IntervalValue{Micros: 3600e6})}
 	benchExpr(b, &TimeArith{Op: Add, L: tsCol, R: iv, T: types.TTimestampTZ}, time.UTC)
 }
+
+// floor(extract(epoch from ts)/300)*300, the benchmark's bucketing.
+func BenchmarkEpochBucketNumeric(b *testing.B) {
+	ext := funcExpr("extract", types.TNumeric, textConst("epoch"), tsCol)
+	div := &Arith{Op: Div, L: ext, R: &Const{D: types.Datum{T: types.TNumeric, S: "300"}}, T: types.TNumeric}
+	fl := Builtins["floor"]
+	_, _, f, ok := fl.Bind([]types.T{types.TNumeric})
+	if !ok {
+		b.Skip("no floor(numeric)")
+	}
+	f.Name, f.Args, f.T = "floor", []Expr{div}, types.TNumeric
+	mul := &Arith{Op: Mul, L: f, R: &Const{D: types.Datum{T: types.TNumeric, S: "300"}}, T: types.TNumeric}
+	benchExpr(b, mul, time.UTC)
+}
