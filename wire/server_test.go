@@ -239,7 +239,8 @@ func TestExtendedTypes(t *testing.T) {
 		{"uuid", u, new(pgtype.UUID), u, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"},
 		{"numeric", "-12.3400", new(string), "-12.3400", "-12.3400"},
 		{"json", `{"a":1}`, new(string), `{"a":1}`, `{"a":1}`},
-		{"jsonb", `{"b":2}`, new(string), `{"b":2}`, `{"b":2}`},
+		// jsonb comes back in PostgreSQL's normal form: a space after : and ,.
+		{"jsonb", `{"b":2}`, new(string), `{"b": 2}`, `{"b": 2}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.typ, func(t *testing.T) {
