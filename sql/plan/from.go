@@ -654,6 +654,12 @@ func rewriteWith(e expr.Expr, f func(*expr.Col) expr.Expr, pre func(expr.Expr) (
 			return &expr.Case{Whens: list(x.Whens), Thens: list(x.Thens), Else: els, T: x.T}
 		case *expr.Cast:
 			return &expr.Cast{Arg: rw(x.Arg), T: x.T}
+		case *expr.FloorDiv:
+			fd := &expr.FloorDiv{L: rw(x.L), R: rw(x.R), Orig: rw(x.Orig), Times: x.Times}
+			if x.EpochOf != nil {
+				fd.EpochOf = rw(x.EpochOf)
+			}
+			return fd
 		case *expr.Neg:
 			return &expr.Neg{Arg: rw(x.Arg)}
 		}

@@ -167,10 +167,14 @@ func (p *Planner) rewrite(root node) node {
 func (p *Planner) foldAll(n node) {
 	switch x := n.(type) {
 	case *filterNode:
-		x.pred = p.fold(x.pred)
+		x.pred = fuse(p.fold(x.pred))
 	case *projectNode:
 		for i, e := range x.exprs {
-			x.exprs[i] = p.fold(e)
+			x.exprs[i] = fuse(p.fold(e))
+		}
+	case *aggregateNode:
+		for i, e := range x.groupBy {
+			x.groupBy[i] = fuse(e)
 		}
 	}
 	for _, in := range n.inputs() {
