@@ -58,10 +58,17 @@ race:
 	$(GO) test -race -run 'TestScanCache' ./sql/engine/
 
 # One fresh server per regress/sql/*.sql; see regress/regress_test.go.
+comma := ,
+empty :=
+space := $(empty) $(empty)
+SLT_OWN = $(subst $(space),$(comma),$(notdir $(wildcard regress/slt/testdata/*.slt)))
+
 regress: build
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m ./regress/
 	# -v: the sqllogictest closing line ("sqllogictest: N passed, N failed").
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 10m ./regress/slt/
+	# The project's own .slt files hold PostgreSQL 15's answers: check them there.
+	SLT_POSTGRES=1 SLT_FILES=$(SLT_OWN) $(GO) test -count=1 -timeout 10m -run 'TestPostgres$$' ./regress/slt/
 
 # Not part of test: Loam's ingest, then its dashboard queries, against a
 # throwaway PostgreSQL 15 and (queries) DuckDB; see bench/README.md
