@@ -388,6 +388,10 @@ func yieldFile(r *fileCols, fields []string, yield func(arrow.RecordBatch, error
 
 // readFile decodes one data file's columns, or takes them from the cache.
 func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileScanTask, fields []string) *fileCols {
+	// Planning with the filter leaves a residual on the task, which
+	// ReadTasks would apply to rows; the caller filters rows itself (see
+	// Scan), and the cache must hold every row of the file.
+	task.Residual = nil
 	path := task.File.FilePath()
 	cacheable := len(task.DeleteFiles) == 0 && fields != nil
 	if cacheable {
