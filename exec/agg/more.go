@@ -516,9 +516,21 @@ func (s *contState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
 	v := arrow.GetValues[float64](arg.Data(), 1)
 	for i, g := range gids {
 		if (!nulls || arg.IsValid(i)) && (g != 0 || !s.trash) {
+			if len(s.vals[g]) == cap(s.vals[g]) {
+				s.vals[g] = doubled(s.vals[g])
+			}
 			s.vals[g] = append(s.vals[g], v[i])
 		}
 	}
+}
+
+// doubled is v with twice the capacity: append grows large slices by a
+// quarter at a time, which copies a percentile's millions of values over
+// and over.
+func doubled[T any](v []T) []T {
+	out := make([]T, len(v), max(2*cap(v), 1024))
+	copy(out, v)
+	return out
 }
 
 // nanLast moves NaNs to the end (PostgreSQL sorts them above every float)
@@ -673,6 +685,9 @@ func (s *discState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
 		if arg.IsValid(i) && (g != 0 || !s.trash) {
 			d := types.DatumAt(s.t, arg, i)
 			d.S = strings.Clone(d.S)
+			if len(s.vals[g]) == cap(s.vals[g]) {
+				s.vals[g] = doubled(s.vals[g])
+			}
 			s.vals[g] = append(s.vals[g], d)
 		}
 	}
