@@ -328,6 +328,9 @@ func (h *hashAggOp) update(i int, gids []int32, rec arrow.RecordBatch) error {
 			writers[k] = exec.KeyWriter(keyTs[k], c)
 		}
 		seen := h.seen[i]
+		// Sorted input repeats a (group, value) pair row after row: a
+		// repeat of the row before is a duplicate without a lookup.
+		var prev []byte
 		for r, g := range m {
 			if g == 0 {
 				continue
@@ -337,6 +340,11 @@ func (h *hashAggOp) update(i int, gids []int32, rec arrow.RecordBatch) error {
 				buf = w(buf, r)
 			}
 			h.keyBuf = buf
+			if prev != nil && string(buf) == string(prev) {
+				m[r] = 0
+				continue
+			}
+			prev = append(prev[:0], buf...)
 			if _, dup := seen[string(buf)]; dup {
 				m[r] = 0
 				continue
