@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/loamdb/loam/exec/types"
 )
 
 // TestGather checks the hand-written take against Arrow's take kernel.
@@ -39,6 +40,17 @@ func TestGather(t *testing.T) {
 			if !array.Equal(got, want) {
 				t.Errorf("%s rows %v: got %v, want %v", col.DataType(), rows, got, want)
 			}
+		}
+	}
+}
+
+func TestExactKey(t *testing.T) {
+	for _, c := range []struct {
+		k    types.Kind
+		want bool
+	}{{types.Text, true}, {types.Int8, true}, {types.TimestampTZ, true}, {types.Float8, false}, {types.Numeric, false}, {types.Char, false}} {
+		if got := exactKey(types.Of(c.k)); got != c.want {
+			t.Errorf("exactKey(%v) = %v", c.k, got)
 		}
 	}
 }

@@ -186,7 +186,7 @@ func (h *hashJoin) probe(ctx context.Context, rec arrow.RecordBatch) error {
 		} else if lcols, err = takeCols(ctx, rec, li); err != nil {
 			return err
 		}
-		rcols, err := takeCols(ctx, h.right0, ri)
+		rcols, err := h.rightCols(ctx, ri, lcols)
 		if err != nil {
 			return err
 		}
@@ -287,6 +287,56 @@ func (h *hashJoin) probe(ctx context.Context, rec arrow.RecordBatch) error {
 		}
 	}
 	return nil
+}
+
+// rightCols gathers the right input's columns for matched pairs. A right
+// key that is a plain column equals its left key on every pair, so the
+// left one (already gathered) stands in for it.
+func (h *hashJoin) rightCols(ctx context.Context, ri []int32, lcols []arrow.Array) ([]arrow.Array, error) {
+	same := map[int]int{}
+	for k, rk := range h.rkeys {
+		rc, ok1 := rk.(*expr.Col)
+		lc, ok2 := h.lkeys[k].(*expr.Col)
+		if ok1 && ok2 && exactKey(rk.Type()) && rk.Type() == h.lkeys[k].Type() &&
+			arrow.TypeEqual(lcols[lc.Idx].DataType(), h.right0.Column(rc.Idx).DataType()) {
+			same[rc.Idx] = lc.Idx
+		}
+	}
+	if len(same) == 0 {
+		return takeCols(ctx, h.right0, ri)
+	}
+	out := make([]arrow.Array, h.right0.NumCols())
+	for c := range out {
+		if l, ok := same[c]; ok {
+			lcols[l].Retain()
+			out[c] = lcols[l]
+			continue
+		}
+		one := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{h.right0.Schema().Field(c)}, nil), []arrow.Array{h.right0.Column(c)}, h.right0.NumRows())
+		taken, err := takeCols(ctx, one, ri)
+		one.Release()
+		if err != nil {
+			for _, a := range out[:c] {
+				if a != nil {
+					a.Release()
+				}
+			}
+			return nil, err
+		}
+		out[c] = taken[0]
+	}
+	return out, nil
+}
+
+// exactKey reports types whose equal keys are equal values, bit for bit
+// (not float's -0 and 0, numeric's 1.0 and 1.00 or char's padding).
+func exactKey(t types.T) bool {
+	switch t.Kind {
+	case types.Text, types.Varchar, types.Int2, types.Int4, types.Int8, types.Bool,
+		types.Date, types.Timestamp, types.TimestampTZ, types.UUID:
+		return true
+	}
+	return false
 }
 
 // identity reports whether rows is 0, 1, …, n-1.
