@@ -14,6 +14,14 @@ type widenOp struct {
 	in        Operator
 	positions []int
 	ts        []types.T
+	// nulls keeps the all-NULL column of each unread column for the batch
+	// length last seen: arrays are immutable, so batches share them.
+	nulls  map[nullKey]arrow.Array
+	schema *arrow.Schema
+}
+
+type nullKey struct {
+	col, n int
 }
 
 var _ Operator = (*widenOp)(nil)
@@ -27,14 +35,47 @@ func NewWiden(in Operator, positions []int, all []types.T) Operator {
 
 func (w *widenOp) Types() []types.T               { return w.ts }
 func (w *widenOp) Open(ctx context.Context) error { return w.in.Open(ctx) }
-func (w *widenOp) Close() error                   { return w.in.Close() }
+func (w *widenOp) Close() error {
+	for _, a := range w.nulls {
+		a.Release()
+	}
+	w.nulls = nil
+	return w.in.Close()
+}
 func (w *widenOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	rec, err := w.in.Next(ctx)
 	if rec == nil || err != nil {
 		return nil, err
 	}
 	defer rec.Release()
-	return WidenBatch(rec, w.positions, w.ts), nil
+	n := int(rec.NumRows())
+	if w.nulls == nil || len(w.nulls) > 4*len(w.ts) {
+		// Batch lengths vary little; start over when they do.
+		for _, old := range w.nulls {
+			old.Release()
+		}
+		w.nulls = map[nullKey]arrow.Array{}
+	}
+	cols := make([]arrow.Array, len(w.ts))
+	for i, p := range w.positions {
+		cols[p] = rec.Column(i)
+	}
+	for i := range cols {
+		if cols[i] != nil {
+			continue
+		}
+		k := nullKey{i, n}
+		a, ok := w.nulls[k]
+		if !ok {
+			a = array.MakeArrayOfNull(memory.DefaultAllocator, w.ts[i].Arrow(), n)
+			w.nulls[k] = a
+		}
+		cols[i] = a
+	}
+	if w.schema == nil {
+		w.schema = Schema(w.ts)
+	}
+	return array.NewRecordBatch(w.schema, cols, int64(n)), nil
 }
 
 // WidenBatch places rec's columns at positions of a row of types all,
