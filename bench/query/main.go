@@ -46,6 +46,7 @@ type config struct {
 	threads    int
 	keep       bool
 	timeout    time.Duration // of one query run
+	settle     time.Duration // pause before each engine's runs of a query
 }
 
 func main() {
@@ -78,6 +79,14 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	threads := fs.Int("duckdb-threads", 2, "DuckDB threads")
 	keep := fs.Bool("keep", env("BENCH_KEEP", "") != "", "keep the temporary directory (BENCH_KEEP=1)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "limit of one query run (BENCH_QUERY_TIMEOUT)")
+	settle := fs.Duration("settle", time.Second, "pause before each engine's runs of a query, so the one before has gone quiet (BENCH_QUERY_SETTLE)")
+	if v := os.Getenv("BENCH_QUERY_SETTLE"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return nil, fmt.Errorf("BENCH_QUERY_SETTLE %q: %w", v, err)
+		}
+		*settle = d
+	}
 	if v := os.Getenv("BENCH_QUERY_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
@@ -91,7 +100,7 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	c := &config{loamBin: *loamBin, pgBin: *pgBin, threads: *threads, keep: *keep, timeout: *timeout,
+	c := &config{loamBin: *loamBin, pgBin: *pgBin, threads: *threads, keep: *keep, timeout: *timeout, settle: *settle,
 		engines: map[string]bool{}, only: map[int]bool{}}
 	var err error
 	if c.rows, err = strconv.ParseUint(*rows, 10, 64); err != nil || c.rows == 0 {
@@ -353,7 +362,9 @@ func loadPostgres(ctx context.Context, e *wireEngine, connString string, cfg *co
 		return fmt.Errorf("postgres: %w", err)
 	}
 	copied := time.Since(start)
-	stmts := append(slices.Clone(pgIndexes), modelsTable, modelsInsert(), "VACUUM ANALYZE "+table, "VACUUM ANALYZE models")
+	// CHECKPOINT last: PostgreSQL's writes of the load are then done, not
+	// going on in the background while the other engines are timed.
+	stmts := append(slices.Clone(pgIndexes), modelsTable, modelsInsert(), "VACUUM ANALYZE "+table, "VACUUM ANALYZE models", "CHECKPOINT")
 	if err := e.exec(ctx, stmts...); err != nil {
 		return err
 	}
@@ -437,6 +448,9 @@ type queryResult struct {
 func runQuery(ctx context.Context, cfg *config, num int, q query, engines []engine, logf func(string, ...any)) queryResult {
 	qr := queryResult{num: num, q: q, by: map[string]*engineResult{}}
 	for _, e := range engines {
+		// The engine before may still be busy (DuckDB's workers, the
+		// PostgreSQL processes): the machine's two cores are shared.
+		time.Sleep(cfg.settle)
 		r := &engineResult{}
 		qr.by[e.name()] = r
 		text := q.text(e.name())
