@@ -5,7 +5,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 )
@@ -146,8 +145,8 @@ func (h *hashJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if rec == nil {
 			if h.rightMatched != nil && !h.rightDone {
 				h.rightDone = true
-				if out := h.unmatchedRight(ctx); out != nil {
-					return out, nil
+				if out, err := h.unmatchedRight(ctx); out != nil || err != nil {
+					return out, err
 				}
 			}
 			return nil, nil
@@ -265,24 +264,11 @@ func (h *hashJoin) probe(ctx context.Context, rec arrow.RecordBatch) error {
 		return err
 	}
 	if leftMatched != nil {
-		var rows []int32
-		for l, ok := range leftMatched {
-			if !ok {
-				rows = append(rows, int32(l))
-			}
+		out, err := nullExtended(ctx, h.schema, rec, unmatched(leftMatched), h.right.Types(), true)
+		if err != nil {
+			return err
 		}
-		if len(rows) > 0 {
-			lcols, err := takeCols(ctx, rec, rows)
-			if err != nil {
-				return err
-			}
-			for _, t := range h.right.Types() {
-				lcols = append(lcols, array.MakeArrayOfNull(memory.DefaultAllocator, t.Arrow(), len(rows)))
-			}
-			out := array.NewRecordBatch(h.schema, lcols, int64(len(rows)))
-			for _, c := range lcols {
-				c.Release()
-			}
+		if out != nil {
 			h.pending = append(h.pending, out)
 		}
 	}
@@ -361,28 +347,6 @@ func (h *hashJoin) mark(leftMatched []bool, l, r int32) {
 	}
 }
 
-func (h *hashJoin) unmatchedRight(ctx context.Context) arrow.RecordBatch {
-	var rows []int32
-	for r, ok := range h.rightMatched {
-		if !ok {
-			rows = append(rows, int32(r))
-		}
-	}
-	if len(rows) == 0 {
-		return nil
-	}
-	var cols []arrow.Array
-	for _, t := range h.left.Types() {
-		cols = append(cols, array.MakeArrayOfNull(memory.DefaultAllocator, t.Arrow(), len(rows)))
-	}
-	rcols, err := takeCols(ctx, h.right0, rows)
-	if err != nil {
-		return nil
-	}
-	cols = append(cols, rcols...)
-	out := array.NewRecordBatch(h.schema, cols, int64(len(rows)))
-	for _, c := range cols {
-		c.Release()
-	}
-	return out
+func (h *hashJoin) unmatchedRight(ctx context.Context) (arrow.RecordBatch, error) {
+	return nullExtended(ctx, h.schema, h.right0, unmatched(h.rightMatched), h.left.Types(), false)
 }

@@ -96,8 +96,8 @@ func (j *nestedLoopJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if rec == nil {
 			j.leftDone = true
 			if j.kind == RightJoin || j.kind == FullJoin {
-				if out := j.unmatchedRight(); out != nil {
-					return out, nil
+				if out, err := j.unmatchedRight(ctx); out != nil || err != nil {
+					return out, err
 				}
 			}
 			return nil, nil
@@ -160,45 +160,19 @@ func (j *nestedLoopJoin) joinBatch(ctx context.Context, left arrow.RecordBatch) 
 		}
 	}
 	if j.kind == LeftJoin || j.kind == FullJoin {
-		var rows []int32
-		for l, ok := range leftMatched {
-			if !ok {
-				rows = append(rows, int32(l))
-			}
+		out, err := nullExtended(ctx, j.schema, left, unmatched(leftMatched), j.right.Types(), true)
+		if err != nil {
+			return err
 		}
-		if len(rows) > 0 {
-			lcols, err := takeCols(ctx, left, rows)
-			if err != nil {
-				return err
-			}
-			for _, t := range j.right.Types() {
-				lcols = append(lcols, array.MakeArrayOfNull(memory.DefaultAllocator, t.Arrow(), len(rows)))
-			}
-			j.pending = append(j.pending, j.batch(lcols, len(rows)))
+		if out != nil {
+			j.pending = append(j.pending, out)
 		}
 	}
 	return nil
 }
 
-func (j *nestedLoopJoin) unmatchedRight() arrow.RecordBatch {
-	var rows []int32
-	for r, ok := range j.rightMatched {
-		if !ok {
-			rows = append(rows, int32(r))
-		}
-	}
-	if len(rows) == 0 {
-		return nil
-	}
-	var cols []arrow.Array
-	for _, t := range j.left.Types() {
-		cols = append(cols, array.MakeArrayOfNull(memory.DefaultAllocator, t.Arrow(), len(rows)))
-	}
-	rcols, err := takeCols(context.Background(), j.rightAll, rows)
-	if err != nil {
-		return nil
-	}
-	return j.batch(append(cols, rcols...), len(rows))
+func (j *nestedLoopJoin) unmatchedRight(ctx context.Context) (arrow.RecordBatch, error) {
+	return nullExtended(ctx, j.schema, j.rightAll, unmatched(j.rightMatched), j.left.Types(), false)
 }
 
 func (j *nestedLoopJoin) pairs(ctx context.Context, left arrow.RecordBatch, li, ri []int32) (arrow.RecordBatch, error) {
