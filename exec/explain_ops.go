@@ -31,6 +31,10 @@ func (s *scanOp) Explain() Explained {
 	}
 	ex.Details = append(ex.Details, fmt.Sprintf("Files: %d of %d (%d pruned), Partitions: %d, Rows: %d, Bytes: %d",
 		st.FilesScanned, st.FilesTotal, st.FilesTotal-st.FilesScanned, st.Partitions, st.Rows, st.Bytes))
+	if n := s.rg.Total.Load(); n > 0 {
+		sk := s.rg.Skipped.Load()
+		ex.Details = append(ex.Details, fmt.Sprintf("Row Groups Decoded: %d of %d (%d skipped by statistics)", n-sk, n, sk))
+	}
 	if s.spec.Tail != nil {
 		if s.opened {
 			ex.Details = append(ex.Details, fmt.Sprintf("Write Log Tail: %d rows", s.tailRows))

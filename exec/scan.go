@@ -21,6 +21,9 @@ type TableScan struct {
 	Columns []string  // table column names, in output order
 	Types   []types.T // their SQL types
 	Filter  iceberg.BooleanExpression
+	// RowGroupPreds are Filter's simple conjuncts, which skip Parquet row
+	// groups by their statistics.
+	RowGroupPreds []icetable.RangePred
 	// Tail, when set, yields rows beyond the snapshot (the write log's
 	// committed rows), read after the files.
 	Tail iter.Seq2[arrow.RecordBatch, error]
@@ -33,6 +36,7 @@ type scanOp struct {
 	stop   func()
 	Stats  icetable.ScanStats
 	opened bool
+	rg     icetable.RowGroupStats
 	// tailRows counts the rows read from the write log's tail.
 	tailRows int64
 }
@@ -67,7 +71,7 @@ func (s *scanOp) Open(ctx context.Context) error {
 			if len(fields) == 0 {
 				fields = []string{s.spec.Table.Schema().Fields()[0].Name}
 			}
-			_, seq, st, err := s.spec.Store.Scan(ctx, s.spec.Table, s.spec.Filter, fields)
+			_, seq, st, err := s.spec.Store.Scan(ctx, s.spec.Table, s.spec.Filter, s.spec.RowGroupPreds, &s.rg, fields)
 			if err != nil {
 				return err
 			}

@@ -61,6 +61,7 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 			spec := exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail}
 			if filter != nil {
 				spec.Filter = pushdown(filter, ti.Columns)
+				spec.RowGroupPreds = rangePreds(filter, ti.Columns)
 			}
 			var positions []int
 			all := make([]types.T, len(cols))

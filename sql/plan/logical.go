@@ -196,6 +196,7 @@ func (p *Planner) pushFilters(n node) node {
 		// filter rows exactly.
 		in.filter = f.pred
 		in.spec.Filter = pushdown(f.pred, in.names)
+		in.spec.RowGroupPreds = rangePreds(f.pred, in.names)
 	case *sourceNode:
 		if in.where == nil {
 			in.where = f.pred

@@ -4,6 +4,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/storage/icetable"
 )
 
 // pushdown turns the conjuncts of a WHERE clause that Iceberg can evaluate
@@ -144,4 +145,44 @@ func pred[T iceberg.LiteralType](op expr.CmpOp, ref iceberg.Reference, v T) iceb
 		return iceberg.GreaterThan(ref, v)
 	}
 	return iceberg.GreaterThanEqual(ref, v)
+}
+
+// rangePreds lists the conjuncts of pred that compare a column with a
+// constant, in the form Parquet row-group statistics can rule out.
+func rangePreds(pred expr.Expr, names []string) []icetable.RangePred {
+	var out []icetable.RangePred
+	for _, c := range conjuncts(pred) {
+		x, ok := c.(*expr.Compare)
+		if !ok {
+			continue
+		}
+		col, ok1 := x.L.(*expr.Col)
+		k, ok2 := expr.IsConst(x.R)
+		op := x.Op
+		if !ok1 || !ok2 {
+			col, ok1 = x.R.(*expr.Col)
+			k, ok2 = expr.IsConst(x.L)
+			op = op.Flip()
+		}
+		if !ok1 || !ok2 || k.Null || col.Idx >= len(names) || k.T.Kind != col.T.Kind {
+			continue
+		}
+		var v any
+		switch k.T.Kind {
+		case types.Int2, types.Int4, types.Int8, types.Date, types.Timestamp, types.TimestampTZ:
+			v = k.I
+		case types.Float8:
+			v = k.F
+		case types.Text, types.Varchar:
+			v = k.S
+		default:
+			continue
+		}
+		name := map[expr.CmpOp]string{expr.EQ: "=", expr.LT: "<", expr.LE: "<=", expr.GT: ">", expr.GE: ">="}[op]
+		if name == "" {
+			continue
+		}
+		out = append(out, icetable.RangePred{Column: names[col.Idx], Op: name, Val: v})
+	}
+	return out
 }

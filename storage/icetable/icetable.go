@@ -244,7 +244,11 @@ func (s *Store) PlanScan(ctx context.Context, t *table.Table, filter iceberg.Boo
 // row-level residual filter drops matching rows of files that hold NULLs
 // in other columns, so the caller filters rows exactly itself. Tasks decode
 // on all cores.
-func (s *Store) Scan(ctx context.Context, t *table.Table, filter iceberg.BooleanExpression, fields []string) (*arrow.Schema, iter.Seq2[arrow.RecordBatch, error], ScanStats, error) {
+//
+// preds, the simple conjuncts of filter, skip the row groups of a file
+// whose statistics rule them out, when the file is not in the column
+// cache; rg, when not nil, counts row groups read and skipped.
+func (s *Store) Scan(ctx context.Context, t *table.Table, filter iceberg.BooleanExpression, preds []RangePred, rg *RowGroupStats, fields []string) (*arrow.Schema, iter.Seq2[arrow.RecordBatch, error], ScanStats, error) {
 	var st ScanStats
 	planOpts := []table.ScanOption{}
 	if fields != nil {
@@ -263,7 +267,7 @@ func (s *Store) Scan(ctx context.Context, t *table.Table, filter iceberg.Boolean
 			fmt.Sscan(n, &st.FilesTotal)
 		}
 	}
-	return nil, s.readTasks(t, tasks, fields), st, nil
+	return nil, s.readTasks(t, tasks, fields, preds, rg), st, nil
 }
 
 // fileCols is one data file's columns, whole; or, for a file with deletes
@@ -286,7 +290,7 @@ func (f *fileCols) release() {
 // readTasks yields the rows of tasks in order. Files are decoded ahead on
 // all cores, at most two per core at a time; decoded columns come from and
 // go to the column cache.
-func (s *Store) readTasks(t *table.Table, tasks []table.FileScanTask, fields []string) iter.Seq2[arrow.RecordBatch, error] {
+func (s *Store) readTasks(t *table.Table, tasks []table.FileScanTask, fields []string, preds []RangePred, rg *RowGroupStats) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		ctx, cancel := context.WithCancel(context.Background())
 		workers := runtime.GOMAXPROCS(0)
@@ -308,7 +312,7 @@ func (s *Store) readTasks(t *table.Table, tasks []table.FileScanTask, fields []s
 				wg.Add(1)
 				go func(i int) {
 					defer wg.Done()
-					results[i] <- s.readFile(ctx, t, tasks[i], fields)
+					results[i] <- s.readFile(ctx, t, tasks[i], fields, preds, rg)
 				}(i)
 			}
 		}()
@@ -387,7 +391,7 @@ func yieldFile(r *fileCols, fields []string, yield func(arrow.RecordBatch, error
 }
 
 // readFile decodes one data file's columns, or takes them from the cache.
-func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileScanTask, fields []string) *fileCols {
+func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileScanTask, fields []string, preds []RangePred, rg *RowGroupStats) *fileCols {
 	// Planning with the filter leaves a residual on the task, which
 	// ReadTasks would apply to rows; the caller filters rows itself (see
 	// Scan), and the cache must hold every row of the file.
@@ -399,11 +403,26 @@ func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileSca
 			return &fileCols{cols: cols}
 		}
 	}
+	read := []table.FileScanTask{task}
+	if len(preds) > 0 && len(task.DeleteFiles) == 0 {
+		// Only some row groups: read those, and keep the file out of the
+		// cache, which holds whole files.
+		some, all, err := s.rowGroupTasks(ctx, t, task, preds, rg)
+		if err != nil {
+			return &fileCols{err: err}
+		}
+		if !all {
+			if len(some) == 0 {
+				return &fileCols{}
+			}
+			read, cacheable = some, false
+		}
+	}
 	opts := []table.ScanOption{table.WithMaxConcurrency(1)}
 	if fields != nil {
 		opts = append(opts, table.WithSelectedFields(slices.Clone(fields)...))
 	}
-	_, seq, err := t.Scan(opts...).ReadTasks(ctx, []table.FileScanTask{task})
+	_, seq, err := t.Scan(opts...).ReadTasks(ctx, read)
 	if err != nil {
 		return &fileCols{err: fmt.Errorf("scan %s: %w", t.Identifier(), err)}
 	}
