@@ -209,10 +209,18 @@ func FromArrow(a arrow.Array, t types.T) (arrow.Array, error) {
 		}
 	case *array.Decimal128:
 		scale := a.DataType().(*arrow.Decimal128Type).Scale
+		// An unconstrained NUMERIC is stored at DefaultNumeric's fixed
+		// scale; reading drops the zeros that scale added, so 1.5 comes
+		// back as 1.5 (PostgreSQL would also keep zeros a value was written
+		// with, as in 2.50: that is lost).
+		trim := t.Kind == types.Numeric && t.Width < 0
 		return textArray(a, func(i int) string {
 			var d types.Dec
 			d.U.Set(src.Value(i).BigInt())
 			d.Scale = scale
+			if trim {
+				return trimZeros(d.String())
+			}
 			return d.String()
 		}), nil
 	case *extensions.UUIDArray:
@@ -336,4 +344,14 @@ func bytesArray(a arrow.Array, value func(i int) []byte) arrow.Array {
 		}
 	}
 	return b.NewArray()
+}
+
+// trimZeros drops trailing zeros after a decimal point, and the point when
+// nothing follows it.
+func trimZeros(s string) string {
+	if !strings.Contains(s, ".") {
+		return s
+	}
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
 }
