@@ -36,6 +36,14 @@ const (
 	// PostgreSQL text form ({1,2,NULL}) in a string column. Only aggregates
 	// produce arrays so far.
 	Array
+	// Name is PostgreSQL's name (identifiers in the catalogs): text-like.
+	Name
+	// OID is an object identifier, an unsigned 32-bit integer; batches carry
+	// it as int64.
+	OID
+	// QChar is PostgreSQL's one-byte "char" (relkind, contype…), carried as
+	// text.
+	QChar
 )
 
 // PostgreSQL type OIDs (pg_type.oid).
@@ -60,6 +68,9 @@ const (
 	OIDNumeric     = 1700
 	OIDUUID        = 2950
 	OIDJSONB       = 3802
+	OIDName        = 19
+	OIDOid         = 26
+	OIDQChar       = 18
 )
 
 // T is a type with its modifier: the length of varchar/char, the precision and
@@ -84,6 +95,7 @@ var arrayOIDs = [...]uint32{
 	Varchar: 1015, Char: 1014, Bytea: 1001, Date: 1182,
 	Time: 1183, Timestamp: 1115, TimestampTZ: 1185,
 	UUID: 2951, JSON: 199, JSONB: 3807, Interval: 1187,
+	Name: 1003, OID: 1028, QChar: 1002,
 }
 
 // Of returns the type of a kind with no modifier.
@@ -108,6 +120,9 @@ var (
 	TJSON        = Of(JSON)
 	TJSONB       = Of(JSONB)
 	TInterval    = Of(Interval)
+	TName        = Of(Name)
+	TOID         = Of(OID)
+	TQChar       = Of(QChar)
 )
 
 var kindOIDs = [...]uint32{
@@ -116,6 +131,7 @@ var kindOIDs = [...]uint32{
 	Varchar: OIDVarchar, Char: OIDBpchar, Bytea: OIDBytea, Date: OIDDate,
 	Time: OIDTime, Timestamp: OIDTimestamp, TimestampTZ: OIDTimestampTZ,
 	UUID: OIDUUID, JSON: OIDJSON, JSONB: OIDJSONB, Interval: OIDInterval,
+	Array: 0, Name: OIDName, OID: OIDOid, QChar: OIDQChar,
 }
 
 // OID is the pg_type OID clients see in RowDescription. An unresolved
@@ -161,11 +177,13 @@ func (t T) Typmod() int32 {
 // Size is pg_type.typlen: the fixed width in bytes, or -1 for varlena.
 func (t T) Size() int16 {
 	switch t.Kind {
-	case Bool:
+	case Bool, QChar:
 		return 1
+	case Name:
+		return 64
 	case Int2:
 		return 2
-	case Int4, Float4, Date:
+	case Int4, Float4, Date, OID:
 		return 4
 	case Int8, Float8, Time, Timestamp, TimestampTZ:
 		return 8
@@ -181,7 +199,7 @@ var kindNames = [...]string{
 	Varchar: "character varying", Char: "character", Bytea: "bytea", Date: "date",
 	Time: "time without time zone", Timestamp: "timestamp without time zone",
 	TimestampTZ: "timestamp with time zone", UUID: "uuid", JSON: "json", JSONB: "jsonb",
-	Interval: "interval", Array: "array",
+	Interval: "interval", Array: "array", Name: "name", OID: "oid", QChar: `"char"`,
 }
 
 // String is the type's name as format_type prints it.
@@ -219,7 +237,7 @@ func (t T) Arrow() arrow.DataType {
 		return arrow.PrimitiveTypes.Int16
 	case Int4:
 		return arrow.PrimitiveTypes.Int32
-	case Int8:
+	case Int8, OID:
 		return arrow.PrimitiveTypes.Int64
 	case Float4:
 		return arrow.PrimitiveTypes.Float32
@@ -255,7 +273,7 @@ func (t T) IsInteger() bool { return t.Kind == Int2 || t.Kind == Int4 || t.Kind 
 
 // IsString reports whether t is one of the character types (or unknown).
 func (t T) IsString() bool {
-	return t.Kind == Text || t.Kind == Varchar || t.Kind == Char || t.Kind == Unknown
+	return t.Kind == Text || t.Kind == Varchar || t.Kind == Char || t.Kind == Unknown || t.Kind == Name || t.Kind == QChar
 }
 
 // Same reports whether two types share a kind (modifiers aside).
@@ -298,6 +316,8 @@ func Common(a, b T) (T, bool) {
 			return a, true
 		}
 		return Of(a.Kind), true
+	case a.Kind == OID && b.IsInteger(), b.Kind == OID && a.IsInteger():
+		return TOID, true
 	case a.IsNumeric() && b.IsNumeric():
 		if numericRank(a.Kind) >= numericRank(b.Kind) {
 			return Of(a.Kind), true

@@ -236,7 +236,7 @@ func datumEqual(a, b types.Datum) bool {
 		return expr.CompareNumericText(a.S, b.S) == 0
 	case types.Bytea:
 		return string(a.B) == string(b.B)
-	case types.Bool, types.Int2, types.Int4, types.Int8, types.Date, types.Time, types.Timestamp, types.TimestampTZ:
+	case types.Bool, types.Int2, types.Int4, types.Int8, types.OID, types.Date, types.Time, types.Timestamp, types.TimestampTZ:
 		return a.I == b.I
 	}
 	return a.S == b.S

@@ -63,7 +63,15 @@ func TypeOf(tn *pg.TypeName, query string) (types.T, error) {
 		t = types.TText
 	case "varchar":
 		t = types.Of(types.Varchar)
-	case "bpchar", "char", "character":
+	case "char":
+		// The grammar turns CHAR into bpchar: "char" here is the quoted
+		// one-byte catalog type.
+		t = types.TQChar
+	case "name":
+		t = types.TName
+	case "oid":
+		t = types.TOID
+	case "bpchar", "character":
 		t = types.Of(types.Char)
 		if len(mods) == 0 {
 			t.Width = 1
