@@ -45,6 +45,13 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 		if c := p.lookupCTE(rv); c != nil {
 			return p.cteItem(c, rv)
 		}
+		if vt := lookupVirtual(rv.Schemaname, rv.Relname); vt != nil {
+			alias := vt.name
+			if rv.Alias != nil {
+				alias = rv.Alias.Aliasname
+			}
+			return p.virtualItem(vt, alias), nil
+		}
 		ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
 		if err != nil {
 			return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))

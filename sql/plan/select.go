@@ -43,7 +43,8 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 	case len(s.FromClause) == 0:
 		src = exec.NewValues([][]expr.Expr{{}}, nil, p.ec)
 		sc = newScope(nil)
-	case len(s.FromClause) == 1 && s.FromClause[0].GetRangeVar() != nil && p.lookupCTE(s.FromClause[0].GetRangeVar()) == nil:
+	case len(s.FromClause) == 1 && s.FromClause[0].GetRangeVar() != nil && p.lookupCTE(s.FromClause[0].GetRangeVar()) == nil &&
+		lookupVirtual(s.FromClause[0].GetRangeVar().Schemaname, s.FromClause[0].GetRangeVar().Relname) == nil:
 		// One table: the scan takes the WHERE for pruning.
 		rv := s.FromClause[0].GetRangeVar()
 		ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
