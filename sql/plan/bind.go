@@ -578,6 +578,9 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		return b.bindCase(n.GetCaseExpr())
 	case n.GetSqlvalueFunction() != nil:
 		sv := n.GetSqlvalueFunction()
+		if e, ok := b.sessionValue(sv.Op); ok {
+			return e, nil
+		}
 		switch sv.Op {
 		case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
 			return &expr.Const{D: types.Int(types.TTimestampTZ, types.RoundMicros(b.p.ec.Now.UnixMicro(), sv.Typmod))}, nil
@@ -939,6 +942,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 			return nil, err
 		}
 		args[i] = e
+	}
+	if e, ok, err := b.catalogFunc(name, args, fc.Location); ok || err != nil {
+		return e, err
 	}
 	return b.callBuiltin(name, args, fc.Location, fc.Args...)
 }

@@ -617,6 +617,18 @@ func columnName(n *pg.Node) string {
 			return "localtimestamp"
 		case pg.SQLValueFunctionOp_SVFOP_LOCALTIME, pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
 			return "localtime"
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER:
+			return "current_user"
+		case pg.SQLValueFunctionOp_SVFOP_SESSION_USER:
+			return "session_user"
+		case pg.SQLValueFunctionOp_SVFOP_USER:
+			return "user"
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+			return "current_role"
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
+			return "current_catalog"
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
+			return "current_schema"
 		}
 		return "current_timestamp"
 	case n.GetAExpr() != nil && n.GetAExpr().Kind == pg.A_Expr_Kind_AEXPR_NULLIF:

@@ -1,0 +1,150 @@
+package plan
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/types"
+	pg "github.com/pganalyze/pg_query_go/v5"
+)
+
+// sessionValue is current_user, session_user, user, current_role,
+// current_catalog or current_schema; ok is false for other ops.
+func (b *binder) sessionValue(op pg.SQLValueFunctionOp) (expr.Expr, bool) {
+	ci, _ := b.p.cat.(CatalogInfo)
+	if ci == nil {
+		return nil, false
+	}
+	switch op {
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER,
+		pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+		return &expr.Const{D: dName(ci.User())}, true
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
+		return &expr.Const{D: dName(ci.Database())}, true
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
+		return &expr.Const{D: currentSchema(b.p.ctx, ci)}, true
+	}
+	return nil, false
+}
+
+// currentSchema is the first schema of the search path that exists.
+func currentSchema(ctx context.Context, ci CatalogInfo) types.Datum {
+	nss, _ := ci.Namespaces(ctx)
+	for _, s := range ci.SearchPath() {
+		for _, ns := range nss {
+			if ns == s {
+				return dName(s)
+			}
+		}
+	}
+	return types.NullOf(types.TName)
+}
+
+// catalogFunc binds the functions clients call on the catalog (psql's \d,
+// drivers' type loading, Grafana); ok is false for other names.
+func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Expr, bool, error) {
+	ci, _ := b.p.cat.(CatalogInfo)
+	if ci == nil {
+		return nil, false, nil
+	}
+	// fn builds a row-wise call with the arguments coerced to want.
+	fn := func(rt types.T, want []types.T, strict bool, f expr.RowFunc) (expr.Expr, bool, error) {
+		if len(args) != len(want) {
+			return nil, false, nil
+		}
+		out := make([]expr.Expr, len(args))
+		for i, a := range args {
+			c, err := b.coerce(a, want[i], loc)
+			if err != nil {
+				return nil, true, err
+			}
+			out[i] = c
+		}
+		return &expr.Func{Name: name, Args: out, T: rt, Strict: strict, Fn: f}, true, nil
+	}
+	constant := func(d types.Datum) (expr.Expr, bool, error) { return &expr.Const{D: d}, true, nil }
+	switch name {
+	case "current_database":
+		if len(args) == 0 {
+			return constant(dName(ci.Database()))
+		}
+	case "current_schema":
+		if len(args) == 0 {
+			return constant(currentSchema(b.p.ctx, ci))
+		}
+	case "current_schemas":
+		// The implicit pg_catalog comes first when asked for.
+		nss, _ := ci.Namespaces(b.p.ctx)
+		var path []string
+		for _, s := range ci.SearchPath() {
+			for _, ns := range nss {
+				if ns == s {
+					path = append(path, s)
+				}
+			}
+		}
+		return fn(types.ArrayOf(types.Name), []types.T{types.TBool}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			p := path
+			if a[0].I != 0 {
+				p = append([]string{"pg_catalog"}, path...)
+			}
+			return types.Datum{T: types.ArrayOf(types.Name), S: "{" + strings.Join(p, ",") + "}"}, nil
+		})
+	case "version":
+		if len(args) == 0 {
+			return constant(dText("PostgreSQL " + ci.Settings()["server_version"] + " (Loam) on x86_64-pc-linux-gnu, compiled by Go, 64-bit"))
+		}
+	case "pg_get_userbyid":
+		user := ci.User()
+		return fn(types.TName, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			if a[0].I == oidBootstrapRole {
+				return dName(user), nil
+			}
+			return dName("unknown (OID=" + strconv.FormatInt(a[0].I, 10) + ")"), nil
+		})
+	case "pg_table_is_visible":
+		rels, err := relations(b.p.ctx, ci)
+		if err != nil {
+			return nil, true, err
+		}
+		visible := map[int64]bool{}
+		for _, r := range rels {
+			if isVisible(ci, r.ns) {
+				visible[int64(ObjectOID(r.ns, r.name))] = true
+			}
+		}
+		return fn(types.TBool, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			return dBool(visible[a[0].I]), nil
+		})
+	case "format_type":
+		return fn(types.TText, []types.T{types.TOID, types.TInt4}, false, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			if a[0].Null {
+				return types.NullOf(types.TText), nil
+			}
+			t, ok := typeByOID(uint32(a[0].I))
+			if !ok {
+				return dText("???"), nil
+			}
+			if !a[1].Null {
+				t = withTypmod(t, int32(a[1].I))
+			}
+			s := t.String()
+			if t.Kind == types.QChar {
+				s = `"char"`
+			}
+			return dText(s), nil
+		})
+	case "obj_description", "col_description", "shobj_description":
+		// Loam keeps no comments.
+		if len(args) >= 1 && len(args) <= 2 {
+			return constant(types.NullOf(types.TText))
+		}
+	}
+	if strings.HasPrefix(name, "has_") && strings.HasSuffix(name, "_privilege") && len(args) >= 1 {
+		// One superuser role: every privilege is held.
+		return constant(dBool(true))
+	}
+	return nil, false, nil
+}
