@@ -217,6 +217,7 @@ type relation struct {
 	ns, name string
 	kind     string
 	cols     []vcol
+	notnull  []bool
 }
 
 func relations(ctx context.Context, ci CatalogInfo) ([]relation, error) {
@@ -234,6 +235,7 @@ func relations(ctx context.Context, ci CatalogInfo) ([]relation, error) {
 			r := relation{ns: ns, name: ti.Name, kind: "r"}
 			for i, c := range ti.Columns {
 				r.cols = append(r.cols, vcol{c, ti.Types[i]})
+				r.notnull = append(r.notnull, i < len(ti.Required) && ti.Required[i])
 			}
 			out = append(out, r)
 		}
@@ -306,6 +308,7 @@ func init() {
 							"attstattarget": {I: -1}, "attlen": {I: int64(c.t.Size())}, "attnum": {I: int64(i + 1)},
 							"attcacheoff": {I: -1}, "atttypmod": {I: int64(c.t.Typmod())}, "attbyval": dBool(c.t.Size() > 0 && c.t.Size() <= 8),
 							"attalign": {S: "i"}, "attstorage": {S: "p"}, "attislocal": dBool(true), "attcollation": dOID(coll),
+							"attnotnull": dBool(r.notnull != nil && r.notnull[i]),
 						}))
 					}
 				}
@@ -417,7 +420,7 @@ func init() {
 				for _, r := range rels {
 					for i, c := range r.cols {
 						set := map[string]types.Datum{"table_catalog": dName(ci.Database()), "table_schema": dName(r.ns), "table_name": dName(r.name),
-							"column_name": dName(c.name), "ordinal_position": dInt(int64(i + 1)), "is_nullable": dText("YES"),
+							"column_name": dName(c.name), "ordinal_position": dInt(int64(i + 1)), "is_nullable": dText(yesNo(r.notnull == nil || !r.notnull[i])),
 							"data_type": dText(dataType(c.t)), "udt_catalog": dName(ci.Database()), "udt_schema": dName("pg_catalog"),
 							"udt_name": dName(udtName(c.t)), "dtd_identifier": dName(itoa(i + 1)), "is_self_referencing": dText("NO"),
 							"is_identity": dText("NO"), "identity_cycle": dText("NO"), "is_generated": dText("NEVER"), "is_updatable": dText("YES")}
@@ -455,6 +458,13 @@ func init() {
 				return out, err
 			}),
 	}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "YES"
+	}
+	return "NO"
 }
 
 func noRows(context.Context, CatalogInfo, *vtable) ([][]types.Datum, error) { return nil, nil }
