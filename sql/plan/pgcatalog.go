@@ -319,10 +319,14 @@ func init() {
 				var out [][]types.Datum
 				for _, pt := range pgTypes {
 					arr := types.ArrayOf(pt.t.Kind)
+					var elem uint32
+					if pt.t.Kind == types.Name {
+						elem = types.OIDQChar // name is subscriptable as char[64]
+					}
 					out = append(out, vt.row(map[string]types.Datum{
 						"oid": dOID(pt.t.OID()), "typname": dName(pt.name), "typnamespace": dOID(oidPgCatalog), "typowner": dOID(oidBootstrapRole),
 						"typlen": {I: int64(pt.t.Size())}, "typbyval": dBool(pt.t.Size() > 0 && pt.t.Size() <= 8), "typtype": {S: "b"},
-						"typcategory": {S: pt.category}, "typisdefined": dBool(true), "typdelim": {S: ","}, "typarray": dOID(arr.OID()),
+						"typcategory": {S: pt.category}, "typisdefined": dBool(true), "typdelim": {S: ","}, "typarray": dOID(arr.OID()), "typelem": dOID(elem),
 						"typinput": dText(pt.name + "in"), "typoutput": dText(pt.name + "out"), "typreceive": dText(pt.name + "recv"),
 						"typsend": dText(pt.name + "send"), "typsubscript": dText("-"), "typmodin": dText("-"), "typmodout": dText("-"),
 						"typanalyze": dText("-"), "typalign": {S: "i"}, "typstorage": {S: "p"}, "typtypmod": {I: -1},

@@ -1,0 +1,220 @@
+// Package catalog checks Loam's emulated pg_catalog and information_schema
+// against a throwaway PostgreSQL 15 (meta/pgtest): each query must return
+// the same column names and types from both, and, where the answer does not
+// depend on the server (owners, OIDs), the same rows.
+//
+//	LOAM_BIN=$PWD/bin/loam go test -count=1 ./regress/catalog/
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/loamdb/loam/meta/pgtest"
+)
+
+// setup runs on both servers before the queries.
+const setup = `CREATE TABLE llm_calls (ts timestamptz NOT NULL, model text, tokens int,
+	cost numeric(10,4), latency_ms float8, ok bool, note varchar(20))`
+
+// standIns are PostgreSQL catalog column types Loam does not have yet; it
+// reports those columns as text.
+var standIns = map[uint32]string{
+	22: "int2vector", 24: "regproc", 28: "xid", 30: "oidvector", 194: "pg_node_tree",
+	1034: "aclitem[]", 2277: "anyarray",
+}
+
+type query struct {
+	sql  string
+	rows bool // compare the rows too
+}
+
+var queries = []query{
+	{sql: `SELECT * FROM pg_catalog.pg_namespace`},
+	{sql: `SELECT * FROM pg_catalog.pg_class`},
+	{sql: `SELECT * FROM pg_catalog.pg_attribute`},
+	{sql: `SELECT * FROM pg_catalog.pg_type`},
+	{sql: `SELECT * FROM pg_catalog.pg_database`},
+	{sql: `SELECT * FROM pg_catalog.pg_roles`},
+	{sql: `SELECT * FROM pg_catalog.pg_user`},
+	{sql: `SELECT * FROM pg_catalog.pg_settings`},
+	{sql: `SELECT * FROM pg_catalog.pg_index`},
+	{sql: `SELECT * FROM pg_catalog.pg_constraint`},
+	{sql: `SELECT * FROM pg_catalog.pg_description`},
+	{sql: `SELECT * FROM pg_catalog.pg_am`},
+	{sql: `SELECT * FROM pg_catalog.pg_attrdef`},
+	{sql: `SELECT * FROM pg_catalog.pg_inherits`},
+	{sql: `SELECT * FROM pg_catalog.pg_extension`},
+	{sql: `SELECT * FROM information_schema.schemata`},
+	{sql: `SELECT * FROM information_schema.tables`},
+	{sql: `SELECT * FROM information_schema.columns`},
+	// Unqualified: pg_catalog is implicitly first on the search path.
+	{sql: `SELECT * FROM pg_namespace`},
+	{sql: `SELECT nspname FROM pg_namespace WHERE nspname IN ('pg_catalog', 'public', 'information_schema') ORDER BY 1`, rows: true},
+	{sql: `SELECT n.nspname, c.relname, c.relkind, c.relnatts, c.relpersistence
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' ORDER BY 2`, rows: true},
+	{sql: `SELECT a.attname, a.attnum, a.atttypid, a.atttypmod, a.attlen, a.attnotnull, a.attisdropped,
+		pg_catalog.format_type(a.atttypid, a.atttypmod)
+		FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
+		WHERE c.relname = 'llm_calls' AND a.attnum > 0 ORDER BY a.attnum`, rows: true},
+	{sql: `SELECT table_schema, table_name, table_type, is_insertable_into FROM information_schema.tables
+		WHERE table_schema = 'public' ORDER BY table_name`, rows: true},
+	{sql: `SELECT column_name, ordinal_position, is_nullable, data_type, character_maximum_length,
+		numeric_precision, numeric_precision_radix, numeric_scale, datetime_precision, udt_schema, udt_name
+		FROM information_schema.columns WHERE table_name = 'llm_calls' ORDER BY ordinal_position`, rows: true},
+	{sql: `SELECT schema_name FROM information_schema.schemata WHERE schema_name = 'public'`, rows: true},
+	{sql: `SELECT t.oid, t.typname, t.typlen, t.typbyval, t.typcategory, t.typelem, t.typarray FROM pg_type t
+		WHERE t.typname IN ('int4', 'text', 'name', 'oid', 'char', 'bool', 'timestamptz', 'numeric', '_int4', 'varchar')
+		ORDER BY t.oid`, rows: true},
+	{sql: `SELECT extname FROM pg_extension WHERE extname IN ('plpgsql', 'timescaledb')`, rows: true},
+	{sql: `SELECT amname, amtype FROM pg_am WHERE amname = 'heap'`, rows: true},
+	{sql: `SELECT count(*) FROM pg_inherits`, rows: true},
+	{sql: `SELECT count(*) FROM pg_description WHERE objoid = (SELECT oid FROM pg_class WHERE relname = 'llm_calls')`, rows: true},
+	{sql: `SELECT 'abc'::name, 26::oid, '-1'::oid, 'xy'::"char", 5::oid = 5, (3::oid)::int8`, rows: true},
+	{sql: `SELECT current_database()`},
+	{sql: `SELECT current_schema(), current_schemas(true), current_schemas(false),
+		pg_catalog.format_type(1043, 24), format_type(1700, 655366), format_type(1184, NULL), format_type(18, -1), format_type(1007, -1),
+		obj_description(1::oid, 'pg_class'), col_description(1::oid, 1), has_table_privilege('llm_calls', 'select'),
+		has_schema_privilege('public', 'usage')`, rows: true},
+	{sql: `SELECT current_user, session_user, user, current_catalog, current_schema, pg_get_userbyid(10), version()`},
+	{sql: `SELECT setting FROM pg_settings WHERE name = 'server_version_num'`},
+	// psql 15's \dt, verbatim.
+	{sql: `SELECT n.nspname as "Schema",
+  c.relname as "Name",
+  CASE c.relkind WHEN 'r' THEN 'table' WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'i' THEN 'index' WHEN 'S' THEN 'sequence' WHEN 't' THEN 'TOAST table' WHEN 'f' THEN 'foreign table' WHEN 'p' THEN 'partitioned table' WHEN 'I' THEN 'partitioned index' END as "Type",
+  pg_catalog.pg_get_userbyid(c.relowner) as "Owner"
+FROM pg_catalog.pg_class c
+     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+     LEFT JOIN pg_catalog.pg_am am ON am.oid = c.relam
+WHERE c.relkind IN ('r','p','')
+      AND n.nspname <> 'pg_catalog'
+      AND n.nspname !~ '^pg_toast'
+      AND n.nspname <> 'information_schema'
+  AND pg_catalog.pg_table_is_visible(c.oid)
+ORDER BY 1,2;`},
+}
+
+// base resolves a PostgreSQL type OID to what Loam reports for it: a
+// domain (information_schema's sql_identifier, cardinal_number, …) to its
+// base type.
+func base(ctx context.Context, pgc *pgx.Conn, oid uint32) (uint32, error) {
+	var b uint32
+	err := pgc.QueryRow(ctx, `SELECT CASE WHEN typtype = 'd' THEN typbasetype ELSE oid END FROM pg_type WHERE oid = $1`, oid).Scan(&b)
+	return b, err
+}
+
+func shape(ctx context.Context, c *pgx.Conn, pgc *pgx.Conn, sql string) ([]string, []string, error) {
+	rows, err := c.Query(ctx, sql)
+	if err != nil {
+		return nil, nil, err
+	}
+	fds := append([]pgconnFD(nil), toFD(rows.FieldDescriptions())...)
+	var data []string
+	for rows.Next() {
+		var vals []string
+		for _, v := range rows.RawValues() {
+			if v == nil {
+				vals = append(vals, "NULL")
+			} else {
+				vals = append(vals, string(v))
+			}
+		}
+		data = append(data, strings.Join(vals, "|"))
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	var cols []string
+	for _, fd := range fds {
+		oid := fd.oid
+		if pgc != nil {
+			if oid, err = base(ctx, pgc, oid); err != nil {
+				return nil, nil, err
+			}
+			if _, ok := standIns[oid]; ok {
+				oid = 25
+			}
+		}
+		cols = append(cols, fmt.Sprintf("%s:%d", fd.name, oid))
+	}
+	return cols, data, nil
+}
+
+type pgconnFD struct {
+	name string
+	oid  uint32
+}
+
+func toFD(fds []pgconn.FieldDescription) []pgconnFD {
+	out := make([]pgconnFD, len(fds))
+	for i, f := range fds {
+		out[i] = pgconnFD{f.Name, f.DataTypeOID}
+	}
+	return out
+}
+
+func connect(t *testing.T, ctx context.Context, url string, simple bool) *pgx.Conn {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if simple {
+		// Text results, so rows compare byte for byte.
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	}
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}
+
+func TestCatalogAgainstPostgres(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	pgURL := pgtest.Database(t)
+	loamURL := startLoam(t)
+	for _, mode := range []struct {
+		name   string
+		simple bool
+	}{{"extended", false}, {"simple", true}} {
+		t.Run(mode.name, func(t *testing.T) {
+			pgc := connect(t, ctx, pgURL, mode.simple)
+			lc := connect(t, ctx, loamURL, mode.simple)
+			// Types resolve on a connection of their own: pgc may be mid-query.
+			meta := connect(t, ctx, pgURL, false)
+			if mode.name == "extended" {
+				for _, c := range []*pgx.Conn{pgc, lc} {
+					if _, err := c.Exec(ctx, setup); err != nil {
+						t.Fatalf("setup: %v", err)
+					}
+				}
+			}
+			for i, q := range queries {
+				pcols, prows, err := shape(ctx, pgc, meta, q.sql)
+				if err != nil {
+					t.Fatalf("query %d on PostgreSQL: %v\n%s", i, err, q.sql)
+				}
+				lcols, lrows, err := shape(ctx, lc, nil, q.sql)
+				if err != nil {
+					t.Errorf("query %d on Loam: %v\n%s", i, err, q.sql)
+					continue
+				}
+				if strings.Join(pcols, " ") != strings.Join(lcols, " ") {
+					t.Errorf("query %d: columns differ\n%s\nPostgreSQL: %v\nLoam:       %v", i, q.sql, pcols, lcols)
+				}
+				if q.rows && mode.simple && strings.Join(prows, "\n") != strings.Join(lrows, "\n") {
+					t.Errorf("query %d: rows differ\n%s\nPostgreSQL:\n%s\nLoam:\n%s", i, q.sql, strings.Join(prows, "\n"), strings.Join(lrows, "\n"))
+				}
+			}
+		})
+	}
+}
