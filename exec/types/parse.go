@@ -56,6 +56,9 @@ func ParseText(t T, s string, loc *time.Location) (Datum, error) {
 			s = s[:len(s)-n]
 		}
 		d.S = s
+	case Regclass, Regtype:
+		// The planner resolves names; a value here is already one.
+		d.S = s
 	case QChar:
 		// "char" keeps the first byte only.
 		if len(s) > 1 {

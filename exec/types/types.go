@@ -44,6 +44,11 @@ const (
 	// QChar is PostgreSQL's one-byte "char" (relkind, contype…), carried as
 	// text.
 	QChar
+	// Regclass and Regtype are OIDs that print as the relation's or type's
+	// name; batches carry the name (the planner maps to and from oid with
+	// the catalog, which expressions cannot reach).
+	Regclass
+	Regtype
 )
 
 // PostgreSQL type OIDs (pg_type.oid).
@@ -71,6 +76,8 @@ const (
 	OIDName        = 19
 	OIDOid         = 26
 	OIDQChar       = 18
+	OIDRegclass    = 2205
+	OIDRegtype     = 2206
 )
 
 // T is a type with its modifier: the length of varchar/char, the precision and
@@ -95,7 +102,7 @@ var arrayOIDs = [...]uint32{
 	Varchar: 1015, Char: 1014, Bytea: 1001, Date: 1182,
 	Time: 1183, Timestamp: 1115, TimestampTZ: 1185,
 	UUID: 2951, JSON: 199, JSONB: 3807, Interval: 1187,
-	Name: 1003, OID: 1028, QChar: 1002,
+	Name: 1003, OID: 1028, QChar: 1002, Regclass: 2210, Regtype: 2211,
 }
 
 // Of returns the type of a kind with no modifier.
@@ -131,7 +138,7 @@ var kindOIDs = [...]uint32{
 	Varchar: OIDVarchar, Char: OIDBpchar, Bytea: OIDBytea, Date: OIDDate,
 	Time: OIDTime, Timestamp: OIDTimestamp, TimestampTZ: OIDTimestampTZ,
 	UUID: OIDUUID, JSON: OIDJSON, JSONB: OIDJSONB, Interval: OIDInterval,
-	Array: 0, Name: OIDName, OID: OIDOid, QChar: OIDQChar,
+	Array: 0, Name: OIDName, OID: OIDOid, QChar: OIDQChar, Regclass: OIDRegclass, Regtype: OIDRegtype,
 }
 
 // OID is the pg_type OID clients see in RowDescription. An unresolved
@@ -183,7 +190,7 @@ func (t T) Size() int16 {
 		return 64
 	case Int2:
 		return 2
-	case Int4, Float4, Date, OID:
+	case Int4, Float4, Date, OID, Regclass, Regtype:
 		return 4
 	case Int8, Float8, Time, Timestamp, TimestampTZ:
 		return 8
@@ -200,6 +207,7 @@ var kindNames = [...]string{
 	Time: "time without time zone", Timestamp: "timestamp without time zone",
 	TimestampTZ: "timestamp with time zone", UUID: "uuid", JSON: "json", JSONB: "jsonb",
 	Interval: "interval", Array: "array", Name: "name", OID: "oid", QChar: `"char"`,
+	Regclass: "regclass", Regtype: "regtype",
 }
 
 // String is the type's name as format_type prints it.
@@ -316,7 +324,8 @@ func Common(a, b T) (T, bool) {
 			return a, true
 		}
 		return Of(a.Kind), true
-	case a.Kind == OID && b.IsInteger(), b.Kind == OID && a.IsInteger():
+	case a.Kind == OID && (b.IsInteger() || b.Kind == Regclass || b.Kind == Regtype),
+		b.Kind == OID && (a.IsInteger() || a.Kind == Regclass || a.Kind == Regtype):
 		return TOID, true
 	case a.IsNumeric() && b.IsNumeric():
 		if numericRank(a.Kind) >= numericRank(b.Kind) {

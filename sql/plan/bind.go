@@ -127,6 +127,11 @@ func (b *binder) coerce(e expr.Expr, t types.T, loc int32) (expr.Expr, error) {
 	if t.Kind == types.Unknown {
 		t = types.TText
 	}
+	if isReg(e.Type().Kind) != isReg(t.Kind) {
+		if r, ok, err := b.regCast(e, t, loc); ok || err != nil {
+			return r, err
+		}
+	}
 	switch x := e.(type) {
 	case *paramRef:
 		if b.p.ParamTypes[x.n-1].Kind == types.Unknown {
@@ -493,6 +498,13 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		arg, err := b.bind(tc.Arg)
 		if err != nil {
 			return nil, err
+		}
+		regAt := tc.Location
+		if ac := tc.Arg.GetAConst(); ac != nil {
+			regAt = ac.Location // PostgreSQL points at the name that is not found
+		}
+		if e, ok, err := b.regCast(arg, t, regAt); ok || err != nil {
+			return e, err
 		}
 		if _, ok := arg.(*paramRef); ok {
 			return b.coerce(arg, t, tc.Location)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
@@ -147,4 +148,129 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		return constant(dBool(true))
 	}
 	return nil, false, nil
+}
+
+// regMaps map between OIDs and the names regclass and regtype print.
+type regMaps struct {
+	relName, typName map[int64]string
+	relOID, typOID   map[string]int64
+}
+
+func (p *Planner) regMaps() (*regMaps, error) {
+	if p.reg != nil {
+		return p.reg, nil
+	}
+	m := &regMaps{relName: map[int64]string{}, typName: map[int64]string{}, relOID: map[string]int64{}, typOID: map[string]int64{}}
+	if ci, ok := p.cat.(CatalogInfo); ok {
+		rels, err := relations(p.ctx, ci)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rels {
+			oid := int64(ObjectOID(r.ns, r.name))
+			// regclass prints the bare name when the search path finds it.
+			shown := r.ns + "." + r.name
+			if isVisible(ci, r.ns) {
+				shown = r.name
+				if _, taken := m.relOID[r.name]; !taken {
+					m.relOID[r.name] = oid
+				}
+			}
+			m.relName[oid] = shown
+			m.relOID[r.ns+"."+r.name] = oid
+		}
+	}
+	for _, pt := range pgTypes {
+		for _, t := range []types.T{pt.t, types.ArrayOf(pt.t.Kind)} {
+			oid := int64(t.OID())
+			shown := t.String()
+			if t.Kind == types.QChar {
+				shown = `"char"`
+			}
+			m.typName[oid] = shown
+			m.typOID[shown] = oid
+		}
+		m.typOID[pt.name] = int64(pt.t.OID())
+		m.typOID["_"+pt.name] = int64(types.ArrayOf(pt.t.Kind).OID())
+	}
+	p.reg = m
+	return m, nil
+}
+
+func isReg(k types.Kind) bool { return k == types.Regclass || k == types.Regtype }
+
+// regCast converts to or from regclass/regtype, which needs the catalog;
+// ok is false for other casts.
+func (b *binder) regCast(arg expr.Expr, to types.T, loc int32) (expr.Expr, bool, error) {
+	from := arg.Type()
+	if !isReg(to.Kind) && !(isReg(from.Kind) && (to.Kind == types.OID || to.IsInteger())) {
+		return nil, false, nil
+	}
+	m, err := b.p.regMaps()
+	if err != nil {
+		return nil, true, err
+	}
+	names, oids := m.relName, m.relOID
+	if to.Kind == types.Regtype || from.Kind == types.Regtype {
+		names, oids = m.typName, m.typOID
+	}
+	var f expr.RowFunc
+	switch {
+	case isReg(to.Kind) && (from.IsString() || from.Kind == types.Unknown):
+		f = func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			name := a[0].S
+			if strings.HasPrefix(name, `"`) {
+				name = strings.ReplaceAll(strings.Trim(name, `"`), `""`, `"`)
+			} else {
+				name = strings.ToLower(name)
+			}
+			name = strings.TrimPrefix(name, "pg_catalog.")
+			oid, ok := oids[name]
+			if !ok {
+				if to.Kind == types.Regtype {
+					return types.Datum{}, pgerr.New(pgerr.UndefinedObject, "type %q does not exist", a[0].S)
+				}
+				return types.Datum{}, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", a[0].S)
+			}
+			return types.Datum{T: to, S: names[oid]}, nil
+		}
+	case isReg(to.Kind) && (from.Kind == types.OID || from.IsInteger() || isReg(from.Kind)):
+		if isReg(from.Kind) {
+			return arg, true, nil
+		}
+		f = func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			if name, ok := names[a[0].I]; ok {
+				return types.Datum{T: to, S: name}, nil
+			}
+			// An OID naming nothing prints as the number, as in PostgreSQL.
+			return types.Datum{T: to, S: strconv.FormatInt(a[0].I, 10)}, nil
+		}
+	case isReg(from.Kind):
+		f = func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			oid, ok := oids[a[0].S]
+			if !ok {
+				oid, _ = strconv.ParseInt(a[0].S, 10, 64)
+			}
+			return expr.CastDatum(types.Datum{T: types.TOID, I: oid}, to, nil)
+		}
+	default:
+		return nil, false, nil
+	}
+	if from.Kind == types.Unknown {
+		if arg, err = b.coerce(arg, types.TText, loc); err != nil {
+			return nil, true, err
+		}
+	}
+	fn := &expr.Func{Name: to.String(), Args: []expr.Expr{arg}, T: to, Strict: true, Fn: f}
+	if c, ok := arg.(*expr.Const); ok {
+		if c.D.Null {
+			return &expr.Const{D: types.NullOf(to)}, true, nil
+		}
+		d, err := f(b.p.ec, []types.Datum{c.D})
+		if err != nil {
+			return nil, true, b.errAt(pgerr.From(err), loc)
+		}
+		return &expr.Const{D: d}, true, nil
+	}
+	return fn, true, nil
 }

@@ -71,6 +71,10 @@ func TypeOf(tn *pg.TypeName, query string) (types.T, error) {
 		t = types.TName
 	case "oid":
 		t = types.TOID
+	case "regclass":
+		t = types.Of(types.Regclass)
+	case "regtype":
+		t = types.Of(types.Regtype)
 	case "bpchar", "character":
 		t = types.Of(types.Char)
 		if len(mods) == 0 {
