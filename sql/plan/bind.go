@@ -489,6 +489,24 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			return &expr.Const{D: b.p.paramValue(k, t)}, nil
 		}
 		return &paramRef{p: b.p, n: k}, nil
+	case n.GetCollateClause() != nil:
+		// Loam compares strings bytewise, which is what the collations
+		// clients name (default in a C.UTF-8 database, C, POSIX) do.
+		cc := n.GetCollateClause()
+		name := strings.ToLower(cc.Collname[len(cc.Collname)-1].GetString_().Sval)
+		switch name {
+		case "default", "c", "posix", "ucs_basic":
+		default:
+			return nil, pgerr.New(pgerr.UndefinedObject, "collation %q for encoding \"UTF8\" does not exist", name).WithPosition(pos(b.p.query, cc.Location))
+		}
+		e, err := b.bind(cc.Arg)
+		if err != nil {
+			return nil, err
+		}
+		if !e.Type().IsString() {
+			return nil, pgerr.New(pgerr.DatatypeMismatch, "collations are not supported by type %s", e.Type()).WithPosition(pos(b.p.query, cc.Location))
+		}
+		return e, nil
 	case n.GetTypeCast() != nil:
 		tc := n.GetTypeCast()
 		t, err := TypeOf(tc.TypeName, b.p.query)

@@ -106,6 +106,8 @@ func colType(s string) types.T {
 		return types.ArrayOf(types.Int2)
 	case "oid[]":
 		return types.ArrayOf(types.OID)
+	case `"char"[]`:
+		return types.ArrayOf(types.QChar)
 	}
 	return types.TText
 }
@@ -319,14 +321,18 @@ func init() {
 				var out [][]types.Datum
 				for _, pt := range pgTypes {
 					arr := types.ArrayOf(pt.t.Kind)
-					var elem uint32
-					if pt.t.Kind == types.Name {
+					var elem, coll uint32
+					switch pt.t.Kind {
+					case types.Name:
 						elem = types.OIDQChar // name is subscriptable as char[64]
+						coll = 950            // "C"
+					case types.Text, types.Varchar, types.Char:
+						coll = 100 // "default"
 					}
 					out = append(out, vt.row(map[string]types.Datum{
 						"oid": dOID(pt.t.OID()), "typname": dName(pt.name), "typnamespace": dOID(oidPgCatalog), "typowner": dOID(oidBootstrapRole),
 						"typlen": {I: int64(pt.t.Size())}, "typbyval": dBool(pt.t.Size() > 0 && pt.t.Size() <= 8), "typtype": {S: "b"},
-						"typcategory": {S: pt.category}, "typisdefined": dBool(true), "typdelim": {S: ","}, "typarray": dOID(arr.OID()), "typelem": dOID(elem),
+						"typcategory": {S: pt.category}, "typisdefined": dBool(true), "typdelim": {S: ","}, "typarray": dOID(arr.OID()), "typelem": dOID(elem), "typcollation": dOID(coll),
 						"typinput": dText(pt.name + "in"), "typoutput": dText(pt.name + "out"), "typreceive": dText(pt.name + "recv"),
 						"typsend": dText(pt.name + "send"), "typsubscript": dText("-"), "typmodin": dText("-"), "typmodout": dText("-"),
 						"typanalyze": dText("-"), "typalign": {S: "i"}, "typstorage": {S: "p"}, "typtypmod": {I: -1},
@@ -388,6 +394,27 @@ func init() {
 			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
 				return [][]types.Datum{vt.row(map[string]types.Datum{"oid": dOID(oidHeapAM), "amname": dName("heap"), "amhandler": dText("heap_tableam_handler"), "amtype": {S: "t"}})}, nil
 			}),
+		defTable("pg_catalog", "pg_collation", `oid:oid collname:name collnamespace:oid collowner:oid collprovider:"char" collisdeterministic:boolean collencoding:integer collcollate:text collctype:text colliculocale:text collversion:text`,
+			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
+				var out [][]types.Datum
+				for _, c := range []struct {
+					oid        uint32
+					name, prov string
+				}{{100, "default", "d"}, {950, "C", "c"}, {951, "POSIX", "c"}} {
+					set := map[string]types.Datum{"oid": dOID(c.oid), "collname": dName(c.name), "collnamespace": dOID(oidPgCatalog),
+						"collowner": dOID(oidBootstrapRole), "collprovider": {S: c.prov}, "collisdeterministic": dBool(true), "collencoding": {I: -1}}
+					if c.prov == "c" {
+						set["collcollate"], set["collctype"] = dText(c.name), dText(c.name)
+					}
+					out = append(out, vt.row(set))
+				}
+				return out, nil
+			}),
+		defTable("pg_catalog", "pg_policy", `oid:oid polname:name polrelid:oid polcmd:"char" polpermissive:boolean polroles:oid[] polqual:pg_node_tree polwithcheck:pg_node_tree`, noRows),
+		defTable("pg_catalog", "pg_publication", `oid:oid pubname:name pubowner:oid puballtables:boolean pubinsert:boolean pubupdate:boolean pubdelete:boolean pubtruncate:boolean pubviaroot:boolean`, noRows),
+		defTable("pg_catalog", "pg_publication_namespace", `oid:oid pnpubid:oid pnnspid:oid`, noRows),
+		defTable("pg_catalog", "pg_publication_rel", `oid:oid prpubid:oid prrelid:oid prqual:pg_node_tree prattrs:int2vector`, noRows),
+		defTable("pg_catalog", "pg_statistic_ext", `oid:oid stxrelid:oid stxname:name stxnamespace:oid stxowner:oid stxstattarget:integer stxkeys:int2vector stxkind:"char"[] stxexprs:pg_node_tree`, noRows),
 		defTable("pg_catalog", "pg_attrdef", `oid:oid adrelid:oid adnum:smallint adbin:pg_node_tree`, noRows),
 		defTable("pg_catalog", "pg_inherits", `inhrelid:oid inhparent:oid inhseqno:integer inhdetachpending:boolean`, noRows),
 		defTable("pg_catalog", "pg_extension", `oid:oid extname:name extowner:oid extnamespace:oid extrelocatable:boolean extversion:text extconfig:oid[] extcondition:text[]`,

@@ -137,6 +137,29 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 			}
 			return dText(s), nil
 		})
+	case "pg_get_expr":
+		// Loam stores no expression trees (defaults, partition bounds,
+		// policies): the text stand-in column is passed through.
+		if len(args) == 2 {
+			return fn(types.TText, []types.T{types.TText, types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) { return dText(a[0].S), nil })
+		}
+		return fn(types.TText, []types.T{types.TText, types.TOID, types.TBool}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) { return dText(a[0].S), nil })
+	case "pg_get_indexdef", "pg_get_constraintdef", "pg_get_statisticsobjdef_columns", "pg_get_viewdef", "pg_get_triggerdef", "pg_get_ruledef":
+		// No indexes, constraints, extended statistics, views… to describe.
+		if len(args) >= 1 {
+			return constant(types.NullOf(types.TText))
+		}
+	case "pg_relation_is_publishable":
+		if len(args) == 1 {
+			return constant(dBool(false))
+		}
+	case "pg_encoding_to_char":
+		return fn(types.TName, []types.T{types.TInt4}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			if a[0].I == 6 {
+				return dName("UTF8"), nil
+			}
+			return dName(""), nil
+		})
 	case "obj_description", "col_description", "shobj_description":
 		// Loam keeps no comments.
 		if len(args) >= 1 && len(args) <= 2 {
