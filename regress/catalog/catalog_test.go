@@ -32,6 +32,9 @@ var standIns = map[uint32]string{
 type query struct {
 	sql  string
 	rows bool // compare the rows too
+	// oid: sql is a template whose %[1]s is llm_calls' OID on each server,
+	// as psql inlines it.
+	oid bool
 }
 
 var queries = []query{
@@ -97,6 +100,49 @@ WHERE c.relkind IN ('r','p','')
       AND n.nspname <> 'information_schema'
   AND pg_catalog.pg_table_is_visible(c.oid)
 ORDER BY 1,2;`},
+	// psql 15's \d llm_calls, verbatim, as far as Loam answers it so far.
+	{sql: `SELECT c.oid,
+  n.nspname,
+  c.relname
+FROM pg_catalog.pg_class c
+     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relname OPERATOR(pg_catalog.~) '^(llm_calls)$' COLLATE pg_catalog.default
+  AND pg_catalog.pg_table_is_visible(c.oid)
+ORDER BY 2, 3;`},
+	{oid: true, sql: `SELECT c.relchecks, c.relkind, c.relhasindex, c.relhasrules, c.relhastriggers, c.relrowsecurity, c.relforcerowsecurity, false AS relhasoids, c.relispartition, '', c.reltablespace, CASE WHEN c.reloftype = 0 THEN '' ELSE c.reloftype::pg_catalog.regtype::pg_catalog.text END, c.relpersistence, c.relreplident, am.amname
+FROM pg_catalog.pg_class c
+ LEFT JOIN pg_catalog.pg_class tc ON (c.reltoastrelid = tc.oid)
+LEFT JOIN pg_catalog.pg_am am ON (c.relam = am.oid)
+WHERE c.oid = '%[1]s';`, rows: true},
+	{oid: true, sql: `SELECT a.attname,
+  pg_catalog.format_type(a.atttypid, a.atttypmod),
+  (SELECT pg_catalog.pg_get_expr(d.adbin, d.adrelid, true)
+   FROM pg_catalog.pg_attrdef d
+   WHERE d.adrelid = a.attrelid AND d.adnum = a.attnum AND a.atthasdef),
+  a.attnotnull,
+  (SELECT c.collname FROM pg_catalog.pg_collation c, pg_catalog.pg_type t
+   WHERE c.oid = a.attcollation AND t.oid = a.atttypid AND a.attcollation <> t.typcollation) AS attcollation,
+  a.attidentity,
+  a.attgenerated
+FROM pg_catalog.pg_attribute a
+WHERE a.attrelid = '%[1]s' AND a.attnum > 0 AND NOT a.attisdropped
+ORDER BY a.attnum;`, rows: true},
+	{oid: true, sql: `SELECT c.oid::pg_catalog.regclass
+FROM pg_catalog.pg_class c, pg_catalog.pg_inherits i
+WHERE c.oid = i.inhparent AND i.inhrelid = '%[1]s'
+  AND c.relkind != 'p' AND c.relkind != 'I'
+ORDER BY inhseqno;`, rows: true},
+	{sql: `SELECT 'llm_calls'::regclass, 'llm_calls'::regclass::oid = oid, oid::regclass, 23::regtype, 'int4'::regtype,
+		'pg_class'::regclass, 'varchar'::regtype, 1043::regtype::text FROM pg_class WHERE relname = 'llm_calls'`, rows: true},
+	{sql: `SELECT attname FROM pg_attribute WHERE attrelid = 'llm_calls'::regclass AND attnum > 0 ORDER BY attnum`, rows: true},
+	{sql: `SELECT collname, collprovider FROM pg_collation WHERE oid IN (100, 950, 951) ORDER BY oid`, rows: true},
+	{sql: `SELECT * FROM pg_catalog.pg_collation`},
+	{sql: `SELECT * FROM pg_catalog.pg_policy`},
+	{sql: `SELECT * FROM pg_catalog.pg_statistic_ext`},
+	{sql: `SELECT * FROM pg_catalog.pg_publication`},
+	{sql: `SELECT * FROM pg_catalog.pg_publication_rel`},
+	{sql: `SELECT * FROM pg_catalog.pg_publication_namespace`},
+	{sql: `SELECT pg_encoding_to_char(6), 'B' COLLATE "C" < 'a', pg_get_expr(NULL, 0)`, rows: true},
 }
 
 // base resolves a PostgreSQL type OID to what Loam reports for it: a
@@ -198,12 +244,27 @@ func TestCatalogAgainstPostgres(t *testing.T) {
 					}
 				}
 			}
-			for i, q := range queries {
-				pcols, prows, err := shape(ctx, pgc, meta, q.sql)
-				if err != nil {
-					t.Fatalf("query %d on PostgreSQL: %v\n%s", i, err, q.sql)
+			var pgOID, loamOID string
+			for _, x := range []struct {
+				c   *pgx.Conn
+				oid *string
+			}{{pgc, &pgOID}, {lc, &loamOID}} {
+				var o uint32
+				if err := x.c.QueryRow(ctx, `SELECT oid FROM pg_catalog.pg_class WHERE relname = 'llm_calls'`, pgx.QueryExecModeSimpleProtocol).Scan(&o); err != nil {
+					t.Fatalf("llm_calls' oid: %v", err)
 				}
-				lcols, lrows, err := shape(ctx, lc, nil, q.sql)
+				*x.oid = fmt.Sprint(o)
+			}
+			for i, q := range queries {
+				psql, lsql := q.sql, q.sql
+				if q.oid {
+					psql, lsql = fmt.Sprintf(q.sql, pgOID), fmt.Sprintf(q.sql, loamOID)
+				}
+				pcols, prows, err := shape(ctx, pgc, meta, psql)
+				if err != nil {
+					t.Fatalf("query %d on PostgreSQL: %v\n%s", i, err, psql)
+				}
+				lcols, lrows, err := shape(ctx, lc, nil, lsql)
 				if err != nil {
 					t.Errorf("query %d on Loam: %v\n%s", i, err, q.sql)
 					continue

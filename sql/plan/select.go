@@ -608,6 +608,10 @@ func columnName(n *pg.Node) string {
 		}
 		return "greatest"
 	case n.GetCaseExpr() != nil:
+		// CASE takes its ELSE's name when that is a strong one.
+		if d := n.GetCaseExpr().Defresult; d != nil && strongName(d) {
+			return columnName(d)
+		}
 		return "case"
 	case n.GetSqlvalueFunction() != nil:
 		switch n.GetSqlvalueFunction().Op {
@@ -745,7 +749,8 @@ func strongName(n *pg.Node) bool {
 	case n.GetTypeCast() != nil:
 		return strongName(n.GetTypeCast().Arg)
 	case n.GetCaseExpr() != nil:
-		return false
+		d := n.GetCaseExpr().Defresult
+		return d != nil && strongName(d)
 	}
 	return columnName(n) != "?column?"
 }
