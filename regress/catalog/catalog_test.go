@@ -142,6 +142,9 @@ ORDER BY inhseqno;`, rows: true},
 	{sql: `SELECT * FROM pg_catalog.pg_publication`},
 	{sql: `SELECT * FROM pg_catalog.pg_publication_rel`},
 	{sql: `SELECT * FROM pg_catalog.pg_publication_namespace`},
+	// Grafana's version probe.
+	{sql: `SELECT current_setting('server_version_num')::int/100`, rows: true},
+	{sql: `SELECT current_setting('no_such_setting', true), current_setting('TimeZone'), current_setting('search_path')`},
 	{sql: `SELECT pg_encoding_to_char(6), 'B' COLLATE "C" < 'a', pg_get_expr(NULL, 0)`, rows: true},
 }
 
