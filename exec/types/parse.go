@@ -56,7 +56,7 @@ func ParseText(t T, s string, loc *time.Location) (Datum, error) {
 			s = s[:len(s)-n]
 		}
 		d.S = s
-	case Regclass, Regtype:
+	case Regclass, Regtype, Regnamespace:
 		// The planner resolves names; a value here is already one.
 		d.S = s
 	case QChar:
@@ -181,6 +181,32 @@ func ParseText(t T, s string, loc *time.Location) (Datum, error) {
 			return d, err
 		}
 		d.S = n
+	case Array:
+		if t.Elem == Unknown || t.Elem == Array {
+			return d, pgerr.New(pgerr.FeatureNotSupported, "input of type %s is not supported", t)
+		}
+		// Each element goes through its type's input; the value is kept in
+		// array_out's canonical text.
+		elems, null, err := SplitArrayText(strings.TrimSpace(s))
+		if err != nil {
+			return d, err
+		}
+		buf := []byte{'{'}
+		for i, e := range elems {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			if null[i] {
+				buf = append(buf, "NULL"...)
+				continue
+			}
+			ed, err := ParseText(Of(t.Elem), e, loc)
+			if err != nil {
+				return d, err
+			}
+			buf = AppendArrayElem(buf, FormatText(ed, loc))
+		}
+		d.S = string(append(buf, '}'))
 	default:
 		return d, pgerr.New(pgerr.FeatureNotSupported, "input of type %s is not supported", t)
 	}

@@ -49,35 +49,37 @@ const (
 	// the catalog, which expressions cannot reach).
 	Regclass
 	Regtype
+	Regnamespace
 )
 
 // PostgreSQL type OIDs (pg_type.oid).
 const (
-	OIDBool        = 16
-	OIDBytea       = 17
-	OIDInt8        = 20
-	OIDInt2        = 21
-	OIDInt4        = 23
-	OIDText        = 25
-	OIDJSON        = 114
-	OIDFloat4      = 700
-	OIDFloat8      = 701
-	OIDUnknown     = 705
-	OIDBpchar      = 1042
-	OIDVarchar     = 1043
-	OIDDate        = 1082
-	OIDTime        = 1083
-	OIDTimestamp   = 1114
-	OIDTimestampTZ = 1184
-	OIDInterval    = 1186
-	OIDNumeric     = 1700
-	OIDUUID        = 2950
-	OIDJSONB       = 3802
-	OIDName        = 19
-	OIDOid         = 26
-	OIDQChar       = 18
-	OIDRegclass    = 2205
-	OIDRegtype     = 2206
+	OIDBool         = 16
+	OIDBytea        = 17
+	OIDInt8         = 20
+	OIDInt2         = 21
+	OIDInt4         = 23
+	OIDText         = 25
+	OIDJSON         = 114
+	OIDFloat4       = 700
+	OIDFloat8       = 701
+	OIDUnknown      = 705
+	OIDBpchar       = 1042
+	OIDVarchar      = 1043
+	OIDDate         = 1082
+	OIDTime         = 1083
+	OIDTimestamp    = 1114
+	OIDTimestampTZ  = 1184
+	OIDInterval     = 1186
+	OIDNumeric      = 1700
+	OIDUUID         = 2950
+	OIDJSONB        = 3802
+	OIDName         = 19
+	OIDOid          = 26
+	OIDQChar        = 18
+	OIDRegclass     = 2205
+	OIDRegtype      = 2206
+	OIDRegnamespace = 4089
 )
 
 // T is a type with its modifier: the length of varchar/char, the precision and
@@ -102,7 +104,7 @@ var arrayOIDs = [...]uint32{
 	Varchar: 1015, Char: 1014, Bytea: 1001, Date: 1182,
 	Time: 1183, Timestamp: 1115, TimestampTZ: 1185,
 	UUID: 2951, JSON: 199, JSONB: 3807, Interval: 1187,
-	Name: 1003, OID: 1028, QChar: 1002, Regclass: 2210, Regtype: 2211,
+	Name: 1003, OID: 1028, QChar: 1002, Regclass: 2210, Regtype: 2211, Regnamespace: 4090,
 }
 
 // Of returns the type of a kind with no modifier.
@@ -138,7 +140,7 @@ var kindOIDs = [...]uint32{
 	Varchar: OIDVarchar, Char: OIDBpchar, Bytea: OIDBytea, Date: OIDDate,
 	Time: OIDTime, Timestamp: OIDTimestamp, TimestampTZ: OIDTimestampTZ,
 	UUID: OIDUUID, JSON: OIDJSON, JSONB: OIDJSONB, Interval: OIDInterval,
-	Array: 0, Name: OIDName, OID: OIDOid, QChar: OIDQChar, Regclass: OIDRegclass, Regtype: OIDRegtype,
+	Array: 0, Name: OIDName, OID: OIDOid, QChar: OIDQChar, Regclass: OIDRegclass, Regtype: OIDRegtype, Regnamespace: OIDRegnamespace,
 }
 
 // OID is the pg_type OID clients see in RowDescription. An unresolved
@@ -190,7 +192,7 @@ func (t T) Size() int16 {
 		return 64
 	case Int2:
 		return 2
-	case Int4, Float4, Date, OID, Regclass, Regtype:
+	case Int4, Float4, Date, OID, Regclass, Regtype, Regnamespace:
 		return 4
 	case Int8, Float8, Time, Timestamp, TimestampTZ:
 		return 8
@@ -207,7 +209,7 @@ var kindNames = [...]string{
 	Time: "time without time zone", Timestamp: "timestamp without time zone",
 	TimestampTZ: "timestamp with time zone", UUID: "uuid", JSON: "json", JSONB: "jsonb",
 	Interval: "interval", Array: "array", Name: "name", OID: "oid", QChar: `"char"`,
-	Regclass: "regclass", Regtype: "regtype",
+	Regclass: "regclass", Regtype: "regtype", Regnamespace: "regnamespace",
 }
 
 // String is the type's name as format_type prints it.
@@ -284,6 +286,9 @@ func (t T) IsString() bool {
 	return t.Kind == Text || t.Kind == Varchar || t.Kind == Char || t.Kind == Unknown || t.Kind == Name || t.Kind == QChar
 }
 
+// IsReg reports the OID alias types that print as names (regclass…).
+func (t T) IsReg() bool { return t.Kind == Regclass || t.Kind == Regtype || t.Kind == Regnamespace }
+
 // Same reports whether two types share a kind (modifiers aside).
 func (t T) Same(o T) bool { return t.Kind == o.Kind }
 
@@ -324,8 +329,7 @@ func Common(a, b T) (T, bool) {
 			return a, true
 		}
 		return Of(a.Kind), true
-	case a.Kind == OID && (b.IsInteger() || b.Kind == Regclass || b.Kind == Regtype),
-		b.Kind == OID && (a.IsInteger() || a.Kind == Regclass || a.Kind == Regtype):
+	case a.Kind == OID && (b.IsInteger() || b.IsReg()), b.Kind == OID && (a.IsInteger() || a.IsReg()):
 		return TOID, true
 	case a.IsNumeric() && b.IsNumeric():
 		if numericRank(a.Kind) >= numericRank(b.Kind) {

@@ -726,6 +726,8 @@ func (b *binder) bindAExpr(a *pg.A_Expr) (expr.Expr, error) {
 			return nil, err
 		}
 		return b.binaryOp(op, l, r, a.Location)
+	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
+		return b.bindArrayCmp(a, op)
 	case pg.A_Expr_Kind_AEXPR_IN:
 		l, err := b.bind(a.Lexpr)
 		if err != nil {
@@ -844,10 +846,14 @@ func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, erro
 			return nil, noOp()
 		}
 		var err error
-		if l, err = b.coerce(l, types.Of(t.Kind), loc); err != nil {
+		ct := types.Of(t.Kind)
+		if t.Kind == types.Array {
+			ct = t // an array keeps its element type
+		}
+		if l, err = b.coerce(l, ct, loc); err != nil {
 			return nil, err
 		}
-		if r, err = b.coerce(r, types.Of(t.Kind), loc); err != nil {
+		if r, err = b.coerce(r, ct, loc); err != nil {
 			return nil, err
 		}
 		return &expr.Compare{Op: c, L: l, R: r}, nil

@@ -194,16 +194,25 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 
 // regMaps map between OIDs and the names regclass and regtype print.
 type regMaps struct {
-	relName, typName map[int64]string
-	relOID, typOID   map[string]int64
+	relName, typName, nsName map[int64]string
+	relOID, typOID, nsOID    map[string]int64
 }
 
 func (p *Planner) regMaps() (*regMaps, error) {
 	if p.reg != nil {
 		return p.reg, nil
 	}
-	m := &regMaps{relName: map[int64]string{}, typName: map[int64]string{}, relOID: map[string]int64{}, typOID: map[string]int64{}}
+	m := &regMaps{relName: map[int64]string{}, typName: map[int64]string{}, relOID: map[string]int64{}, typOID: map[string]int64{},
+		nsName: map[int64]string{}, nsOID: map[string]int64{}}
 	if ci, ok := p.cat.(CatalogInfo); ok {
+		nss, err := allSchemas(p.ctx, ci)
+		if err != nil {
+			return nil, err
+		}
+		for _, ns := range nss {
+			oid := int64(ObjectOID(ns, ""))
+			m.nsName[oid], m.nsOID[ns] = ns, oid
+		}
 		rels, err := relations(p.ctx, ci)
 		if err != nil {
 			return nil, err
@@ -239,7 +248,7 @@ func (p *Planner) regMaps() (*regMaps, error) {
 	return m, nil
 }
 
-func isReg(k types.Kind) bool { return k == types.Regclass || k == types.Regtype }
+func isReg(k types.Kind) bool { return types.Of(k).IsReg() }
 
 // regCast converts to or from regclass/regtype, which needs the catalog;
 // ok is false for other casts.
@@ -256,6 +265,9 @@ func (b *binder) regCast(arg expr.Expr, to types.T, loc int32) (expr.Expr, bool,
 	if to.Kind == types.Regtype || from.Kind == types.Regtype {
 		names, oids = m.typName, m.typOID
 	}
+	if to.Kind == types.Regnamespace || from.Kind == types.Regnamespace {
+		names, oids = m.nsName, m.nsOID
+	}
 	var f expr.RowFunc
 	switch {
 	case isReg(to.Kind) && (from.IsString() || from.Kind == types.Unknown):
@@ -266,9 +278,14 @@ func (b *binder) regCast(arg expr.Expr, to types.T, loc int32) (expr.Expr, bool,
 			} else {
 				name = strings.ToLower(name)
 			}
-			name = strings.TrimPrefix(name, "pg_catalog.")
+			if to.Kind != types.Regnamespace {
+				name = strings.TrimPrefix(name, "pg_catalog.")
+			}
 			oid, ok := oids[name]
 			if !ok {
+				if to.Kind == types.Regnamespace {
+					return types.Datum{}, pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", a[0].S)
+				}
 				if to.Kind == types.Regtype {
 					return types.Datum{}, pgerr.New(pgerr.UndefinedObject, "type %q does not exist", a[0].S)
 				}
@@ -315,4 +332,80 @@ func (b *binder) regCast(arg expr.Expr, to types.T, loc int32) (expr.Expr, bool,
 		return &expr.Const{D: d}, true, nil
 	}
 	return fn, true, nil
+}
+
+// cmpHolds says whether a comparison's outcome (-1, 0, 1) satisfies op.
+var cmpHolds = map[string]func(int) bool{
+	"=": func(c int) bool { return c == 0 }, "<>": func(c int) bool { return c != 0 }, "!=": func(c int) bool { return c != 0 },
+	"<": func(c int) bool { return c < 0 }, "<=": func(c int) bool { return c <= 0 },
+	">": func(c int) bool { return c > 0 }, ">=": func(c int) bool { return c >= 0 },
+}
+
+// bindArrayCmp binds x op ANY (array) and x op ALL (array) for the
+// comparison operators, with SQL's NULL rules: ANY is true when some
+// element matches, else NULL when an element (or x) is NULL, else false;
+// ALL the other way round.
+func (b *binder) bindArrayCmp(a *pg.A_Expr, op string) (expr.Expr, error) {
+	holds, ok := cmpHolds[op]
+	if !ok {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "operator %s with ANY/ALL is not supported yet", op).WithPosition(pos(b.p.query, a.Location))
+	}
+	l, err := b.bind(a.Lexpr)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.bind(a.Rexpr)
+	if err != nil {
+		return nil, err
+	}
+	rt := r.Type()
+	if rt.Kind == types.Unknown {
+		k := l.Type().Kind
+		if k == types.Unknown {
+			k = types.Text
+		}
+		rt = types.ArrayOf(k)
+	}
+	if rt.Kind != types.Array {
+		return nil, pgerr.New(pgerr.WrongObjectType, "op ANY/ALL (array) requires array on right side").WithPosition(pos(b.p.query, a.Location))
+	}
+	t, ok := types.Common(l.Type(), types.Of(rt.Elem))
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, types.Of(rt.Elem)).WithPosition(pos(b.p.query, a.Location))
+	}
+	et := types.Of(t.Kind)
+	if l, err = b.coerce(l, et, a.Location); err != nil {
+		return nil, err
+	}
+	if r, err = b.coerce(r, types.ArrayOf(t.Kind), a.Location); err != nil {
+		return nil, err
+	}
+	all := a.Kind == pg.A_Expr_Kind_AEXPR_OP_ALL
+	return &expr.Func{Name: op + " ANY", Args: []expr.Expr{l, r}, T: types.TBool, Fn: func(c *expr.Ctx, args []types.Datum) (types.Datum, error) {
+		if args[1].Null {
+			return types.NullOf(types.TBool), nil
+		}
+		elems, null, err := types.SplitArrayText(args[1].S)
+		if err != nil {
+			return types.Datum{}, err
+		}
+		sawNull := args[0].Null && len(elems) > 0
+		for i, s := range elems {
+			if null[i] || args[0].Null {
+				sawNull = true
+				continue
+			}
+			d, err := types.ParseText(et, s, c.Loc)
+			if err != nil {
+				return types.Datum{}, err
+			}
+			if h := holds(expr.CompareDatums(args[0], d)); h != all {
+				return dBool(h), nil
+			}
+		}
+		if sawNull {
+			return types.NullOf(types.TBool), nil
+		}
+		return dBool(all), nil
+	}}, nil
 }

@@ -642,6 +642,8 @@ func columnName(n *pg.Node) string {
 		switch sl.SubLinkType {
 		case pg.SubLinkType_EXISTS_SUBLINK:
 			return "exists"
+		case pg.SubLinkType_ARRAY_SUBLINK:
+			return "array"
 		case pg.SubLinkType_EXPR_SUBLINK:
 			// A scalar subquery is named after its one target.
 			if sel := sl.Subselect.GetSelectStmt(); sel != nil && len(sel.TargetList) == 1 {
