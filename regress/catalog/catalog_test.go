@@ -22,11 +22,11 @@ import (
 const setup = `CREATE TABLE llm_calls (ts timestamptz NOT NULL, model text, tokens int,
 	cost numeric(10,4), latency_ms float8, ok bool, note varchar(20))`
 
-// standIns are PostgreSQL catalog column types Loam does not have yet; it
-// reports those columns as text.
-var standIns = map[uint32]string{
-	22: "int2vector", 24: "regproc", 28: "xid", 30: "oidvector", 194: "pg_node_tree",
-	1034: "aclitem[]", 2277: "anyarray",
+// standIns are PostgreSQL catalog column types Loam does not have yet,
+// and the type it reports those columns as instead.
+var standIns = map[uint32]uint32{
+	24: 25, 28: 25, 194: 25, 1034: 25, 2277: 25, // regproc, xid, pg_node_tree, aclitem[], anyarray: text
+	22: 1005, 30: 1028, // int2vector: smallint[]; oidvector: oid[]
 }
 
 type query struct {
@@ -186,8 +186,8 @@ func shape(ctx context.Context, c *pgx.Conn, pgc *pgx.Conn, sql string) ([]strin
 			if oid, err = base(ctx, pgc, oid); err != nil {
 				return nil, nil, err
 			}
-			if _, ok := standIns[oid]; ok {
-				oid = 25
+			if s, ok := standIns[oid]; ok {
+				oid = s
 			}
 		}
 		cols = append(cols, fmt.Sprintf("%s:%d", fd.name, oid))

@@ -77,8 +77,8 @@ type vtable struct {
 }
 
 // colType maps the type names of PostgreSQL's catalog definitions to Loam
-// types. Types Loam lacks (regproc, xid, aclitem[], pg_node_tree,
-// int2vector, oidvector, anyarray) are text for now; information_schema's
+// types. Types Loam lacks (regproc, xid, aclitem[], pg_node_tree, anyarray)
+// are text for now, int2vector and oidvector smallint[] and oid[]; information_schema's
 // domains are their base types, as clients mostly see them.
 func colType(s string) types.T {
 	switch s {
@@ -102,9 +102,9 @@ func colType(s string) types.T {
 		return types.TTimestampTZ
 	case "text[]":
 		return types.ArrayOf(types.Text)
-	case "smallint[]":
+	case "smallint[]", "int2vector":
 		return types.ArrayOf(types.Int2)
-	case "oid[]":
+	case "oid[]", "oidvector":
 		return types.ArrayOf(types.OID)
 	case `"char"[]`:
 		return types.ArrayOf(types.QChar)

@@ -409,3 +409,38 @@ func (b *binder) bindArrayCmp(a *pg.A_Expr, op string) (expr.Expr, error) {
 		return dBool(all), nil
 	}}, nil
 }
+
+// bindSubscript binds arr[i], one subscript of a one-dimensional array
+// (lower bound 1): NULL when i is out of range, as in PostgreSQL.
+func (b *binder) bindSubscript(ind *pg.A_Indirection) (expr.Expr, error) {
+	arr, err := b.bind(ind.Arg)
+	if err != nil {
+		return nil, err
+	}
+	if len(ind.Indirection) != 1 || ind.Indirection[0].GetAIndices() == nil || ind.Indirection[0].GetAIndices().IsSlice {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "only one array subscript (no slices or fields) is supported yet")
+	}
+	at := ind.Indirection[0].GetAIndices()
+	if arr.Type().Kind != types.Array {
+		return nil, pgerr.New(pgerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", arr.Type()).WithPosition(pos(b.p.query, nodeLocation(ind.Arg)))
+	}
+	i, err := b.bind(at.Uidx)
+	if err != nil {
+		return nil, err
+	}
+	if i, err = b.coerce(i, types.TInt4, nodeLocation(at.Uidx)); err != nil {
+		return nil, err
+	}
+	et := types.Of(arr.Type().Elem)
+	return &expr.Func{Name: "subscript", Args: []expr.Expr{arr, i}, T: et, Strict: true, Fn: func(c *expr.Ctx, a []types.Datum) (types.Datum, error) {
+		elems, null, err := types.SplitArrayText(a[0].S)
+		if err != nil {
+			return types.Datum{}, err
+		}
+		k := a[1].I - 1
+		if k < 0 || k >= int64(len(elems)) || null[k] {
+			return types.NullOf(et), nil
+		}
+		return types.ParseText(et, elems[k], c.Loc)
+	}}, nil
+}
