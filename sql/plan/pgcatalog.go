@@ -309,7 +309,7 @@ func init() {
 							"attrelid": dOID(ObjectOID(r.ns, r.name)), "attname": dName(c.name), "atttypid": dOID(c.t.OID()),
 							"attstattarget": {I: -1}, "attlen": {I: int64(c.t.Size())}, "attnum": {I: int64(i + 1)},
 							"attcacheoff": {I: -1}, "atttypmod": {I: int64(c.t.Typmod())}, "attbyval": dBool(c.t.Size() > 0 && c.t.Size() <= 8),
-							"attalign": {S: "i"}, "attstorage": {S: "p"}, "attislocal": dBool(true), "attcollation": dOID(coll),
+							"attalign": {S: "i"}, "attstorage": {S: storage(c.t)}, "attislocal": dBool(true), "attcollation": dOID(coll),
 							"attnotnull": dBool(r.notnull != nil && r.notnull[i]),
 						}))
 					}
@@ -335,7 +335,7 @@ func init() {
 						"typcategory": {S: pt.category}, "typisdefined": dBool(true), "typdelim": {S: ","}, "typarray": dOID(arr.OID()), "typelem": dOID(elem), "typcollation": dOID(coll),
 						"typinput": dText(pt.name + "in"), "typoutput": dText(pt.name + "out"), "typreceive": dText(pt.name + "recv"),
 						"typsend": dText(pt.name + "send"), "typsubscript": dText("-"), "typmodin": dText("-"), "typmodout": dText("-"),
-						"typanalyze": dText("-"), "typalign": {S: "i"}, "typstorage": {S: "p"}, "typtypmod": {I: -1},
+						"typanalyze": dText("-"), "typalign": {S: "i"}, "typstorage": {S: storage(pt.t)}, "typtypmod": {I: -1},
 					}))
 					out = append(out, vt.row(map[string]types.Datum{
 						"oid": dOID(arr.OID()), "typname": dName("_" + pt.name), "typnamespace": dOID(oidPgCatalog), "typowner": dOID(oidBootstrapRole),
@@ -489,6 +489,18 @@ func init() {
 				return out, err
 			}),
 	}
+}
+
+// storage is typstorage: plain for fixed-width types, main for numeric,
+// extended for the other variable-length ones.
+func storage(t types.T) string {
+	switch {
+	case t.Kind == types.Numeric:
+		return "m"
+	case t.Size() < 0:
+		return "x"
+	}
+	return "p"
 }
 
 func yesNo(b bool) string {
