@@ -181,11 +181,64 @@ ORDER BY pg_catalog.pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT', c.oid::pg_ca
 	{sql: `SELECT * FROM pg_catalog.pg_publication`},
 	{sql: `SELECT * FROM pg_catalog.pg_publication_rel`},
 	{sql: `SELECT * FROM pg_catalog.pg_publication_namespace`},
+	// Grafana's query builder (its older texts).
+	{sql: `SELECT quote_ident(schema_name) FROM information_schema.schemata WHERE schema_name NOT LIKE 'pg_%' AND schema_name NOT LIKE '\_%' AND schema_name <> 'information_schema';`, rows: true},
+	{sql: `SELECT quote_ident(table_name) FROM information_schema.tables WHERE table_schema = 'public'`, rows: true},
+	{sql: `SELECT quote_ident(column_name) AS column, data_type AS type FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 'llm_calls' ORDER BY ordinal_position`, rows: true},
+	{sql: `SELECT upper(relname), length(relkind), relname || '!' FROM pg_class WHERE relname = 'llm_calls'`, rows: true},
+	{sql: `SELECT parse_ident('public."Llm""x"'), parse_ident('A . b'), parse_ident('a.b junk', false), (parse_ident('x.y'))[2],
+		('{4,5,6}'::int[])[2], 2 = ANY('{1,2}'::int[]), 3 <> ALL('{1,2}'), 3 = ANY('{1,NULL}'), array_upper('{4,5}'::int2[], 1)`, rows: true},
+	{sql: `SELECT * FROM upper('x') u`, rows: true},
+	{sql: `SELECT array(SELECT relname FROM pg_class WHERE relnamespace = 2200 ORDER BY 1)`, rows: true},
+	// Grafana's current table and column lists, as its data source sends them.
+	{sql: grafanaTables, rows: true},
+	{sql: fmt.Sprintf(grafanaColumns, "'llm_calls'", "'llm_calls'", "'llm_calls'", "'llm_calls'", grafanaSchema), rows: true},
+	{sql: fmt.Sprintf(grafanaColumns, "'public.llm_calls'", "'public.llm_calls'", "'public.llm_calls'", "'public.llm_calls'", grafanaSchema), rows: true},
 	// Grafana's version probe.
 	{sql: `SELECT current_setting('server_version_num')::int/100`, rows: true},
 	{sql: `SELECT current_setting('no_such_setting', true), current_setting('TimeZone'), current_setting('search_path')`},
 	{sql: `SELECT pg_encoding_to_char(6), 'B' COLLATE "C" < 'a', pg_get_expr(NULL, 0)`, rows: true},
 }
+
+// grafanaSchema is the search-path condition of Grafana's PostgreSQL data
+// source (buildSchemaConstraint), verbatim.
+const grafanaSchema = `
+          quote_ident(table_schema) IN (
+          SELECT
+            CASE WHEN trim(s[i]) = '"$user"' THEN user ELSE trim(s[i]) END
+          FROM
+            generate_series(
+              array_lower(string_to_array(current_setting('search_path'),','),1),
+              array_upper(string_to_array(current_setting('search_path'),','),1)
+            ) as i,
+            string_to_array(current_setting('search_path'),',') s
+          )`
+
+var grafanaTables = `SELECT
+    CASE WHEN ` + grafanaSchema + `
+      THEN quote_ident(table_name)
+      ELSE quote_ident(table_schema) || '.' || quote_ident(table_name)
+    END AS "table"
+    FROM information_schema.tables
+    WHERE quote_ident(table_schema) NOT IN ('information_schema',
+                             'pg_catalog',
+                             '_timescaledb_cache',
+                             '_timescaledb_catalog',
+                             '_timescaledb_internal',
+                             '_timescaledb_config',
+                             'timescaledb_information',
+                             'timescaledb_experimental')
+    ORDER BY CASE WHEN ` + grafanaSchema + ` THEN 0 ELSE 1 END, 1`
+
+const grafanaColumns = `SELECT quote_ident(column_name) AS "column", data_type AS "type"
+    FROM information_schema.columns
+    WHERE
+      CASE WHEN array_length(parse_ident(%s),1) = 2
+        THEN quote_ident(table_schema) = (parse_ident(%s))[1]
+          AND quote_ident(table_name) = (parse_ident(%s))[2]
+        ELSE quote_ident(table_name) = (parse_ident(%s))[1]
+          AND %s
+      END`
 
 // base resolves a PostgreSQL type OID to what Loam reports for it: a
 // domain (information_schema's sql_identifier, cardinal_number, …) to its

@@ -156,6 +156,26 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 			return fn(types.TText, []types.T{types.TText}, true, lookup)
 		}
 		return fn(types.TText, []types.T{types.TText, types.TBool}, true, lookup)
+	case "parse_ident":
+		parse := func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			strict := len(a) < 2 || a[1].I != 0
+			parts, err := parseIdent(a[0].S, strict)
+			if err != nil {
+				return types.Datum{}, err
+			}
+			buf := []byte{'{'}
+			for i, p := range parts {
+				if i > 0 {
+					buf = append(buf, ',')
+				}
+				buf = types.AppendArrayElem(buf, p)
+			}
+			return types.Datum{T: types.ArrayOf(types.Text), S: string(append(buf, '}'))}, nil
+		}
+		if len(args) == 1 {
+			return fn(types.ArrayOf(types.Text), []types.T{types.TText}, true, parse)
+		}
+		return fn(types.ArrayOf(types.Text), []types.T{types.TText, types.TBool}, true, parse)
 	case "pg_get_expr":
 		// Loam stores no expression trees (defaults, partition bounds,
 		// policies): the text stand-in column is passed through.
@@ -443,4 +463,75 @@ func (b *binder) bindSubscript(ind *pg.A_Indirection) (expr.Expr, error) {
 		}
 		return types.ParseText(et, elems[k], c.Loc)
 	}}, nil
+}
+
+// parseIdent splits a qualified SQL identifier as parse_ident does:
+// unquoted parts are lower-cased, quoted ones kept with "" undoubled. Not
+// strict, text after the last identifier is ignored.
+func parseIdent(s string, strict bool) ([]string, error) {
+	bad := func(detail string) error {
+		e := pgerr.New(pgerr.InvalidParameterValue, "string is not a valid identifier: %q", s)
+		e.Detail = detail
+		return e
+	}
+	var parts []string
+	i := 0
+	skip := func() {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+			i++
+		}
+	}
+	for {
+		skip()
+		if i >= len(s) {
+			if len(parts) == 0 {
+				return nil, pgerr.New(pgerr.InvalidParameterValue, "string is not a valid identifier: %q", s)
+			}
+			return nil, bad("No valid identifier after \".\".")
+		}
+		if s[i] == '"' {
+			var b strings.Builder
+			i++
+			for {
+				j := strings.IndexByte(s[i:], '"')
+				if j < 0 {
+					return nil, bad("String has unclosed double quotes.")
+				}
+				b.WriteString(s[i : i+j])
+				i += j + 1
+				if i < len(s) && s[i] == '"' {
+					b.WriteByte('"')
+					i++
+					continue
+				}
+				break
+			}
+			if b.Len() == 0 {
+				return nil, bad("Quoted identifier must not be empty.")
+			}
+			parts = append(parts, b.String())
+		} else {
+			j := i
+			for j < len(s) && (s[j] == '_' || s[j] == '$' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9' && j > i || s[j] >= 0x80) {
+				j++
+			}
+			if j == i {
+				if len(parts) == 0 {
+					return nil, pgerr.New(pgerr.InvalidParameterValue, "string is not a valid identifier: %q", s)
+				}
+				return nil, bad("No valid identifier after \".\".")
+			}
+			parts = append(parts, strings.ToLower(s[i:j]))
+			i = j
+		}
+		skip()
+		if i < len(s) && s[i] == '.' {
+			i++
+			continue
+		}
+		if i < len(s) && strict {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "string is not a valid identifier: %q", s)
+		}
+		return parts, nil
+	}
 }

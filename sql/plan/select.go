@@ -600,6 +600,15 @@ func columnName(n *pg.Node) string {
 		}
 		names := tc.TypeName.Names
 		return strings.ToLower(names[len(names)-1].GetString_().Sval)
+	case n.GetAIndirection() != nil:
+		// arr[i] is named after arr (a field selection after the field).
+		ind := n.GetAIndirection()
+		for i := len(ind.Indirection) - 1; i >= 0; i-- {
+			if s := ind.Indirection[i].GetString_(); s != nil {
+				return s.Sval
+			}
+		}
+		return columnName(ind.Arg)
 	case n.GetCoalesceExpr() != nil:
 		return "coalesce"
 	case n.GetMinMaxExpr() != nil:
