@@ -25,8 +25,8 @@ const setup = `CREATE TABLE llm_calls (ts timestamptz NOT NULL, model text, toke
 // standIns are PostgreSQL catalog column types Loam does not have yet,
 // and the type it reports those columns as instead.
 var standIns = map[uint32]uint32{
-	24: 25, 28: 25, 194: 25, 1034: 25, 2277: 25, // regproc, xid, pg_node_tree, aclitem[], anyarray: text
-	22: 1005, 30: 1028, // int2vector: smallint[]; oidvector: oid[]
+	24: 25, 28: 25, 194: 25, 2277: 25, // regproc, xid, pg_node_tree, anyarray: text
+	22: 1005, 30: 1028, 1034: 1009, // int2vector: smallint[]; oidvector: oid[]; aclitem[]: text[]
 }
 
 type query struct {

@@ -44,6 +44,7 @@ func TestPsqlDescribe(t *testing.T) {
 		{[]string{"-A", "-c", `\dt`}},
 		{[]string{"-A", "-c", `\dt llm_*`}},
 		{[]string{"-c", `\d nosuchtable`}},
+		{[]string{"-c", `\dn`}},
 	} {
 		out := map[string]string{}
 		for _, url := range []string{pgURL, loamURL} {
@@ -56,5 +57,11 @@ func TestPsqlDescribe(t *testing.T) {
 		if out[pgURL] != out[loamURL] {
 			t.Errorf("psql %s differs\nPostgreSQL:\n%s\nLoam:\n%s", strings.Join(cmd.args, " "), out[pgURL], out[loamURL])
 		}
+	}
+	// \l lists other databases on each server: Loam's one must be listed,
+	// with the columns psql 15 prints.
+	b, err := exec.CommandContext(ctx, psql, "-X", "-A", "-v", "ON_ERROR_STOP=1", "-d", loamURL, "-c", `\l`).CombinedOutput()
+	if err != nil || !strings.Contains(string(b), "Name|Owner|Encoding|Collate|Ctype|ICU Locale|Locale Provider|Access privileges\nloam|loam|UTF8|") {
+		t.Errorf("psql \\l on Loam: %v\n%s", err, b)
 	}
 }

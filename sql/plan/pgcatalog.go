@@ -34,6 +34,9 @@ const (
 	oidPublic            = 2200
 	oidInformationSchema = 13000
 	oidBootstrapRole     = 10
+	// oidDatabaseOwner is pg_database_owner, which owns public in
+	// PostgreSQL 15.
+	oidDatabaseOwner = 6171
 	oidDatabase          = 16384
 	oidHeapAM            = 2
 	oidPlpgsql           = 13001
@@ -77,8 +80,8 @@ type vtable struct {
 }
 
 // colType maps the type names of PostgreSQL's catalog definitions to Loam
-// types. Types Loam lacks (regproc, xid, aclitem[], pg_node_tree, anyarray)
-// are text for now, int2vector and oidvector smallint[] and oid[]; information_schema's
+// types. Types Loam lacks (regproc, xid, pg_node_tree, anyarray) are text
+// for now, int2vector, oidvector and aclitem[] smallint[], oid[] and text[]; information_schema's
 // domains are their base types, as clients mostly see them.
 func colType(s string) types.T {
 	switch s {
@@ -100,7 +103,7 @@ func colType(s string) types.T {
 		return types.Of(types.Varchar)
 	case "timestamptz":
 		return types.TTimestampTZ
-	case "text[]":
+	case "text[]", "aclitem[]":
 		return types.ArrayOf(types.Text)
 	case "smallint[]", "int2vector":
 		return types.ArrayOf(types.Int2)
@@ -270,7 +273,11 @@ func init() {
 				nss, err := allSchemas(ctx, ci)
 				var out [][]types.Datum
 				for _, ns := range nss {
-					out = append(out, vt.row(map[string]types.Datum{"oid": dOID(ObjectOID(ns, "")), "nspname": dName(ns), "nspowner": dOID(oidBootstrapRole)}))
+					owner := uint32(oidBootstrapRole)
+					if ns == "public" {
+						owner = oidDatabaseOwner
+					}
+					out = append(out, vt.row(map[string]types.Datum{"oid": dOID(ObjectOID(ns, "")), "nspname": dName(ns), "nspowner": dOID(owner)}))
 				}
 				return out, err
 			}),

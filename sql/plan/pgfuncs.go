@@ -100,8 +100,11 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 	case "pg_get_userbyid":
 		user := ci.User()
 		return fn(types.TName, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
-			if a[0].I == oidBootstrapRole {
+			switch a[0].I {
+			case oidBootstrapRole:
 				return dName(user), nil
+			case oidDatabaseOwner:
+				return dName("pg_database_owner"), nil
 			}
 			return dName("unknown (OID=" + strconv.FormatInt(a[0].I, 10) + ")"), nil
 		})
