@@ -37,9 +37,9 @@ const (
 	// oidDatabaseOwner is pg_database_owner, which owns public in
 	// PostgreSQL 15.
 	oidDatabaseOwner = 6171
-	oidDatabase          = 16384
-	oidHeapAM            = 2
-	oidPlpgsql           = 13001
+	oidDatabase      = 16384
+	oidHeapAM        = 2
+	oidPlpgsql       = 13001
 	// userOIDBase starts the range Loam's own objects hash into, above
 	// PostgreSQL's fixed OIDs (FirstNormalObjectId is 16384).
 	userOIDBase = 1 << 20
