@@ -25,7 +25,7 @@ const setup = `CREATE TABLE llm_calls (ts timestamptz NOT NULL, model text, toke
 // standIns are PostgreSQL catalog column types Loam does not have yet,
 // and the type it reports those columns as instead.
 var standIns = map[uint32]uint32{
-	24: 25, 28: 25, 194: 25, 2277: 25, // regproc, xid, pg_node_tree, anyarray: text
+	24: 25, 28: 25, 194: 25, 2277: 25, 869: 25, // regproc, xid, pg_node_tree, anyarray, inet: text
 	22: 1005, 30: 1028, 1034: 1009, // int2vector: smallint[]; oidvector: oid[]; aclitem[]: text[]
 }
 
@@ -53,6 +53,23 @@ var queries = []query{
 	{sql: `SELECT * FROM pg_catalog.pg_attrdef`},
 	{sql: `SELECT * FROM pg_catalog.pg_inherits`},
 	{sql: `SELECT * FROM pg_catalog.pg_extension`},
+	{sql: `SELECT * FROM pg_catalog.pg_authid`},
+	{sql: `SELECT * FROM pg_catalog.pg_tables`},
+	{sql: `SELECT * FROM pg_catalog.pg_views`},
+	{sql: `SELECT * FROM pg_catalog.pg_matviews`},
+	{sql: `SELECT * FROM pg_catalog.pg_tablespace`},
+	{sql: `SELECT * FROM pg_catalog.pg_proc`},
+	{sql: `SELECT * FROM pg_catalog.pg_enum`},
+	{sql: `SELECT * FROM pg_catalog.pg_range`},
+	{sql: `SELECT * FROM pg_catalog.pg_rewrite`},
+	{sql: `SELECT * FROM pg_catalog.pg_sequence`},
+	{sql: `SELECT * FROM pg_catalog.pg_trigger`},
+	{sql: `SELECT * FROM pg_catalog.pg_stat_activity`},
+	{sql: `SELECT * FROM information_schema.views`},
+	{sql: `SELECT schemaname, tablename, hasindexes FROM pg_tables WHERE schemaname = 'public'`, rows: true},
+	{sql: `SELECT spcname FROM pg_tablespace ORDER BY oid`, rows: true},
+	{sql: `SELECT count(*) FROM information_schema.views WHERE table_schema = 'public'`, rows: true},
+	{sql: `SELECT state, backend_type FROM pg_stat_activity WHERE datname = current_database() AND state = 'active'`, rows: true},
 	{sql: `SELECT * FROM information_schema.schemata`},
 	{sql: `SELECT * FROM information_schema.tables`},
 	{sql: `SELECT * FROM information_schema.columns`},

@@ -103,6 +103,10 @@ func colType(s string) types.T {
 		return types.Of(types.Varchar)
 	case "timestamptz":
 		return types.TTimestampTZ
+	case "bigint":
+		return types.TInt8
+	case "bytea":
+		return types.TBytea
 	case "text[]", "aclitem[]":
 		return types.ArrayOf(types.Text)
 	case "smallint[]", "int2vector":
@@ -422,6 +426,52 @@ func init() {
 		defTable("pg_catalog", "pg_publication_namespace", `oid:oid pnpubid:oid pnnspid:oid`, noRows),
 		defTable("pg_catalog", "pg_publication_rel", `oid:oid prpubid:oid prrelid:oid prqual:pg_node_tree prattrs:int2vector`, noRows),
 		defTable("pg_catalog", "pg_statistic_ext", `oid:oid stxrelid:oid stxname:name stxnamespace:oid stxowner:oid stxstattarget:integer stxkeys:int2vector stxkind:"char"[] stxexprs:pg_node_tree`, noRows),
+		defTable("pg_catalog", "pg_authid", `oid:oid rolname:name rolsuper:boolean rolinherit:boolean rolcreaterole:boolean rolcreatedb:boolean rolcanlogin:boolean rolreplication:boolean rolbypassrls:boolean rolconnlimit:integer rolpassword:text rolvaliduntil:timestamptz`,
+			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
+				return [][]types.Datum{vt.row(map[string]types.Datum{
+					"oid": dOID(oidBootstrapRole), "rolname": dName(ci.User()), "rolsuper": dBool(true), "rolinherit": dBool(true),
+					"rolcreaterole": dBool(true), "rolcreatedb": dBool(true), "rolcanlogin": dBool(true), "rolreplication": dBool(true),
+					"rolbypassrls": dBool(true), "rolconnlimit": {I: -1},
+				})}, nil
+			}),
+		defTable("pg_catalog", "pg_tables", `schemaname:name tablename:name tableowner:name tablespace:name hasindexes:boolean hasrules:boolean hastriggers:boolean rowsecurity:boolean`,
+			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
+				rels, err := relations(ctx, ci)
+				var out [][]types.Datum
+				for _, r := range rels {
+					if r.kind != "r" {
+						continue
+					}
+					out = append(out, vt.row(map[string]types.Datum{"schemaname": dName(r.ns), "tablename": dName(r.name), "tableowner": dName(ci.User()), "tablespace": types.NullOf(types.TName)}))
+				}
+				return out, err
+			}),
+		defTable("pg_catalog", "pg_views", `schemaname:name viewname:name viewowner:name definition:text`, noRows),
+		defTable("pg_catalog", "pg_matviews", `schemaname:name matviewname:name matviewowner:name tablespace:name hasindexes:boolean ispopulated:boolean definition:text`, noRows),
+		defTable("pg_catalog", "pg_tablespace", `oid:oid spcname:name spcowner:oid spcacl:aclitem[] spcoptions:text[]`,
+			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
+				return [][]types.Datum{
+					vt.row(map[string]types.Datum{"oid": dOID(1663), "spcname": dName("pg_default"), "spcowner": dOID(oidBootstrapRole)}),
+					vt.row(map[string]types.Datum{"oid": dOID(1664), "spcname": dName("pg_global"), "spcowner": dOID(oidBootstrapRole)}),
+				}, nil
+			}),
+		defTable("pg_catalog", "pg_proc", `oid:oid proname:name pronamespace:oid proowner:oid prolang:oid procost:real prorows:real provariadic:oid prosupport:regproc prokind:"char" prosecdef:boolean proleakproof:boolean proisstrict:boolean proretset:boolean provolatile:"char" proparallel:"char" pronargs:smallint pronargdefaults:smallint prorettype:oid proargtypes:oidvector proallargtypes:oid[] proargmodes:"char"[] proargnames:text[] proargdefaults:pg_node_tree protrftypes:oid[] prosrc:text probin:text prosqlbody:pg_node_tree proconfig:text[] proacl:aclitem[]`, noRows),
+		defTable("pg_catalog", "pg_enum", `oid:oid enumtypid:oid enumsortorder:real enumlabel:name`, noRows),
+		defTable("pg_catalog", "pg_range", `rngtypid:oid rngsubtype:oid rngmultitypid:oid rngcollation:oid rngsubopc:oid rngcanonical:regproc rngsubdiff:regproc`, noRows),
+		defTable("pg_catalog", "pg_rewrite", `oid:oid rulename:name ev_class:oid ev_type:"char" ev_enabled:"char" is_instead:boolean ev_qual:pg_node_tree ev_action:pg_node_tree`, noRows),
+		defTable("pg_catalog", "pg_sequence", `seqrelid:oid seqtypid:oid seqstart:bigint seqincrement:bigint seqmax:bigint seqmin:bigint seqcache:bigint seqcycle:boolean`, noRows),
+		defTable("pg_catalog", "pg_trigger", `oid:oid tgrelid:oid tgparentid:oid tgname:name tgfoid:oid tgtype:smallint tgenabled:"char" tgisinternal:boolean tgconstrrelid:oid tgconstrindid:oid tgconstraint:oid tgdeferrable:boolean tginitdeferred:boolean tgnargs:smallint tgattr:int2vector tgargs:bytea tgqual:pg_node_tree tgoldtable:name tgnewtable:name`, noRows),
+		defTable("pg_catalog", "pg_stat_activity", `datid:oid datname:name pid:integer leader_pid:integer usesysid:oid usename:name application_name:text client_addr:inet client_hostname:text client_port:integer backend_start:timestamptz xact_start:timestamptz query_start:timestamptz state_change:timestamptz wait_event_type:text wait_event:text state:text backend_xid:xid backend_xmin:xid query_id:bigint query:text backend_type:text`,
+			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
+				// This session only: Loam does not list other sessions yet.
+				set := map[string]types.Datum{}
+				for k, v := range map[string]types.Datum{"datid": dOID(oidDatabase), "datname": dName(ci.Database()), "usesysid": dOID(oidBootstrapRole),
+					"usename": dName(ci.User()), "application_name": dText(ci.Settings()["application_name"]), "state": dText("active"),
+					"backend_type": dText("client backend")} {
+					set[k] = v
+				}
+				return [][]types.Datum{vt.row(set)}, nil
+			}),
 		defTable("pg_catalog", "pg_attrdef", `oid:oid adrelid:oid adnum:smallint adbin:pg_node_tree`, noRows),
 		defTable("pg_catalog", "pg_inherits", `inhrelid:oid inhparent:oid inhseqno:integer inhdetachpending:boolean`, noRows),
 		defTable("pg_catalog", "pg_extension", `oid:oid extname:name extowner:oid extnamespace:oid extrelocatable:boolean extversion:text extconfig:oid[] extcondition:text[]`,
@@ -450,6 +500,12 @@ func init() {
 						"table_type": dText(typ), "is_insertable_into": dText(ins), "is_typed": dText("NO")}))
 				}
 				return out, err
+			}),
+		defTable("information_schema", "views", `table_catalog:sql_identifier table_schema:sql_identifier table_name:sql_identifier view_definition:character_data check_option:character_data is_updatable:yes_or_no is_insertable_into:yes_or_no is_trigger_updatable:yes_or_no is_trigger_deletable:yes_or_no is_trigger_insertable_into:yes_or_no`,
+			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
+				// Only Loam's own user views would be listed; information_schema's
+				// and pg_catalog's are not in PostgreSQL either (no privilege).
+				return nil, nil
 			}),
 		defTable("information_schema", "columns", `table_catalog:sql_identifier table_schema:sql_identifier table_name:sql_identifier column_name:sql_identifier ordinal_position:cardinal_number column_default:character_data is_nullable:yes_or_no data_type:character_data character_maximum_length:cardinal_number character_octet_length:cardinal_number numeric_precision:cardinal_number numeric_precision_radix:cardinal_number numeric_scale:cardinal_number datetime_precision:cardinal_number interval_type:character_data interval_precision:cardinal_number character_set_catalog:sql_identifier character_set_schema:sql_identifier character_set_name:sql_identifier collation_catalog:sql_identifier collation_schema:sql_identifier collation_name:sql_identifier domain_catalog:sql_identifier domain_schema:sql_identifier domain_name:sql_identifier udt_catalog:sql_identifier udt_schema:sql_identifier udt_name:sql_identifier scope_catalog:sql_identifier scope_schema:sql_identifier scope_name:sql_identifier maximum_cardinality:cardinal_number dtd_identifier:sql_identifier is_self_referencing:yes_or_no is_identity:yes_or_no identity_generation:character_data identity_start:character_data identity_increment:character_data identity_maximum:character_data identity_minimum:character_data identity_cycle:yes_or_no is_generated:character_data generation_expression:character_data is_updatable:yes_or_no`,
 			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
