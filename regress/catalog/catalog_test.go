@@ -206,6 +206,9 @@ ORDER BY pg_catalog.pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT', c.oid::pg_ca
 	{sql: `SELECT parse_ident('public."Llm""x"'), parse_ident('A . b'), parse_ident('a.b junk', false), (parse_ident('x.y'))[2],
 		('{4,5,6}'::int[])[2], 2 = ANY('{1,2}'::int[]), 3 <> ALL('{1,2}'), 3 = ANY('{1,NULL}'), array_upper('{4,5}'::int2[], 1)`, rows: true},
 	{sql: `SELECT * FROM upper('x') u`, rows: true},
+	{sql: `SELECT '{a}'::text[] || '{b,c}'::text[], '{1}'::int[] || 2, 0 || '{1}'::int[], NULL::text[] || '{x}'::text[], '{a}'::text[] || NULL::text`, rows: true},
+	{sql: `SELECT x FROM unnest('{3,1,NULL}'::int[]) x`, rows: true},
+	{sql: `SELECT * FROM unnest('{a,"b c"}'::text[])`, rows: true},
 	{sql: `SELECT array(SELECT relname FROM pg_class WHERE relnamespace = 2200 ORDER BY 1)`, rows: true},
 	// Grafana's current table and column lists, as its data source sends them.
 	{sql: grafanaTables, rows: true},

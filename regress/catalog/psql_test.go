@@ -45,6 +45,7 @@ func TestPsqlDescribe(t *testing.T) {
 		{[]string{"-A", "-c", `\dt llm_*`}},
 		{[]string{"-c", `\d nosuchtable`}},
 		{[]string{"-c", `\dn`}},
+		{[]string{"-c", `\d+ llm_calls`}},
 	} {
 		out := map[string]string{}
 		for _, url := range []string{pgURL, loamURL} {

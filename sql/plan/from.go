@@ -703,7 +703,17 @@ func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 	} else {
 		// A function that returns one value is a one-row table in FROM
 		// (Grafana's string_to_array(current_setting('search_path'), ',') s).
-		if name == "unnest" || name == "json_each" || name == "jsonb_each" || name == "regexp_matches" {
+		if name == "unnest" {
+			table, col := name, name
+			if rf.Alias != nil {
+				table, col = rf.Alias.Aliasname, rf.Alias.Aliasname
+				if len(rf.Alias.Colnames) == 1 {
+					col = rf.Alias.Colnames[0].GetString_().Sval
+				}
+			}
+			return p.unnestItem(fc, table, col)
+		}
+		if name == "json_each" || name == "jsonb_each" || name == "regexp_matches" {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "function %s in FROM is not supported yet", name).WithPosition(pos(p.query, fc.Location))
 		}
 		var err error

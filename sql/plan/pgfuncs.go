@@ -5,6 +5,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/loamdb/loam/exec"
+
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
@@ -537,4 +541,117 @@ func parseIdent(s string, strict bool) ([]string, error) {
 		}
 		return parts, nil
 	}
+}
+
+// arrayCat binds || with an array operand: array || array (array_cat),
+// array || element (array_append), element || array (array_prepend). An
+// untyped literal beside an array is an array. A NULL array is empty here,
+// as in PostgreSQL; nil when the types do not fit.
+func (b *binder) arrayCat(l, r expr.Expr, loc int32) (expr.Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	lArr, rArr := lt.Kind == types.Array || lt.Kind == types.Unknown, rt.Kind == types.Array || rt.Kind == types.Unknown
+	elemOf := func(t types.T) types.T {
+		if t.Kind == types.Array {
+			return types.Of(t.Elem)
+		}
+		return t
+	}
+	et, ok := types.Common(elemOf(lt), elemOf(rt))
+	if !ok || et.Kind == types.Array {
+		return nil, nil
+	}
+	if et.Kind == types.Unknown {
+		et = types.TText
+	}
+	at := types.ArrayOf(et.Kind)
+	want := func(isArr bool) types.T {
+		if isArr {
+			return at
+		}
+		return types.Of(et.Kind)
+	}
+	var err error
+	if l, err = b.coerce(l, want(lArr), loc); err != nil {
+		return nil, err
+	}
+	if r, err = b.coerce(r, want(rArr), loc); err != nil {
+		return nil, err
+	}
+	// inner is an operand's elements in array_out's text, without braces.
+	inner := func(d types.Datum, isArr bool) (string, bool) {
+		switch {
+		case isArr && d.Null:
+			return "", false
+		case isArr:
+			return strings.TrimSuffix(strings.TrimPrefix(d.S, "{"), "}"), true
+		case d.Null:
+			return "NULL", true
+		}
+		return string(types.AppendArrayElem(nil, types.FormatText(d, b.p.ec.Loc))), true
+	}
+	return &expr.Func{Name: "||", Args: []expr.Expr{l, r}, T: at, Fn: func(c *expr.Ctx, a []types.Datum) (types.Datum, error) {
+		ls, lok := inner(a[0], lArr)
+		rs, rok := inner(a[1], rArr)
+		if !lok && !rok {
+			return types.NullOf(at), nil
+		}
+		var parts []string
+		for _, s := range []string{ls, rs} {
+			if s != "" {
+				parts = append(parts, s)
+			}
+		}
+		return types.Datum{T: at, S: "{" + strings.Join(parts, ",") + "}"}, nil
+	}}, nil
+}
+
+// unnestItem is unnest(array) in FROM: one row per element. The argument
+// may refer to the enclosing query (psql's unnest(tc.reloptions)).
+func (p *Planner) unnestItem(fc *pg.FuncCall, table, col string) (*fromItem, error) {
+	if len(fc.Args) != 1 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "unnest of several arrays is not supported yet").WithPosition(pos(p.query, fc.Location))
+	}
+	b := &binder{p: p, where: "functions in FROM"}
+	arg, err := b.bind(fc.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if arg.Type().Kind != types.Array {
+		return nil, pgerr.New(pgerr.UndefinedFunction, "function unnest(%s) does not exist", arg.Type()).WithPosition(pos(p.query, fc.Location)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	et := types.Of(arg.Type().Elem)
+	cols := []scopeCol{{table: table, name: col, t: et}}
+	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) {
+		return exec.NewRowSource([]types.T{et}, func(ctx context.Context) ([][]types.Datum, error) {
+			one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
+			defer one.Release()
+			v, err := arg.Eval(p.ec, one)
+			if err != nil {
+				return nil, err
+			}
+			d := types.DatumAt(arg.Type(), v, 0)
+			v.Release()
+			if d.Null {
+				return nil, nil
+			}
+			elems, null, err := types.SplitArrayText(d.S)
+			if err != nil {
+				return nil, err
+			}
+			rows := make([][]types.Datum, len(elems))
+			for i, s := range elems {
+				if null[i] {
+					rows[i] = []types.Datum{types.NullOf(et)}
+					continue
+				}
+				e, err := types.ParseText(et, s, p.ec.Loc)
+				if err != nil {
+					return nil, err
+				}
+				rows[i] = []types.Datum{e}
+			}
+			return rows, nil
+		}), nil
+	}}, nil
 }
