@@ -319,7 +319,7 @@ func (h *hashJoin) rightCols(ctx context.Context, ri []int32, lcols []arrow.Arra
 func exactKey(t types.T) bool {
 	switch t.Kind {
 	case types.Text, types.Varchar, types.Int2, types.Int4, types.Int8, types.Bool,
-		types.Date, types.Timestamp, types.TimestampTZ, types.UUID:
+		types.Date, types.Timestamp, types.TimestampTZ, types.UUID, types.Name, types.OID, types.QChar:
 		return true
 	}
 	return false

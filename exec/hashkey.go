@@ -28,7 +28,7 @@ func KeyWriter(t types.T, a arrow.Array) func([]byte, int) []byte {
 	case types.Int4, types.Date:
 		v := arrow.GetValues[int32](a.Data(), 1)
 		val = func(buf []byte, i int) []byte { return binary.LittleEndian.AppendUint32(buf, uint32(v[i])) }
-	case types.Int8, types.Time, types.Timestamp, types.TimestampTZ:
+	case types.Int8, types.OID, types.Time, types.Timestamp, types.TimestampTZ:
 		v := arrow.GetValues[int64](a.Data(), 1)
 		val = func(buf []byte, i int) []byte { return binary.LittleEndian.AppendUint64(buf, uint64(v[i])) }
 	case types.Float4:

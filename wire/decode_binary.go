@@ -54,6 +54,11 @@ func decodeBinary(t types.T, b []byte, loc *time.Location) (types.Datum, error) 
 			return d, err
 		}
 		d.I = int64(int16(binary.BigEndian.Uint16(b)))
+	case types.OID:
+		if err := binaryLen(t, b, 4); err != nil {
+			return d, err
+		}
+		d.I = int64(binary.BigEndian.Uint32(b))
 	case types.Int4:
 		if err := binaryLen(t, b, 4); err != nil {
 			return d, err

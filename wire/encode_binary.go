@@ -42,6 +42,10 @@ func binaryEncoder(t types.T, arr arrow.Array, errp *error) (appendFunc, error) 
 	case types.Int4:
 		v := arrow.GetValues[int32](arr.Data(), 1)
 		return func(buf []byte, i int) []byte { return binary.BigEndian.AppendUint32(buf, uint32(v[i])) }, nil
+	case types.OID:
+		// oidsend: four bytes, unsigned.
+		v := arrow.GetValues[int64](arr.Data(), 1)
+		return func(buf []byte, i int) []byte { return binary.BigEndian.AppendUint32(buf, uint32(v[i])) }, nil
 	case types.Int8, types.Time:
 		v := arrow.GetValues[int64](arr.Data(), 1)
 		return func(buf []byte, i int) []byte { return binary.BigEndian.AppendUint64(buf, uint64(v[i])) }, nil

@@ -396,7 +396,7 @@ func (h *hashAggOp) emit() (arrow.RecordBatch, error) {
 // whether t is one of them.
 func fixedBits(t types.T, a arrow.Array) func(int) uint64 {
 	switch t.Kind {
-	case types.Bool, types.Int2, types.Int4, types.Int8, types.Date, types.Time, types.Timestamp, types.TimestampTZ,
+	case types.Bool, types.Int2, types.Int4, types.Int8, types.OID, types.Date, types.Time, types.Timestamp, types.TimestampTZ,
 		types.Float4, types.Float8:
 	default:
 		return nil

@@ -87,7 +87,7 @@ func (s *hllState) add(g int32, h uint64) {
 func (s *hllState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
 	nulls := arg.NullN() > 0
 	switch s.t.Kind {
-	case types.Int2, types.Int4, types.Int8, types.Date, types.Time, types.Timestamp, types.TimestampTZ:
+	case types.Int2, types.Int4, types.Int8, types.OID, types.Date, types.Time, types.Timestamp, types.TimestampTZ:
 		// Integers of all widths hash by value, so 1::int2 and 1::int8 agree.
 		for i, g := range gids {
 			if (nulls && arg.IsNull(i)) || (g == 0 && s.trash) {

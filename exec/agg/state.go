@@ -304,7 +304,7 @@ func (s *minMaxState) better(c int) bool {
 
 func (s *minMaxState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
 	switch s.t.Kind {
-	case types.Int2, types.Int4, types.Int8, types.Date, types.Time, types.Timestamp, types.TimestampTZ:
+	case types.Int2, types.Int4, types.Int8, types.OID, types.Date, types.Time, types.Timestamp, types.TimestampTZ:
 		for i, g := range gids {
 			if arg.IsNull(i) {
 				continue

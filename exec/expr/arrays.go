@@ -101,6 +101,16 @@ func init() {
 		return types.Int(types.TInt4, int64(len(elems))), nil
 	}
 	register([]Overload{{Args: []types.Kind{types.Array, int4}, Ret: types.TInt4, Strict: true, Fn: lenFn}}, "array_length")
+	// Loam's arrays are one-dimensional with lower bound 1: the upper bound
+	// is the length.
+	register([]Overload{{Args: []types.Kind{types.Array, int4}, Ret: types.TInt4, Strict: true, Fn: lenFn}}, "array_upper")
+	register([]Overload{{Args: []types.Kind{types.Array, int4}, Ret: types.TInt4, Strict: true, Fn: func(c *Ctx, a []types.Datum) (types.Datum, error) {
+		d, err := lenFn(c, a)
+		if d.Null || err != nil {
+			return d, err
+		}
+		return types.Int(types.TInt4, 1), nil
+	}}}, "array_lower")
 	register([]Overload{{Args: []types.Kind{types.Array}, Ret: types.TInt4, Strict: true, Fn: func(c *Ctx, a []types.Datum) (types.Datum, error) {
 		d, err := lenFn(c, a)
 		if d.Null && err == nil {

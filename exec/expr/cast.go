@@ -135,6 +135,24 @@ func CastDatum(d types.Datum, to types.T, loc *time.Location) (types.Datum, erro
 		}
 		d.T = to
 		return d, nil
+	case from.IsInteger() && to.Kind == types.OID:
+		// int4 wraps into oid as PostgreSQL's binary-coercible cast does;
+		// int8 must fit.
+		if from.Kind == types.Int8 && (d.I < 0 || d.I > math.MaxUint32) {
+			return out, pgerr.New(pgerr.NumericValueOutOfRange, "OID out of range")
+		}
+		out.I = int64(uint32(d.I))
+		return out, nil
+	case from.Kind == types.OID && to.IsInteger():
+		switch to.Kind {
+		case types.Int4:
+			out.I = int64(int32(uint32(d.I)))
+		case types.Int8:
+			out.I = d.I
+		default:
+			return out, cannotCast(from, to)
+		}
+		return out, nil
 	case from.IsInteger() && to.IsInteger():
 		if err := types.CheckIntRange(to.Kind, d.I); err != nil {
 			return out, err

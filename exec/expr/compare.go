@@ -86,7 +86,7 @@ func compareArrays(op CmpOp, t types.T, l, r arrow.Array) arrow.Array {
 		cmpFixed(op, arrow.GetValues[int16](l.Data(), 1), arrow.GetValues[int16](r.Data(), 1), out)
 	case types.Int4, types.Date:
 		cmpFixed(op, arrow.GetValues[int32](l.Data(), 1), arrow.GetValues[int32](r.Data(), 1), out)
-	case types.Int8, types.Time, types.Timestamp, types.TimestampTZ:
+	case types.Int8, types.OID, types.Time, types.Timestamp, types.TimestampTZ:
 		cmpFixed(op, arrow.GetValues[int64](l.Data(), 1), arrow.GetValues[int64](r.Data(), 1), out)
 	case types.Float4:
 		cmpFloat(op, arrow.GetValues[float32](l.Data(), 1), arrow.GetValues[float32](r.Data(), 1), out)

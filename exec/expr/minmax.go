@@ -19,7 +19,7 @@ func CompareDatums(a, b types.Datum) int {
 		return floatCmp(a.F, b.F)
 	case types.Numeric:
 		return CompareNumericText(a.S, b.S)
-	case types.Bool, types.Int2, types.Int4, types.Int8, types.Date, types.Time, types.Timestamp, types.TimestampTZ:
+	case types.Bool, types.Int2, types.Int4, types.Int8, types.OID, types.Date, types.Time, types.Timestamp, types.TimestampTZ:
 		return cmp.Compare(a.I, b.I)
 	case types.Bytea:
 		return bytes.Compare(a.B, b.B)

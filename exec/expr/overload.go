@@ -38,8 +38,10 @@ func implicitCast(from, to types.Kind) bool {
 		return to == types.Float4 || to == types.Float8
 	case types.Float4:
 		return to == types.Float8
-	case types.Varchar, types.Char:
+	case types.Varchar, types.Char, types.Name, types.QChar:
 		return to == types.Text
+	case types.Regclass, types.Regtype, types.Regnamespace:
+		return to == types.OID
 	case types.Date:
 		return to == types.Timestamp || to == types.TimestampTZ
 	case types.Timestamp:

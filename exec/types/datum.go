@@ -67,7 +67,7 @@ func FormatText(d Datum, loc *time.Location) string {
 			return "t"
 		}
 		return "f"
-	case Int2, Int4, Int8:
+	case Int2, Int4, Int8, OID:
 		return strconv.FormatInt(d.I, 10)
 	case Float4:
 		return FormatFloat4(float32(d.F))

@@ -49,6 +49,33 @@ func ParseText(t T, s string, loc *time.Location) (Datum, error) {
 		default:
 			return d, badInput(t, s)
 		}
+	case Name:
+		// Identifiers are cut to NAMEDATALEN-1 bytes, on a rune boundary.
+		for len(s) > 63 {
+			_, n := utf8.DecodeLastRuneInString(s)
+			s = s[:len(s)-n]
+		}
+		d.S = s
+	case Regclass, Regtype, Regnamespace:
+		// The planner resolves names; a value here is already one.
+		d.S = s
+	case QChar:
+		// "char" keeps the first byte only.
+		if len(s) > 1 {
+			s = s[:1]
+		}
+		d.S = s
+	case OID:
+		// oidin accepts unsigned 32-bit values and, like PostgreSQL, negative
+		// int4 values, which wrap.
+		v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil || v < -(1<<31) || v > 1<<32-1 {
+			if err == nil || err.(*strconv.NumError).Err == strconv.ErrRange {
+				return d, pgerr.New(pgerr.NumericValueOutOfRange, "value %q is out of range for type oid", s)
+			}
+			return d, badInput(t, s)
+		}
+		d.I = int64(uint32(v))
 	case Int2, Int4, Int8:
 		v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 		if err != nil {
@@ -154,6 +181,32 @@ func ParseText(t T, s string, loc *time.Location) (Datum, error) {
 			return d, err
 		}
 		d.S = n
+	case Array:
+		if t.Elem == Unknown || t.Elem == Array {
+			return d, pgerr.New(pgerr.FeatureNotSupported, "input of type %s is not supported", t)
+		}
+		// Each element goes through its type's input; the value is kept in
+		// array_out's canonical text.
+		elems, null, err := SplitArrayText(strings.TrimSpace(s))
+		if err != nil {
+			return d, err
+		}
+		buf := []byte{'{'}
+		for i, e := range elems {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			if null[i] {
+				buf = append(buf, "NULL"...)
+				continue
+			}
+			ed, err := ParseText(Of(t.Elem), e, loc)
+			if err != nil {
+				return d, err
+			}
+			buf = AppendArrayElem(buf, FormatText(ed, loc))
+		}
+		d.S = string(append(buf, '}'))
 	default:
 		return d, pgerr.New(pgerr.FeatureNotSupported, "input of type %s is not supported", t)
 	}

@@ -27,7 +27,7 @@ func TextWriter(t T, arr arrow.Array, loc *time.Location) func(buf []byte, i int
 	case Int4:
 		v := arrow.GetValues[int32](arr.Data(), 1)
 		return func(buf []byte, i int) []byte { return strconv.AppendInt(buf, int64(v[i]), 10) }
-	case Int8:
+	case Int8, OID:
 		v := arrow.GetValues[int64](arr.Data(), 1)
 		return func(buf []byte, i int) []byte { return strconv.AppendInt(buf, v[i], 10) }
 	case Float4:
@@ -77,7 +77,7 @@ func DatumAt(t T, arr arrow.Array, i int) Datum {
 		d.I = int64(arrow.GetValues[int16](arr.Data(), 1)[i])
 	case Int4, Date:
 		d.I = int64(arrow.GetValues[int32](arr.Data(), 1)[i])
-	case Int8, Time, Timestamp, TimestampTZ:
+	case Int8, OID, Time, Timestamp, TimestampTZ:
 		d.I = arrow.GetValues[int64](arr.Data(), 1)[i]
 	case Float4:
 		d.F = float64(arrow.GetValues[float32](arr.Data(), 1)[i])

@@ -36,30 +36,50 @@ const (
 	// PostgreSQL text form ({1,2,NULL}) in a string column. Only aggregates
 	// produce arrays so far.
 	Array
+	// Name is PostgreSQL's name (identifiers in the catalogs): text-like.
+	Name
+	// OID is an object identifier, an unsigned 32-bit integer; batches carry
+	// it as int64.
+	OID
+	// QChar is PostgreSQL's one-byte "char" (relkind, contype…), carried as
+	// text.
+	QChar
+	// Regclass and Regtype are OIDs that print as the relation's or type's
+	// name; batches carry the name (the planner maps to and from oid with
+	// the catalog, which expressions cannot reach).
+	Regclass
+	Regtype
+	Regnamespace
 )
 
 // PostgreSQL type OIDs (pg_type.oid).
 const (
-	OIDBool        = 16
-	OIDBytea       = 17
-	OIDInt8        = 20
-	OIDInt2        = 21
-	OIDInt4        = 23
-	OIDText        = 25
-	OIDJSON        = 114
-	OIDFloat4      = 700
-	OIDFloat8      = 701
-	OIDUnknown     = 705
-	OIDBpchar      = 1042
-	OIDVarchar     = 1043
-	OIDDate        = 1082
-	OIDTime        = 1083
-	OIDTimestamp   = 1114
-	OIDTimestampTZ = 1184
-	OIDInterval    = 1186
-	OIDNumeric     = 1700
-	OIDUUID        = 2950
-	OIDJSONB       = 3802
+	OIDBool         = 16
+	OIDBytea        = 17
+	OIDInt8         = 20
+	OIDInt2         = 21
+	OIDInt4         = 23
+	OIDText         = 25
+	OIDJSON         = 114
+	OIDFloat4       = 700
+	OIDFloat8       = 701
+	OIDUnknown      = 705
+	OIDBpchar       = 1042
+	OIDVarchar      = 1043
+	OIDDate         = 1082
+	OIDTime         = 1083
+	OIDTimestamp    = 1114
+	OIDTimestampTZ  = 1184
+	OIDInterval     = 1186
+	OIDNumeric      = 1700
+	OIDUUID         = 2950
+	OIDJSONB        = 3802
+	OIDName         = 19
+	OIDOid          = 26
+	OIDQChar        = 18
+	OIDRegclass     = 2205
+	OIDRegtype      = 2206
+	OIDRegnamespace = 4089
 )
 
 // T is a type with its modifier: the length of varchar/char, the precision and
@@ -84,6 +104,7 @@ var arrayOIDs = [...]uint32{
 	Varchar: 1015, Char: 1014, Bytea: 1001, Date: 1182,
 	Time: 1183, Timestamp: 1115, TimestampTZ: 1185,
 	UUID: 2951, JSON: 199, JSONB: 3807, Interval: 1187,
+	Name: 1003, OID: 1028, QChar: 1002, Regclass: 2210, Regtype: 2211, Regnamespace: 4090,
 }
 
 // Of returns the type of a kind with no modifier.
@@ -108,6 +129,9 @@ var (
 	TJSON        = Of(JSON)
 	TJSONB       = Of(JSONB)
 	TInterval    = Of(Interval)
+	TName        = Of(Name)
+	TOID         = Of(OID)
+	TQChar       = Of(QChar)
 )
 
 var kindOIDs = [...]uint32{
@@ -116,6 +140,7 @@ var kindOIDs = [...]uint32{
 	Varchar: OIDVarchar, Char: OIDBpchar, Bytea: OIDBytea, Date: OIDDate,
 	Time: OIDTime, Timestamp: OIDTimestamp, TimestampTZ: OIDTimestampTZ,
 	UUID: OIDUUID, JSON: OIDJSON, JSONB: OIDJSONB, Interval: OIDInterval,
+	Array: 0, Name: OIDName, OID: OIDOid, QChar: OIDQChar, Regclass: OIDRegclass, Regtype: OIDRegtype, Regnamespace: OIDRegnamespace,
 }
 
 // OID is the pg_type OID clients see in RowDescription. An unresolved
@@ -161,11 +186,13 @@ func (t T) Typmod() int32 {
 // Size is pg_type.typlen: the fixed width in bytes, or -1 for varlena.
 func (t T) Size() int16 {
 	switch t.Kind {
-	case Bool:
+	case Bool, QChar:
 		return 1
+	case Name:
+		return 64
 	case Int2:
 		return 2
-	case Int4, Float4, Date:
+	case Int4, Float4, Date, OID, Regclass, Regtype, Regnamespace:
 		return 4
 	case Int8, Float8, Time, Timestamp, TimestampTZ:
 		return 8
@@ -181,7 +208,8 @@ var kindNames = [...]string{
 	Varchar: "character varying", Char: "character", Bytea: "bytea", Date: "date",
 	Time: "time without time zone", Timestamp: "timestamp without time zone",
 	TimestampTZ: "timestamp with time zone", UUID: "uuid", JSON: "json", JSONB: "jsonb",
-	Interval: "interval", Array: "array",
+	Interval: "interval", Array: "array", Name: "name", OID: "oid", QChar: `"char"`,
+	Regclass: "regclass", Regtype: "regtype", Regnamespace: "regnamespace",
 }
 
 // String is the type's name as format_type prints it.
@@ -219,7 +247,7 @@ func (t T) Arrow() arrow.DataType {
 		return arrow.PrimitiveTypes.Int16
 	case Int4:
 		return arrow.PrimitiveTypes.Int32
-	case Int8:
+	case Int8, OID:
 		return arrow.PrimitiveTypes.Int64
 	case Float4:
 		return arrow.PrimitiveTypes.Float32
@@ -255,8 +283,11 @@ func (t T) IsInteger() bool { return t.Kind == Int2 || t.Kind == Int4 || t.Kind 
 
 // IsString reports whether t is one of the character types (or unknown).
 func (t T) IsString() bool {
-	return t.Kind == Text || t.Kind == Varchar || t.Kind == Char || t.Kind == Unknown
+	return t.Kind == Text || t.Kind == Varchar || t.Kind == Char || t.Kind == Unknown || t.Kind == Name || t.Kind == QChar
 }
+
+// IsReg reports the OID alias types that print as names (regclass…).
+func (t T) IsReg() bool { return t.Kind == Regclass || t.Kind == Regtype || t.Kind == Regnamespace }
 
 // Same reports whether two types share a kind (modifiers aside).
 func (t T) Same(o T) bool { return t.Kind == o.Kind }
@@ -298,6 +329,8 @@ func Common(a, b T) (T, bool) {
 			return a, true
 		}
 		return Of(a.Kind), true
+	case a.Kind == OID && (b.IsInteger() || b.IsReg()), b.Kind == OID && (a.IsInteger() || a.IsReg()):
+		return TOID, true
 	case a.IsNumeric() && b.IsNumeric():
 		if numericRank(a.Kind) >= numericRank(b.Kind) {
 			return Of(a.Kind), true

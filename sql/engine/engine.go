@@ -263,3 +263,33 @@ func MachineMemory() int64 {
 	}
 	return 0
 }
+
+// The catalog answers pg_catalog and information_schema queries
+// (plan.CatalogInfo).
+var _ plan.CatalogInfo = (*catalog)(nil)
+
+func (c *catalog) User() string                { return c.s.user }
+func (c *catalog) Database() string            { return c.s.database }
+func (c *catalog) SearchPath() []string        { return c.s.searchPath() }
+func (c *catalog) Settings() map[string]string { return c.s.settings }
+
+func (c *catalog) Namespaces(ctx context.Context) ([]string, error) {
+	return c.e.meta.ListNamespaces(ctx)
+}
+
+func (c *catalog) Tables(ctx context.Context, ns string) ([]*plan.TableInfo, error) {
+	names, err := c.e.store.ListTables(ctx, ns)
+	if err != nil {
+		return nil, fmt.Errorf("list tables of %s: %w", ns, err)
+	}
+	var out []*plan.TableInfo
+	for _, n := range names {
+		ti, err := c.Table(ctx, ns, n)
+		if err != nil {
+			// Dropped between listing and loading: not there any more.
+			continue
+		}
+		out = append(out, ti)
+	}
+	return out, nil
+}

@@ -127,6 +127,11 @@ func (b *binder) coerce(e expr.Expr, t types.T, loc int32) (expr.Expr, error) {
 	if t.Kind == types.Unknown {
 		t = types.TText
 	}
+	if isReg(e.Type().Kind) != isReg(t.Kind) {
+		if r, ok, err := b.regCast(e, t, loc); ok || err != nil {
+			return r, err
+		}
+	}
 	switch x := e.(type) {
 	case *paramRef:
 		if b.p.ParamTypes[x.n-1].Kind == types.Unknown {
@@ -484,6 +489,26 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			return &expr.Const{D: b.p.paramValue(k, t)}, nil
 		}
 		return &paramRef{p: b.p, n: k}, nil
+	case n.GetAIndirection() != nil:
+		return b.bindSubscript(n.GetAIndirection())
+	case n.GetCollateClause() != nil:
+		// Loam compares strings bytewise, which is what the collations
+		// clients name (default in a C.UTF-8 database, C, POSIX) do.
+		cc := n.GetCollateClause()
+		name := strings.ToLower(cc.Collname[len(cc.Collname)-1].GetString_().Sval)
+		switch name {
+		case "default", "c", "posix", "ucs_basic":
+		default:
+			return nil, pgerr.New(pgerr.UndefinedObject, "collation %q for encoding \"UTF8\" does not exist", name).WithPosition(pos(b.p.query, cc.Location))
+		}
+		e, err := b.bind(cc.Arg)
+		if err != nil {
+			return nil, err
+		}
+		if !e.Type().IsString() {
+			return nil, pgerr.New(pgerr.DatatypeMismatch, "collations are not supported by type %s", e.Type()).WithPosition(pos(b.p.query, cc.Location))
+		}
+		return e, nil
 	case n.GetTypeCast() != nil:
 		tc := n.GetTypeCast()
 		t, err := TypeOf(tc.TypeName, b.p.query)
@@ -493,6 +518,13 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		arg, err := b.bind(tc.Arg)
 		if err != nil {
 			return nil, err
+		}
+		regAt := tc.Location
+		if ac := tc.Arg.GetAConst(); ac != nil {
+			regAt = ac.Location // PostgreSQL points at the name that is not found
+		}
+		if e, ok, err := b.regCast(arg, t, regAt); ok || err != nil {
+			return e, err
 		}
 		if _, ok := arg.(*paramRef); ok {
 			return b.coerce(arg, t, tc.Location)
@@ -578,6 +610,9 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		return b.bindCase(n.GetCaseExpr())
 	case n.GetSqlvalueFunction() != nil:
 		sv := n.GetSqlvalueFunction()
+		if e, ok := b.sessionValue(sv.Op); ok {
+			return e, nil
+		}
 		switch sv.Op {
 		case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
 			return &expr.Const{D: types.Int(types.TTimestampTZ, types.RoundMicros(b.p.ec.Now.UnixMicro(), sv.Typmod))}, nil
@@ -693,6 +728,8 @@ func (b *binder) bindAExpr(a *pg.A_Expr) (expr.Expr, error) {
 			return nil, err
 		}
 		return b.binaryOp(op, l, r, a.Location)
+	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
+		return b.bindArrayCmp(a, op)
 	case pg.A_Expr_Kind_AEXPR_IN:
 		l, err := b.bind(a.Lexpr)
 		if err != nil {
@@ -811,10 +848,14 @@ func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, erro
 			return nil, noOp()
 		}
 		var err error
-		if l, err = b.coerce(l, types.Of(t.Kind), loc); err != nil {
+		ct := types.Of(t.Kind)
+		if t.Kind == types.Array {
+			ct = t // an array keeps its element type
+		}
+		if l, err = b.coerce(l, ct, loc); err != nil {
 			return nil, err
 		}
-		if r, err = b.coerce(r, types.Of(t.Kind), loc); err != nil {
+		if r, err = b.coerce(r, ct, loc); err != nil {
 			return nil, err
 		}
 		return &expr.Compare{Op: c, L: l, R: r}, nil
@@ -939,6 +980,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 			return nil, err
 		}
 		args[i] = e
+	}
+	if e, ok, err := b.catalogFunc(name, args, fc.Location); ok || err != nil {
+		return e, err
 	}
 	return b.callBuiltin(name, args, fc.Location, fc.Args...)
 }

@@ -45,6 +45,13 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 		if c := p.lookupCTE(rv); c != nil {
 			return p.cteItem(c, rv)
 		}
+		if vt := lookupVirtual(rv.Schemaname, rv.Relname); vt != nil {
+			alias := vt.name
+			if rv.Alias != nil {
+				alias = rv.Alias.Aliasname
+			}
+			return p.virtualItem(vt, alias), nil
+		}
 		ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
 		if err != nil {
 			return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
@@ -684,16 +691,39 @@ func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this function in FROM is not supported yet")
 	}
 	name := funcName(fc)
-	if name != "generate_series" {
-		if _, ok := expr.Builtins[name]; !ok {
-			return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name).WithPosition(pos(p.query, fc.Location))
-		}
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "function %s in FROM is not supported yet", name).WithPosition(pos(p.query, fc.Location))
-	}
 	b := &binder{p: p, where: "functions in FROM"}
-	t, args, err := b.seriesArgs(fc)
-	if err != nil {
-		return nil, err
+	var t types.T
+	var args []expr.Expr
+	var scalar expr.Expr
+	if name == "generate_series" {
+		var err error
+		if t, args, err = b.seriesArgs(fc); err != nil {
+			return nil, err
+		}
+	} else {
+		// A function that returns one value is a one-row table in FROM
+		// (Grafana's string_to_array(current_setting('search_path'), ',') s).
+		if name == "unnest" {
+			table, col := name, name
+			if rf.Alias != nil {
+				table, col = rf.Alias.Aliasname, rf.Alias.Aliasname
+				if len(rf.Alias.Colnames) == 1 {
+					col = rf.Alias.Colnames[0].GetString_().Sval
+				}
+			}
+			return p.unnestItem(fc, table, col)
+		}
+		if name == "json_each" || name == "jsonb_each" || name == "regexp_matches" {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "function %s in FROM is not supported yet", name).WithPosition(pos(p.query, fc.Location))
+		}
+		var err error
+		if scalar, err = b.bind(items[0]); err != nil {
+			return nil, err
+		}
+		t = scalar.Type()
+		if t.Kind == types.Unknown {
+			t = types.TText
+		}
 	}
 	table, col := name, name
 	if rf.Alias != nil {
@@ -707,6 +737,9 @@ func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 	}
 	cols := []scopeCol{{table: table, name: col, t: t}}
 	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) {
+		if scalar != nil {
+			return exec.NewValues([][]expr.Expr{{scalar}}, []types.T{t}, p.ec), nil
+		}
 		return exec.NewSeries(t, args, p.ec), nil
 	}}, nil
 }

@@ -27,8 +27,8 @@ func (b *binder) moreBinaryOp(op string, l, r expr.Expr, loc int32) (e expr.Expr
 	case "||":
 		switch {
 		case lt.Kind == types.Array || rt.Kind == types.Array:
-			// Array concatenation is not supported: no text || fallback.
-			return nil, false, nil
+			e, err := b.arrayCat(l, r, loc)
+			return e, e != nil || err != nil, err
 		case lt.Kind == types.JSONB && (rt.Kind == types.JSONB || rt.Kind == types.Unknown):
 			if r, err = b.coerce(r, types.TJSONB, loc); err != nil {
 				return nil, true, err

@@ -53,6 +53,8 @@ type Planner struct {
 	correlated bool
 	// ctes are the WITH queries in scope, innermost first.
 	ctes *cte
+	// reg maps OIDs to names for regclass and regtype, read once a query.
+	reg *regMaps
 }
 
 // New starts a planner. paramTypes may be extended as $n are found;

@@ -43,7 +43,8 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 	case len(s.FromClause) == 0:
 		src = exec.NewValues([][]expr.Expr{{}}, nil, p.ec)
 		sc = newScope(nil)
-	case len(s.FromClause) == 1 && s.FromClause[0].GetRangeVar() != nil && p.lookupCTE(s.FromClause[0].GetRangeVar()) == nil:
+	case len(s.FromClause) == 1 && s.FromClause[0].GetRangeVar() != nil && p.lookupCTE(s.FromClause[0].GetRangeVar()) == nil &&
+		lookupVirtual(s.FromClause[0].GetRangeVar().Schemaname, s.FromClause[0].GetRangeVar().Relname) == nil:
 		// One table: the scan takes the WHERE for pruning.
 		rv := s.FromClause[0].GetRangeVar()
 		ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
@@ -599,6 +600,15 @@ func columnName(n *pg.Node) string {
 		}
 		names := tc.TypeName.Names
 		return strings.ToLower(names[len(names)-1].GetString_().Sval)
+	case n.GetAIndirection() != nil:
+		// arr[i] is named after arr (a field selection after the field).
+		ind := n.GetAIndirection()
+		for i := len(ind.Indirection) - 1; i >= 0; i-- {
+			if s := ind.Indirection[i].GetString_(); s != nil {
+				return s.Sval
+			}
+		}
+		return columnName(ind.Arg)
 	case n.GetCoalesceExpr() != nil:
 		return "coalesce"
 	case n.GetMinMaxExpr() != nil:
@@ -607,6 +617,10 @@ func columnName(n *pg.Node) string {
 		}
 		return "greatest"
 	case n.GetCaseExpr() != nil:
+		// CASE takes its ELSE's name when that is a strong one.
+		if d := n.GetCaseExpr().Defresult; d != nil && strongName(d) {
+			return columnName(d)
+		}
 		return "case"
 	case n.GetSqlvalueFunction() != nil:
 		switch n.GetSqlvalueFunction().Op {
@@ -616,6 +630,18 @@ func columnName(n *pg.Node) string {
 			return "localtimestamp"
 		case pg.SQLValueFunctionOp_SVFOP_LOCALTIME, pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
 			return "localtime"
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER:
+			return "current_user"
+		case pg.SQLValueFunctionOp_SVFOP_SESSION_USER:
+			return "session_user"
+		case pg.SQLValueFunctionOp_SVFOP_USER:
+			return "user"
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+			return "current_role"
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
+			return "current_catalog"
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
+			return "current_schema"
 		}
 		return "current_timestamp"
 	case n.GetAExpr() != nil && n.GetAExpr().Kind == pg.A_Expr_Kind_AEXPR_NULLIF:
@@ -625,6 +651,8 @@ func columnName(n *pg.Node) string {
 		switch sl.SubLinkType {
 		case pg.SubLinkType_EXISTS_SUBLINK:
 			return "exists"
+		case pg.SubLinkType_ARRAY_SUBLINK:
+			return "array"
 		case pg.SubLinkType_EXPR_SUBLINK:
 			// A scalar subquery is named after its one target.
 			if sel := sl.Subselect.GetSelectStmt(); sel != nil && len(sel.TargetList) == 1 {
@@ -732,7 +760,8 @@ func strongName(n *pg.Node) bool {
 	case n.GetTypeCast() != nil:
 		return strongName(n.GetTypeCast().Arg)
 	case n.GetCaseExpr() != nil:
-		return false
+		d := n.GetCaseExpr().Defresult
+		return d != nil && strongName(d)
 	}
 	return columnName(n) != "?column?"
 }

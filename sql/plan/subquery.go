@@ -58,7 +58,8 @@ type subKind uint8
 const (
 	subScalar subKind = iota
 	subExists
-	subIn // x IN (SELECT …)
+	subIn    // x IN (SELECT …)
+	subArray // ARRAY(SELECT …)
 )
 
 // subqueryExpr runs a subquery: once when it does not refer to the outer
@@ -82,6 +83,9 @@ type subqueryExpr struct {
 func (e *subqueryExpr) Type() types.T {
 	if e.kind == subScalar {
 		return e.t
+	}
+	if e.kind == subArray {
+		return types.ArrayOf(e.t.Kind)
 	}
 	return types.TBool
 }
@@ -195,9 +199,27 @@ func (e *subqueryExpr) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, erro
 		case subIn:
 			x := types.DatumAt(e.t, test, i)
 			bld.Append(inList(x, rows, e.t, e.negate, c))
+		case subArray:
+			bld.Append(arrayOf(rows, e.Type(), c))
 		}
 	}
 	return bld.Finish(), nil
+}
+
+// arrayOf is ARRAY(SELECT …): the rows in array_out's text form.
+func arrayOf(rows []types.Datum, t types.T, c *expr.Ctx) types.Datum {
+	buf := []byte{'{'}
+	for i, r := range rows {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if r.Null {
+			buf = append(buf, "NULL"...)
+			continue
+		}
+		buf = types.AppendArrayElem(buf, types.FormatText(r, c.Loc))
+	}
+	return types.Datum{T: t, S: string(append(buf, '}'))}
 }
 
 // inList is x IN (rows) with SQL's NULL rules.
@@ -236,7 +258,7 @@ func datumEqual(a, b types.Datum) bool {
 		return expr.CompareNumericText(a.S, b.S) == 0
 	case types.Bytea:
 		return string(a.B) == string(b.B)
-	case types.Bool, types.Int2, types.Int4, types.Int8, types.Date, types.Time, types.Timestamp, types.TimestampTZ:
+	case types.Bool, types.Int2, types.Int4, types.Int8, types.OID, types.Date, types.Time, types.Timestamp, types.TimestampTZ:
 		return a.I == b.I
 	}
 	return a.S == b.S
@@ -292,6 +314,17 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 			return nil, err
 		}
 		e.kind, e.test, e.t = subIn, test, types.Of(t.Kind)
+	case pg.SubLinkType_ARRAY_SUBLINK:
+		if len(q.Columns) != 1 {
+			return nil, pgerr.New(pgerr.SyntaxError, "subquery must return only one column").WithPosition(pos(b.p.query, sl.Location))
+		}
+		if q.Columns[0].T.Kind == types.Array {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ARRAY of arrays is not supported yet").WithPosition(pos(b.p.query, sl.Location))
+		}
+		e.kind, e.t = subArray, q.Columns[0].T
+		if e.t.Kind == types.Unknown {
+			e.t = types.TText
+		}
 	default:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this subquery form is not supported yet").WithPosition(pos(b.p.query, sl.Location))
 	}

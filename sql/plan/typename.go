@@ -16,9 +16,6 @@ func TypeOf(tn *pg.TypeName, query string) (types.T, error) {
 		names = append(names, strings.ToLower(n.GetString_().Sval))
 	}
 	name := names[len(names)-1]
-	if len(tn.ArrayBounds) > 0 {
-		return types.T{}, pgerr.New(pgerr.FeatureNotSupported, "array types are not supported yet").WithPosition(pos(query, tn.Location))
-	}
 	var mods []int32
 	for _, m := range tn.Typmods {
 		c := m.GetAConst()
@@ -63,7 +60,21 @@ func TypeOf(tn *pg.TypeName, query string) (types.T, error) {
 		t = types.TText
 	case "varchar":
 		t = types.Of(types.Varchar)
-	case "bpchar", "char", "character":
+	case "char":
+		// The grammar turns CHAR into bpchar: "char" here is the quoted
+		// one-byte catalog type.
+		t = types.TQChar
+	case "name":
+		t = types.TName
+	case "oid":
+		t = types.TOID
+	case "regclass":
+		t = types.Of(types.Regclass)
+	case "regtype":
+		t = types.Of(types.Regtype)
+	case "regnamespace":
+		t = types.Of(types.Regnamespace)
+	case "bpchar", "character":
 		t = types.Of(types.Char)
 		if len(mods) == 0 {
 			t.Width = 1
@@ -116,6 +127,14 @@ func TypeOf(tn *pg.TypeName, query string) (types.T, error) {
 		default:
 			return types.T{}, pgerr.New(pgerr.SyntaxError, "type modifier is not allowed for type %q", name).WithPosition(pos(query, tn.Location))
 		}
+	}
+	if len(tn.ArrayBounds) > 0 {
+		// One-dimensional arrays of a base type; the element's modifier is
+		// not kept.
+		if t.Kind == types.Array || t.IsReg() {
+			return types.T{}, pgerr.New(pgerr.FeatureNotSupported, "array type %s[] is not supported yet", name).WithPosition(pos(query, tn.Location))
+		}
+		return types.ArrayOf(t.Kind), nil
 	}
 	return t, nil
 }

@@ -1,0 +1,396 @@
+// Package catalog checks Loam's emulated pg_catalog and information_schema
+// against a throwaway PostgreSQL 15 (meta/pgtest): each query must return
+// the same column names and types from both, and, where the answer does not
+// depend on the server (owners, OIDs), the same rows.
+//
+//	LOAM_BIN=$PWD/bin/loam go test -count=1 ./regress/catalog/
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/loamdb/loam/meta/pgtest"
+)
+
+// setup runs on both servers before the queries.
+const setup = `CREATE TABLE llm_calls (ts timestamptz NOT NULL, model text, tokens int,
+	cost numeric(10,4), latency_ms float8, ok bool, note varchar(20))`
+
+// standIns are PostgreSQL catalog column types Loam does not have yet,
+// and the type it reports those columns as instead.
+var standIns = map[uint32]uint32{
+	24: 25, 28: 25, 194: 25, 2277: 25, 869: 25, // regproc, xid, pg_node_tree, anyarray, inet: text
+	22: 1005, 30: 1028, 1034: 1009, // int2vector: smallint[]; oidvector: oid[]; aclitem[]: text[]
+}
+
+type query struct {
+	sql  string
+	rows bool // compare the rows too
+	// oid: sql is a template whose %[1]s is llm_calls' OID on each server,
+	// as psql inlines it.
+	oid bool
+}
+
+var queries = []query{
+	{sql: `SELECT * FROM pg_catalog.pg_namespace`},
+	{sql: `SELECT * FROM pg_catalog.pg_class`},
+	{sql: `SELECT * FROM pg_catalog.pg_attribute`},
+	{sql: `SELECT * FROM pg_catalog.pg_type`},
+	{sql: `SELECT * FROM pg_catalog.pg_database`},
+	{sql: `SELECT * FROM pg_catalog.pg_roles`},
+	{sql: `SELECT * FROM pg_catalog.pg_user`},
+	{sql: `SELECT * FROM pg_catalog.pg_settings`},
+	{sql: `SELECT * FROM pg_catalog.pg_index`},
+	{sql: `SELECT * FROM pg_catalog.pg_constraint`},
+	{sql: `SELECT * FROM pg_catalog.pg_description`},
+	{sql: `SELECT * FROM pg_catalog.pg_am`},
+	{sql: `SELECT * FROM pg_catalog.pg_attrdef`},
+	{sql: `SELECT * FROM pg_catalog.pg_inherits`},
+	{sql: `SELECT * FROM pg_catalog.pg_extension`},
+	{sql: `SELECT * FROM pg_catalog.pg_authid`},
+	{sql: `SELECT * FROM pg_catalog.pg_tables`},
+	{sql: `SELECT * FROM pg_catalog.pg_views`},
+	{sql: `SELECT * FROM pg_catalog.pg_matviews`},
+	{sql: `SELECT * FROM pg_catalog.pg_tablespace`},
+	{sql: `SELECT * FROM pg_catalog.pg_proc`},
+	{sql: `SELECT * FROM pg_catalog.pg_enum`},
+	{sql: `SELECT * FROM pg_catalog.pg_range`},
+	{sql: `SELECT * FROM pg_catalog.pg_rewrite`},
+	{sql: `SELECT * FROM pg_catalog.pg_sequence`},
+	{sql: `SELECT * FROM pg_catalog.pg_trigger`},
+	{sql: `SELECT * FROM pg_catalog.pg_stat_activity`},
+	{sql: `SELECT * FROM information_schema.views`},
+	{sql: `SELECT schemaname, tablename, hasindexes FROM pg_tables WHERE schemaname = 'public'`, rows: true},
+	{sql: `SELECT spcname FROM pg_tablespace ORDER BY oid`, rows: true},
+	{sql: `SELECT count(*) FROM information_schema.views WHERE table_schema = 'public'`, rows: true},
+	{sql: `SELECT state, backend_type FROM pg_stat_activity WHERE datname = current_database() AND state = 'active'`, rows: true},
+	{sql: `SELECT * FROM information_schema.schemata`},
+	{sql: `SELECT * FROM information_schema.tables`},
+	{sql: `SELECT * FROM information_schema.columns`},
+	// Unqualified: pg_catalog is implicitly first on the search path.
+	{sql: `SELECT * FROM pg_namespace`},
+	{sql: `SELECT nspname FROM pg_namespace WHERE nspname IN ('pg_catalog', 'public', 'information_schema') ORDER BY 1`, rows: true},
+	{sql: `SELECT n.nspname, c.relname, c.relkind, c.relnatts, c.relpersistence
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' ORDER BY 2`, rows: true},
+	{sql: `SELECT a.attname, a.attnum, a.atttypid, a.atttypmod, a.attlen, a.attnotnull, a.attisdropped,
+		pg_catalog.format_type(a.atttypid, a.atttypmod)
+		FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
+		WHERE c.relname = 'llm_calls' AND a.attnum > 0 ORDER BY a.attnum`, rows: true},
+	{sql: `SELECT table_schema, table_name, table_type, is_insertable_into FROM information_schema.tables
+		WHERE table_schema = 'public' ORDER BY table_name`, rows: true},
+	{sql: `SELECT column_name, ordinal_position, is_nullable, data_type, character_maximum_length,
+		numeric_precision, numeric_precision_radix, numeric_scale, datetime_precision, udt_schema, udt_name
+		FROM information_schema.columns WHERE table_name = 'llm_calls' ORDER BY ordinal_position`, rows: true},
+	{sql: `SELECT schema_name FROM information_schema.schemata WHERE schema_name = 'public'`, rows: true},
+	{sql: `SELECT t.oid, t.typname, t.typlen, t.typbyval, t.typcategory, t.typelem, t.typarray FROM pg_type t
+		WHERE t.typname IN ('int4', 'text', 'name', 'oid', 'char', 'bool', 'timestamptz', 'numeric', '_int4', 'varchar')
+		ORDER BY t.oid`, rows: true},
+	{sql: `SELECT extname FROM pg_extension WHERE extname IN ('plpgsql', 'timescaledb')`, rows: true},
+	{sql: `SELECT amname, amtype FROM pg_am WHERE amname = 'heap'`, rows: true},
+	{sql: `SELECT count(*) FROM pg_inherits`, rows: true},
+	{sql: `SELECT count(*) FROM pg_description WHERE objoid = (SELECT oid FROM pg_class WHERE relname = 'llm_calls')`, rows: true},
+	{sql: `SELECT 'abc'::name, 26::oid, '-1'::oid, 'xy'::"char", 5::oid = 5, (3::oid)::int8`, rows: true},
+	{sql: `SELECT current_database()`},
+	{sql: `SELECT current_schema(), current_schemas(true), current_schemas(false),
+		pg_catalog.format_type(1043, 24), format_type(1700, 655366), format_type(1184, NULL), format_type(18, -1), format_type(1007, -1),
+		obj_description(1::oid, 'pg_class'), col_description(1::oid, 1), has_table_privilege('llm_calls', 'select'),
+		has_schema_privilege('public', 'usage')`, rows: true},
+	{sql: `SELECT current_user, session_user, user, current_catalog, current_schema, pg_get_userbyid(10), version()`},
+	{sql: `SELECT setting FROM pg_settings WHERE name = 'server_version_num'`},
+	// psql 15's \dt, verbatim.
+	{sql: `SELECT n.nspname as "Schema",
+  c.relname as "Name",
+  CASE c.relkind WHEN 'r' THEN 'table' WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'i' THEN 'index' WHEN 'S' THEN 'sequence' WHEN 't' THEN 'TOAST table' WHEN 'f' THEN 'foreign table' WHEN 'p' THEN 'partitioned table' WHEN 'I' THEN 'partitioned index' END as "Type",
+  pg_catalog.pg_get_userbyid(c.relowner) as "Owner"
+FROM pg_catalog.pg_class c
+     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+     LEFT JOIN pg_catalog.pg_am am ON am.oid = c.relam
+WHERE c.relkind IN ('r','p','')
+      AND n.nspname <> 'pg_catalog'
+      AND n.nspname !~ '^pg_toast'
+      AND n.nspname <> 'information_schema'
+  AND pg_catalog.pg_table_is_visible(c.oid)
+ORDER BY 1,2;`},
+	// psql 15's \d llm_calls, verbatim, as far as Loam answers it so far.
+	{sql: `SELECT c.oid,
+  n.nspname,
+  c.relname
+FROM pg_catalog.pg_class c
+     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relname OPERATOR(pg_catalog.~) '^(llm_calls)$' COLLATE pg_catalog.default
+  AND pg_catalog.pg_table_is_visible(c.oid)
+ORDER BY 2, 3;`},
+	{oid: true, sql: `SELECT c.relchecks, c.relkind, c.relhasindex, c.relhasrules, c.relhastriggers, c.relrowsecurity, c.relforcerowsecurity, false AS relhasoids, c.relispartition, '', c.reltablespace, CASE WHEN c.reloftype = 0 THEN '' ELSE c.reloftype::pg_catalog.regtype::pg_catalog.text END, c.relpersistence, c.relreplident, am.amname
+FROM pg_catalog.pg_class c
+ LEFT JOIN pg_catalog.pg_class tc ON (c.reltoastrelid = tc.oid)
+LEFT JOIN pg_catalog.pg_am am ON (c.relam = am.oid)
+WHERE c.oid = '%[1]s';`, rows: true},
+	{oid: true, sql: `SELECT a.attname,
+  pg_catalog.format_type(a.atttypid, a.atttypmod),
+  (SELECT pg_catalog.pg_get_expr(d.adbin, d.adrelid, true)
+   FROM pg_catalog.pg_attrdef d
+   WHERE d.adrelid = a.attrelid AND d.adnum = a.attnum AND a.atthasdef),
+  a.attnotnull,
+  (SELECT c.collname FROM pg_catalog.pg_collation c, pg_catalog.pg_type t
+   WHERE c.oid = a.attcollation AND t.oid = a.atttypid AND a.attcollation <> t.typcollation) AS attcollation,
+  a.attidentity,
+  a.attgenerated
+FROM pg_catalog.pg_attribute a
+WHERE a.attrelid = '%[1]s' AND a.attnum > 0 AND NOT a.attisdropped
+ORDER BY a.attnum;`, rows: true},
+	{oid: true, sql: `SELECT c.oid::pg_catalog.regclass
+FROM pg_catalog.pg_class c, pg_catalog.pg_inherits i
+WHERE c.oid = i.inhparent AND i.inhrelid = '%[1]s'
+  AND c.relkind != 'p' AND c.relkind != 'I'
+ORDER BY inhseqno;`, rows: true},
+	{oid: true, sql: `SELECT oid, stxrelid::pg_catalog.regclass, stxnamespace::pg_catalog.regnamespace::pg_catalog.text AS nsp, stxname,
+pg_catalog.pg_get_statisticsobjdef_columns(oid) AS columns,
+  'd' = any(stxkind) AS ndist_enabled,
+  'f' = any(stxkind) AS deps_enabled,
+  'm' = any(stxkind) AS mcv_enabled,
+stxstattarget
+FROM pg_catalog.pg_statistic_ext
+WHERE stxrelid = '%[1]s'
+ORDER BY nsp, stxname;`, rows: true},
+	{oid: true, sql: `SELECT pubname
+     , NULL
+     , NULL
+FROM pg_catalog.pg_publication p
+     JOIN pg_catalog.pg_publication_namespace pn ON p.oid = pn.pnpubid
+     JOIN pg_catalog.pg_class pc ON pc.relnamespace = pn.pnnspid
+WHERE pc.oid ='%[1]s' and pg_catalog.pg_relation_is_publishable('%[1]s')
+UNION
+SELECT pubname
+     , pg_get_expr(pr.prqual, c.oid)
+     , (CASE WHEN pr.prattrs IS NOT NULL THEN
+         (SELECT string_agg(attname, ', ')
+           FROM pg_catalog.generate_series(0, pg_catalog.array_upper(pr.prattrs::pg_catalog.int2[], 1)) s,
+                pg_catalog.pg_attribute
+          WHERE attrelid = pr.prrelid AND attnum = prattrs[s])
+        ELSE NULL END) FROM pg_catalog.pg_publication p
+     JOIN pg_catalog.pg_publication_rel pr ON p.oid = pr.prpubid
+     JOIN pg_catalog.pg_class c ON c.oid = pr.prrelid
+WHERE pr.prrelid = '%[1]s'
+UNION
+SELECT pubname
+     , NULL
+     , NULL
+FROM pg_catalog.pg_publication p
+WHERE p.puballtables AND pg_catalog.pg_relation_is_publishable('%[1]s')
+ORDER BY 1;`, rows: true},
+	{oid: true, sql: `SELECT c.oid::pg_catalog.regclass, c.relkind, inhdetachpending, pg_catalog.pg_get_expr(c.relpartbound, c.oid)
+FROM pg_catalog.pg_class c, pg_catalog.pg_inherits i
+WHERE c.oid = i.inhrelid AND i.inhparent = '%[1]s'
+ORDER BY pg_catalog.pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT', c.oid::pg_catalog.regclass::pg_catalog.text;`, rows: true},
+	{sql: `SELECT 'llm_calls'::regclass, 'llm_calls'::regclass::oid = oid, oid::regclass, 23::regtype, 'int4'::regtype,
+		'pg_class'::regclass, 'varchar'::regtype, 1043::regtype::text FROM pg_class WHERE relname = 'llm_calls'`, rows: true},
+	{sql: `SELECT attname FROM pg_attribute WHERE attrelid = 'llm_calls'::regclass AND attnum > 0 ORDER BY attnum`, rows: true},
+	{sql: `SELECT collname, collprovider FROM pg_collation WHERE oid IN (100, 950, 951) ORDER BY oid`, rows: true},
+	{sql: `SELECT * FROM pg_catalog.pg_collation`},
+	{sql: `SELECT * FROM pg_catalog.pg_policy`},
+	{sql: `SELECT * FROM pg_catalog.pg_statistic_ext`},
+	{sql: `SELECT * FROM pg_catalog.pg_publication`},
+	{sql: `SELECT * FROM pg_catalog.pg_publication_rel`},
+	{sql: `SELECT * FROM pg_catalog.pg_publication_namespace`},
+	// Grafana's query builder (its older texts).
+	{sql: `SELECT quote_ident(schema_name) FROM information_schema.schemata WHERE schema_name NOT LIKE 'pg_%' AND schema_name NOT LIKE '\_%' AND schema_name <> 'information_schema';`, rows: true},
+	{sql: `SELECT quote_ident(table_name) FROM information_schema.tables WHERE table_schema = 'public'`, rows: true},
+	{sql: `SELECT quote_ident(column_name) AS column, data_type AS type FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 'llm_calls' ORDER BY ordinal_position`, rows: true},
+	{sql: `SELECT upper(relname), length(relkind), relname || '!' FROM pg_class WHERE relname = 'llm_calls'`, rows: true},
+	{sql: `SELECT parse_ident('public."Llm""x"'), parse_ident('A . b'), parse_ident('a.b junk', false), (parse_ident('x.y'))[2],
+		('{4,5,6}'::int[])[2], 2 = ANY('{1,2}'::int[]), 3 <> ALL('{1,2}'), 3 = ANY('{1,NULL}'), array_upper('{4,5}'::int2[], 1)`, rows: true},
+	{sql: `SELECT * FROM upper('x') u`, rows: true},
+	{sql: `SELECT '{a}'::text[] || '{b,c}'::text[], '{1}'::int[] || 2, 0 || '{1}'::int[], NULL::text[] || '{x}'::text[], '{a}'::text[] || NULL::text`, rows: true},
+	{sql: `SELECT x FROM unnest('{3,1,NULL}'::int[]) x`, rows: true},
+	{sql: `SELECT * FROM unnest('{a,"b c"}'::text[])`, rows: true},
+	{sql: `SELECT array(SELECT relname FROM pg_class WHERE relnamespace = 2200 ORDER BY 1)`, rows: true},
+	// Grafana's current table and column lists, as its data source sends them.
+	{sql: grafanaTables, rows: true},
+	{sql: fmt.Sprintf(grafanaColumns, "'llm_calls'", "'llm_calls'", "'llm_calls'", "'llm_calls'", grafanaSchema), rows: true},
+	{sql: fmt.Sprintf(grafanaColumns, "'public.llm_calls'", "'public.llm_calls'", "'public.llm_calls'", "'public.llm_calls'", grafanaSchema), rows: true},
+	// Grafana's version probe.
+	{sql: `SELECT current_setting('server_version_num')::int/100`, rows: true},
+	{sql: `SELECT current_setting('no_such_setting', true), current_setting('TimeZone'), current_setting('search_path')`},
+	{sql: `SELECT pg_encoding_to_char(6), 'B' COLLATE "C" < 'a', pg_get_expr(NULL, 0)`, rows: true},
+}
+
+// grafanaSchema is the search-path condition of Grafana's PostgreSQL data
+// source (buildSchemaConstraint), verbatim.
+const grafanaSchema = `
+          quote_ident(table_schema) IN (
+          SELECT
+            CASE WHEN trim(s[i]) = '"$user"' THEN user ELSE trim(s[i]) END
+          FROM
+            generate_series(
+              array_lower(string_to_array(current_setting('search_path'),','),1),
+              array_upper(string_to_array(current_setting('search_path'),','),1)
+            ) as i,
+            string_to_array(current_setting('search_path'),',') s
+          )`
+
+var grafanaTables = `SELECT
+    CASE WHEN ` + grafanaSchema + `
+      THEN quote_ident(table_name)
+      ELSE quote_ident(table_schema) || '.' || quote_ident(table_name)
+    END AS "table"
+    FROM information_schema.tables
+    WHERE quote_ident(table_schema) NOT IN ('information_schema',
+                             'pg_catalog',
+                             '_timescaledb_cache',
+                             '_timescaledb_catalog',
+                             '_timescaledb_internal',
+                             '_timescaledb_config',
+                             'timescaledb_information',
+                             'timescaledb_experimental')
+    ORDER BY CASE WHEN ` + grafanaSchema + ` THEN 0 ELSE 1 END, 1`
+
+const grafanaColumns = `SELECT quote_ident(column_name) AS "column", data_type AS "type"
+    FROM information_schema.columns
+    WHERE
+      CASE WHEN array_length(parse_ident(%s),1) = 2
+        THEN quote_ident(table_schema) = (parse_ident(%s))[1]
+          AND quote_ident(table_name) = (parse_ident(%s))[2]
+        ELSE quote_ident(table_name) = (parse_ident(%s))[1]
+          AND %s
+      END`
+
+// base resolves a PostgreSQL type OID to what Loam reports for it: a
+// domain (information_schema's sql_identifier, cardinal_number, …) to its
+// base type.
+func base(ctx context.Context, pgc *pgx.Conn, oid uint32) (uint32, error) {
+	var b uint32
+	err := pgc.QueryRow(ctx, `SELECT CASE WHEN typtype = 'd' THEN typbasetype ELSE oid END FROM pg_type WHERE oid = $1`, oid).Scan(&b)
+	return b, err
+}
+
+func shape(ctx context.Context, c *pgx.Conn, pgc *pgx.Conn, sql string) ([]string, []string, error) {
+	rows, err := c.Query(ctx, sql)
+	if err != nil {
+		return nil, nil, err
+	}
+	fds := append([]pgconnFD(nil), toFD(rows.FieldDescriptions())...)
+	var data []string
+	for rows.Next() {
+		var vals []string
+		for _, v := range rows.RawValues() {
+			if v == nil {
+				vals = append(vals, "NULL")
+			} else {
+				vals = append(vals, string(v))
+			}
+		}
+		data = append(data, strings.Join(vals, "|"))
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	var cols []string
+	for _, fd := range fds {
+		oid := fd.oid
+		if pgc != nil {
+			if oid, err = base(ctx, pgc, oid); err != nil {
+				return nil, nil, err
+			}
+			if s, ok := standIns[oid]; ok {
+				oid = s
+			}
+		}
+		cols = append(cols, fmt.Sprintf("%s:%d", fd.name, oid))
+	}
+	return cols, data, nil
+}
+
+type pgconnFD struct {
+	name string
+	oid  uint32
+}
+
+func toFD(fds []pgconn.FieldDescription) []pgconnFD {
+	out := make([]pgconnFD, len(fds))
+	for i, f := range fds {
+		out[i] = pgconnFD{f.Name, f.DataTypeOID}
+	}
+	return out
+}
+
+func connect(t *testing.T, ctx context.Context, url string, simple bool) *pgx.Conn {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if simple {
+		// Text results, so rows compare byte for byte.
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	}
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}
+
+func TestCatalogAgainstPostgres(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	pgURL := pgtest.Database(t)
+	loamURL := startLoam(t)
+	for _, mode := range []struct {
+		name   string
+		simple bool
+	}{{"extended", false}, {"simple", true}} {
+		t.Run(mode.name, func(t *testing.T) {
+			pgc := connect(t, ctx, pgURL, mode.simple)
+			lc := connect(t, ctx, loamURL, mode.simple)
+			// Types resolve on a connection of their own: pgc may be mid-query.
+			meta := connect(t, ctx, pgURL, false)
+			if mode.name == "extended" {
+				for _, c := range []*pgx.Conn{pgc, lc} {
+					if _, err := c.Exec(ctx, setup); err != nil {
+						t.Fatalf("setup: %v", err)
+					}
+				}
+			}
+			var pgOID, loamOID string
+			for _, x := range []struct {
+				c   *pgx.Conn
+				oid *string
+			}{{pgc, &pgOID}, {lc, &loamOID}} {
+				var o uint32
+				if err := x.c.QueryRow(ctx, `SELECT oid FROM pg_catalog.pg_class WHERE relname = 'llm_calls'`, pgx.QueryExecModeSimpleProtocol).Scan(&o); err != nil {
+					t.Fatalf("llm_calls' oid: %v", err)
+				}
+				*x.oid = fmt.Sprint(o)
+			}
+			for i, q := range queries {
+				psql, lsql := q.sql, q.sql
+				if q.oid {
+					psql, lsql = fmt.Sprintf(q.sql, pgOID), fmt.Sprintf(q.sql, loamOID)
+				}
+				pcols, prows, err := shape(ctx, pgc, meta, psql)
+				if err != nil {
+					t.Fatalf("query %d on PostgreSQL: %v\n%s", i, err, psql)
+				}
+				lcols, lrows, err := shape(ctx, lc, nil, lsql)
+				if err != nil {
+					t.Errorf("query %d on Loam: %v\n%s", i, err, q.sql)
+					continue
+				}
+				if strings.Join(pcols, " ") != strings.Join(lcols, " ") {
+					t.Errorf("query %d: columns differ\n%s\nPostgreSQL: %v\nLoam:       %v", i, q.sql, pcols, lcols)
+				}
+				if q.rows && mode.simple && strings.Join(prows, "\n") != strings.Join(lrows, "\n") {
+					t.Errorf("query %d: rows differ\n%s\nPostgreSQL:\n%s\nLoam:\n%s", i, q.sql, strings.Join(prows, "\n"), strings.Join(lrows, "\n"))
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,657 @@
+package plan
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/loamdb/loam/exec"
+
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
+	pg "github.com/pganalyze/pg_query_go/v5"
+)
+
+// sessionValue is current_user, session_user, user, current_role,
+// current_catalog or current_schema; ok is false for other ops.
+func (b *binder) sessionValue(op pg.SQLValueFunctionOp) (expr.Expr, bool) {
+	ci, _ := b.p.cat.(CatalogInfo)
+	if ci == nil {
+		return nil, false
+	}
+	switch op {
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER,
+		pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+		return &expr.Const{D: dName(ci.User())}, true
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
+		return &expr.Const{D: dName(ci.Database())}, true
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
+		return &expr.Const{D: currentSchema(b.p.ctx, ci)}, true
+	}
+	return nil, false
+}
+
+// currentSchema is the first schema of the search path that exists.
+func currentSchema(ctx context.Context, ci CatalogInfo) types.Datum {
+	nss, _ := ci.Namespaces(ctx)
+	for _, s := range ci.SearchPath() {
+		for _, ns := range nss {
+			if ns == s {
+				return dName(s)
+			}
+		}
+	}
+	return types.NullOf(types.TName)
+}
+
+// catalogFunc binds the functions clients call on the catalog (psql's \d,
+// drivers' type loading, Grafana); ok is false for other names.
+func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Expr, bool, error) {
+	ci, _ := b.p.cat.(CatalogInfo)
+	if ci == nil {
+		return nil, false, nil
+	}
+	// fn builds a row-wise call with the arguments coerced to want.
+	fn := func(rt types.T, want []types.T, strict bool, f expr.RowFunc) (expr.Expr, bool, error) {
+		if len(args) != len(want) {
+			return nil, false, nil
+		}
+		out := make([]expr.Expr, len(args))
+		for i, a := range args {
+			c, err := b.coerce(a, want[i], loc)
+			if err != nil {
+				return nil, true, err
+			}
+			out[i] = c
+		}
+		return &expr.Func{Name: name, Args: out, T: rt, Strict: strict, Fn: f}, true, nil
+	}
+	constant := func(d types.Datum) (expr.Expr, bool, error) { return &expr.Const{D: d}, true, nil }
+	switch name {
+	case "current_database":
+		if len(args) == 0 {
+			return constant(dName(ci.Database()))
+		}
+	case "current_schema":
+		if len(args) == 0 {
+			return constant(currentSchema(b.p.ctx, ci))
+		}
+	case "current_schemas":
+		// The implicit pg_catalog comes first when asked for.
+		nss, _ := ci.Namespaces(b.p.ctx)
+		var path []string
+		for _, s := range ci.SearchPath() {
+			for _, ns := range nss {
+				if ns == s {
+					path = append(path, s)
+				}
+			}
+		}
+		return fn(types.ArrayOf(types.Name), []types.T{types.TBool}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			p := path
+			if a[0].I != 0 {
+				p = append([]string{"pg_catalog"}, path...)
+			}
+			return types.Datum{T: types.ArrayOf(types.Name), S: "{" + strings.Join(p, ",") + "}"}, nil
+		})
+	case "version":
+		if len(args) == 0 {
+			return constant(dText("PostgreSQL " + ci.Settings()["server_version"] + " (Loam) on x86_64-pc-linux-gnu, compiled by Go, 64-bit"))
+		}
+	case "pg_get_userbyid":
+		user := ci.User()
+		return fn(types.TName, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			switch a[0].I {
+			case oidBootstrapRole:
+				return dName(user), nil
+			case oidDatabaseOwner:
+				return dName("pg_database_owner"), nil
+			}
+			return dName("unknown (OID=" + strconv.FormatInt(a[0].I, 10) + ")"), nil
+		})
+	case "pg_table_is_visible":
+		rels, err := relations(b.p.ctx, ci)
+		if err != nil {
+			return nil, true, err
+		}
+		visible := map[int64]bool{}
+		for _, r := range rels {
+			if isVisible(ci, r.ns) {
+				visible[int64(ObjectOID(r.ns, r.name))] = true
+			}
+		}
+		return fn(types.TBool, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			return dBool(visible[a[0].I]), nil
+		})
+	case "format_type":
+		return fn(types.TText, []types.T{types.TOID, types.TInt4}, false, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			if a[0].Null {
+				return types.NullOf(types.TText), nil
+			}
+			t, ok := typeByOID(uint32(a[0].I))
+			if !ok {
+				return dText("???"), nil
+			}
+			if !a[1].Null {
+				t = withTypmod(t, int32(a[1].I))
+			}
+			s := t.String()
+			if t.Kind == types.QChar {
+				s = `"char"`
+			}
+			return dText(s), nil
+		})
+	case "current_setting":
+		// The session's settings as of planning: a statement sees no SET
+		// of its own, as in PostgreSQL.
+		set := ci.Settings()
+		lookup := func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			for k, v := range set {
+				if strings.EqualFold(k, a[0].S) {
+					return dText(v), nil
+				}
+			}
+			if len(a) > 1 && !a[1].Null && a[1].I != 0 {
+				return types.NullOf(types.TText), nil
+			}
+			return types.Datum{}, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter %q", a[0].S)
+		}
+		if len(args) == 1 {
+			return fn(types.TText, []types.T{types.TText}, true, lookup)
+		}
+		return fn(types.TText, []types.T{types.TText, types.TBool}, true, lookup)
+	case "parse_ident":
+		parse := func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			strict := len(a) < 2 || a[1].I != 0
+			parts, err := parseIdent(a[0].S, strict)
+			if err != nil {
+				return types.Datum{}, err
+			}
+			buf := []byte{'{'}
+			for i, p := range parts {
+				if i > 0 {
+					buf = append(buf, ',')
+				}
+				buf = types.AppendArrayElem(buf, p)
+			}
+			return types.Datum{T: types.ArrayOf(types.Text), S: string(append(buf, '}'))}, nil
+		}
+		if len(args) == 1 {
+			return fn(types.ArrayOf(types.Text), []types.T{types.TText}, true, parse)
+		}
+		return fn(types.ArrayOf(types.Text), []types.T{types.TText, types.TBool}, true, parse)
+	case "pg_get_expr":
+		// Loam stores no expression trees (defaults, partition bounds,
+		// policies): the text stand-in column is passed through.
+		if len(args) == 2 {
+			return fn(types.TText, []types.T{types.TText, types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) { return dText(a[0].S), nil })
+		}
+		return fn(types.TText, []types.T{types.TText, types.TOID, types.TBool}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) { return dText(a[0].S), nil })
+	case "pg_get_indexdef", "pg_get_constraintdef", "pg_get_statisticsobjdef_columns", "pg_get_viewdef", "pg_get_triggerdef", "pg_get_ruledef":
+		// No indexes, constraints, extended statistics, views… to describe.
+		if len(args) >= 1 {
+			return constant(types.NullOf(types.TText))
+		}
+	case "pg_relation_is_publishable":
+		if len(args) == 1 {
+			return constant(dBool(false))
+		}
+	case "pg_encoding_to_char":
+		return fn(types.TName, []types.T{types.TInt4}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			if a[0].I == 6 {
+				return dName("UTF8"), nil
+			}
+			return dName(""), nil
+		})
+	case "obj_description", "col_description", "shobj_description":
+		// Loam keeps no comments.
+		if len(args) >= 1 && len(args) <= 2 {
+			return constant(types.NullOf(types.TText))
+		}
+	}
+	if strings.HasPrefix(name, "has_") && strings.HasSuffix(name, "_privilege") && len(args) >= 1 {
+		// One superuser role: every privilege is held.
+		return constant(dBool(true))
+	}
+	return nil, false, nil
+}
+
+// regMaps map between OIDs and the names regclass and regtype print.
+type regMaps struct {
+	relName, typName, nsName map[int64]string
+	relOID, typOID, nsOID    map[string]int64
+}
+
+func (p *Planner) regMaps() (*regMaps, error) {
+	if p.reg != nil {
+		return p.reg, nil
+	}
+	m := &regMaps{relName: map[int64]string{}, typName: map[int64]string{}, relOID: map[string]int64{}, typOID: map[string]int64{},
+		nsName: map[int64]string{}, nsOID: map[string]int64{}}
+	if ci, ok := p.cat.(CatalogInfo); ok {
+		nss, err := allSchemas(p.ctx, ci)
+		if err != nil {
+			return nil, err
+		}
+		for _, ns := range nss {
+			oid := int64(ObjectOID(ns, ""))
+			m.nsName[oid], m.nsOID[ns] = ns, oid
+		}
+		rels, err := relations(p.ctx, ci)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rels {
+			oid := int64(ObjectOID(r.ns, r.name))
+			// regclass prints the bare name when the search path finds it.
+			shown := r.ns + "." + r.name
+			if isVisible(ci, r.ns) {
+				shown = r.name
+				if _, taken := m.relOID[r.name]; !taken {
+					m.relOID[r.name] = oid
+				}
+			}
+			m.relName[oid] = shown
+			m.relOID[r.ns+"."+r.name] = oid
+		}
+	}
+	for _, pt := range pgTypes {
+		for _, t := range []types.T{pt.t, types.ArrayOf(pt.t.Kind)} {
+			oid := int64(t.OID())
+			shown := t.String()
+			if t.Kind == types.QChar {
+				shown = `"char"`
+			}
+			m.typName[oid] = shown
+			m.typOID[shown] = oid
+		}
+		m.typOID[pt.name] = int64(pt.t.OID())
+		m.typOID["_"+pt.name] = int64(types.ArrayOf(pt.t.Kind).OID())
+	}
+	p.reg = m
+	return m, nil
+}
+
+func isReg(k types.Kind) bool { return types.Of(k).IsReg() }
+
+// regCast converts to or from regclass/regtype, which needs the catalog;
+// ok is false for other casts.
+func (b *binder) regCast(arg expr.Expr, to types.T, loc int32) (expr.Expr, bool, error) {
+	from := arg.Type()
+	if !isReg(to.Kind) && !(isReg(from.Kind) && (to.Kind == types.OID || to.IsInteger())) {
+		return nil, false, nil
+	}
+	m, err := b.p.regMaps()
+	if err != nil {
+		return nil, true, err
+	}
+	names, oids := m.relName, m.relOID
+	if to.Kind == types.Regtype || from.Kind == types.Regtype {
+		names, oids = m.typName, m.typOID
+	}
+	if to.Kind == types.Regnamespace || from.Kind == types.Regnamespace {
+		names, oids = m.nsName, m.nsOID
+	}
+	var f expr.RowFunc
+	switch {
+	case isReg(to.Kind) && (from.IsString() || from.Kind == types.Unknown):
+		f = func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			name := a[0].S
+			if strings.HasPrefix(name, `"`) {
+				name = strings.ReplaceAll(strings.Trim(name, `"`), `""`, `"`)
+			} else {
+				name = strings.ToLower(name)
+			}
+			if to.Kind != types.Regnamespace {
+				name = strings.TrimPrefix(name, "pg_catalog.")
+			}
+			oid, ok := oids[name]
+			if !ok {
+				if to.Kind == types.Regnamespace {
+					return types.Datum{}, pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", a[0].S)
+				}
+				if to.Kind == types.Regtype {
+					return types.Datum{}, pgerr.New(pgerr.UndefinedObject, "type %q does not exist", a[0].S)
+				}
+				return types.Datum{}, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", a[0].S)
+			}
+			return types.Datum{T: to, S: names[oid]}, nil
+		}
+	case isReg(to.Kind) && (from.Kind == types.OID || from.IsInteger() || isReg(from.Kind)):
+		if isReg(from.Kind) {
+			return arg, true, nil
+		}
+		f = func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			if name, ok := names[a[0].I]; ok {
+				return types.Datum{T: to, S: name}, nil
+			}
+			// An OID naming nothing prints as the number, as in PostgreSQL.
+			return types.Datum{T: to, S: strconv.FormatInt(a[0].I, 10)}, nil
+		}
+	case isReg(from.Kind):
+		f = func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			oid, ok := oids[a[0].S]
+			if !ok {
+				oid, _ = strconv.ParseInt(a[0].S, 10, 64)
+			}
+			return expr.CastDatum(types.Datum{T: types.TOID, I: oid}, to, nil)
+		}
+	default:
+		return nil, false, nil
+	}
+	if from.Kind == types.Unknown {
+		if arg, err = b.coerce(arg, types.TText, loc); err != nil {
+			return nil, true, err
+		}
+	}
+	fn := &expr.Func{Name: to.String(), Args: []expr.Expr{arg}, T: to, Strict: true, Fn: f}
+	if c, ok := arg.(*expr.Const); ok {
+		if c.D.Null {
+			return &expr.Const{D: types.NullOf(to)}, true, nil
+		}
+		d, err := f(b.p.ec, []types.Datum{c.D})
+		if err != nil {
+			return nil, true, b.errAt(pgerr.From(err), loc)
+		}
+		return &expr.Const{D: d}, true, nil
+	}
+	return fn, true, nil
+}
+
+// cmpHolds says whether a comparison's outcome (-1, 0, 1) satisfies op.
+var cmpHolds = map[string]func(int) bool{
+	"=": func(c int) bool { return c == 0 }, "<>": func(c int) bool { return c != 0 }, "!=": func(c int) bool { return c != 0 },
+	"<": func(c int) bool { return c < 0 }, "<=": func(c int) bool { return c <= 0 },
+	">": func(c int) bool { return c > 0 }, ">=": func(c int) bool { return c >= 0 },
+}
+
+// bindArrayCmp binds x op ANY (array) and x op ALL (array) for the
+// comparison operators, with SQL's NULL rules: ANY is true when some
+// element matches, else NULL when an element (or x) is NULL, else false;
+// ALL the other way round.
+func (b *binder) bindArrayCmp(a *pg.A_Expr, op string) (expr.Expr, error) {
+	holds, ok := cmpHolds[op]
+	if !ok {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "operator %s with ANY/ALL is not supported yet", op).WithPosition(pos(b.p.query, a.Location))
+	}
+	l, err := b.bind(a.Lexpr)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.bind(a.Rexpr)
+	if err != nil {
+		return nil, err
+	}
+	rt := r.Type()
+	if rt.Kind == types.Unknown {
+		k := l.Type().Kind
+		if k == types.Unknown {
+			k = types.Text
+		}
+		rt = types.ArrayOf(k)
+	}
+	if rt.Kind != types.Array {
+		return nil, pgerr.New(pgerr.WrongObjectType, "op ANY/ALL (array) requires array on right side").WithPosition(pos(b.p.query, a.Location))
+	}
+	t, ok := types.Common(l.Type(), types.Of(rt.Elem))
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, types.Of(rt.Elem)).WithPosition(pos(b.p.query, a.Location))
+	}
+	et := types.Of(t.Kind)
+	if l, err = b.coerce(l, et, a.Location); err != nil {
+		return nil, err
+	}
+	if r, err = b.coerce(r, types.ArrayOf(t.Kind), a.Location); err != nil {
+		return nil, err
+	}
+	all := a.Kind == pg.A_Expr_Kind_AEXPR_OP_ALL
+	return &expr.Func{Name: op + " ANY", Args: []expr.Expr{l, r}, T: types.TBool, Fn: func(c *expr.Ctx, args []types.Datum) (types.Datum, error) {
+		if args[1].Null {
+			return types.NullOf(types.TBool), nil
+		}
+		elems, null, err := types.SplitArrayText(args[1].S)
+		if err != nil {
+			return types.Datum{}, err
+		}
+		sawNull := args[0].Null && len(elems) > 0
+		for i, s := range elems {
+			if null[i] || args[0].Null {
+				sawNull = true
+				continue
+			}
+			d, err := types.ParseText(et, s, c.Loc)
+			if err != nil {
+				return types.Datum{}, err
+			}
+			if h := holds(expr.CompareDatums(args[0], d)); h != all {
+				return dBool(h), nil
+			}
+		}
+		if sawNull {
+			return types.NullOf(types.TBool), nil
+		}
+		return dBool(all), nil
+	}}, nil
+}
+
+// bindSubscript binds arr[i], one subscript of a one-dimensional array
+// (lower bound 1): NULL when i is out of range, as in PostgreSQL.
+func (b *binder) bindSubscript(ind *pg.A_Indirection) (expr.Expr, error) {
+	arr, err := b.bind(ind.Arg)
+	if err != nil {
+		return nil, err
+	}
+	if len(ind.Indirection) != 1 || ind.Indirection[0].GetAIndices() == nil || ind.Indirection[0].GetAIndices().IsSlice {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "only one array subscript (no slices or fields) is supported yet")
+	}
+	at := ind.Indirection[0].GetAIndices()
+	if arr.Type().Kind != types.Array {
+		return nil, pgerr.New(pgerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", arr.Type()).WithPosition(pos(b.p.query, nodeLocation(ind.Arg)))
+	}
+	i, err := b.bind(at.Uidx)
+	if err != nil {
+		return nil, err
+	}
+	if i, err = b.coerce(i, types.TInt4, nodeLocation(at.Uidx)); err != nil {
+		return nil, err
+	}
+	et := types.Of(arr.Type().Elem)
+	return &expr.Func{Name: "subscript", Args: []expr.Expr{arr, i}, T: et, Strict: true, Fn: func(c *expr.Ctx, a []types.Datum) (types.Datum, error) {
+		elems, null, err := types.SplitArrayText(a[0].S)
+		if err != nil {
+			return types.Datum{}, err
+		}
+		k := a[1].I - 1
+		if k < 0 || k >= int64(len(elems)) || null[k] {
+			return types.NullOf(et), nil
+		}
+		return types.ParseText(et, elems[k], c.Loc)
+	}}, nil
+}
+
+// parseIdent splits a qualified SQL identifier as parse_ident does:
+// unquoted parts are lower-cased, quoted ones kept with "" undoubled. Not
+// strict, text after the last identifier is ignored.
+func parseIdent(s string, strict bool) ([]string, error) {
+	bad := func(detail string) error {
+		e := pgerr.New(pgerr.InvalidParameterValue, "string is not a valid identifier: %q", s)
+		e.Detail = detail
+		return e
+	}
+	var parts []string
+	i := 0
+	skip := func() {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+			i++
+		}
+	}
+	for {
+		skip()
+		if i >= len(s) {
+			if len(parts) == 0 {
+				return nil, pgerr.New(pgerr.InvalidParameterValue, "string is not a valid identifier: %q", s)
+			}
+			return nil, bad("No valid identifier after \".\".")
+		}
+		if s[i] == '"' {
+			var b strings.Builder
+			i++
+			for {
+				j := strings.IndexByte(s[i:], '"')
+				if j < 0 {
+					return nil, bad("String has unclosed double quotes.")
+				}
+				b.WriteString(s[i : i+j])
+				i += j + 1
+				if i < len(s) && s[i] == '"' {
+					b.WriteByte('"')
+					i++
+					continue
+				}
+				break
+			}
+			if b.Len() == 0 {
+				return nil, bad("Quoted identifier must not be empty.")
+			}
+			parts = append(parts, b.String())
+		} else {
+			j := i
+			for j < len(s) && (s[j] == '_' || s[j] == '$' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9' && j > i || s[j] >= 0x80) {
+				j++
+			}
+			if j == i {
+				if len(parts) == 0 {
+					return nil, pgerr.New(pgerr.InvalidParameterValue, "string is not a valid identifier: %q", s)
+				}
+				return nil, bad("No valid identifier after \".\".")
+			}
+			parts = append(parts, strings.ToLower(s[i:j]))
+			i = j
+		}
+		skip()
+		if i < len(s) && s[i] == '.' {
+			i++
+			continue
+		}
+		if i < len(s) && strict {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "string is not a valid identifier: %q", s)
+		}
+		return parts, nil
+	}
+}
+
+// arrayCat binds || with an array operand: array || array (array_cat),
+// array || element (array_append), element || array (array_prepend). An
+// untyped literal beside an array is an array. A NULL array is empty here,
+// as in PostgreSQL; nil when the types do not fit.
+func (b *binder) arrayCat(l, r expr.Expr, loc int32) (expr.Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	lArr, rArr := lt.Kind == types.Array || lt.Kind == types.Unknown, rt.Kind == types.Array || rt.Kind == types.Unknown
+	elemOf := func(t types.T) types.T {
+		if t.Kind == types.Array {
+			return types.Of(t.Elem)
+		}
+		return t
+	}
+	et, ok := types.Common(elemOf(lt), elemOf(rt))
+	if !ok || et.Kind == types.Array {
+		return nil, nil
+	}
+	if et.Kind == types.Unknown {
+		et = types.TText
+	}
+	at := types.ArrayOf(et.Kind)
+	want := func(isArr bool) types.T {
+		if isArr {
+			return at
+		}
+		return types.Of(et.Kind)
+	}
+	var err error
+	if l, err = b.coerce(l, want(lArr), loc); err != nil {
+		return nil, err
+	}
+	if r, err = b.coerce(r, want(rArr), loc); err != nil {
+		return nil, err
+	}
+	// inner is an operand's elements in array_out's text, without braces.
+	inner := func(d types.Datum, isArr bool) (string, bool) {
+		switch {
+		case isArr && d.Null:
+			return "", false
+		case isArr:
+			return strings.TrimSuffix(strings.TrimPrefix(d.S, "{"), "}"), true
+		case d.Null:
+			return "NULL", true
+		}
+		return string(types.AppendArrayElem(nil, types.FormatText(d, b.p.ec.Loc))), true
+	}
+	return &expr.Func{Name: "||", Args: []expr.Expr{l, r}, T: at, Fn: func(c *expr.Ctx, a []types.Datum) (types.Datum, error) {
+		ls, lok := inner(a[0], lArr)
+		rs, rok := inner(a[1], rArr)
+		if !lok && !rok {
+			return types.NullOf(at), nil
+		}
+		var parts []string
+		for _, s := range []string{ls, rs} {
+			if s != "" {
+				parts = append(parts, s)
+			}
+		}
+		return types.Datum{T: at, S: "{" + strings.Join(parts, ",") + "}"}, nil
+	}}, nil
+}
+
+// unnestItem is unnest(array) in FROM: one row per element. The argument
+// may refer to the enclosing query (psql's unnest(tc.reloptions)).
+func (p *Planner) unnestItem(fc *pg.FuncCall, table, col string) (*fromItem, error) {
+	if len(fc.Args) != 1 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "unnest of several arrays is not supported yet").WithPosition(pos(p.query, fc.Location))
+	}
+	b := &binder{p: p, where: "functions in FROM"}
+	arg, err := b.bind(fc.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if arg.Type().Kind != types.Array {
+		return nil, pgerr.New(pgerr.UndefinedFunction, "function unnest(%s) does not exist", arg.Type()).WithPosition(pos(p.query, fc.Location)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	et := types.Of(arg.Type().Elem)
+	cols := []scopeCol{{table: table, name: col, t: et}}
+	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) {
+		return exec.NewRowSource([]types.T{et}, func(ctx context.Context) ([][]types.Datum, error) {
+			one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
+			defer one.Release()
+			v, err := arg.Eval(p.ec, one)
+			if err != nil {
+				return nil, err
+			}
+			d := types.DatumAt(arg.Type(), v, 0)
+			v.Release()
+			if d.Null {
+				return nil, nil
+			}
+			elems, null, err := types.SplitArrayText(d.S)
+			if err != nil {
+				return nil, err
+			}
+			rows := make([][]types.Datum, len(elems))
+			for i, s := range elems {
+				if null[i] {
+					rows[i] = []types.Datum{types.NullOf(et)}
+					continue
+				}
+				e, err := types.ParseText(et, s, p.ec.Loc)
+				if err != nil {
+					return nil, err
+				}
+				rows[i] = []types.Datum{e}
+			}
+			return rows, nil
+		}), nil
+	}}, nil
+}
