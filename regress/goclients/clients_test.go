@@ -12,8 +12,11 @@
 //
 // Each driver runs one scenario (scenario below) on each server, which
 // returns a transcript; the transcripts must be equal line for line.
+// pgx also runs in its simple-protocol and exec modes (not defaults, but
+// Grafana's and pgbouncer users' settings).
 //
 //	LOAM_BIN=$PWD/bin/loam go test -count=1 ./regress/goclients/
+//	GOCLIENTS_TRANSCRIPTS=/tmp/dir ...   also writes both transcripts there
 package goclients
 
 import (
@@ -21,6 +24,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -50,6 +55,9 @@ type client interface {
 	// function (the driver's prepared-statement API or, for pgx, its
 	// statement cache).
 	prepared(ctx context.Context, sql string) (func(args ...any) ([]string, error), func(), error)
+	// extras runs what only this driver has (COPY, batches) and returns
+	// its transcript lines.
+	extras(ctx context.Context, table string) []string
 }
 
 func TestGoClients(t *testing.T) {
@@ -58,7 +66,10 @@ func TestGoClients(t *testing.T) {
 		name string
 		open func(t *testing.T, url string) client
 	}{
-		{"pgx", openPgx},
+		{"pgx", openPgx(pgx.QueryExecModeCacheStatement)},
+		// Not the default, but what Grafana and pgbouncer users set.
+		{"pgx-simple", openPgx(pgx.QueryExecModeSimpleProtocol)},
+		{"pgx-exec", openPgx(pgx.QueryExecModeExec)},
 		{"stdlib", func(t *testing.T, url string) client { return openSQL(t, "pgx", url) }},
 		{"pq", func(t *testing.T, url string) client { return openSQL(t, "postgres", url) }},
 	}
@@ -70,6 +81,10 @@ func TestGoClients(t *testing.T) {
 			// after it. Both get the same one as a startup parameter.
 			want := scenario(t, d.open(t, pgtest.Database(t)+"&timezone=UTC"), table)
 			got := scenario(t, d.open(t, loamURL+"&timezone=UTC"), table)
+			if dir := os.Getenv("GOCLIENTS_TRANSCRIPTS"); dir != "" { // for a look at what was compared
+				os.WriteFile(filepath.Join(dir, d.name+".postgres"), []byte(strings.Join(want, "\n")+"\n"), 0o644)
+				os.WriteFile(filepath.Join(dir, d.name+".loam"), []byte(strings.Join(got, "\n")+"\n"), 0o644)
+			}
 			compareTranscripts(t, want, got)
 		})
 	}
@@ -270,8 +285,24 @@ func scenario(t *testing.T, c client, table string) []string {
 	}
 	query(`SELECT count(*), sum(i8), max(tx) FROM ` + table + ` WHERE id >= 100`)
 	query(`SELECT id, i8, tx FROM `+table+` WHERE id BETWEEN $1 AND $2 ORDER BY id DESC LIMIT 3`, int32(100), int32(200))
+
+	out = append(out, c.extras(ctx, table)...)
+	query(`SELECT 1 AS ok`)
 	return out
 }
+
+// copyRows are rows of every column type for COPY, as the drivers take them.
+func copyRows(numeric func(string) any) [][]any {
+	return [][]any{
+		{int32(1000), int16(5), int32(6), int64(7), float32(0.5), 1.25, numeric("42.125"), true, "copied\ttab\nline",
+			"vc", date(2020, 5, 17), time.Date(2020, 5, 17, 1, 2, 3, 456000, time.UTC),
+			time.Date(2020, 5, 17, 1, 2, 3, 0, time.UTC), "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a12",
+			[]byte{'\\', 0}, `{"x": 1}`, `{"y": [1, 2]}`},
+		{int32(1001), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil},
+	}
+}
+
+var allColumns = []string{"id", "i2", "i4", "i8", "f4", "f8", "n", "b", "tx", "vc", "d", "ts", "tz", "u", "by", "j", "jb"}
 
 func date(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
 
@@ -325,16 +356,101 @@ type pgxClient struct {
 	}
 }
 
-func openPgx(t *testing.T, url string) client {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatalf("pgx.Connect %s: %v", url, err)
+func openPgx(mode pgx.QueryExecMode) func(t *testing.T, url string) client {
+	return func(t *testing.T, url string) client {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cfg, err := pgx.ParseConfig(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.DefaultQueryExecMode = mode
+		conn, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			t.Fatalf("pgx.Connect %s: %v", url, err)
+		}
+		t.Cleanup(func() { conn.Close(context.Background()) })
+		return &pgxClient{conn: conn, q: conn}
 	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return &pgxClient{conn: conn, q: conn}
+}
+
+// extras: binary COPY through CopyFrom, a batch with an error in it, and a
+// query cancelled by its context.
+func (c *pgxClient) extras(ctx context.Context, table string) []string {
+	var out []string
+	n, err := c.conn.CopyFrom(ctx, pgx.Identifier{table}, allColumns, pgx.CopyFromRows(copyRows(c.numeric)))
+	out = append(out, fmt.Sprintf("CopyFrom: %d %v", n, errOrNil(err)))
+	lines, err := c.query(ctx, `SELECT * FROM `+table+` WHERE id >= 1000 ORDER BY id`)
+	out = append(out, prefix("after CopyFrom", lines, err)...)
+
+	b := &pgx.Batch{}
+	b.Queue(`SELECT $1::int4 + 1 AS a`, int32(1))
+	b.Queue(`INSERT INTO `+table+` (id, tx) VALUES ($1, $2)`, int32(2000), "batch")
+	b.Queue(`SELECT $1::text AS b, count(*) FROM `+table+` WHERE id = 2000`, "two")
+	br := c.conn.SendBatch(ctx, b)
+	for i := range 3 {
+		rows, err := br.Query()
+		if err == nil {
+			var lines []string
+			for rows.Next() {
+				vals, verr := rows.Values()
+				if verr != nil {
+					err = verr
+					break
+				}
+				lines = append(lines, "row "+renderRow(vals))
+			}
+			rows.Close()
+			if err == nil {
+				err = rows.Err()
+			}
+			lines = append(lines, "tag "+rows.CommandTag().String())
+			out = append(out, prefix(fmt.Sprint("batch ", i), lines, err)...)
+			continue
+		}
+		out = append(out, prefix(fmt.Sprint("batch ", i), nil, err)...)
+	}
+	out = append(out, "batch close: "+errOrNil(br.Close()))
+
+	b = &pgx.Batch{}
+	b.Queue(`SELECT 1 AS a`)
+	b.Queue(`SELECT 1/0 AS b`)
+	b.Queue(`SELECT 3 AS c`)
+	br = c.conn.SendBatch(ctx, b)
+	for i := range 3 {
+		var v int32
+		err := br.QueryRow().Scan(&v)
+		out = append(out, fmt.Sprintf("failing batch %d: %d %s", i, v, errOrNil(err)))
+	}
+	out = append(out, "failing batch close: "+errOrNil(br.Close()))
+
+	// A query cancelled by its context: pgx sends a CancelRequest (or, in
+	// some modes, closes the connection); the transcript records only that
+	// the query failed, since when the cancel lands is timing.
+	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	_, err = c.query(cctx, `SELECT count(*) FROM generate_series(1, 2000000000) AS g`)
+	cancel()
+	out = append(out, fmt.Sprintf("cancelled query failed: %v", err != nil))
+	return out
+}
+
+func errOrNil(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	return errText(err)
+}
+
+func prefix(what string, lines []string, err error) []string {
+	if err != nil {
+		return []string{what + ": " + errText(err)}
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = what + ": " + l
+	}
+	return out
 }
 
 func (c *pgxClient) exec(ctx context.Context, sql string, args ...any) (string, error) {
@@ -475,6 +591,32 @@ func renderSQLRows(rows *sql.Rows) ([]string, error) {
 }
 
 func (c *sqlClient) numeric(s string) any { return s }
+
+// extras: lib/pq's COPY FROM STDIN (pq.CopyIn) in a transaction; pgx's
+// stdlib has no COPY of its own.
+func (c *sqlClient) extras(ctx context.Context, table string) []string {
+	if _, ok := c.db.Driver().(*pq.Driver); !ok {
+		return nil
+	}
+	err := c.tx(ctx, func(cl client) error {
+		st, err := cl.(*sqlClient).q.(*sql.Tx).PrepareContext(ctx, pq.CopyIn(table, allColumns...))
+		if err != nil {
+			return err
+		}
+		for _, r := range copyRows(c.numeric) {
+			if _, err := st.ExecContext(ctx, r...); err != nil {
+				return err
+			}
+		}
+		if _, err := st.ExecContext(ctx); err != nil {
+			return err
+		}
+		return st.Close()
+	})
+	out := []string{"CopyIn: " + errOrNil(err)}
+	lines, err := c.query(ctx, `SELECT * FROM `+table+` WHERE id >= 1000 ORDER BY id`)
+	return append(out, prefix("after CopyIn", lines, err)...)
+}
 
 func (c *sqlClient) tx(ctx context.Context, f func(client) error) error {
 	tx, err := c.db.BeginTx(ctx, nil)
