@@ -130,6 +130,9 @@ func decodeBinary(t types.T, b []byte, loc *time.Location) (types.Datum, error) 
 			return d, err
 		}
 		d.I = int64(binary.BigEndian.Uint64(b))
+		if d.I > types.MaxIntervalMicros || d.I < -types.MaxIntervalMicros {
+			return d, pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
+		}
 		d.Days = int32(binary.BigEndian.Uint32(b[8:]))
 		d.Months = int32(binary.BigEndian.Uint32(b[12:]))
 	default:

@@ -418,3 +418,19 @@ func TestParseIntervalLongClock(t *testing.T) {
 		t.Fatalf("ParseInterval(%q) = %+v, %v; want it back as %+v", iv.String(), back, err, iv)
 	}
 }
+
+// TestParseIntervalBeyondArrow: a time part past what Arrow's nanoseconds
+// hold (±2562047 hours) is out of range, not wrapped around: lib/pq sends a
+// time.Duration as its nanosecond count, which the server reads as seconds.
+func TestParseIntervalBeyondArrow(t *testing.T) {
+	for _, s := range []string{"5400000000000", "-2562048 hours", "9223372036855 seconds"} {
+		if iv, err := ParseInterval(s); pgerr.Code(err) != pgerr.DatetimeFieldOverflow {
+			t.Errorf("ParseInterval(%q) = %s (%v), want 22008", s, iv, err)
+		}
+	}
+	// The largest that fits still parses and round-trips.
+	iv, err := ParseInterval("2562047 hours")
+	if err != nil || iv.Arrow().Nanoseconds/1000 != iv.Micros {
+		t.Errorf("ParseInterval(\"2562047 hours\") = %+v, %v", iv, err)
+	}
+}
