@@ -80,7 +80,8 @@ func startLoam(t *testing.T) string {
 		conn, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			conn.Close()
-			return fmt.Sprintf("postgres://loam@%s/loam?sslmode=disable", addr)
+			// No sslmode: pgx's default (prefer) asks for TLS first.
+			return fmt.Sprintf("postgres://loam@%s/loam", addr)
 		}
 		select {
 		case err := <-done:
