@@ -80,7 +80,9 @@ func TestGoClients(t *testing.T) {
 		{"pq", func(t *testing.T, url string) client { return openSQL(t, "postgres", url+"&sslmode=disable") }},
 		// lib/pq's binary_parameters: []byte arguments go in binary, and
 		// statements are not prepared with a Describe first.
-		{"pq-binary", func(t *testing.T, url string) client { return openSQL(t, "postgres", url+"&sslmode=disable&binary_parameters=yes") }},
+		{"pq-binary", func(t *testing.T, url string) client {
+			return openSQL(t, "postgres", url+"&sslmode=disable&binary_parameters=yes")
+		}},
 	}
 	for _, d := range drivers {
 		t.Run(d.name, func(t *testing.T) {
@@ -349,9 +351,10 @@ func knownGaps(ctx context.Context, c client, table string) []string {
 	var out []string
 	// A ROLLBACK does not undo writes: each statement commits its own
 	// Iceberg snapshot, and BEGIN/COMMIT/ROLLBACK only track the block.
-	c.exec(ctx, `BEGIN`)
-	c.exec(ctx, `INSERT INTO `+table+` (id) VALUES (-1)`)
-	c.exec(ctx, `ROLLBACK`)
+	c.tx(ctx, func(c client) error {
+		c.exec(ctx, `INSERT INTO `+table+` (id) VALUES (-1)`)
+		return errors.New("roll back")
+	})
 	lines, err := c.query(ctx, `SELECT count(*) AS rolled_back_rows FROM `+table+` WHERE id = -1`)
 	out = append(out, strings.Join(prefix("after ROLLBACK", lines, err), "\n"))
 	for _, g := range []struct {
