@@ -338,6 +338,26 @@ func scenario(t *testing.T, c client, table string) []string {
 	exec(`SET TimeZone = 'UTC'`)
 	query(`SELECT extract(epoch from tz) AS a, date_trunc('day', tz) AS b FROM ` + table + ` ORDER BY id`)
 
+	// A cached statement whose table changes shape: PostgreSQL refuses the
+	// old plan once (0A000), and pgx then drops it from its cache.
+	exec(`CREATE TABLE ` + table + `_alt (a int4, b text)`)
+	exec(`INSERT INTO ` + table + `_alt VALUES (1, 'one')`)
+	query(`SELECT * FROM ` + table + `_alt`)
+	exec(`DROP TABLE ` + table + `_alt`)
+	exec(`CREATE TABLE ` + table + `_alt (a int8, c float8, d text)`)
+	exec(`INSERT INTO ` + table + `_alt VALUES (2, 0.5, 'two')`)
+	query(`SELECT * FROM ` + table + `_alt`)
+	query(`SELECT * FROM ` + table + `_alt`)
+
+	// A result larger than any buffer, streamed.
+	lines, err := c.query(ctx, `SELECT g, 'row ' || g AS t, g * 0.5 AS h FROM generate_series(1, 100000) AS g`)
+	if err != nil {
+		log("large result", nil, err)
+	} else {
+		out = append(out, fmt.Sprintf("large result: %d lines, last %s", len(lines), lines[len(lines)-2]))
+	}
+	query(`SELECT 1, 'a' || 'b', count(*), sum(id), "Id" FROM (SELECT id, id AS "Id" FROM ` + table + `) AS s GROUP BY "Id" ORDER BY "Id" LIMIT 2`)
+
 	out = append(out, c.extras(ctx, table)...)
 	query(`SELECT 1 AS ok`)
 	return out

@@ -142,7 +142,15 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 			cat.release()
 			return nil, err
 		}
-		return s.queryCursor(ctx, columns(q), q.Root, cat.release)
+		cols := columns(q)
+		if st.Columns != nil && !sameResult(st.Columns, cols) {
+			// The client decodes rows by the RowDescription it got for the
+			// statement (pgx caches it): rows of another shape would be
+			// misread, so refuse as PostgreSQL does.
+			cat.release() // the plan was never opened: nothing else to free
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "cached plan must not change result type")
+		}
+		return s.queryCursor(ctx, cols, q.Root, cat.release)
 	case *pg.Node_ExplainStmt:
 		return s.explain(ctx, p, n.ExplainStmt, cat.release)
 	case *pg.Node_InsertStmt:
@@ -187,6 +195,21 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return &Cursor{tag: "DEALLOCATE", sess: s}, nil
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %s is not supported yet", stmtName(ps.Node))
+}
+
+// sameResult says whether a re-planned statement's columns are those it
+// was described with: names and types (with typmod), as PostgreSQL's
+// equalTupleDescs compares them; the source table's OID may change.
+func sameResult(a, b []Column) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Type != b[i].Type {
+			return false
+		}
+	}
+	return true
 }
 
 func stmtName(n *pg.Node) string {
