@@ -487,6 +487,18 @@ func openPgx(mode pgx.QueryExecMode) func(t *testing.T, url string) client {
 // query cancelled by its context.
 func (c *pgxClient) extras(ctx context.Context, table string) []string {
 	var out []string
+	// What pgx reads from the startup's ParameterStatus messages (it relies
+	// on standard_conforming_strings and client_encoding for its
+	// simple-protocol quoting); server_version differs by design.
+	for _, name := range []string{"client_encoding", "server_encoding", "DateStyle", "IntervalStyle", "TimeZone",
+		"integer_datetimes", "standard_conforming_strings", "is_superuser", "session_authorization"} {
+		v := c.conn.PgConn().ParameterStatus(name)
+		if name == "session_authorization" && v != "" {
+			v = "(the user)" // postgres on the throwaway cluster, loam on Loam
+		}
+		out = append(out, fmt.Sprintf("ParameterStatus %s=%q", name, v))
+	}
+	out = append(out, "Ping: "+errOrNil(c.conn.Ping(ctx)))
 	n, err := c.conn.CopyFrom(ctx, pgx.Identifier{table}, allColumns, pgx.CopyFromRows(copyRows(c.numeric)))
 	out = append(out, fmt.Sprintf("CopyFrom: %d %v", n, errOrNil(err)))
 	lines, err := c.query(ctx, `SELECT * FROM `+table+` WHERE id >= 1000 ORDER BY id`)
