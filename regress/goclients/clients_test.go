@@ -499,9 +499,31 @@ func (c *pgxClient) extras(ctx context.Context, table string) []string {
 		out = append(out, fmt.Sprintf("ParameterStatus %s=%q", name, v))
 	}
 	out = append(out, "Ping: "+errOrNil(c.conn.Ping(ctx)))
+
+	// Explicitly named statements, and DEALLOCATE / DISCARD ALL dropping
+	// them (pgx's DeallocateAll sends "deallocate all", then may prepare
+	// the same names again).
+	for i, step := range []func() error{
+		func() error { _, err := c.conn.Prepare(ctx, "named1", `SELECT $1::int4 + 1 AS n`); return err },
+		func() error { _, err := c.conn.Prepare(ctx, "named2", `SELECT $1::text AS s`); return err },
+		func() error { return c.conn.Deallocate(ctx, "named1") },
+		func() error { _, err := c.conn.Prepare(ctx, "named1", `SELECT $1::int4 + 2 AS n`); return err },
+		func() error { return c.conn.DeallocateAll(ctx) },
+		func() error { _, err := c.conn.PgConn().Prepare(ctx, "named2", `SELECT 2 AS two`, nil); return err },
+		func() error { _, err := c.conn.Exec(ctx, `DEALLOCATE named2`); return err },
+		func() error { _, err := c.conn.PgConn().Prepare(ctx, "named2", `SELECT 3 AS three`, nil); return err },
+		func() error { _, err := c.conn.Exec(ctx, `DISCARD ALL`); return err },
+		func() error { _, err := c.conn.PgConn().Prepare(ctx, "named2", `SELECT 4 AS four`, nil); return err },
+		func() error { _, err := c.conn.Exec(ctx, `DEALLOCATE no_such_statement`); return err },
+	} {
+		out = append(out, fmt.Sprintf("named statements step %d: %s", i, errOrNil(step())))
+	}
+	lines, err := c.query(ctx, `SELECT $1::int4 + 1 AS n`, int32(41))
+	out = append(out, prefix("after DEALLOCATE ALL", lines, err)...)
+
 	n, err := c.conn.CopyFrom(ctx, pgx.Identifier{table}, allColumns, pgx.CopyFromRows(copyRows(c.numeric)))
 	out = append(out, fmt.Sprintf("CopyFrom: %d %v", n, errOrNil(err)))
-	lines, err := c.query(ctx, `SELECT * FROM `+table+` WHERE id >= 1000 ORDER BY id`)
+	lines, err = c.query(ctx, `SELECT * FROM `+table+` WHERE id >= 1000 ORDER BY id`)
 	out = append(out, prefix("after CopyFrom", lines, err)...)
 
 	b := &pgx.Batch{}

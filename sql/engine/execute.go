@@ -192,9 +192,27 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 	case *pg.Node_DiscardStmt:
 		return &Cursor{tag: "DISCARD ALL", sess: s}, nil
 	case *pg.Node_DeallocateStmt:
+		// The wire layer, which holds the prepared statements, drops them
+		// (see Statement.Deallocates).
+		if n.DeallocateStmt.Name == "" {
+			return &Cursor{tag: "DEALLOCATE ALL", sess: s}, nil
+		}
 		return &Cursor{tag: "DEALLOCATE", sess: s}, nil
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %s is not supported yet", stmtName(ps.Node))
+}
+
+// Deallocates says whether st drops prepared statements once executed:
+// DEALLOCATE name, or every one for DEALLOCATE ALL and DISCARD ALL. The
+// statements live in the wire connection, which acts on this.
+func (st *Statement) Deallocates() (name string, all, ok bool) {
+	switch n := st.prep.stmt.Node.Node.(type) {
+	case *pg.Node_DeallocateStmt:
+		return n.DeallocateStmt.Name, n.DeallocateStmt.Name == "", true
+	case *pg.Node_DiscardStmt:
+		return "", true, n.DiscardStmt.Target == pg.DiscardMode_DISCARD_ALL
+	}
+	return "", false, false
 }
 
 // sameResult says whether a re-planned statement's columns are those it
