@@ -206,6 +206,9 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 // DEALLOCATE name, or every one for DEALLOCATE ALL and DISCARD ALL. The
 // statements live in the wire connection, which acts on this.
 func (st *Statement) Deallocates() (name string, all, ok bool) {
+	if st.prep.stmt.Node == nil { // a Statement not made by Prepare (tests)
+		return "", false, false
+	}
 	switch n := st.prep.stmt.Node.Node.(type) {
 	case *pg.Node_DeallocateStmt:
 		return n.DeallocateStmt.Name, n.DeallocateStmt.Name == "", true
