@@ -112,7 +112,9 @@ func TestGoClients(t *testing.T) {
 					continue // the driver cannot send it (lib/pq and Go slices)
 				}
 				if wantGaps[i] == gotGaps[i] {
-					t.Errorf("known gap now agrees with PostgreSQL: move it into scenario:\n%s", gotGaps[i])
+					// Logged, not failed: another branch closing a gap must
+					// not break this test on merge.
+					t.Logf("KNOWN GAP NOW AGREES with PostgreSQL: move it into scenario:\n%s", gotGaps[i])
 				} else {
 					t.Logf("known gap:\n  postgres: %s\n  loam:     %s", wantGaps[i], gotGaps[i])
 				}
@@ -366,7 +368,7 @@ func scenario(t *testing.T, c client, table string) []string {
 // knownGaps are statements whose answers on Loam still differ from
 // PostgreSQL's, each a clean error today. TestGoClients runs them on both
 // servers and logs them without failing; when one starts to agree the test
-// says so, and it belongs in scenario.
+// logs "KNOWN GAP NOW AGREES" (go test -v), and it belongs in scenario.
 func knownGaps(ctx context.Context, c client, table string) []string {
 	var out []string
 	// A ROLLBACK does not undo writes: each statement commits its own
