@@ -434,3 +434,23 @@ func TestParseIntervalBeyondArrow(t *testing.T) {
 		t.Errorf("ParseInterval(\"2562047 hours\") = %+v, %v", iv, err)
 	}
 }
+
+// TestFormatInfinity: the extreme values PostgreSQL's binary format uses
+// for ±infinity print as PostgreSQL prints them, not as far-off dates.
+func TestFormatInfinity(t *testing.T) {
+	cases := []struct {
+		d    Datum
+		want string
+	}{
+		{Datum{T: TDate, I: math.MaxInt32}, "infinity"},
+		{Datum{T: TDate, I: math.MinInt32}, "-infinity"},
+		{Datum{T: TTimestamp, I: math.MaxInt64}, "infinity"},
+		{Datum{T: TTimestampTZ, I: math.MinInt64}, "-infinity"},
+		{Datum{T: TTimestampTZ, I: 0}, "1970-01-01 00:00:00+00"},
+	}
+	for _, c := range cases {
+		if got := FormatText(c.d, time.UTC); got != c.want {
+			t.Errorf("FormatText(%s %d) = %q, want %q", c.d.T, c.d.I, got, c.want)
+		}
+	}
+}

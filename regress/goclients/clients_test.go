@@ -502,6 +502,18 @@ func (c *pgxClient) extras(ctx context.Context, table string) []string {
 	}
 	out = append(out, "Ping: "+errOrNil(c.conn.Ping(ctx)))
 
+	// ±infinity in binary (as pgx sends them once it knows the parameter
+	// types) come back in binary and in text; Loam's text input does not
+	// take them yet (see knownGaps), which the simple and exec modes use.
+	var lines []string
+	var err error
+	if m := c.conn.Config().DefaultQueryExecMode; m != pgx.QueryExecModeSimpleProtocol && m != pgx.QueryExecModeExec {
+		lines, err = c.query(ctx, `SELECT $1::timestamptz AS a, $1::timestamptz::text AS b, $2::date::text AS c, $2::date AS d`,
+			pgtype.Timestamptz{InfinityModifier: pgtype.Infinity, Valid: true},
+			pgtype.Date{InfinityModifier: pgtype.NegativeInfinity, Valid: true})
+		out = append(out, prefix("binary infinity", lines, err)...)
+	}
+
 	// Explicitly named statements, and DEALLOCATE / DISCARD ALL dropping
 	// them (pgx's DeallocateAll sends "deallocate all", then may prepare
 	// the same names again).
@@ -520,7 +532,7 @@ func (c *pgxClient) extras(ctx context.Context, table string) []string {
 	} {
 		out = append(out, fmt.Sprintf("named statements step %d: %s", i, errOrNil(step())))
 	}
-	lines, err := c.query(ctx, `SELECT $1::int4 + 1 AS n`, int32(41))
+	lines, err = c.query(ctx, `SELECT $1::int4 + 1 AS n`, int32(41))
 	out = append(out, prefix("after DEALLOCATE ALL", lines, err)...)
 
 	n, err := c.conn.CopyFrom(ctx, pgx.Identifier{table}, allColumns, pgx.CopyFromRows(copyRows(c.numeric)))
