@@ -246,6 +246,9 @@ func scenario(t *testing.T, c client, table string) []string {
 	query(`SELECT $1::interval AS a, interval '1 year 2 mons 3 days 04:05:06.789' AS b, $2::interval AS c`,
 		"1 day 02:03:04", "-3 mons")
 	query(`SELECT NULL AS a, NULL::int4 AS b, NULL::text AS c, NULL::timestamptz AS d`)
+	// Parameters whose type nothing decides (text, as in PostgreSQL).
+	query(`SELECT $1 AS a, $2 AS b, 'lit' AS c`, "x", nil)
+	query(`SELECT coalesce($1, 'dflt') AS a, $2 || 'y' AS b, CASE WHEN $3 = 'z' THEN 1 END AS c`, nil, "x", "z")
 
 	// Errors carry PostgreSQL's SQLSTATE, and the session stays usable.
 	query(`SELECT * FROM no_such_table`)
@@ -389,6 +392,9 @@ func knownGaps(ctx context.Context, c client, table string) []string {
 		// nanoseconds): 22008 on Loam. lib/pq sends a time.Duration as
 		// its nanosecond count, which the server reads as seconds.
 		{`SELECT '5400000000000'::interval AS a`, nil},
+		// A parameter whose type nothing decides: PostgreSQL refuses it
+		// (42P18), Loam takes it as text.
+		{`SELECT $1 IS NULL AS d`, []any{nil}},
 		// numeric NaN (22P02 on Loam).
 		{`SELECT 'NaN'::numeric AS f`, nil},
 		// Array parameters and = ANY (0A000 on Loam: no array types yet).
