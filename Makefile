@@ -68,6 +68,9 @@ regress: build
 	# pg_catalog and information_schema: the same column names and types as
 	# a throwaway PostgreSQL 15 gives (and the same rows where comparable).
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m ./regress/catalog/
+	# Go's drivers (pgx, database/sql via pgx's stdlib, lib/pq) against a fresh
+	# server and a throwaway PostgreSQL 15: the same transcript from both.
+	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m ./regress/goclients/
 	# -v: the sqllogictest closing line ("sqllogictest: N passed, N failed").
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 10m ./regress/slt/
 	# The project's own .slt files hold PostgreSQL 15's answers: check them there.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
 )
 
 // Arrays (carried as text) encode in binary exactly as pgx encodes them.
@@ -61,5 +62,41 @@ func TestArrayBinary(t *testing.T) {
 				t.Errorf("read back %#v, want %#v", back, tc.pg)
 			}
 		})
+	}
+}
+
+// TestDecodeArrayBinary: array parameters in pgx's binary format (what it
+// sends for []int32, []string, … bound to an array parameter) decode to
+// Loam's array text, with NULLs and quoting as array_out writes them.
+func TestDecodeArrayBinary(t *testing.T) {
+	m := pgtype.NewMap()
+	cases := []struct {
+		t    types.T
+		v    any
+		want string
+	}{
+		{types.ArrayOf(types.Int4), []int32{1, -2, 3}, "{1,-2,3}"},
+		{types.ArrayOf(types.Int8), []any{int64(1), nil}, "{1,NULL}"},
+		{types.ArrayOf(types.Text), []string{"a", "b c", "", "NULL", `q"\`}, `{a,"b c","","NULL","q\"\\"}`},
+		{types.ArrayOf(types.Float8), []float64{}, "{}"},
+		{types.ArrayOf(types.Bool), []bool{true, false}, "{t,f}"},
+	}
+	for _, c := range cases {
+		b, err := m.Encode(c.t.OID(), pgtype.BinaryFormatCode, c.v, nil)
+		if err != nil {
+			t.Fatalf("encode %v: %v", c.v, err)
+		}
+		d, err := decodeBinary(c.t, b, time.UTC)
+		if err != nil || d.S != c.want {
+			t.Errorf("%s %v: %q (%v), want %q", c.t, c.v, d.S, err, c.want)
+		}
+	}
+	// An int8 array where int4 was expected: 42804, as array_recv says.
+	b, _ := m.Encode(types.ArrayOf(types.Int8).OID(), pgtype.BinaryFormatCode, []int64{1}, nil)
+	if _, err := decodeBinary(types.ArrayOf(types.Int4), b, time.UTC); pgerr.Code(err) != pgerr.DatatypeMismatch {
+		t.Errorf("wrong element type: %v", err)
+	}
+	if _, err := decodeBinary(types.ArrayOf(types.Int4), b[:10], time.UTC); pgerr.Code(err) != pgerr.InvalidBinaryRepresentation {
+		t.Errorf("short: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"reflect"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
 )
 
 var (
@@ -223,6 +225,20 @@ func TestIntervalEncoding(t *testing.T) {
 	}
 	if got, want := string(tput(nil, 0)), "1 year 2 mons 3 days 04:05:06"; got != want {
 		t.Errorf("text %q, want %q", got, want)
+	}
+}
+
+// TestDecodeIntervalBeyondArrow: a binary interval whose time part Arrow's
+// nanoseconds cannot hold is refused, not wrapped around.
+func TestDecodeIntervalBeyondArrow(t *testing.T) {
+	b := make([]byte, 16)
+	binary.BigEndian.PutUint64(b, uint64(types.MaxIntervalMicros+1))
+	if d, err := decodeBinary(types.TInterval, b, time.UTC); pgerr.Code(err) != pgerr.DatetimeFieldOverflow {
+		t.Errorf("decode = %+v (%v), want 22008", d, err)
+	}
+	binary.BigEndian.PutUint64(b, uint64(types.MaxIntervalMicros))
+	if d, err := decodeBinary(types.TInterval, b, time.UTC); err != nil || d.I != types.MaxIntervalMicros {
+		t.Errorf("decode largest = %+v (%v)", d, err)
 	}
 }
 

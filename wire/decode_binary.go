@@ -135,12 +135,86 @@ func decodeBinary(t types.T, b []byte, loc *time.Location) (types.Datum, error) 
 			return d, err
 		}
 		d.I = int64(binary.BigEndian.Uint64(b))
+		if d.I > types.MaxIntervalMicros || d.I < -types.MaxIntervalMicros {
+			return d, pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
+		}
 		d.Days = int32(binary.BigEndian.Uint32(b[8:]))
 		d.Months = int32(binary.BigEndian.Uint32(b[12:]))
+	case types.Array:
+		return decodeArrayBinary(t, b, loc)
 	default:
 		// text, varchar, char, json, unknown: binary is the UTF-8 text.
 		return textual(t, b, loc)
 	}
+	return d, nil
+}
+
+// decodeArrayBinary reads array_send's format (ndim, has-null flag,
+// element OID, each dimension's length and lower bound, then each element
+// length-prefixed, -1 for NULL) into the array's text form, which is how
+// Loam carries arrays. Loam's arrays are one-dimensional from 1.
+func decodeArrayBinary(t types.T, b []byte, loc *time.Location) (types.Datum, error) {
+	d := types.Datum{T: t}
+	bad := func(why string) (types.Datum, error) {
+		return d, pgerr.New(pgerr.InvalidBinaryRepresentation, "incorrect binary data format: %s", why)
+	}
+	if len(b) < 12 {
+		return bad("array header too short")
+	}
+	ndim := int32(binary.BigEndian.Uint32(b))
+	elemT := types.Of(t.Elem)
+	if oid := binary.BigEndian.Uint32(b[8:]); oid != elemT.OID() {
+		return d, pgerr.New(pgerr.DatatypeMismatch, "binary data has array element type %d instead of expected %d", oid, elemT.OID())
+	}
+	b = b[12:]
+	switch {
+	case ndim == 0:
+		if len(b) != 0 {
+			return bad("trailing bytes after an empty array")
+		}
+		d.S = "{}"
+		return d, nil
+	case ndim != 1:
+		return d, pgerr.New(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
+	case len(b) < 8:
+		return bad("array dimensions too short")
+	}
+	n := int32(binary.BigEndian.Uint32(b))
+	if lb := int32(binary.BigEndian.Uint32(b[4:])); lb != 1 {
+		return d, pgerr.New(pgerr.FeatureNotSupported, "arrays with a lower bound other than 1 are not supported")
+	}
+	b = b[8:]
+	if n < 0 || int(n) > len(b)/4 {
+		return bad("array length out of range")
+	}
+	buf := []byte{'{'}
+	for i := range int(n) {
+		if len(b) < 4 {
+			return bad("array element length missing")
+		}
+		l := int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if l == -1 {
+			buf = append(buf, "NULL"...)
+			continue
+		}
+		if l < 0 || int(l) > len(b) {
+			return bad("array element length out of range")
+		}
+		e, err := decodeBinary(elemT, b[:l], loc)
+		if err != nil {
+			return d, err
+		}
+		b = b[l:]
+		buf = types.AppendArrayElem(buf, types.FormatText(e, loc))
+	}
+	if len(b) != 0 {
+		return bad("trailing bytes after the array")
+	}
+	d.S = string(append(buf, '}'))
 	return d, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/engine"
 )
 
@@ -40,6 +41,26 @@ func (p *portal) close() {
 	p.batch = nil
 }
 
+// deallocate drops the named prepared statement, or all the named ones
+// (PostgreSQL keeps the unnamed statement through DEALLOCATE ALL), as SQL's
+// DEALLOCATE and DISCARD ALL do: clients such as pgx prepare the same names
+// again afterwards.
+func (c *conn) deallocate(name string, all bool) error {
+	if all {
+		for n := range c.stmts {
+			if n != "" {
+				delete(c.stmts, n)
+			}
+		}
+		return nil
+	}
+	if c.stmts[name] == nil {
+		return pgerr.New(pgerr.UndefinedPreparedStatement, "prepared statement %q does not exist", name)
+	}
+	delete(c.stmts, name)
+	return nil
+}
+
 // execPortal runs p, sending at most maxRows rows (0 = all). describe sends
 // a RowDescription first, as the simple protocol does. It ends with
 // CommandComplete, EmptyQueryResponse, or PortalSuspended when maxRows
@@ -58,6 +79,13 @@ func (c *conn) execPortal(ctx context.Context, p *portal, maxRows int, describe 
 		c.sendNotices()
 		if err != nil {
 			return err
+		}
+		if name, all, ok := p.stmt.st.Deallocates(); ok {
+			if err := c.deallocate(name, all); err != nil {
+				cur.Close()
+				c.sess.MarkFailed()
+				return err
+			}
 		}
 		p.cursor = cur
 		cols := cur.Columns()

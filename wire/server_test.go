@@ -361,6 +361,50 @@ func TestRealEngineError(t *testing.T) {
 	}
 }
 
+// TestDeallocate: DEALLOCATE, DEALLOCATE ALL and DISCARD ALL drop the
+// connection's prepared statements, so a client (pgx's DeallocateAll) can
+// prepare the same names again; an unknown name is 26000.
+func TestDeallocate(t *testing.T) {
+	dir := t.TempDir()
+	eng, err := engine.Open(context.Background(), engine.Config{
+		MetastoreURL: "sqlite://" + dir + "/meta.db",
+		WarehouseURL: "file://" + dir + "/warehouse",
+		DataDir:      dir,
+		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ts := startServer(t, Config{Engine: FromEngine(eng)})
+	ctx := testCtx(t)
+	pc := ts.connect(t, "").PgConn()
+	prepare := func(name string) {
+		t.Helper()
+		if _, err := pc.Prepare(ctx, name, "SELECT 1", nil); err != nil {
+			t.Fatalf("prepare %s: %v", name, err)
+		}
+	}
+	exec := func(sql, wantTag string) {
+		t.Helper()
+		res, err := pc.Exec(ctx, sql).ReadAll()
+		if err != nil || len(res) != 1 || res[0].CommandTag.String() != wantTag {
+			t.Fatalf("%s: %v %v, want tag %s", sql, res, err, wantTag)
+		}
+	}
+	prepare("a")
+	prepare("b")
+	exec("DEALLOCATE a", "DEALLOCATE")
+	prepare("a")
+	exec("DEALLOCATE ALL", "DEALLOCATE ALL")
+	prepare("a")
+	prepare("b")
+	exec("DISCARD ALL", "DISCARD ALL")
+	prepare("a")
+	_, err = pc.Exec(ctx, "DEALLOCATE nope").ReadAll()
+	wantPgError(t, err, pgerr.UndefinedPreparedStatement)
+}
+
 func TestCancelRequest(t *testing.T) {
 	ts := startServer(t, Config{})
 	c := ts.connect(t, "")

@@ -154,7 +154,8 @@ func IntervalAdd(a, b types.IntervalValue) (types.IntervalValue, error) {
 	m := int64(a.Months) + int64(b.Months)
 	d := int64(a.Days) + int64(b.Days)
 	us := a.Micros + b.Micros
-	if m != int64(int32(m)) || d != int64(int32(d)) || (a.Micros > 0 && b.Micros > 0 && us < 0) || (a.Micros < 0 && b.Micros < 0 && us >= 0) {
+	if m != int64(int32(m)) || d != int64(int32(d)) || (a.Micros > 0 && b.Micros > 0 && us < 0) || (a.Micros < 0 && b.Micros < 0 && us >= 0) ||
+		us > types.MaxIntervalMicros || us < -types.MaxIntervalMicros {
 		return types.IntervalValue{}, intervalOutOfRange()
 	}
 	return types.IntervalValue{Months: int32(m), Days: int32(d), Micros: us}, nil
@@ -187,7 +188,7 @@ func IntervalMul(iv types.IntervalValue, f float64) (types.IntervalValue, error)
 	}
 	r.Days += int32(monthRemDays)
 	t := math.RoundToEven(float64(iv.Micros)*f + secRem*1e6)
-	if math.IsNaN(t) || t < -9.2e18 || t > 9.2e18 {
+	if math.IsNaN(t) || math.Abs(t) > types.MaxIntervalMicros {
 		return r, intervalOutOfRange()
 	}
 	r.Micros = int64(t)
@@ -212,7 +213,11 @@ func IntervalDiv(iv types.IntervalValue, f float64) (types.IntervalValue, error)
 		secRem -= math.Trunc(secRem/86400) * 86400
 	}
 	r.Days += int32(monthRemDays)
-	r.Micros = int64(math.RoundToEven(float64(iv.Micros)/f + secRem*1e6))
+	t := math.RoundToEven(float64(iv.Micros)/f + secRem*1e6)
+	if math.IsNaN(t) || math.Abs(t) > types.MaxIntervalMicros {
+		return r, intervalOutOfRange()
+	}
+	r.Micros = int64(t)
 	return r, nil
 }
 

@@ -884,7 +884,7 @@ func makeInterval(a []types.Datum) (types.Datum, error) {
 		return types.Datum{}, intervalOutOfRange()
 	}
 	us := math.RoundToEven(secs*1e6) + float64(h)*3600e6 + float64(mi)*60e6
-	if math.Abs(us) > 9.2e18 {
+	if math.Abs(us) > types.MaxIntervalMicros {
 		return types.Datum{}, intervalOutOfRange()
 	}
 	return types.IntervalDatum(types.IntervalValue{Months: int32(months), Days: int32(days), Micros: int64(us)}), nil

@@ -105,6 +105,13 @@ func TestIntervalMulDiv(t *testing.T) {
 	if _, err := IntervalDiv(mustIV("1 day"), 0); pgerr.Code(err) != pgerr.DivisionByZero {
 		t.Errorf("division by zero: %v", err)
 	}
+	// Past Arrow's nanosecond range the result is out of range, not wrapped.
+	if got, err := IntervalDiv(mustIV("1000 hours"), 1e-6); pgerr.Code(err) != pgerr.DatetimeFieldOverflow {
+		t.Errorf("1000 hours / 1e-6 = %s (%v), want 22008", got, err)
+	}
+	if got, err := IntervalAdd(mustIV("2000000 hours"), mustIV("2000000 hours")); pgerr.Code(err) != pgerr.DatetimeFieldOverflow {
+		t.Errorf("2000000 hours + 2000000 hours = %s (%v), want 22008", got, err)
+	}
 }
 
 func TestTimestampDiff(t *testing.T) {

@@ -139,8 +139,16 @@ func appendPad(buf []byte, v int64, width int) []byte {
 	return append(buf, s...)
 }
 
-// AppendDate prints days since 1970-01-01 as YYYY-MM-DD.
+// AppendDate prints days since 1970-01-01 as YYYY-MM-DD. The extreme
+// int32 values are ±infinity, as in PostgreSQL's binary format (the only
+// way they reach Loam so far: a client's binary parameter or COPY).
 func AppendDate(buf []byte, days int64) []byte {
+	switch days {
+	case math.MaxInt32:
+		return append(buf, "infinity"...)
+	case math.MinInt32:
+		return append(buf, "-infinity"...)
+	}
 	t := Epoch.AddDate(0, 0, int(days))
 	return appendYMD(buf, t)
 }
@@ -188,6 +196,12 @@ func appendClock(buf []byte, h, m, s, frac int64) []byte {
 // AppendTimestamp prints microseconds since the epoch. With a location it
 // prints a timestamptz in that zone with its offset (+00, +05:30).
 func AppendTimestamp(buf []byte, us int64, loc *time.Location) []byte {
+	switch us { // ±infinity, as for dates
+	case math.MaxInt64:
+		return append(buf, "infinity"...)
+	case math.MinInt64:
+		return append(buf, "-infinity"...)
+	}
 	sec, frac := us/1e6, us%1e6
 	if frac < 0 {
 		sec--

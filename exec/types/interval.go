@@ -112,7 +112,7 @@ func parseIntervalIn(s string, mask int32) (IntervalValue, error) {
 	fd += (fm - wholeMonths) * 30
 	wholeDays := math.Trunc(fd)
 	fus += (fd - wholeDays) * 86400e6
-	if math.Abs(wholeMonths) > math.MaxInt32 || math.Abs(wholeDays) > math.MaxInt32 || math.Abs(fus) > 9.2e18 {
+	if math.Abs(wholeMonths) > math.MaxInt32 || math.Abs(wholeDays) > math.MaxInt32 || math.Abs(fus) > MaxIntervalMicros {
 		return IntervalValue{}, pgerr.New(pgerr.DatetimeFieldOverflow, "interval field value out of range: %q", s)
 	}
 	iv = IntervalValue{Months: int32(wholeMonths), Days: int32(wholeDays), Micros: int64(math.Round(fus))}
@@ -233,6 +233,11 @@ func mul64(a, b int64) (int64, uint64) {
 	}
 	return int64(hi), lo
 }
+
+// MaxIntervalMicros bounds an interval's time part: batches carry it as
+// Arrow's nanoseconds, so beyond ±2562047 hours (PostgreSQL allows 1000
+// times more) it would wrap around; such values are "out of range" instead.
+const MaxIntervalMicros = math.MaxInt64 / 1000
 
 // IntervalFromArrow converts Arrow's month-day-nano value.
 func IntervalFromArrow(v arrow.MonthDayNanoInterval) IntervalValue {

@@ -418,3 +418,39 @@ func TestParseIntervalLongClock(t *testing.T) {
 		t.Fatalf("ParseInterval(%q) = %+v, %v; want it back as %+v", iv.String(), back, err, iv)
 	}
 }
+
+// TestParseIntervalBeyondArrow: a time part past what Arrow's nanoseconds
+// hold (±2562047 hours) is out of range, not wrapped around: lib/pq sends a
+// time.Duration as its nanosecond count, which the server reads as seconds.
+func TestParseIntervalBeyondArrow(t *testing.T) {
+	for _, s := range []string{"5400000000000", "-2562048 hours", "9223372036855 seconds"} {
+		if iv, err := ParseInterval(s); pgerr.Code(err) != pgerr.DatetimeFieldOverflow {
+			t.Errorf("ParseInterval(%q) = %s (%v), want 22008", s, iv, err)
+		}
+	}
+	// The largest that fits still parses and round-trips.
+	iv, err := ParseInterval("2562047 hours")
+	if err != nil || iv.Arrow().Nanoseconds/1000 != iv.Micros {
+		t.Errorf("ParseInterval(\"2562047 hours\") = %+v, %v", iv, err)
+	}
+}
+
+// TestFormatInfinity: the extreme values PostgreSQL's binary format uses
+// for ±infinity print as PostgreSQL prints them, not as far-off dates.
+func TestFormatInfinity(t *testing.T) {
+	cases := []struct {
+		d    Datum
+		want string
+	}{
+		{Datum{T: TDate, I: math.MaxInt32}, "infinity"},
+		{Datum{T: TDate, I: math.MinInt32}, "-infinity"},
+		{Datum{T: TTimestamp, I: math.MaxInt64}, "infinity"},
+		{Datum{T: TTimestampTZ, I: math.MinInt64}, "-infinity"},
+		{Datum{T: TTimestampTZ, I: 0}, "1970-01-01 00:00:00+00"},
+	}
+	for _, c := range cases {
+		if got := FormatText(c.d, time.UTC); got != c.want {
+			t.Errorf("FormatText(%s %d) = %q, want %q", c.d.T, c.d.I, got, c.want)
+		}
+	}
+}

@@ -1082,3 +1082,37 @@ func TestNullif(t *testing.T) {
 		t.Fatalf("got %s (column %q)", show(r.rows), r.cols[0].Name)
 	}
 }
+
+// TestPreparedResultTypeChange: a prepared SELECT whose table was dropped
+// and created again with other columns is refused (0A000, as PostgreSQL's
+// "cached plan must not change result type"), since the client decodes rows
+// by the description it got at Prepare; one that keeps its shape runs.
+func TestPreparedResultTypeChange(t *testing.T) {
+	ctx := context.Background()
+	s := newSession(t, openEngine(t))
+	mustRun(t, s, "CREATE TABLE rt (a int4, b text)")
+	mustRun(t, s, "INSERT INTO rt VALUES (1, 'one')")
+	sts, err := s.Prepare(ctx, "SELECT * FROM rt", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := execStmt(ctx, s, sts[0], nil); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, s, "DROP TABLE rt")
+	mustRun(t, s, "CREATE TABLE rt (a int4, b text)")
+	mustRun(t, s, "INSERT INTO rt VALUES (2, 'two')")
+	if r, err := execStmt(ctx, s, sts[0], nil); err != nil || len(r.rows) != 1 || r.rows[0][0] != "2" {
+		t.Fatalf("same shape: %v, %v", r, err)
+	}
+	mustRun(t, s, "DROP TABLE rt")
+	mustRun(t, s, "CREATE TABLE rt (a int8, b text)")
+	if _, err := execStmt(ctx, s, sts[0], nil); pgerr.Code(err) != pgerr.FeatureNotSupported {
+		t.Fatalf("int4 column now int8: %v, want 0A000", err)
+	}
+	mustRun(t, s, "DROP TABLE rt")
+	mustRun(t, s, "CREATE TABLE rt (a int4, c text)")
+	if _, err := execStmt(ctx, s, sts[0], nil); pgerr.Code(err) != pgerr.FeatureNotSupported {
+		t.Fatalf("column renamed: %v, want 0A000", err)
+	}
+}

@@ -142,7 +142,15 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 			cat.release()
 			return nil, err
 		}
-		return s.queryCursor(ctx, columns(q), q.Root, cat.release)
+		cols := columns(q)
+		if st.Columns != nil && !sameResult(st.Columns, cols) {
+			// The client decodes rows by the RowDescription it got for the
+			// statement (pgx caches it): rows of another shape would be
+			// misread, so refuse as PostgreSQL does.
+			cat.release() // the plan was never opened: nothing else to free
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "cached plan must not change result type")
+		}
+		return s.queryCursor(ctx, cols, q.Root, cat.release)
 	case *pg.Node_ExplainStmt:
 		return s.explain(ctx, p, n.ExplainStmt, cat.release)
 	case *pg.Node_InsertStmt:
@@ -184,9 +192,45 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 	case *pg.Node_DiscardStmt:
 		return &Cursor{tag: "DISCARD ALL", sess: s}, nil
 	case *pg.Node_DeallocateStmt:
+		// The wire layer, which holds the prepared statements, drops them
+		// (see Statement.Deallocates).
+		if n.DeallocateStmt.Name == "" {
+			return &Cursor{tag: "DEALLOCATE ALL", sess: s}, nil
+		}
 		return &Cursor{tag: "DEALLOCATE", sess: s}, nil
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %s is not supported yet", stmtName(ps.Node))
+}
+
+// Deallocates says whether st drops prepared statements once executed:
+// DEALLOCATE name, or every one for DEALLOCATE ALL and DISCARD ALL. The
+// statements live in the wire connection, which acts on this.
+func (st *Statement) Deallocates() (name string, all, ok bool) {
+	if st.prep.stmt.Node == nil { // a Statement not made by Prepare (tests)
+		return "", false, false
+	}
+	switch n := st.prep.stmt.Node.Node.(type) {
+	case *pg.Node_DeallocateStmt:
+		return n.DeallocateStmt.Name, n.DeallocateStmt.Name == "", true
+	case *pg.Node_DiscardStmt:
+		return "", true, n.DiscardStmt.Target == pg.DiscardMode_DISCARD_ALL
+	}
+	return "", false, false
+}
+
+// sameResult says whether a re-planned statement's columns are those it
+// was described with: names and types (with typmod), as PostgreSQL's
+// equalTupleDescs compares them; the source table's OID may change.
+func sameResult(a, b []Column) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Type != b[i].Type {
+			return false
+		}
+	}
+	return true
 }
 
 func stmtName(n *pg.Node) string {
