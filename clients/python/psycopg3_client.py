@@ -1,0 +1,160 @@
+"""psycopg 3 (Debian's python3-psycopg) against Loam, with the driver's defaults.
+
+Run by clients/clients_test.go as `/usr/bin/python3 psycopg3_client.py DSN`,
+against Loam and against PostgreSQL 15: every expectation below must hold
+on both. psycopg 3 binds parameters on the server (extended protocol, typed
+parameters, bytes in binary), prepares a query server-side once it has run
+prepare_threshold (5) times, and opens a transaction implicitly.
+"""
+import datetime as dt
+import decimal
+import sys
+import uuid
+
+import psycopg
+import psycopg.errors
+from psycopg.types.json import Json, Jsonb
+
+D = decimal.Decimal
+UTC = dt.timezone.utc
+U1 = uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")
+
+ROWS = [
+    (1, 32767, 2147483647, 9223372036854775807, 1.5, 2.25, D("12345.678"), True,
+     "héllo 'quoted'", "vc", dt.date(2024, 1, 2), dt.datetime(2024, 1, 2, 3, 4, 5, 123456),
+     dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC), U1, b"\x00\x01\xfe\xff",
+     {"a": 1, "b": [1, 2]}, {"k": "v", "n": None}),
+    (2, -32768, -2147483648, -9223372036854775808, -0.5, -1e100, D("-0.001"), False,
+     "", "", dt.date(1999, 12, 31), dt.datetime(1999, 12, 31, 23, 59, 59),
+     dt.datetime(1999, 12, 31, 23, 0, tzinfo=dt.timezone(dt.timedelta(hours=-5))), uuid.UUID(int=0), b"",
+     [], {}),
+    (3,) + (None,) * 16,
+]
+COLS = "id, i2, i4, i8, f4, f8, n, b, t, v, d, ts, tz, u, by, j, jb"
+INSERT = f"INSERT INTO py3_types ({COLS}) VALUES ({', '.join(['%s'] * 17)})"
+
+
+def check(what, got, want):
+    if got != want:
+        raise AssertionError(f"{what}: got {got!r}, want {want!r}")
+
+
+def adapt(row):
+    out = list(row)
+    out[15] = None if row[15] is None else Json(row[15])
+    out[16] = None if row[16] is None else Jsonb(row[16])
+    return out
+
+
+def norm(row):
+    """timestamptz compared in UTC (the session's zone may differ)."""
+    out = list(row)
+    if out[12] is not None:
+        out[12] = out[12].astimezone(UTC)
+    return out
+
+
+def main(dsn):
+    conn = psycopg.connect(dsn)
+    check("autocommit default", conn.autocommit, False)
+    check("server_version", conn.info.server_version // 10000, 15)
+    cur = conn.cursor()
+    cur.execute("SELECT 1")
+    check("select 1", cur.fetchall(), [(1,)])
+    check("implicit transaction", conn.info.transaction_status, psycopg.pq.TransactionStatus.INTRANS)
+    conn.commit()
+
+    cur.execute("""CREATE TABLE py3_types (id int4, i2 int2, i4 int4, i8 int8, f4 float4,
+        f8 float8, n numeric(20,3), b bool, t text, v varchar(10), d date, ts timestamp,
+        tz timestamptz, u uuid, by bytea, j json, jb jsonb)""")
+    conn.commit()
+
+    cur.execute(INSERT, adapt(ROWS[0]))
+    check("insert rowcount", cur.rowcount, 1)
+    cur.executemany(INSERT, [adapt(r) for r in ROWS[1:]])
+    conn.commit()
+
+    # Text results (the default), then binary ones.
+    for binary in (False, True):
+        with conn.cursor(binary=binary) as c:
+            c.execute(f"SELECT {COLS} FROM py3_types ORDER BY id")
+            check("description names", [d.name for d in c.description], COLS.split(", "))
+            check("description type codes", [d.type_code for d in c.description],
+                  [23, 21, 23, 20, 700, 701, 1700, 16, 25, 1043, 1082, 1114, 1184, 2950, 17, 114, 3802])
+            got = [norm(r) for r in c.fetchall()]
+            for i, r in enumerate(ROWS):
+                check(f"row {i} (binary={binary})", got[i], norm(r))
+    conn.commit()
+
+    # Each type as a typed parameter in WHERE; each query runs 6 times, past
+    # prepare_threshold, so the later runs use a server-side prepared statement.
+    r = adapt(ROWS[0])
+    for col, val in zip(COLS.split(", ")[1:], r[1:]):
+        for _ in range(6):
+            if col == "j":  # json has no equality operator in PostgreSQL
+                cur.execute("SELECT id FROM py3_types WHERE j::text = %s::text", [val])
+            else:
+                cur.execute(f"SELECT id FROM py3_types WHERE {col} = %s", [val])
+            check(f"where {col} = param", cur.fetchall(), [(1,)])
+    cur.execute("SELECT id FROM py3_types WHERE i4 > %s AND t LIKE %s ORDER BY id", (0, "%quoted%"))
+    check("two params", cur.fetchall(), [(1,)])
+    cur.execute("SELECT id FROM py3_types WHERE d IS NULL")
+    check("is null", cur.fetchall(), [(3,)])
+    cur.execute("SELECT id FROM py3_types WHERE n = %(n)s OR b = %(b)s ORDER BY id", {"n": D("-0.001"), "b": True})
+    check("named params", cur.fetchall(), [(1,), (2,)])
+
+    # Parameters round-trip through a SELECT list (typed by psycopg).
+    vals = (42, 2**40, 1.25, D("1.10"), True, "it's", b"\x01\x02", dt.date(2020, 2, 29),
+            dt.datetime(2020, 2, 29, 12, 0), dt.datetime(2020, 2, 29, 12, 0, tzinfo=UTC), U1)
+    for binary in (False, True):
+        with conn.cursor(binary=binary) as c:
+            c.execute("SELECT " + ", ".join(["%s"] * len(vals)) + ", %s::int4", vals + (None,))
+            # Aware datetimes compare equal across zones.
+            check(f"select params (binary={binary})", list(c.fetchone()), list(vals) + [None])
+            c.execute("SELECT %b, %t", (b"\xff", "x"))
+            check("explicit binary/text placeholders", c.fetchone(), (b"\xff", "x"))
+    conn.commit()
+
+    # Errors carry their SQLSTATE; the transaction is then aborted until rollback.
+    for sql, params, code, cls in [
+        ("SELECT 1/0", None, "22012", psycopg.errors.DivisionByZero),
+        ("SELECT %s::int4 / %s", (1, 0), "22012", psycopg.errors.DivisionByZero),
+        ("SELECT * FROM no_such_table", None, "42P01", psycopg.errors.UndefinedTable),
+        ("SELECT nosuchcol FROM py3_types WHERE id = %s", (1,), "42703", psycopg.errors.UndefinedColumn),
+        ("SELECT %s::text::int4", ("abc",), "22P02", psycopg.errors.InvalidTextRepresentation),
+        ("SELEC 1", None, "42601", psycopg.errors.SyntaxError),
+    ]:
+        try:
+            cur.execute(sql, params)
+            raise AssertionError(f"{sql}: no error")
+        except psycopg.Error as e:
+            check(f"{sql}: sqlstate", e.sqlstate, code)
+            check(f"{sql}: class", type(e), cls)
+            check(f"{sql}: severity", e.diag.severity, "ERROR")
+        try:
+            cur.execute("SELECT 1")
+            raise AssertionError("no error in an aborted transaction")
+        except psycopg.errors.InFailedSqlTransaction as e:
+            check("aborted transaction sqlstate", e.sqlstate, "25P02")
+        conn.rollback()
+        cur.execute("SELECT count(*) FROM py3_types WHERE id > %s", (0,))
+        check("usable after error", cur.fetchone(), (3,))
+        conn.commit()
+
+    # Explicit transaction blocks, conn.transaction() and autocommit.
+    conn.autocommit = True
+    cur.execute("BEGIN")
+    cur.execute("INSERT INTO py3_types (id) VALUES (%s)", (4,))
+    cur.execute("COMMIT")
+    with conn.transaction():
+        conn.execute("INSERT INTO py3_types (id, t) VALUES (%s, %s)", (5, None))
+    rows = conn.execute("SELECT id FROM py3_types WHERE id > %s ORDER BY id", (2,)).fetchall()
+    check("after commit", rows, [(3,), (4,), (5,)])
+    conn.autocommit = False
+    with conn:  # commits at the end of the block, then closes
+        check("counts", conn.execute("SELECT count(*), count(t) FROM py3_types").fetchone(), (5, 2))
+    print("psycopg3: ok")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
