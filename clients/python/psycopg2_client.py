@@ -78,6 +78,7 @@ def main(dsn):
     conn.commit()
     check("server_version", conn.server_version // 10000, 15)
 
+    cur.execute("DROP TABLE IF EXISTS py2_types")
     cur.execute("""CREATE TABLE py2_types (id int4, i2 int2, i4 int4, i8 int8, f4 float4,
         f8 float8, n numeric(20,3), b bool, t text, v varchar(10), d date, ts timestamp,
         tz timestamptz, u uuid, by bytea, j json, jb jsonb)""")
