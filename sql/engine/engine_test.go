@@ -818,6 +818,11 @@ func TestTransactions(t *testing.T) {
 					t.Errorf("TxStatus %c, want E", s.TxStatus())
 				}
 			}
+			// The extended protocol's Parse is refused too, before its
+			// parameters are counted (node-postgres then Binds one).
+			if _, err := s.Prepare(ctx, "SELECT $1::int4", nil); sqlstate(err) != pgerr.InFailedTransaction {
+				t.Errorf("Prepare in failed block: %s (%v), want 25P02", sqlstate(err), err)
+			}
 			expectTag("ROLLBACK", "ROLLBACK", 'I')
 			expectTag("SELECT 1", "SELECT 1", 'I')
 		})

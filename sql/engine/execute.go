@@ -33,6 +33,12 @@ func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32)
 		}
 		paramTypes[i] = t
 	}
+	// A failed block refuses a lone statement at Parse, as PostgreSQL does:
+	// planning nothing would report zero parameters, so the client's Bind
+	// would fail with 08P01 instead of 25P02.
+	if s.tx == 'E' && len(stmts) == 1 && !isTransactionExit(stmts[0].Node) {
+		return nil, pgerr.New(pgerr.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+	}
 	out := make([]*Statement, 0, len(stmts))
 	for _, ps := range stmts {
 		st := &Statement{Query: ps.Text, prep: prepared{stmt: ps, query: query}}
@@ -65,6 +71,21 @@ func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32)
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// isTransactionExit reports whether a statement may run in a failed
+// transaction block (PostgreSQL's IsTransactionExitStmt).
+func isTransactionExit(n *pg.Node) bool {
+	ts := n.GetTransactionStmt()
+	if ts == nil {
+		return false
+	}
+	switch ts.Kind {
+	case pg.TransactionStmtKind_TRANS_STMT_COMMIT, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK,
+		pg.TransactionStmtKind_TRANS_STMT_PREPARE, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+		return true
+	}
+	return false
 }
 
 func (s *Session) exprCtx() *expr.Ctx { return &expr.Ctx{Loc: s.loc, Now: time.Now()} }
