@@ -122,6 +122,43 @@ def main(dsn):
                                  dt.date(2020, 2, 29), dt.datetime(2020, 2, 29, 12, 0, tzinfo=UTC), str(U1)])
     conn.commit()
 
+    # Arrays (from aggregates), time, interval, float specials; several
+    # statements in one execute (the last one's result).
+    cur.execute("SELECT array_agg(i4 ORDER BY id), array_agg(t ORDER BY id), '12:34:56.5'::time, "
+                "'1 day 02:03:04'::interval, %s::float8, %s::float8 FROM py2_types",
+                (float("inf"), float("-inf")))
+    check("arrays, time, interval", cur.fetchone(),
+          ([2147483647, -2147483648, None], ["héllo 'quoted'", "", None], dt.time(12, 34, 56, 500000),
+           dt.timedelta(days=1, seconds=7384), float("inf"), float("-inf")))
+    cur.execute("SELECT 1; SELECT 'two'")
+    check("last result of several", cur.fetchall(), [("two",)])
+    conn.commit()
+
+    # COPY in and out through copy_expert and copy_from/copy_to.
+    import io
+    cur.execute("DROP TABLE IF EXISTS py2_copy")
+    cur.execute("CREATE TABLE py2_copy (a int4, b text, c date)")
+    cur.copy_expert("COPY py2_copy FROM STDIN (FORMAT csv)", io.StringIO('1,"x, y",2024-01-01\n2,,\n'))
+    cur.copy_from(io.StringIO("3\tz\t\\N\n"), "py2_copy", columns=("a", "b", "c"))
+    conn.commit()
+    out = io.StringIO()
+    cur.copy_expert("COPY (SELECT * FROM py2_copy ORDER BY a) TO STDOUT (FORMAT csv, HEADER)", out)
+    check("copy out", out.getvalue(), 'a,b,c\n1,"x, y",2024-01-01\n2,,\n3,z,\n')
+    out = io.StringIO()
+    cur.copy_to(out, "py2_copy", columns=("a", "b"))
+    check("copy_to", sorted(out.getvalue().splitlines()), ["1\tx, y", "2\t\\N", "3\tz"])
+    conn.commit()
+
+    # SET TIME ZONE: timestamptz results carry the session's offset.
+    cur.execute("SET TIME ZONE 'America/New_York'")
+    cur.execute("SELECT '2024-07-02 03:04:05+00'::timestamptz")
+    got = cur.fetchone()[0]
+    check("timestamptz in New York", (got, got.utcoffset()),
+          (dt.datetime(2024, 7, 2, 3, 4, 5, tzinfo=UTC), dt.timedelta(hours=-4)))
+    conn.rollback()  # the SET is undone in PostgreSQL, not in Loam: reset it
+    cur.execute("SET TIME ZONE 'UTC'")
+    conn.commit()
+
     # Errors carry their SQLSTATE; the transaction is then aborted until rollback.
     for sql, code, cls in [
         ("SELECT 1/0", "22012", psycopg2.errors.DivisionByZero),

@@ -116,6 +116,56 @@ def main(dsn):
             check("explicit binary/text placeholders", c.fetchone(), (b"\xff", "x"))
     conn.commit()
 
+    # Every type as a binary parameter (%b), with text and binary results.
+    more = (D("-1E-10"), 2**70, float("inf"), dt.time(12, 34, 56, 789000),
+            dt.timedelta(days=1, seconds=3), Json({"a": [1]}), Jsonb({"b": None}))
+    for v in vals + more:
+        for binary in (False, True):
+            with conn.cursor(binary=binary) as c:
+                got = c.execute("SELECT %b", (v,)).fetchone()[0]
+                want = v.obj if isinstance(v, (Json, Jsonb)) else v
+                check(f"SELECT %b with {v!r} (binary results={binary})", got, want)
+    nan = conn.execute("SELECT %b, %t", (float("nan"), float("nan"))).fetchone()
+    check("NaN", [x != x for x in nan], [True, True])
+
+    # Arrays (from aggregates), time and interval results.
+    for binary in (False, True):
+        with conn.cursor(binary=binary) as c:
+            c.execute("SELECT array_agg(i4 ORDER BY id), array_agg(t ORDER BY id), "
+                      "'12:34:56'::time, '1 day 02:03:04'::interval FROM py3_types")
+            check(f"arrays, time, interval (binary={binary})", c.fetchone(),
+                  ([2147483647, -2147483648, None], ["héllo 'quoted'", "", None], dt.time(12, 34, 56),
+                   dt.timedelta(days=1, seconds=7384)))
+    conn.commit()
+
+    # COPY in text and binary, and out row by row.
+    cur.execute("DROP TABLE IF EXISTS py3_copy")
+    cur.execute("CREATE TABLE py3_copy (a int4, b text, c timestamptz)")
+    conn.commit()
+    with cur.copy("COPY py3_copy (a, b, c) FROM STDIN") as cp:
+        cp.write_row((1, "tab\there", dt.datetime(2024, 1, 1, tzinfo=UTC)))
+        cp.write_row((2, None, None))
+    check("copy in rowcount", cur.rowcount, 2)
+    with cur.copy("COPY py3_copy (a, b) FROM STDIN (FORMAT BINARY)") as cp:
+        cp.set_types(["int4", "text"])
+        cp.write_row((3, "bin"))
+    conn.commit()
+    with cur.copy("COPY (SELECT a, b, c FROM py3_copy ORDER BY a) TO STDOUT") as cp:
+        cp.set_types(["int4", "text", "timestamptz"])
+        check("copy out", list(cp.rows()), [(1, "tab\there", dt.datetime(2024, 1, 1, tzinfo=UTC)),
+                                            (2, None, None), (3, "bin", None)])
+    conn.commit()
+
+    # The session's TimeZone, reported back (ParameterStatus), is the zone of
+    # timestamptz results.
+    with psycopg.connect(dsn, autocommit=True) as c2:
+        c2.execute("SET TIME ZONE 'America/New_York'")
+        check("TimeZone parameter status", c2.info.parameter_status("TimeZone"), "America/New_York")
+        for binary in (False, True):
+            got = c2.cursor(binary=binary).execute("SELECT '2024-01-02 03:04:05+00'::timestamptz").fetchone()[0]
+            check(f"timestamptz in New York (binary={binary})", (got, got.utcoffset()),
+                  (dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC), dt.timedelta(hours=-5)))
+
     # Errors carry their SQLSTATE; the transaction is then aborted until rollback.
     for sql, params, code, cls in [
         ("SELECT 1/0", None, "22012", psycopg.errors.DivisionByZero),
