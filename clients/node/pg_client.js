@@ -108,6 +108,33 @@ async function main(conn) {
     new Date('2020-02-29T00:00:00Z'), new Date('2020-02-29T12:00:00Z'), new Date('2020-02-29T12:00:00Z'),
     U1, [1, 'a'], null]);
 
+  // Untyped parameters take their type from the context.
+  res = await client.query('SELECT $1 AS a, $2::text || $3 AS b, $4 + 1 AS c', ['abc', 'x', 5, 5]);
+  assert.deepEqual(res.rows, [{ a: 'abc', b: 'x5', c: 6 }]);
+  assert.deepEqual(res.fields.map((f) => f.dataTypeID), [25, 25, 23]);
+
+  // Arrays (from aggregates), time and interval.
+  res = await client.query({
+    text: "SELECT array_agg(i4 ORDER BY id), array_agg(t ORDER BY id), '12:34:56.5'::time, " +
+      "'1 day 02:03:04'::interval FROM node_types WHERE id <= $1",
+    values: [3],
+    rowMode: 'array',
+  });
+  const [ints, texts, time, iv] = res.rows[0];
+  assert.deepEqual([ints, texts, time], [[2147483647, -2147483648, null], ["héllo 'quoted'", '', null], '12:34:56.5']);
+  assert.deepEqual([iv.days, iv.hours, iv.minutes, iv.seconds], [1, 2, 3, 4]);
+
+  // A result larger than one network write.
+  res = await client.query({ text: 'SELECT x, repeat($2, 10) AS s FROM generate_series(1, $1::int4) x', values: [20000, 'ab'] });
+  assert.equal(res.rowCount, 20000);
+  assert.deepEqual(res.rows[19999], { x: 20000, s: 'ab'.repeat(10) });
+
+  // SET TIME ZONE: timestamptz is read with the session's offset.
+  await client.query("SET TIME ZONE 'America/New_York'");
+  res = await client.query("SELECT '2024-01-02 03:04:05+00'::timestamptz AS t, '2024-01-02 03:04:05+00'::timestamptz::text AS s");
+  assert.deepEqual(res.rows, [{ t: new Date('2024-01-02T03:04:05Z'), s: '2024-01-01 22:04:05-05' }]);
+  await client.query("SET TIME ZONE 'UTC'");
+
   // Errors carry their SQLSTATE; the connection stays usable.
   await expectError(client, 'SELECT 1/0', undefined, '22012');
   await expectError(client, 'SELECT $1::int4 / $2::int4', [1, 0], '22012');
