@@ -155,8 +155,12 @@ def main(dsn):
     got = cur.fetchone()[0]
     check("timestamptz in New York", (got, got.utcoffset()),
           (dt.datetime(2024, 7, 2, 3, 4, 5, tzinfo=UTC), dt.timedelta(hours=-4)))
-    conn.rollback()  # the SET is undone in PostgreSQL, not in Loam: reset it
-    cur.execute("SET TIME ZONE 'UTC'")
+    # psycopg2 ran the SET in a transaction block: the rollback undoes it.
+    conn.rollback()
+    cur.execute("SHOW TimeZone")
+    tz = cur.fetchone()[0]
+    check("TimeZone after rollback", tz != "America/New_York", True)
+    check("TimeZone parameter status after rollback", conn.get_parameter_status("TimeZone"), tz)
     conn.commit()
 
     # Errors carry their SQLSTATE; the transaction is then aborted until rollback.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -632,6 +633,48 @@ func TestTimeZone(t *testing.T) {
 	}
 	if _, err := runSQL(context.Background(), s, "SET TimeZone = 'Mars/Olympus_Mons'"); sqlstate(err) != pgerr.InvalidParameterValue {
 		t.Errorf("bad zone: %v (%s), want 22023", err, sqlstate(err))
+	}
+}
+
+// A rollback undoes the SETs of its block (reporting the restored values),
+// a commit keeps them, as in PostgreSQL.
+func TestTransactionSettings(t *testing.T) {
+	_, s := loaded(t)
+	ctx := context.Background()
+	zone := func() string { v, _ := s.Setting("TimeZone"); return v }
+	for _, end := range []string{"ROLLBACK", "ABORT", "COMMIT of a failed block"} {
+		mustRun(t, s, "BEGIN")
+		mustRun(t, s, "SET TimeZone = 'America/New_York'")
+		mustRun(t, s, "SET application_name = 'inside'")
+		mustRun(t, s, "SET loam.custom = 'x'")
+		s.TakeParameterChanges()
+		if end == "COMMIT of a failed block" {
+			runSQL(ctx, s, "SELECT 1/0")
+			mustRun(t, s, "COMMIT")
+		} else {
+			mustRun(t, s, end)
+		}
+		if got := zone(); got != "UTC" {
+			t.Errorf("%s: TimeZone %q, want UTC", end, got)
+		}
+		if r := mustRun(t, s, "SELECT '2026-11-29 10:15:00+00'::timestamptz::text"); r.rows[0][0] != "2026-11-29 10:15:00+00" {
+			t.Errorf("%s: timestamptz shown as %q", end, r.rows[0][0])
+		}
+		if v, ok := s.Setting("loam.custom"); !ok || v != "" {
+			t.Errorf("%s: a setting first made in the block is %q (%v), want empty (PostgreSQL's placeholder)", end, v, ok)
+		}
+		ch := s.TakeParameterChanges()
+		if !slices.Contains(ch, [2]string{"TimeZone", "UTC"}) || !slices.Contains(ch, [2]string{"application_name", ""}) {
+			t.Errorf("%s: reported changes %v, want TimeZone and application_name restored", end, ch)
+		}
+	}
+	mustRun(t, s, "BEGIN")
+	mustRun(t, s, "SET TimeZone = 'Asia/Kolkata'")
+	mustRun(t, s, "COMMIT")
+	mustRun(t, s, "BEGIN")
+	mustRun(t, s, "ROLLBACK")
+	if got := zone(); got != "Asia/Kolkata" {
+		t.Errorf("after COMMIT: TimeZone %q, want Asia/Kolkata", got)
 	}
 }
 

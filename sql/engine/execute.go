@@ -144,7 +144,7 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		if ts := ps.Node.GetTransactionStmt(); ts != nil {
 			switch ts.Kind {
 			case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK, pg.TransactionStmtKind_TRANS_STMT_COMMIT:
-				s.tx = 'I'
+				s.endTx(false)
 				return &Cursor{tag: "ROLLBACK", sess: s}, nil
 			}
 		}

@@ -68,8 +68,11 @@ type Session struct {
 	settings map[string]string
 	changed  [][2]string
 	tx       byte
-	loc      *time.Location
-	notices  []*pgerr.Error
+	// txSettings are the settings when the transaction block began, which
+	// a rollback restores; nil outside a block.
+	txSettings map[string]string
+	loc        *time.Location
+	notices    []*pgerr.Error
 }
 
 // NewSession starts a session for user on database, applying the startup

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,16 +19,45 @@ func (s *Session) transaction(ts *pg.TransactionStmt) (*Cursor, error) {
 	switch ts.Kind {
 	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
 		// PostgreSQL warns about a nested BEGIN and carries on.
+		if s.tx == 'I' {
+			s.txSettings = maps.Clone(s.settings)
+		}
 		s.tx = 'T'
 		return &Cursor{tag: "BEGIN", sess: s}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
-		s.tx = 'I'
+		s.endTx(true)
 		return &Cursor{tag: "COMMIT", sess: s}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
-		s.tx = 'I'
+		s.endTx(false)
 		return &Cursor{tag: "ROLLBACK", sess: s}, nil
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "savepoints and two-phase commit are not supported")
+}
+
+// endTx ends a transaction block. A rollback (or the COMMIT of a failed
+// block) undoes the SETs made in it, as in PostgreSQL: psycopg runs every
+// statement in a block, so an error there must not leave a SET behind.
+// Written data is not undone: Loam commits each statement on its own.
+func (s *Session) endTx(commit bool) {
+	if !commit && s.txSettings != nil {
+		// A custom setting first made in the block stays, empty, as
+		// PostgreSQL's placeholder variables do.
+		for k := range s.settings {
+			if _, ok := s.txSettings[k]; !ok {
+				s.settings[k] = ""
+			}
+		}
+		keys := slices.Sorted(maps.Keys(s.txSettings))
+		for _, k := range keys {
+			if v := s.txSettings[k]; s.settings[k] != v {
+				// The value was accepted before; set also restores the
+				// session's location and reports the change to the client.
+				_ = s.set(k, v)
+			}
+		}
+	}
+	s.txSettings = nil
+	s.tx = 'I'
 }
 
 func setValue(args []*pg.Node) string {
