@@ -53,6 +53,7 @@ const (
 	UndefinedPreparedStatement    = "26000"
 	InvalidCursorName             = "34000"
 	DuplicatePreparedStatement    = "42P05"
+	DuplicateCursor               = "42P03"
 	QueryCanceled                 = "57014"
 	AdminShutdown                 = "57P01"
 	InternalError                 = "XX000"

@@ -174,6 +174,16 @@ func (c *conn) handleDescribe(m *pgproto3.Describe) error {
 	case 'P':
 		p, err := c.lookupPortal(m.Name)
 		if err != nil {
+			// Cursors made by DECLARE share the portals' namespace in
+			// PostgreSQL: psycopg 3's ServerCursor describes its cursor.
+			if cs, ok := c.sess.(interface {
+				CursorColumns(string) ([]engine.Column, bool)
+			}); ok && m.Name != "" {
+				if cols, ok := cs.CursorColumns(m.Name); ok {
+					c.describeRows(cols, nil)
+					return nil
+				}
+			}
 			return err
 		}
 		var cols []engine.Column

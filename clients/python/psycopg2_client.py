@@ -163,6 +163,20 @@ def main(dsn):
     check("TimeZone parameter status after rollback", conn.get_parameter_status("TimeZone"), tz)
     conn.commit()
 
+    # Named (server-side) cursors: DECLARE, then FETCH FORWARD itersize.
+    with conn.cursor("py2_named") as nc:
+        nc.itersize = 1
+        nc.execute(f"SELECT {COLS} FROM py2_types WHERE id <= %s ORDER BY id", (3,))
+        got = [fetched(r) for r in nc]
+        check("named cursor rows", got, [expected(r) for r in ROWS])
+        check("named cursor description", [d.name for d in nc.description], COLS.split(", "))
+    conn.commit()
+    nc = conn.cursor("py2_hold", withhold=True)
+    nc.execute("SELECT id FROM py2_types ORDER BY id")
+    conn.commit()
+    check("WITH HOLD cursor after commit", nc.fetchmany(2) + nc.fetchall(), [(1,), (2,), (3,)])
+    nc.close()
+
     # Errors carry their SQLSTATE; the transaction is then aborted until rollback.
     for sql, code, cls in [
         ("SELECT 1/0", "22012", psycopg2.errors.DivisionByZero),

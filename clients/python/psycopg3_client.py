@@ -166,6 +166,16 @@ def main(dsn):
             check(f"timestamptz in New York (binary={binary})", (got, got.utcoffset()),
                   (dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC), dt.timedelta(hours=-5)))
 
+    # Server-side cursors (DECLARE, a Describe of the cursor, FETCH), read a
+    # row at a time in text and binary.
+    for binary in (False, True):
+        with conn.cursor("py3_named", binary=binary) as nc:
+            nc.itersize = 1
+            nc.execute(f"SELECT {COLS} FROM py3_types WHERE id <= %s ORDER BY id", (3,))
+            check("server cursor description", [d.name for d in nc.description], COLS.split(", "))
+            check(f"server cursor rows (binary={binary})", [norm(r) for r in nc], [norm(r) for r in ROWS])
+        conn.commit()
+
     # Errors carry their SQLSTATE; the transaction is then aborted until rollback.
     for sql, params, code, cls in [
         ("SELECT 1/0", None, "22012", psycopg.errors.DivisionByZero),

@@ -105,6 +105,15 @@ func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statem
 		return nil, err
 	case *pg.Node_VariableShowStmt:
 		return s.showColumns(n.VariableShowStmt), nil
+	case *pg.Node_FetchStmt:
+		if n.FetchStmt.Ismove {
+			return nil, nil
+		}
+		c, err := s.lookupCursor(n.FetchStmt.Portalname)
+		if err != nil {
+			return nil, err
+		}
+		return c.cur.Columns(), nil
 	case *pg.Node_ExplainStmt:
 		if sel := n.ExplainStmt.Query.GetSelectStmt(); sel != nil {
 			if _, err := p.Select(sel); err != nil {
@@ -202,7 +211,16 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return &Cursor{tag: "CHECKPOINT", sess: s}, nil
 	case *pg.Node_CopyStmt:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY must be sent as a query of its own, not among other statements")
+	case *pg.Node_DeclareCursorStmt:
+		return s.declareCursor(ctx, p, n.DeclareCursorStmt, cat.release)
+	case *pg.Node_FetchStmt:
+		cat.release()
+		return s.fetch(n.FetchStmt)
+	case *pg.Node_ClosePortalStmt:
+		cat.release()
+		return s.closeCursor(n.ClosePortalStmt.Portalname)
 	case *pg.Node_DiscardStmt:
+		s.closeCursors(true)
 		return &Cursor{tag: "DISCARD ALL", sess: s}, nil
 	case *pg.Node_DeallocateStmt:
 		return &Cursor{tag: "DEALLOCATE", sess: s}, nil

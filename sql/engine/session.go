@@ -71,6 +71,7 @@ type Session struct {
 	// txSettings are the settings when the transaction block began, which
 	// a rollback restores; nil outside a block.
 	txSettings map[string]string
+	cursors    map[string]*sqlCursor // DECLAREd cursors by name
 	loc        *time.Location
 	notices    []*pgerr.Error
 }

@@ -58,6 +58,7 @@ func (s *Session) endTx(commit bool) {
 	}
 	s.txSettings = nil
 	s.tx = 'I'
+	s.closeCursors(false)
 }
 
 func setValue(args []*pg.Node) string {
