@@ -42,10 +42,14 @@ const ROWS = [
   { params: [3, ...Array(16).fill(null)], want: [3, ...Array(16).fill(null)] },
 ];
 
-async function expectError(client, text, values, code) {
+// expectError checks the error's SQLSTATE and, when given, its other fields.
+async function expectError(client, text, values, code, fields = {}) {
   await assert.rejects(client.query(text, values), (err) => {
     assert.equal(err.code, code, `${text}: SQLSTATE (${err.message})`);
     assert.equal(err.severity, 'ERROR', `${text}: severity`);
+    for (const [k, v] of Object.entries(fields)) {
+      assert.equal(err[k], v, `${text}: error field ${k}`);
+    }
     return true;
   }, `${text}: no error`);
 }
@@ -140,7 +144,18 @@ async function main(conn) {
   await expectError(client, 'SELECT $1::int4 / $2::int4', [1, 0], '22012');
   await expectError(client, 'SELECT * FROM no_such_table', undefined, '42P01');
   await expectError(client, 'SELECT nosuchcol FROM node_types WHERE id = $1', [1], '42703');
-  await expectError(client, 'SELECT $1::int4', ['abc'], '22P02');
+  await expectError(client, 'SELECT $1::int4', ['abc'], '22P02', {
+    message: 'invalid input syntax for type integer: "abc"',
+    detail: undefined,
+    where: "unnamed portal parameter $1 = '...'",
+  });
+  await expectError(client, 'SELECT $1::int4', [1, 2], '08P01', {
+    message: 'bind message supplies 2 parameters, but prepared statement "" requires 1',
+  });
+  await expectError(client, 'SELECT * FROM no_such_table', undefined, '42P01', {
+    message: 'relation "no_such_table" does not exist',
+    position: '15',
+  });
   await expectError(client, 'SELEC 1', undefined, '42601');
   res = await client.query('SELECT count(*)::int4 AS n FROM node_types WHERE id > $1', [0]);
   assert.deepEqual(res.rows, [{ n: 3 }], 'usable after errors');
