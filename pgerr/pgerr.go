@@ -14,6 +14,7 @@ const (
 	FeatureNotSupported           = "0A000"
 	InvalidTransactionState       = "25000"
 	InFailedTransaction           = "25P02"
+	InvalidSavepointSpec          = "3B001"
 	ActiveSQLTransaction          = "25001"
 	NoActiveSQLTransaction        = "25P01"
 	DataException                 = "22000"

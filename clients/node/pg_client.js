@@ -160,7 +160,26 @@ async function main(conn) {
   res = await client.query('SELECT count(*)::int4 AS n FROM node_types WHERE id > $1', [0]);
   assert.deepEqual(res.rows, [{ n: 3 }], 'usable after errors');
 
-  // Transactions: COMMIT, and an error inside one aborts it until ROLLBACK.
+  // Notices and warnings reach the client's notice event.
+  const notices = [];
+  client.on('notice', (n) => notices.push([n.severity, n.code, n.message]));
+  await client.query('DROP TABLE IF EXISTS no_such_table');
+  await client.query('COMMIT');
+  assert.deepEqual(notices, [
+    ['NOTICE', '00000', 'table "no_such_table" does not exist, skipping'],
+    ['WARNING', '25P01', 'there is no transaction in progress'],
+  ]);
+
+  // Transactions: COMMIT, and an error inside one aborts it until ROLLBACK
+  // (or ROLLBACK TO a savepoint).
+  await client.query('BEGIN');
+  await client.query('SAVEPOINT sp');
+  await expectError(client, 'SELECT $1::int4 / 0', [1], '22012');
+  await client.query('ROLLBACK TO SAVEPOINT sp');
+  res = await client.query('SELECT $1::int4 AS v', [8]);
+  assert.deepEqual(res.rows, [{ v: 8 }], 'usable after ROLLBACK TO');
+  await client.query('RELEASE sp');
+  await client.query('COMMIT');
   await client.query('BEGIN');
   await client.query('INSERT INTO node_types (id) VALUES ($1)', [4]);
   await client.query('COMMIT');

@@ -211,7 +211,28 @@ def main(dsn):
         conn.execute("INSERT INTO py3_types (id, t) VALUES (%s, %s)", (5, None))
     rows = conn.execute("SELECT id FROM py3_types WHERE id > %s ORDER BY id", (2,)).fetchall()
     check("after commit", rows, [(3,), (4,), (5,)])
+    # Nested transaction() blocks are savepoints: an error inside one rolls
+    # back to it and the outer block goes on.
+    with conn.transaction():
+        try:
+            with conn.transaction():
+                conn.execute("SELECT 1/0")
+        except psycopg.errors.DivisionByZero:
+            pass
+        check("outer block usable", conn.execute("SELECT %s::int4", (7,)).fetchone(), (7,))
     conn.autocommit = False
+    conn.execute("SELECT 1")  # opens the implicit transaction
+    with conn.transaction():  # a savepoint inside it
+        conn.execute("SET TIME ZONE 'America/New_York'")
+        conn.execute("SAVEPOINT manual")
+        try:
+            conn.execute("SELECT 'x'::date")
+        except psycopg.errors.InvalidDatetimeFormat as e:
+            check("bad date sqlstate", e.sqlstate, "22007")
+        conn.execute("ROLLBACK TO SAVEPOINT manual")
+    conn.rollback()
+    check("TimeZone after rollback", conn.execute("SHOW TimeZone").fetchone()[0] != "America/New_York", True)
+    conn.rollback()
     with conn:  # commits at the end of the block, then closes
         check("counts", conn.execute("SELECT count(*), count(t) FROM py3_types").fetchone(), (5, 2))
     print("psycopg3: ok")

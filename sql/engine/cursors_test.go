@@ -79,3 +79,43 @@ func TestCursors(t *testing.T) {
 		t.Errorf("h survived CLOSE ALL")
 	}
 }
+
+// SAVEPOINT, RELEASE and ROLLBACK TO, checked against PostgreSQL 15 by
+// hand: ROLLBACK TO recovers a failed block and undoes the SETs since.
+func TestSavepoints(t *testing.T) {
+	_, s := loaded(t)
+	ctx := context.Background()
+	for _, q := range []string{"SAVEPOINT a", "RELEASE a", "ROLLBACK TO a"} {
+		if _, err := runSQL(ctx, s, q); sqlstate(err) != pgerr.NoActiveSQLTransaction {
+			t.Errorf("%s outside a block: %v, want 25P01", q, err)
+		}
+	}
+	mustRun(t, s, "BEGIN")
+	if r := mustRun(t, s, "SAVEPOINT a"); r.tag != "SAVEPOINT" {
+		t.Errorf("SAVEPOINT tag %q", r.tag)
+	}
+	mustRun(t, s, "SET TimeZone = 'America/New_York'")
+	runSQL(ctx, s, "SELECT 1/0")
+	if _, err := runSQL(ctx, s, "RELEASE a"); sqlstate(err) != pgerr.InFailedTransaction {
+		t.Errorf("RELEASE in a failed block: %v, want 25P02", err)
+	}
+	if r := mustRun(t, s, "ROLLBACK TO SAVEPOINT a"); r.tag != "ROLLBACK" || s.TxStatus() != 'T' {
+		t.Errorf("ROLLBACK TO: tag %q, status %c", r.tag, s.TxStatus())
+	}
+	if v, _ := s.Setting("TimeZone"); v != "UTC" {
+		t.Errorf("TimeZone after ROLLBACK TO: %q", v)
+	}
+	mustRun(t, s, "SAVEPOINT b")
+	if r := mustRun(t, s, "RELEASE SAVEPOINT a"); r.tag != "RELEASE" {
+		t.Errorf("RELEASE tag %q", r.tag)
+	}
+	if _, err := runSQL(ctx, s, "ROLLBACK TO b"); sqlstate(err) != pgerr.InvalidSavepointSpec || s.TxStatus() != 'E' {
+		t.Errorf("ROLLBACK TO a released savepoint: %v (status %c), want 3B001 and a failed block", err, s.TxStatus())
+	}
+	mustRun(t, s, "ROLLBACK")
+	mustRun(t, s, "BEGIN")
+	if _, err := runSQL(ctx, s, "ROLLBACK TO a"); sqlstate(err) != pgerr.InvalidSavepointSpec {
+		t.Errorf("savepoints survived the block: %v", err)
+	}
+	mustRun(t, s, "ROLLBACK")
+}

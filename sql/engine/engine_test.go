@@ -878,6 +878,22 @@ func TestTransactions(t *testing.T) {
 	if r := mustRun(t, s, "SELECT count(*) FROM llm_calls WHERE tenant = 'x'"); r.rows[0][0] != "0" {
 		t.Errorf("refused inserts wrote %s rows", r.rows[0][0])
 	}
+	// A nested BEGIN, and COMMIT or ROLLBACK outside a block, warn as in
+	// PostgreSQL and carry on.
+	for _, w := range []struct{ pre, q, code, msg string }{
+		{"BEGIN", "BEGIN", pgerr.ActiveSQLTransaction, "there is already a transaction in progress"},
+		{"COMMIT", "COMMIT", pgerr.NoActiveSQLTransaction, "there is no transaction in progress"},
+		{"COMMIT", "ROLLBACK", pgerr.NoActiveSQLTransaction, "there is no transaction in progress"},
+	} {
+		mustRun(t, s, w.pre)
+		s.TakeNotices()
+		mustRun(t, s, w.q)
+		n := s.TakeNotices()
+		if len(n) != 1 || n[0].Severity != "WARNING" || n[0].Code != w.code || n[0].Message != w.msg {
+			t.Errorf("%s then %s: notices %+v, want WARNING %s %q", w.pre, w.q, n, w.code, w.msg)
+		}
+	}
+	mustRun(t, s, "COMMIT")
 	// An error outside a block leaves the session idle.
 	runSQL(ctx, s, "SELECT 1/0")
 	if s.TxStatus() != 'I' {

@@ -155,6 +155,8 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 			case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK, pg.TransactionStmtKind_TRANS_STMT_COMMIT:
 				s.endTx(false)
 				return &Cursor{tag: "ROLLBACK", sess: s}, nil
+			case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+				return s.savepoint(ts)
 			}
 		}
 		return nil, pgerr.New(pgerr.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")

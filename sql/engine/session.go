@@ -72,6 +72,7 @@ type Session struct {
 	// a rollback restores; nil outside a block.
 	txSettings map[string]string
 	cursors    map[string]*sqlCursor // DECLAREd cursors by name
+	savepoints []savepoint           // the block's savepoints, innermost last
 	loc        *time.Location
 	notices    []*pgerr.Error
 }
@@ -145,4 +146,10 @@ func (s *Session) set(name, value string) error {
 func (s *Session) Setting(name string) (string, bool) {
 	v, ok := s.settings[canonicalName(name)]
 	return v, ok
+}
+
+// savepoint is a SAVEPOINT of the current block and the settings then.
+type savepoint struct {
+	name     string
+	settings map[string]string
 }
