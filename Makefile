@@ -2,12 +2,12 @@
 GO  ?= go
 BIN := bin/loam
 
-# Every package but wire/ (tested on its own under -race) and regress/ (which
-# needs the server built first).
+# Every package but wire/ (tested on its own under -race), and regress/ and
+# clients/ (which need the server built first).
 MODULE    = $(shell $(GO) list -m)
-UNIT_PKGS = $(shell $(GO) list ./... | grep -Ev '^$(MODULE)/(wire|regress)(/|$$)')
+UNIT_PKGS = $(shell $(GO) list ./... | grep -Ev '^$(MODULE)/(wire|regress|clients)(/|$$)')
 
-.PHONY: build run test bench bench-ingest bench-query bench-postgres fmt vet clean psql postgres fmt-check unit race regress
+.PHONY: build run test clients clients-deps clients-python clients-node bench bench-ingest bench-query bench-postgres fmt vet clean psql postgres fmt-check unit race regress
 
 build:
 	$(GO) build -o $(BIN) ./cmd/loam
@@ -17,7 +17,7 @@ build:
 run: build
 	./$(BIN) serve
 
-test: psql postgres fmt-check vet unit race regress
+test: psql postgres clients-deps fmt-check vet unit race regress clients
 
 # The regress suite drives the server with psql: install Debian's client if
 # it is missing (CI runs as root on a fresh Debian 12 machine).
@@ -75,6 +75,34 @@ regress: build
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 10m ./regress/slt/
 	# The project's own .slt files hold PostgreSQL 15's answers: check them there.
 	SLT_POSTGRES=1 SLT_FILES=$(SLT_OWN) $(GO) test -count=1 -timeout 10m -run 'TestPostgres$$' ./regress/slt/
+
+# Real drivers against a fresh server, each also run against a throwaway
+# PostgreSQL 15 that checks the scripts' expectations; see clients/clients_test.go.
+clients: build postgres clients-deps
+	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m ./clients/
+
+clients-deps: clients-python clients-node
+
+# psycopg2 and psycopg 3 are Debian's packages, for Debian's /usr/bin/python3.
+clients-python:
+	@/usr/bin/python3 -c 'import psycopg2, psycopg' 2>/dev/null || { \
+	  echo "psycopg2/psycopg 3 not found: installing Debian's python3-psycopg2 python3-psycopg"; \
+	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 python3-psycopg2 python3-psycopg; }
+
+# node-postgres from npm at package-lock.json's versions; npm ci again only
+# when the lock file changes.
+clients-node: clients/node/node_modules/.package-lock.json
+
+clients/node/node_modules/.package-lock.json: clients/node/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { \
+	  echo "npm not found: installing Debian's nodejs and npm"; \
+	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm; }
+	cd clients/node && npm ci --no-audit --no-fund
+	@touch $@
 
 # Not part of test: Loam's ingest, then its dashboard queries, against a
 # throwaway PostgreSQL 15 and (queries) DuckDB; see bench/README.md

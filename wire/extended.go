@@ -91,8 +91,9 @@ func (c *conn) handleBind(m *pgproto3.Bind) error {
 		ptypes, cols = ps.st.ParamTypes, ps.st.Columns
 	}
 	if len(m.Parameters) != len(ptypes) {
-		return pgerr.New(pgerr.ProtocolViolation, "bind message supplies %d parameters, but %s requires %d",
-			len(m.Parameters), stmtLabel(ps.name), len(ptypes))
+		// PostgreSQL names even the unnamed statement here: prepared statement "".
+		return pgerr.New(pgerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement %q requires %d",
+			len(m.Parameters), ps.name, len(ptypes))
 	}
 	pf := m.ParameterFormatCodes
 	if len(pf) > 1 && len(pf) != len(m.Parameters) {
@@ -112,7 +113,12 @@ func (c *conn) handleBind(m *pgproto3.Bind) error {
 			if f == 1 {
 				pe.Message = fmt.Sprintf("incorrect binary data format in bind parameter %d: %s", i+1, pe.Message)
 			} else {
-				pe.Detail = fmt.Sprintf("bind parameter %d", i+1)
+				// PostgreSQL's context line, with the value elided as its
+				// default log_parameter_max_length_on_error (0) has it.
+				pe.Where = fmt.Sprintf("unnamed portal parameter $%d = '...'", i+1)
+				if m.DestinationPortal != "" {
+					pe.Where = fmt.Sprintf("portal %q parameter $%d = '...'", m.DestinationPortal, i+1)
+				}
 			}
 			return &pe
 		}
@@ -174,6 +180,16 @@ func (c *conn) handleDescribe(m *pgproto3.Describe) error {
 	case 'P':
 		p, err := c.lookupPortal(m.Name)
 		if err != nil {
+			// Cursors made by DECLARE share the portals' namespace in
+			// PostgreSQL: psycopg 3's ServerCursor describes its cursor.
+			if cs, ok := c.sess.(interface {
+				CursorColumns(string) ([]engine.Column, bool)
+			}); ok && m.Name != "" {
+				if cols, ok := cs.CursorColumns(m.Name); ok {
+					c.describeRows(cols, nil)
+					return nil
+				}
+			}
 			return err
 		}
 		var cols []engine.Column

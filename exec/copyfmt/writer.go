@@ -18,6 +18,7 @@ type Writer struct {
 	names []string
 	loc   *time.Location
 	buf   []byte
+	ends  []int // where each buffered row (or the CSV header) ends in buf
 	val   []byte
 	rows  int64
 }
@@ -36,6 +37,7 @@ func NewWriter(w io.Writer, opts Options, names []string, ts []types.T, loc *tim
 			wr.buf = wr.csvField(wr.buf, []byte(n))
 		}
 		wr.buf = append(wr.buf, '\n')
+		wr.ends = append(wr.ends, len(wr.buf))
 	}
 	return wr, nil
 }
@@ -43,8 +45,10 @@ func NewWriter(w io.Writer, opts Options, names []string, ts []types.T, loc *tim
 // Rows is the number of rows written.
 func (wr *Writer) Rows() int64 { return wr.rows }
 
-// Write renders one batch; output goes to the underlying writer in pieces
-// of about 64 KiB.
+// Write renders one batch; output goes to the underlying writer once about
+// 64 KiB are buffered, one Write per row: the wire layer sends each Write as
+// a CopyData message, and the protocol (and psycopg's Copy.rows) wants one
+// row per message.
 func (wr *Writer) Write(rec arrow.RecordBatch) error {
 	n := int(rec.NumRows())
 	fmts := make([]func([]byte, int) []byte, len(wr.types))
@@ -68,6 +72,7 @@ func (wr *Writer) Write(rec arrow.RecordBatch) error {
 			}
 		}
 		wr.buf = append(wr.buf, '\n')
+		wr.ends = append(wr.ends, len(wr.buf))
 		wr.rows++
 		if len(wr.buf) >= 64<<10 {
 			if err := wr.Flush(); err != nil {
@@ -83,9 +88,15 @@ func (wr *Writer) Flush() error {
 	if len(wr.buf) == 0 {
 		return nil
 	}
-	_, err := wr.w.Write(wr.buf)
-	wr.buf = wr.buf[:0]
-	return err
+	start := 0
+	for _, end := range wr.ends {
+		if _, err := wr.w.Write(wr.buf[start:end]); err != nil {
+			return err
+		}
+		start = end
+	}
+	wr.buf, wr.ends = wr.buf[:0], wr.ends[:0]
+	return nil
 }
 
 func (wr *Writer) textField(buf, v []byte) []byte {

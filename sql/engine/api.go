@@ -142,6 +142,13 @@ func (s *Session) notice(format string, args ...any) {
 	s.notices = append(s.notices, e)
 }
 
+// warning queues a WARNING with its SQLSTATE, sent like a notice.
+func (s *Session) warning(code, msg string) {
+	e := pgerr.New(code, "%s", msg)
+	e.Severity = "WARNING"
+	s.notices = append(s.notices, e)
+}
+
 func (s *Session) noticeDetail(msg, detail string) {
 	e := pgerr.New(pgerr.SuccessfulCompletion, "%s", msg)
 	e.Severity = "NOTICE"

@@ -243,7 +243,8 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 }
 
 // CopyOut runs a COPY … TO STDOUT, writing the data to w in pieces the
-// wire layer sends as CopyData messages (each Write is one row or more).
+// wire layer sends as CopyData messages (each Write is one row, as
+// PostgreSQL sends them).
 func (s *Session) CopyOut(ctx context.Context, st *Statement, w io.Writer) (string, error) {
 	tag, err := s.copyOut(ctx, st, w)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -635,6 +636,48 @@ func TestTimeZone(t *testing.T) {
 	}
 }
 
+// A rollback undoes the SETs of its block (reporting the restored values),
+// a commit keeps them, as in PostgreSQL.
+func TestTransactionSettings(t *testing.T) {
+	_, s := loaded(t)
+	ctx := context.Background()
+	zone := func() string { v, _ := s.Setting("TimeZone"); return v }
+	for _, end := range []string{"ROLLBACK", "ABORT", "COMMIT of a failed block"} {
+		mustRun(t, s, "BEGIN")
+		mustRun(t, s, "SET TimeZone = 'America/New_York'")
+		mustRun(t, s, "SET application_name = 'inside'")
+		mustRun(t, s, "SET loam.custom = 'x'")
+		s.TakeParameterChanges()
+		if end == "COMMIT of a failed block" {
+			runSQL(ctx, s, "SELECT 1/0")
+			mustRun(t, s, "COMMIT")
+		} else {
+			mustRun(t, s, end)
+		}
+		if got := zone(); got != "UTC" {
+			t.Errorf("%s: TimeZone %q, want UTC", end, got)
+		}
+		if r := mustRun(t, s, "SELECT '2026-11-29 10:15:00+00'::timestamptz::text"); r.rows[0][0] != "2026-11-29 10:15:00+00" {
+			t.Errorf("%s: timestamptz shown as %q", end, r.rows[0][0])
+		}
+		if v, ok := s.Setting("loam.custom"); !ok || v != "" {
+			t.Errorf("%s: a setting first made in the block is %q (%v), want empty (PostgreSQL's placeholder)", end, v, ok)
+		}
+		ch := s.TakeParameterChanges()
+		if !slices.Contains(ch, [2]string{"TimeZone", "UTC"}) || !slices.Contains(ch, [2]string{"application_name", ""}) {
+			t.Errorf("%s: reported changes %v, want TimeZone and application_name restored", end, ch)
+		}
+	}
+	mustRun(t, s, "BEGIN")
+	mustRun(t, s, "SET TimeZone = 'Asia/Kolkata'")
+	mustRun(t, s, "COMMIT")
+	mustRun(t, s, "BEGIN")
+	mustRun(t, s, "ROLLBACK")
+	if got := zone(); got != "Asia/Kolkata" {
+		t.Errorf("after COMMIT: TimeZone %q, want Asia/Kolkata", got)
+	}
+}
+
 func TestErrors(t *testing.T) {
 	_, s := loaded(t)
 	cases := []struct {
@@ -818,6 +861,11 @@ func TestTransactions(t *testing.T) {
 					t.Errorf("TxStatus %c, want E", s.TxStatus())
 				}
 			}
+			// The extended protocol's Parse is refused too, before its
+			// parameters are counted (node-postgres then Binds one).
+			if _, err := s.Prepare(ctx, "SELECT $1::int4", nil); sqlstate(err) != pgerr.InFailedTransaction {
+				t.Errorf("Prepare in failed block: %s (%v), want 25P02", sqlstate(err), err)
+			}
 			expectTag("ROLLBACK", "ROLLBACK", 'I')
 			expectTag("SELECT 1", "SELECT 1", 'I')
 		})
@@ -830,6 +878,22 @@ func TestTransactions(t *testing.T) {
 	if r := mustRun(t, s, "SELECT count(*) FROM llm_calls WHERE tenant = 'x'"); r.rows[0][0] != "0" {
 		t.Errorf("refused inserts wrote %s rows", r.rows[0][0])
 	}
+	// A nested BEGIN, and COMMIT or ROLLBACK outside a block, warn as in
+	// PostgreSQL and carry on.
+	for _, w := range []struct{ pre, q, code, msg string }{
+		{"BEGIN", "BEGIN", pgerr.ActiveSQLTransaction, "there is already a transaction in progress"},
+		{"COMMIT", "COMMIT", pgerr.NoActiveSQLTransaction, "there is no transaction in progress"},
+		{"COMMIT", "ROLLBACK", pgerr.NoActiveSQLTransaction, "there is no transaction in progress"},
+	} {
+		mustRun(t, s, w.pre)
+		s.TakeNotices()
+		mustRun(t, s, w.q)
+		n := s.TakeNotices()
+		if len(n) != 1 || n[0].Severity != "WARNING" || n[0].Code != w.code || n[0].Message != w.msg {
+			t.Errorf("%s then %s: notices %+v, want WARNING %s %q", w.pre, w.q, n, w.code, w.msg)
+		}
+	}
+	mustRun(t, s, "COMMIT")
 	// An error outside a block leaves the session idle.
 	runSQL(ctx, s, "SELECT 1/0")
 	if s.TxStatus() != 'I' {

@@ -33,6 +33,12 @@ func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32)
 		}
 		paramTypes[i] = t
 	}
+	// A failed block refuses a lone statement at Parse, as PostgreSQL does:
+	// planning nothing would report zero parameters, so the client's Bind
+	// would fail with 08P01 instead of 25P02.
+	if s.tx == 'E' && len(stmts) == 1 && !isTransactionExit(stmts[0].Node) {
+		return nil, pgerr.New(pgerr.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+	}
 	out := make([]*Statement, 0, len(stmts))
 	for _, ps := range stmts {
 		st := &Statement{Query: ps.Text, prep: prepared{stmt: ps, query: query}}
@@ -67,6 +73,21 @@ func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32)
 	return out, nil
 }
 
+// isTransactionExit reports whether a statement may run in a failed
+// transaction block (PostgreSQL's IsTransactionExitStmt).
+func isTransactionExit(n *pg.Node) bool {
+	ts := n.GetTransactionStmt()
+	if ts == nil {
+		return false
+	}
+	switch ts.Kind {
+	case pg.TransactionStmtKind_TRANS_STMT_COMMIT, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK,
+		pg.TransactionStmtKind_TRANS_STMT_PREPARE, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+		return true
+	}
+	return false
+}
+
 func (s *Session) exprCtx() *expr.Ctx { return &expr.Ctx{Loc: s.loc, Now: time.Now()} }
 
 // describe plans a statement without running it, for its result columns
@@ -84,6 +105,15 @@ func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statem
 		return nil, err
 	case *pg.Node_VariableShowStmt:
 		return s.showColumns(n.VariableShowStmt), nil
+	case *pg.Node_FetchStmt:
+		if n.FetchStmt.Ismove {
+			return nil, nil
+		}
+		c, err := s.lookupCursor(n.FetchStmt.Portalname)
+		if err != nil {
+			return nil, err
+		}
+		return c.cur.Columns(), nil
 	case *pg.Node_ExplainStmt:
 		if sel := n.ExplainStmt.Query.GetSelectStmt(); sel != nil {
 			if _, err := p.Select(sel); err != nil {
@@ -123,8 +153,10 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		if ts := ps.Node.GetTransactionStmt(); ts != nil {
 			switch ts.Kind {
 			case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK, pg.TransactionStmtKind_TRANS_STMT_COMMIT:
-				s.tx = 'I'
+				s.endTx(false)
 				return &Cursor{tag: "ROLLBACK", sess: s}, nil
+			case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+				return s.savepoint(ts)
 			}
 		}
 		return nil, pgerr.New(pgerr.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
@@ -189,7 +221,16 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return &Cursor{tag: "CHECKPOINT", sess: s}, nil
 	case *pg.Node_CopyStmt:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY must be sent as a query of its own, not among other statements")
+	case *pg.Node_DeclareCursorStmt:
+		return s.declareCursor(ctx, p, n.DeclareCursorStmt, cat.release)
+	case *pg.Node_FetchStmt:
+		cat.release()
+		return s.fetch(n.FetchStmt)
+	case *pg.Node_ClosePortalStmt:
+		cat.release()
+		return s.closeCursor(n.ClosePortalStmt.Portalname)
 	case *pg.Node_DiscardStmt:
+		s.closeCursors(true)
 		return &Cursor{tag: "DISCARD ALL", sess: s}, nil
 	case *pg.Node_DeallocateStmt:
 		// The wire layer, which holds the prepared statements, drops them

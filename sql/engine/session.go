@@ -68,8 +68,13 @@ type Session struct {
 	settings map[string]string
 	changed  [][2]string
 	tx       byte
-	loc      *time.Location
-	notices  []*pgerr.Error
+	// txSettings are the settings when the transaction block began, which
+	// a rollback restores; nil outside a block.
+	txSettings map[string]string
+	cursors    map[string]*sqlCursor // DECLAREd cursors by name
+	savepoints []savepoint           // the block's savepoints, innermost last
+	loc        *time.Location
+	notices    []*pgerr.Error
 }
 
 // NewSession starts a session for user on database, applying the startup
@@ -141,4 +146,10 @@ func (s *Session) set(name, value string) error {
 func (s *Session) Setting(name string) (string, bool) {
 	v, ok := s.settings[canonicalName(name)]
 	return v, ok
+}
+
+// savepoint is a SAVEPOINT of the current block and the settings then.
+type savepoint struct {
+	name     string
+	settings map[string]string
 }

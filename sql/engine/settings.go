@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,16 +19,97 @@ func (s *Session) transaction(ts *pg.TransactionStmt) (*Cursor, error) {
 	switch ts.Kind {
 	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
 		// PostgreSQL warns about a nested BEGIN and carries on.
+		if s.tx == 'I' {
+			s.txSettings = maps.Clone(s.settings)
+		} else {
+			s.warning(pgerr.ActiveSQLTransaction, "there is already a transaction in progress")
+		}
 		s.tx = 'T'
 		return &Cursor{tag: "BEGIN", sess: s}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
-		s.tx = 'I'
+		if s.tx == 'I' {
+			s.warning(pgerr.NoActiveSQLTransaction, "there is no transaction in progress")
+		}
+		s.endTx(true)
 		return &Cursor{tag: "COMMIT", sess: s}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
-		s.tx = 'I'
+		if s.tx == 'I' {
+			s.warning(pgerr.NoActiveSQLTransaction, "there is no transaction in progress")
+		}
+		s.endTx(false)
 		return &Cursor{tag: "ROLLBACK", sess: s}, nil
+	case pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT, pg.TransactionStmtKind_TRANS_STMT_RELEASE,
+		pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+		return s.savepoint(ts)
 	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "savepoints and two-phase commit are not supported")
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "two-phase commit is not supported")
+}
+
+// savepoint runs SAVEPOINT, RELEASE and ROLLBACK TO. psycopg 3's nested
+// transaction() blocks and SQLAlchemy's begin_nested use them, above all to
+// recover from an error without ending the block. As with ROLLBACK, the
+// SETs since the savepoint are undone, but not written data.
+func (s *Session) savepoint(ts *pg.TransactionStmt) (*Cursor, error) {
+	verb, tag := "SAVEPOINT", "SAVEPOINT"
+	switch ts.Kind {
+	case pg.TransactionStmtKind_TRANS_STMT_RELEASE:
+		verb, tag = "RELEASE SAVEPOINT", "RELEASE"
+	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+		verb, tag = "ROLLBACK TO SAVEPOINT", "ROLLBACK"
+	}
+	if s.tx == 'I' {
+		return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "%s can only be used in transaction blocks", verb)
+	}
+	if ts.Kind == pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT {
+		s.savepoints = append(s.savepoints, savepoint{name: ts.SavepointName, settings: maps.Clone(s.settings)})
+		return &Cursor{tag: tag, sess: s}, nil
+	}
+	i := len(s.savepoints) - 1
+	for i >= 0 && s.savepoints[i].name != ts.SavepointName {
+		i--
+	}
+	if i < 0 {
+		return nil, pgerr.New(pgerr.InvalidSavepointSpec, "savepoint \"%s\" does not exist", ts.SavepointName)
+	}
+	if ts.Kind == pg.TransactionStmtKind_TRANS_STMT_RELEASE {
+		s.savepoints = s.savepoints[:i]
+		return &Cursor{tag: tag, sess: s}, nil
+	}
+	s.restoreSettings(s.savepoints[i].settings)
+	s.savepoints = s.savepoints[:i+1]
+	s.tx = 'T'
+	return &Cursor{tag: tag, sess: s}, nil
+}
+
+// endTx ends a transaction block. A rollback (or the COMMIT of a failed
+// block) undoes the SETs made in it, as in PostgreSQL: psycopg runs every
+// statement in a block, so an error there must not leave a SET behind.
+// Written data is not undone: Loam commits each statement on its own.
+func (s *Session) endTx(commit bool) {
+	if !commit && s.txSettings != nil {
+		s.restoreSettings(s.txSettings)
+	}
+	s.txSettings, s.savepoints = nil, nil
+	s.tx = 'I'
+	s.closeCursors(false)
+}
+
+// restoreSettings puts back the settings saved at BEGIN or a SAVEPOINT.
+func (s *Session) restoreSettings(saved map[string]string) {
+	// A custom setting first made since stays, empty, as PostgreSQL's
+	// placeholder variables do.
+	for k := range s.settings {
+		if _, ok := saved[k]; !ok {
+			s.settings[k] = ""
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(saved)) {
+		if v := saved[k]; s.settings[k] != v {
+			// The value was accepted before; set also restores the
+			// session's location and reports the change to the client.
+			_ = s.set(k, v)
+		}
+	}
 }
 
 func setValue(args []*pg.Node) string {
