@@ -249,8 +249,16 @@ func ParseDate(s string) (int64, error) {
 	return int64(time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Sub(Epoch) / (24 * time.Hour)), nil
 }
 
+// isTimeRest says whether what follows a date is a time of day, a zone, or
+// both: PostgreSQL's date input ignores them, and PgJDBC's setDate sends
+// "2026-11-29 +00".
 func isTimeRest(rest string) bool {
-	_, _, err := splitClockZone(strings.TrimLeft(rest, " T"))
+	rest = strings.TrimLeft(rest, " T")
+	if rest != "" && (rest[0] == '+' || rest[0] == '-') {
+		_, ok := zoneOffset(rest, time.Time{})
+		return ok
+	}
+	_, _, err := splitClockZone(rest)
 	return err == nil
 }
 

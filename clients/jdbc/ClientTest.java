@@ -1,0 +1,302 @@
+// ClientTest drives a server through PgJDBC with its default settings, the
+// way an application would. It takes a JDBC URL, prints one line per check,
+// and exits 1 at the first failed one. The same program runs against Loam
+// and PostgreSQL 15 (clients/jdbc_test.go), so what it expects is what
+// PostgreSQL answers.
+
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.Date;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.UUID;
+import org.postgresql.PGStatement;
+
+public class ClientTest {
+    static int checks;
+
+    static void check(String what, Object got, Object want) {
+        checks++;
+        boolean ok = (got instanceof byte[] && want instanceof byte[])
+                ? Arrays.equals((byte[]) got, (byte[]) want)
+                : Objects.equals(got, want);
+        if (!ok) {
+            throw new AssertionError(what + ": got " + show(got) + ", want " + show(want));
+        }
+        System.out.println("ok " + what + " = " + show(got));
+    }
+
+    static String show(Object o) {
+        if (o instanceof byte[]) {
+            return Arrays.toString((byte[]) o);
+        }
+        return o == null ? "null" : o + " (" + o.getClass().getSimpleName() + ")";
+    }
+
+    static final UUID ID1 = UUID.fromString("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11");
+    static final UUID ID2 = UUID.fromString("00000000-0000-0000-0000-000000000002");
+    static final OffsetDateTime TSTZ1 = OffsetDateTime.of(2026, 11, 29, 10, 30, 15, 123456000, ZoneOffset.UTC);
+    static final OffsetDateTime TSTZ2 = OffsetDateTime.of(2026, 1, 2, 3, 4, 5, 0, ZoneOffset.ofHours(2));
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 1) {
+            System.err.println("usage: ClientTest jdbc:postgresql://host:port/db?user=...");
+            System.exit(2);
+        }
+        try (Connection c = DriverManager.getConnection(args[0])) {
+            run(c);
+        } catch (Throwable e) {
+            System.out.println("FAIL after " + checks + " checks: " + e);
+            e.printStackTrace(System.out);
+            System.exit(1);
+        }
+        System.out.println("PASS " + checks + " checks");
+    }
+
+    static void run(Connection c) throws Exception {
+        DatabaseMetaData md = c.getMetaData();
+        System.out.println("server " + md.getDatabaseProductName() + " " + md.getDatabaseProductVersion());
+        check("product name", md.getDatabaseProductName(), "PostgreSQL");
+        check("major version", md.getDatabaseMajorVersion(), 15);
+        check("autocommit by default", c.getAutoCommit(), true);
+
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE jdbc_t (i INT, l BIGINT, s SMALLINT, d DOUBLE PRECISION, f REAL,"
+                    + " n NUMERIC(12,3), b BOOLEAN, t TEXT, dt DATE, ts TIMESTAMP, tz TIMESTAMPTZ,"
+                    + " u UUID, by BYTEA)");
+        }
+
+        String ins = "INSERT INTO jdbc_t (i, l, s, d, f, n, b, t, dt, ts, tz, u, by)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        try (PreparedStatement ps = c.prepareStatement(ins)) {
+            ps.setInt(1, 42);
+            ps.setLong(2, 9_000_000_000L);
+            ps.setShort(3, (short) -7);
+            ps.setDouble(4, 2.5);
+            ps.setFloat(5, 1.25f);
+            ps.setBigDecimal(6, new BigDecimal("12345.678"));
+            ps.setBoolean(7, true);
+            ps.setString(8, "héllo 'world'");
+            ps.setDate(9, Date.valueOf("2026-11-29"));
+            ps.setTimestamp(10, Timestamp.valueOf("2026-11-29 10:30:15.123456"));
+            ps.setObject(11, TSTZ1);
+            ps.setObject(12, ID1);
+            ps.setBytes(13, new byte[] {0, 1, 2, (byte) 0xff});
+            check("insert count", ps.executeUpdate(), 1);
+
+            ps.setInt(1, 7);
+            ps.setLong(2, -1L);
+            ps.setShort(3, Short.MAX_VALUE);
+            ps.setDouble(4, -0.125);
+            ps.setFloat(5, 3.5f);
+            ps.setBigDecimal(6, new BigDecimal("-0.5"));
+            ps.setBoolean(7, false);
+            ps.setString(8, "second");
+            ps.setDate(9, Date.valueOf("2000-01-01"));
+            ps.setTimestamp(10, Timestamp.valueOf("1999-12-31 23:59:59"));
+            ps.setObject(11, TSTZ2);
+            ps.setObject(12, ID2);
+            ps.setBytes(13, new byte[0]);
+            check("insert count 2", ps.executeUpdate(), 1);
+
+            for (int k = 1; k <= 13; k++) {
+                ps.setNull(k, java.sql.Types.NULL);
+            }
+            ps.setInt(1, 0);
+            check("insert nulls", ps.executeUpdate(), 1);
+        }
+
+        // Every parameter type in a WHERE clause, and every column read back.
+        String sel = "SELECT i, l, s, d, f, n, b, t, dt, ts, tz, u, by FROM jdbc_t"
+                + " WHERE i = ? AND l = ? AND s = ? AND d = ? AND f = ? AND n = ? AND b = ? AND t = ?"
+                + " AND dt = ? AND ts = ? AND tz = ? AND u = ? AND by = ?";
+        try (PreparedStatement ps = c.prepareStatement(sel)) {
+            ps.setInt(1, 42);
+            ps.setLong(2, 9_000_000_000L);
+            ps.setShort(3, (short) -7);
+            ps.setDouble(4, 2.5);
+            ps.setFloat(5, 1.25f);
+            ps.setBigDecimal(6, new BigDecimal("12345.678"));
+            ps.setBoolean(7, true);
+            ps.setString(8, "héllo 'world'");
+            ps.setDate(9, Date.valueOf("2026-11-29"));
+            ps.setTimestamp(10, Timestamp.valueOf("2026-11-29 10:30:15.123456"));
+            ps.setObject(11, TSTZ1);
+            ps.setObject(12, ID1);
+            ps.setBytes(13, new byte[] {0, 1, 2, (byte) 0xff});
+            try (ResultSet rs = ps.executeQuery()) {
+                check("row found", rs.next(), true);
+                checkRow1(rs, "select");
+                check("one row", rs.next(), false);
+            }
+        }
+
+        // Past prepareThreshold (5) the driver names the statement on the
+        // server and, having described it once, binds it with binary result
+        // formats and no Describe: each execution must decode the same.
+        String byId = "SELECT i, l, s, d, f, n, b, t, dt, ts, tz, u, by FROM jdbc_t WHERE i = ?";
+        try (PreparedStatement ps = c.prepareStatement(byId)) {
+            for (int k = 1; k <= 8; k++) {
+                ps.setInt(1, 42);
+                try (ResultSet rs = ps.executeQuery()) {
+                    check("exec " + k + " row", rs.next(), true);
+                    checkRow1(rs, "exec " + k);
+                    check("exec " + k + " one row", rs.next(), false);
+                }
+                ps.setInt(1, 7);
+                try (ResultSet rs = ps.executeQuery()) {
+                    check("exec " + k + " row 2", rs.next(), true);
+                    checkRow2(rs, "exec " + k + " row 2");
+                }
+                // The driver counts executions; after the 5th it names the
+                // statement on the server.
+                check("exec " + k + " server-prepared", ps.unwrap(PGStatement.class).isUseServerPrepare(), 3 * k - 1 >= 5);
+                ps.setInt(1, 0);
+                try (ResultSet rs = ps.executeQuery()) {
+                    check("exec " + k + " nulls", rs.next(), true);
+                    for (int col = 2; col <= 13; col++) {
+                        rs.getObject(col);
+                        check("exec " + k + " col " + col + " null", rs.wasNull(), true);
+                    }
+                }
+            }
+        }
+
+        // An expression result type chosen by the server, re-executed too.
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT count(*), sum(l), max(tz), min(dt) FROM jdbc_t WHERE i >= ?")) {
+            for (int k = 1; k <= 7; k++) {
+                ps.setInt(1, 1);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    check("agg " + k + " count", rs.getLong(1), 2L);
+                    check("agg " + k + " sum", rs.getBigDecimal(2), new BigDecimal("8999999999"));
+                    check("agg " + k + " max tz", rs.getObject(3, OffsetDateTime.class).toInstant(), TSTZ1.toInstant());
+                    check("agg " + k + " min dt", rs.getDate(4), Date.valueOf("2000-01-01"));
+                }
+            }
+        }
+
+        // An error carries its SQLSTATE, and the connection goes on.
+        try (Statement s = c.createStatement()) {
+            expectError(() -> s.executeQuery("SELECT 1/0"), "22012");
+            expectError(() -> s.executeQuery("SELECT * FROM no_such_table"), "42P01");
+            try (ResultSet rs = s.executeQuery("SELECT count(*) FROM jdbc_t")) {
+                rs.next();
+                check("usable after error", rs.getLong(1), 3L);
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT 10 / ?")) {
+            for (int k = 1; k <= 7; k++) {
+                ps.setInt(1, k % 2 == 0 ? 0 : 5);
+                if (k % 2 == 0) {
+                    expectError(ps::executeQuery, "22012");
+                } else {
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        check("prepared after error " + k, rs.getInt(1), 2);
+                    }
+                }
+            }
+        }
+
+        // Transactions: rollback undoes, commit keeps, an error aborts the
+        // block until rollback.
+        c.setAutoCommit(false);
+        try (Statement s = c.createStatement()) {
+            s.executeUpdate("INSERT INTO jdbc_t (i, t) VALUES (100, 'rolled back')");
+            c.rollback();
+            s.executeUpdate("INSERT INTO jdbc_t (i, t) VALUES (101, 'committed')");
+            c.commit();
+            s.executeUpdate("INSERT INTO jdbc_t (i, t) VALUES (102, 'aborted')");
+            expectError(() -> s.executeQuery("SELECT 1/0"), "22012");
+            expectError(() -> s.executeQuery("SELECT 1"), "25P02");
+            c.rollback();
+        }
+        c.setAutoCommit(true);
+        try (PreparedStatement ps = c.prepareStatement("SELECT t FROM jdbc_t WHERE i >= ? ORDER BY i")) {
+            ps.setInt(1, 100);
+            StringBuilder rows = new StringBuilder();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows.append(rs.getString(1)).append(';');
+                }
+            }
+            // -DrollbackKeepsWrites=true: a server whose writes commit as
+            // they run (Loam) keeps the rows a ROLLBACK should have undone.
+            if (Boolean.getBoolean("rollbackKeepsWrites")) {
+                check("tx rows (rollback keeps writes)", rows.toString(), "rolled back;committed;aborted;");
+            } else {
+                check("tx rows", rows.toString(), "committed;");
+            }
+        }
+
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT i, t, tz FROM jdbc_t LIMIT 1")) {
+            ResultSetMetaData rm = rs.getMetaData();
+            check("meta column name", rm.getColumnName(2), "t");
+            check("meta column type", rm.getColumnTypeName(1), "int4");
+            check("meta column type tz", rm.getColumnTypeName(3), "timestamptz");
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("DROP TABLE jdbc_t");
+        }
+    }
+
+    static void checkRow1(ResultSet rs, String p) throws SQLException {
+        check(p + " int", rs.getInt(1), 42);
+        check(p + " long", rs.getLong(2), 9_000_000_000L);
+        check(p + " short", rs.getShort(3), (short) -7);
+        check(p + " double", rs.getDouble(4), 2.5);
+        check(p + " float", rs.getFloat(5), 1.25f);
+        check(p + " numeric", rs.getBigDecimal(6), new BigDecimal("12345.678"));
+        check(p + " bool", rs.getBoolean(7), true);
+        check(p + " text", rs.getString(8), "héllo 'world'");
+        check(p + " date", rs.getDate(9), Date.valueOf("2026-11-29"));
+        check(p + " timestamp", rs.getTimestamp(10), Timestamp.valueOf("2026-11-29 10:30:15.123456"));
+        check(p + " timestamptz", rs.getObject(11, OffsetDateTime.class).toInstant(), TSTZ1.toInstant());
+        check(p + " uuid", rs.getObject(12), ID1);
+        check(p + " bytea", rs.getBytes(13), new byte[] {0, 1, 2, (byte) 0xff});
+        check(p + " object int", rs.getObject(1), 42);
+        check(p + " object numeric", rs.getObject(6), new BigDecimal("12345.678"));
+    }
+
+    static void checkRow2(ResultSet rs, String p) throws SQLException {
+        check(p + " int", rs.getInt(1), 7);
+        check(p + " long", rs.getLong(2), -1L);
+        check(p + " short", rs.getShort(3), Short.MAX_VALUE);
+        check(p + " double", rs.getDouble(4), -0.125);
+        check(p + " float", rs.getFloat(5), 3.5f);
+        check(p + " numeric", rs.getBigDecimal(6), new BigDecimal("-0.500"));
+        check(p + " bool", rs.getBoolean(7), false);
+        check(p + " text", rs.getString(8), "second");
+        check(p + " date", rs.getDate(9), Date.valueOf("2000-01-01"));
+        check(p + " timestamp", rs.getTimestamp(10), Timestamp.valueOf("1999-12-31 23:59:59"));
+        check(p + " timestamptz", rs.getObject(11, OffsetDateTime.class).toInstant(), TSTZ2.toInstant());
+        check(p + " uuid", rs.getObject(12), ID2);
+        check(p + " bytea", rs.getBytes(13), new byte[0]);
+    }
+
+    interface Action {
+        Object run() throws SQLException;
+    }
+
+    static void expectError(Action a, String state) {
+        try {
+            a.run();
+        } catch (SQLException e) {
+            check("error " + e.getMessage().split("\n")[0] + " sqlstate", e.getSQLState(), state);
+            return;
+        }
+        throw new AssertionError("no error, want SQLSTATE " + state);
+    }
+}
