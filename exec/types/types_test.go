@@ -418,3 +418,22 @@ func TestParseIntervalLongClock(t *testing.T) {
 		t.Fatalf("ParseInterval(%q) = %+v, %v; want it back as %+v", iv.String(), back, err, iv)
 	}
 }
+
+// Date input ignores a time of day and a zone after the date; PgJDBC's
+// setDate sends "2026-11-29 +00".
+func TestParseDateTrailing(t *testing.T) {
+	want, err := ParseDate("2026-11-29")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"2026-11-29 +00", "2026-11-29 +05:30", "2026-11-29 -08", "2026-11-29 10:00:00 +02", "2026-11-29T10:00:00Z"} {
+		if got, err := ParseDate(s); err != nil || got != want {
+			t.Errorf("ParseDate(%q) = %d, %v; want %d", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"2026-11-29 +99", "2026-11-29 +", "2026-11-29 -", "2026-11-29 foo"} {
+		if _, err := ParseDate(s); err == nil {
+			t.Errorf("ParseDate(%q): no error", s)
+		}
+	}
+}
