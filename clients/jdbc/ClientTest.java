@@ -19,6 +19,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.TimeZone;
 import java.util.UUID;
 import org.postgresql.PGStatement;
 
@@ -137,6 +138,26 @@ public class ClientTest {
             try (ResultSet rs = ps.executeQuery()) {
                 check("row found", rs.next(), true);
                 checkRow1(rs, "select");
+                // Executed once, unnamed: results come in text format,
+                // which getString returns as the server wrote it.
+                String[] text = {"42", "9000000000", "-7", "2.5", "1.25", "12345.678", "t", "héllo 'world'",
+                    "2026-11-29", "2026-11-29 10:30:15.123456", null, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+                    "\\x000102ff"};
+                // timestamptz prints in the session's TimeZone, the JVM's.
+                switch (TimeZone.getDefault().getID()) {
+                    case "UTC":
+                        text[10] = "2026-11-29 10:30:15.123456+00";
+                        break;
+                    case "America/New_York":
+                        text[10] = "2026-11-29 05:30:15.123456-05";
+                        break;
+                    default:
+                }
+                for (int col = 1; col <= text.length; col++) {
+                    if (text[col - 1] != null) {
+                        check("select text col " + col, rs.getString(col), text[col - 1]);
+                    }
+                }
                 check("one row", rs.next(), false);
             }
         }
@@ -210,6 +231,36 @@ public class ClientTest {
             }
         }
 
+        // A batch: one Bind/Execute per row, one Sync.
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE jdbc_batch (k INT, v TEXT)");
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO jdbc_batch (k, v) VALUES (?, ?)")) {
+            for (int k = 1; k <= 10; k++) {
+                ps.setInt(1, k);
+                ps.setString(2, "row " + k);
+                ps.addBatch();
+            }
+            check("batch counts", Arrays.toString(ps.executeBatch()), "[1, 1, 1, 1, 1, 1, 1, 1, 1, 1]");
+        }
+        // A fetch size inside a transaction: the driver reads a portal
+        // 3 rows per Execute (PortalSuspended between them).
+        c.setAutoCommit(false);
+        try (PreparedStatement ps = c.prepareStatement("SELECT k, v FROM jdbc_batch WHERE k > ? ORDER BY k")) {
+            ps.setFetchSize(3);
+            ps.setInt(1, 2);
+            StringBuilder got = new StringBuilder();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    got.append(rs.getInt(1)).append('=').append(rs.getString(2)).append(';');
+                }
+            }
+            check("fetch size rows", got.toString(),
+                    "3=row 3;4=row 4;5=row 5;6=row 6;7=row 7;8=row 8;9=row 9;10=row 10;");
+        }
+        c.commit();
+        c.setAutoCommit(true);
+
         // Transactions: rollback undoes, commit keeps, an error aborts the
         // block until rollback.
         c.setAutoCommit(false);
@@ -249,6 +300,7 @@ public class ClientTest {
         }
         try (Statement s = c.createStatement()) {
             s.execute("DROP TABLE jdbc_t");
+            s.execute("DROP TABLE jdbc_batch");
         }
     }
 

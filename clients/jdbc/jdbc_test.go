@@ -62,13 +62,13 @@ func compile(t *testing.T) string {
 
 // runClient runs the compiled program against a JDBC URL, failing the test
 // with its output when it fails.
-func runClient(t *testing.T, classpath, jdbcURL string, props ...string) string {
+func runClient(t *testing.T, classpath, jdbcURL, zone string, props ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	// A fixed JVM time zone and locale: the driver sends dates and
-	// timestamps in the JVM's zone.
-	args := append([]string{"-Duser.timezone=UTC", "-Dfile.encoding=UTF-8", "-Duser.language=en"}, props...)
+	// The JVM's zone is the session's TimeZone (the driver sends it at
+	// startup) and the offset it writes after dates and timestamps.
+	args := append([]string{"-Duser.timezone=" + zone, "-Dfile.encoding=UTF-8", "-Duser.language=en"}, props...)
 	cmd := exec.CommandContext(ctx, "java", append(args, "-cp", classpath, "ClientTest", jdbcURL)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -79,21 +79,23 @@ func runClient(t *testing.T, classpath, jdbcURL string, props ...string) string 
 
 func TestPgJDBC(t *testing.T) {
 	cp := compile(t)
-	t.Run("loam", func(t *testing.T) {
-		addr := startLoam(t, loamBinary(t))
-		// Loam commits each write as it runs: BEGIN … ROLLBACK does not
-		// undo an INSERT (a known gap; the program checks what it keeps).
-		out := runClient(t, cp, "jdbc:postgresql://"+addr+"/loam?user=loam", "-DrollbackKeepsWrites=true")
-		t.Log(lastLine(out))
-	})
-	t.Run("postgres", func(t *testing.T) {
-		u, err := url.Parse(pgtest.Database(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := runClient(t, cp, fmt.Sprintf("jdbc:postgresql://%s%s?user=%s", u.Host, u.Path, u.User.Username()))
-		t.Log(lastLine(out))
-	})
+	for _, zone := range []string{"UTC", "America/New_York"} {
+		t.Run("loam/"+zone, func(t *testing.T) {
+			addr := startLoam(t, loamBinary(t))
+			// Loam commits each write as it runs: BEGIN … ROLLBACK does not
+			// undo an INSERT (a known gap; the program checks what it keeps).
+			out := runClient(t, cp, "jdbc:postgresql://"+addr+"/loam?user=loam", zone, "-DrollbackKeepsWrites=true")
+			t.Log(lastLine(out))
+		})
+		t.Run("postgres/"+zone, func(t *testing.T) {
+			u, err := url.Parse(pgtest.Database(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := runClient(t, cp, fmt.Sprintf("jdbc:postgresql://%s%s?user=%s", u.Host, u.Path, u.User.Username()), zone)
+			t.Log(lastLine(out))
+		})
+	}
 }
 
 func lastLine(s string) string {
