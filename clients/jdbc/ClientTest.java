@@ -14,7 +14,11 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Time;
 import java.sql.Timestamp;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Arrays;
@@ -231,6 +235,43 @@ public class ClientTest {
             }
         }
 
+        // java.sql.Time and the java.time classes, text then binary.
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE jdbc_time (k INT, lt TIME, ld DATE, ldt TIMESTAMP)");
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO jdbc_time VALUES (?, ?, ?, ?)")) {
+            ps.setInt(1, 1);
+            ps.setTime(2, Time.valueOf("10:30:15"));
+            ps.setObject(3, LocalDate.of(2026, 11, 29));
+            ps.setObject(4, LocalDateTime.of(2026, 11, 29, 10, 30, 15, 123456000));
+            check("insert time", ps.executeUpdate(), 1);
+            ps.setInt(1, 2);
+            ps.setObject(2, LocalTime.of(23, 59, 59, 999999000));
+            ps.setDate(3, Date.valueOf("1999-12-31"));
+            ps.setObject(4, LocalDateTime.of(2000, 1, 1, 0, 0));
+            check("insert time 2", ps.executeUpdate(), 1);
+        }
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT lt, ld, ldt FROM jdbc_time WHERE lt = ? OR ld = ? OR ldt = ? ORDER BY k")) {
+            for (int k = 1; k <= 7; k++) {
+                ps.setTime(1, Time.valueOf("10:30:15"));
+                ps.setObject(2, LocalDate.of(1999, 12, 31));
+                ps.setObject(3, LocalDateTime.of(2000, 1, 1, 0, 0));
+                try (ResultSet rs = ps.executeQuery()) {
+                    check("time " + k + " row", rs.next(), true);
+                    check("time " + k + " time", rs.getTime(1), Time.valueOf("10:30:15"));
+                    check("time " + k + " localdate", rs.getObject(2, LocalDate.class), LocalDate.of(2026, 11, 29));
+                    check("time " + k + " localdatetime", rs.getObject(3, LocalDateTime.class),
+                            LocalDateTime.of(2026, 11, 29, 10, 30, 15, 123456000));
+                    check("time " + k + " row 2", rs.next(), true);
+                    check("time " + k + " localtime", rs.getObject(1, LocalTime.class), LocalTime.of(23, 59, 59, 999999000));
+                    check("time " + k + " date", rs.getDate(2), Date.valueOf("1999-12-31"));
+                    check("time " + k + " timestamp", rs.getTimestamp(3), Timestamp.valueOf("2000-01-01 00:00:00"));
+                    check("time " + k + " end", rs.next(), false);
+                }
+            }
+        }
+
         // A batch: one Bind/Execute per row, one Sync.
         try (Statement s = c.createStatement()) {
             s.execute("CREATE TABLE jdbc_batch (k INT, v TEXT)");
@@ -301,6 +342,7 @@ public class ClientTest {
         try (Statement s = c.createStatement()) {
             s.execute("DROP TABLE jdbc_t");
             s.execute("DROP TABLE jdbc_batch");
+            s.execute("DROP TABLE jdbc_time");
         }
     }
 

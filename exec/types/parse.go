@@ -118,9 +118,9 @@ func ParseText(t T, s string, loc *time.Location) (Datum, error) {
 		}
 		d.I = days
 	case Time:
-		us, ok := parseClock(strings.TrimSpace(s))
-		if !ok {
-			return d, pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type time: %q", s)
+		us, err := parseTimeOfDay(s)
+		if err != nil {
+			return d, err
 		}
 		d.I = RoundMicros(us, t.Width)
 	case Timestamp, TimestampTZ:
@@ -289,6 +289,41 @@ func parseYMD(s string) (y, m, d int, rest string, ok bool) {
 		}
 	}
 	return parts[0], parts[1], parts[2], s[i:], true
+}
+
+// parseTimeOfDay reads time input: a clock, optionally after a date and
+// before a numeric or UTC zone, which time ignores as PostgreSQL does
+// (PgJDBC's setTime sends "10:30:15+00").
+func parseTimeOfDay(s string) (int64, error) {
+	str := strings.TrimSpace(s)
+	if us, ok := parseClock(str); ok {
+		return us, nil
+	}
+	bad := pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type time: %q", s)
+	if _, _, _, rest, ok := parseYMD(str); ok && rest != "" {
+		str = strings.TrimLeft(rest, " T")
+	}
+	clock, zone, err := splitClockZone(str)
+	if err != nil || clock == "" {
+		return 0, bad
+	}
+	if zone != "" {
+		switch strings.ToUpper(zone) {
+		case "Z", "UTC", "GMT", "ZULU":
+		default:
+			if zone[0] != '+' && zone[0] != '-' || len(zone) == 1 {
+				return 0, bad
+			}
+			if _, ok := zoneOffset(zone, time.Time{}); !ok {
+				if strings.Trim(zone[1:], "0123456789:") == "" {
+					return 0, pgerr.New("22009", "time zone displacement out of range: %q", s)
+				}
+				return 0, bad
+			}
+		}
+	}
+	us, _ := parseClock(clock)
+	return us, nil
 }
 
 // parseClock reads HH:MM[:SS[.ffffff]] into µs since midnight.

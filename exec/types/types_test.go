@@ -437,3 +437,21 @@ func TestParseDateTrailing(t *testing.T) {
 		}
 	}
 }
+
+// Time input ignores a date before the clock and a numeric or UTC zone
+// after it; PgJDBC's setTime sends "10:30:15+00".
+func TestParseTimeTrailing(t *testing.T) {
+	want := int64(10*3600+30*60+15) * 1e6
+	for _, s := range []string{"10:30:15", "10:30:15+00", "10:30:15 +05:30", "10:30:15-08", "10:30:15 UTC", "2026-11-29 10:30:15", "2026-11-29T10:30:15Z"} {
+		d, err := ParseText(TTime, s, time.UTC)
+		if err != nil || d.I != want {
+			t.Errorf("ParseText(time, %q) = %d, %v; want %d", s, d.I, err, want)
+		}
+	}
+	for s, code := range map[string]string{"10:30:15 America/New_York": "22007", "10:30:15 foo": "22007", "10:30:15+": "22007", "10:30:15+99": "22009", "": "22007"} {
+		_, err := ParseText(TTime, s, time.UTC)
+		if pgerr.From(err).Code != code {
+			t.Errorf("ParseText(time, %q): %v, want SQLSTATE %s", s, err, code)
+		}
+	}
+}
