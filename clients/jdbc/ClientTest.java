@@ -302,6 +302,27 @@ public class ClientTest {
         c.commit();
         c.setAutoCommit(true);
 
+        // setQueryTimeout: the driver sends a CancelRequest on a second
+        // connection; the statement fails with 57014 and the session goes on.
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE jdbc_big (k INT)");
+            StringBuilder values = new StringBuilder("INSERT INTO jdbc_big VALUES (0)");
+            for (int k = 1; k < 100; k++) {
+                values.append(", (").append(k).append(')');
+            }
+            check("insert 100", s.executeUpdate(values.toString()), 100);
+            s.setQueryTimeout(1);
+            // 10^10 rows: far longer than the timeout, on either server.
+            expectError(() -> s.executeQuery(
+                    "SELECT count(*) FROM jdbc_big a, jdbc_big b, jdbc_big c, jdbc_big d, jdbc_big e"), "57014");
+            s.setQueryTimeout(0);
+            try (ResultSet rs = s.executeQuery("SELECT count(*) FROM jdbc_big")) {
+                rs.next();
+                check("usable after cancel", rs.getLong(1), 100L);
+            }
+            s.execute("DROP TABLE jdbc_big");
+        }
+
         // Transactions: rollback undoes, commit keeps, an error aborts the
         // block until rollback.
         c.setAutoCommit(false);

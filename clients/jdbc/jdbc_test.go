@@ -64,7 +64,7 @@ func compile(t *testing.T) string {
 // with its output when it fails.
 func runClient(t *testing.T, classpath, jdbcURL, zone string, props ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	// The JVM's zone is the session's TimeZone (the driver sends it at
 	// startup) and the offset it writes after dates and timestamps.
