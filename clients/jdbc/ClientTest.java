@@ -5,6 +5,7 @@
 // PostgreSQL answers.
 
 import java.math.BigDecimal;
+import java.sql.BatchUpdateException;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.Date;
@@ -284,6 +285,31 @@ public class ClientTest {
             }
             check("batch counts", Arrays.toString(ps.executeBatch()), "[1, 1, 1, 1, 1, 1, 1, 1, 1, 1]");
         }
+        // A batch with a bad row fails with that row's SQLSTATE; the
+        // session goes on. PostgreSQL runs the batch (one Sync) as one
+        // implicit transaction, so the rows before it are undone too.
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE jdbc_bad (k INT, v TEXT)");
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO jdbc_bad (k, v) VALUES (CAST(? AS INT), ?)")) {
+            for (String k : new String[] {"11", "x", "12"}) {
+                ps.setString(1, k);
+                ps.setString(2, "bad batch");
+                ps.addBatch();
+            }
+            try {
+                ps.executeBatch();
+                throw new AssertionError("bad batch: no error");
+            } catch (BatchUpdateException e) {
+                check("bad batch sqlstate", e.getSQLState(), "22P02");
+            }
+        }
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM jdbc_bad")) {
+            rs.next();
+            check("bad batch rows kept", rs.getLong(1), Boolean.getBoolean("rollbackKeepsWrites") ? 1L : 0L);
+        }
+
         // A fetch size inside a transaction: the driver reads a portal
         // 3 rows per Execute (PortalSuspended between them).
         c.setAutoCommit(false);
@@ -364,6 +390,7 @@ public class ClientTest {
             s.execute("DROP TABLE jdbc_t");
             s.execute("DROP TABLE jdbc_batch");
             s.execute("DROP TABLE jdbc_time");
+            s.execute("DROP TABLE jdbc_bad");
         }
     }
 

@@ -82,8 +82,9 @@ func TestPgJDBC(t *testing.T) {
 	for _, zone := range []string{"UTC", "America/New_York"} {
 		t.Run("loam/"+zone, func(t *testing.T) {
 			addr := startLoam(t, loamBinary(t))
-			// Loam commits each write as it runs: BEGIN … ROLLBACK does not
-			// undo an INSERT (a known gap; the program checks what it keeps).
+			// Loam commits each write as it runs: neither ROLLBACK nor an
+			// error later in the same implicit transaction (a batch) undoes
+			// an INSERT. A known gap; the program checks what it keeps.
 			out := runClient(t, cp, "jdbc:postgresql://"+addr+"/loam?user=loam", zone, "-DrollbackKeepsWrites=true")
 			t.Log(lastLine(out))
 		})
