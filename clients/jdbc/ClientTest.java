@@ -386,6 +386,38 @@ public class ClientTest {
             check("meta column type", rm.getColumnTypeName(1), "int4");
             check("meta column type tz", rm.getColumnTypeName(3), "timestamptz");
         }
+        // -Dcatalog=true: DatabaseMetaData's catalog queries (pg_catalog).
+        if (Boolean.getBoolean("catalog")) {
+            StringBuilder got = new StringBuilder();
+            try (ResultSet rs = md.getTables(null, "public", "jdbc_%", new String[] {"TABLE"})) {
+                while (rs.next()) {
+                    got.append(rs.getString("TABLE_NAME")).append(';');
+                }
+            }
+            check("getTables", got.toString(), "jdbc_bad;jdbc_batch;jdbc_t;jdbc_time;");
+            got.setLength(0);
+            try (ResultSet rs = md.getColumns(null, "public", "jdbc_t", "%")) {
+                while (rs.next()) {
+                    got.append(rs.getString("COLUMN_NAME")).append(':').append(rs.getString("TYPE_NAME"))
+                            .append(':').append(rs.getInt("DATA_TYPE")).append(';');
+                }
+            }
+            check("getColumns", got.toString(), "i:int4:4;l:int8:-5;s:int2:5;d:float8:8;f:float4:7;n:numeric:2;"
+                    + "b:bool:-7;t:text:12;dt:date:91;ts:timestamp:93;tz:timestamptz:93;u:uuid:1111;by:bytea:-2;");
+            got.setLength(0);
+            try (ResultSet rs = md.getSchemas()) {
+                while (rs.next()) {
+                    got.append(rs.getString("TABLE_SCHEM")).append(';');
+                }
+            }
+            check("getSchemas has public", got.toString().contains("public;"), true);
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT i, t FROM jdbc_t LIMIT 1")) {
+                ResultSetMetaData rm = rs.getMetaData();
+                check("meta table name", rm.getTableName(1), "jdbc_t");
+                check("meta nullable", rm.isNullable(2), ResultSetMetaData.columnNullable);
+            }
+        }
+
         try (Statement s = c.createStatement()) {
             s.execute("DROP TABLE jdbc_t");
             s.execute("DROP TABLE jdbc_batch");
