@@ -2,12 +2,12 @@
 GO  ?= go
 BIN := bin/loam
 
-# Every package but wire/ (tested on its own under -race), and regress/ and
+# Every package but wire/ (tested on its own under -race), regress/ and
 # clients/ (which need the server built first).
 MODULE    = $(shell $(GO) list -m)
 UNIT_PKGS = $(shell $(GO) list ./... | grep -Ev '^$(MODULE)/(wire|regress|clients)(/|$$)')
 
-.PHONY: build run test clients clients-deps clients-python clients-node bench bench-ingest bench-query bench-postgres fmt vet clean psql postgres fmt-check unit race regress
+.PHONY: build run test bench bench-ingest bench-query bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
 
 build:
 	$(GO) build -o $(BIN) ./cmd/loam
@@ -17,7 +17,7 @@ build:
 run: build
 	./$(BIN) serve
 
-test: psql postgres clients-deps fmt-check vet unit race regress clients
+test: psql postgres pgjdbc clients-deps fmt-check vet unit race regress clients
 
 # The regress suite drives the server with psql: install Debian's client if
 # it is missing (CI runs as root on a fresh Debian 12 machine).
@@ -41,6 +41,16 @@ postgres:
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql-15 && \
 	  { $$sudo pg_ctlcluster 15 main stop 2>/dev/null || $$sudo service postgresql stop 2>/dev/null || true; }; }
+
+# clients/jdbc compiles a Java program against Debian's PgJDBC: install the
+# driver, and a JDK when javac is missing.
+PGJDBC_JAR ?= /usr/share/java/postgresql.jar
+pgjdbc:
+	@{ [ -f $(PGJDBC_JAR) ] && command -v javac >/dev/null 2>&1; } || { \
+	  echo "PgJDBC or javac not found: installing Debian's libpostgresql-jdbc-java and openjdk-17-jdk-headless"; \
+	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q libpostgresql-jdbc-java openjdk-17-jdk-headless; }
 
 fmt-check:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then \
@@ -77,9 +87,9 @@ regress: build
 	SLT_POSTGRES=1 SLT_FILES=$(SLT_OWN) $(GO) test -count=1 -timeout 10m -run 'TestPostgres$$' ./regress/slt/
 
 # Real drivers against a fresh server, each also run against a throwaway
-# PostgreSQL 15 that checks the scripts' expectations; see clients/clients_test.go.
-clients: build postgres clients-deps
-	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m ./clients/
+# PostgreSQL 15 that checks the expectations; see clients/clients_test.go and clients/jdbc/.
+clients: build postgres pgjdbc clients-deps
+	LOAM_BIN=$(CURDIR)/$(BIN) PGJDBC_JAR=$(PGJDBC_JAR) $(GO) test -count=1 -timeout 10m ./clients/...
 
 clients-deps: clients-python clients-node
 

@@ -81,6 +81,11 @@ func (j *nestedLoopJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		j.rightMatched = make([]bool, all.NumRows())
 	}
 	for {
+		// One left batch can make many blocks without pulling from a
+		// scan, where a cancelled statement is noticed otherwise.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if len(j.pending) > 0 {
 			out := j.pending[0]
 			j.pending = j.pending[1:]
@@ -115,6 +120,9 @@ func (j *nestedLoopJoin) joinBatch(ctx context.Context, left arrow.RecordBatch) 
 	leftMatched := make([]bool, nL)
 	block := max(1, maxPairs/max(nR, 1))
 	for start := 0; start < nL && nR > 0; start += block {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		end := min(nL, start+block)
 		var li, ri []int32
 		for l := start; l < end; l++ {

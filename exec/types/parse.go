@@ -145,9 +145,9 @@ func ParseText(t T, s string, loc *time.Location) (Datum, error) {
 		}
 		d.I = days
 	case Time:
-		us, ok := parseClock(strings.TrimSpace(s))
-		if !ok {
-			return d, pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type time: %q", s)
+		us, err := parseTimeOfDay(s)
+		if err != nil {
+			return d, err
 		}
 		d.I = RoundMicros(us, t.Width)
 	case Timestamp, TimestampTZ:
@@ -302,8 +302,16 @@ func ParseDate(s string) (int64, error) {
 	return int64(time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Sub(Epoch) / (24 * time.Hour)), nil
 }
 
+// isTimeRest says whether what follows a date is a time of day, a zone, or
+// both: PostgreSQL's date input ignores them, and PgJDBC's setDate sends
+// "2026-11-29 +00".
 func isTimeRest(rest string) bool {
-	_, _, err := splitClockZone(strings.TrimLeft(rest, " T"))
+	rest = strings.TrimLeft(rest, " T")
+	if rest != "" && (rest[0] == '+' || rest[0] == '-') {
+		_, ok := zoneOffset(rest, time.Time{})
+		return ok
+	}
+	_, _, err := splitClockZone(rest)
 	return err == nil
 }
 
@@ -334,6 +342,41 @@ func parseYMD(s string) (y, m, d int, rest string, ok bool) {
 		}
 	}
 	return parts[0], parts[1], parts[2], s[i:], true
+}
+
+// parseTimeOfDay reads time input: a clock, optionally after a date and
+// before a numeric or UTC zone, which time ignores as PostgreSQL does
+// (PgJDBC's setTime sends "10:30:15+00").
+func parseTimeOfDay(s string) (int64, error) {
+	str := strings.TrimSpace(s)
+	if us, ok := parseClock(str); ok {
+		return us, nil
+	}
+	bad := pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type time: %q", s)
+	if _, _, _, rest, ok := parseYMD(str); ok && rest != "" {
+		str = strings.TrimLeft(rest, " T")
+	}
+	clock, zone, err := splitClockZone(str)
+	if err != nil || clock == "" {
+		return 0, bad
+	}
+	if zone != "" {
+		switch strings.ToUpper(zone) {
+		case "Z", "UTC", "GMT", "ZULU":
+		default:
+			if zone[0] != '+' && zone[0] != '-' || len(zone) == 1 {
+				return 0, bad
+			}
+			if _, ok := zoneOffset(zone, time.Time{}); !ok {
+				if strings.Trim(zone[1:], "0123456789:") == "" {
+					return 0, pgerr.New("22009", "time zone displacement out of range: %q", s)
+				}
+				return 0, bad
+			}
+		}
+	}
+	us, _ := parseClock(clock)
+	return us, nil
 }
 
 // parseClock reads HH:MM[:SS[.ffffff]] into µs since midnight.

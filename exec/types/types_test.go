@@ -451,6 +451,40 @@ func TestFormatInfinity(t *testing.T) {
 	for _, c := range cases {
 		if got := FormatText(c.d, time.UTC); got != c.want {
 			t.Errorf("FormatText(%s %d) = %q, want %q", c.d.T, c.d.I, got, c.want)
+
+// Date input ignores a time of day and a zone after the date; PgJDBC's
+// setDate sends "2026-11-29 +00".
+func TestParseDateTrailing(t *testing.T) {
+	want, err := ParseDate("2026-11-29")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"2026-11-29 +00", "2026-11-29 +05:30", "2026-11-29 -08", "2026-11-29 10:00:00 +02", "2026-11-29T10:00:00Z"} {
+		if got, err := ParseDate(s); err != nil || got != want {
+			t.Errorf("ParseDate(%q) = %d, %v; want %d", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"2026-11-29 +99", "2026-11-29 +", "2026-11-29 -", "2026-11-29 foo"} {
+		if _, err := ParseDate(s); err == nil {
+			t.Errorf("ParseDate(%q): no error", s)
+		}
+	}
+}
+
+// Time input ignores a date before the clock and a numeric or UTC zone
+// after it; PgJDBC's setTime sends "10:30:15+00".
+func TestParseTimeTrailing(t *testing.T) {
+	want := int64(10*3600+30*60+15) * 1e6
+	for _, s := range []string{"10:30:15", "10:30:15+00", "10:30:15 +05:30", "10:30:15-08", "10:30:15 UTC", "2026-11-29 10:30:15", "2026-11-29T10:30:15Z"} {
+		d, err := ParseText(TTime, s, time.UTC)
+		if err != nil || d.I != want {
+			t.Errorf("ParseText(time, %q) = %d, %v; want %d", s, d.I, err, want)
+		}
+	}
+	for s, code := range map[string]string{"10:30:15 America/New_York": "22007", "10:30:15 foo": "22007", "10:30:15+": "22007", "10:30:15+99": "22009", "": "22007"} {
+		_, err := ParseText(TTime, s, time.UTC)
+		if pgerr.From(err).Code != code {
+			t.Errorf("ParseText(time, %q): %v, want SQLSTATE %s", s, err, code)
 		}
 	}
 }

@@ -1,0 +1,476 @@
+// ClientTest drives a server through PgJDBC with its default settings, the
+// way an application would. It takes a JDBC URL, prints one line per check,
+// and exits 1 at the first failed one. The same program runs against Loam
+// and PostgreSQL 15 (clients/jdbc_test.go), so what it expects is what
+// PostgreSQL answers.
+
+import java.math.BigDecimal;
+import java.sql.BatchUpdateException;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.Date;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Time;
+import java.sql.Timestamp;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.TimeZone;
+import java.util.UUID;
+import org.postgresql.PGStatement;
+
+public class ClientTest {
+    static int checks;
+
+    static void check(String what, Object got, Object want) {
+        checks++;
+        boolean ok = (got instanceof byte[] && want instanceof byte[])
+                ? Arrays.equals((byte[]) got, (byte[]) want)
+                : Objects.equals(got, want);
+        if (!ok) {
+            throw new AssertionError(what + ": got " + show(got) + ", want " + show(want));
+        }
+        System.out.println("ok " + what + " = " + show(got));
+    }
+
+    static String show(Object o) {
+        if (o instanceof byte[]) {
+            return Arrays.toString((byte[]) o);
+        }
+        return o == null ? "null" : o + " (" + o.getClass().getSimpleName() + ")";
+    }
+
+    static final UUID ID1 = UUID.fromString("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11");
+    static final UUID ID2 = UUID.fromString("00000000-0000-0000-0000-000000000002");
+    static final OffsetDateTime TSTZ1 = OffsetDateTime.of(2026, 11, 29, 10, 30, 15, 123456000, ZoneOffset.UTC);
+    static final OffsetDateTime TSTZ2 = OffsetDateTime.of(2026, 1, 2, 3, 4, 5, 0, ZoneOffset.ofHours(2));
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 1) {
+            System.err.println("usage: ClientTest jdbc:postgresql://host:port/db?user=...");
+            System.exit(2);
+        }
+        try (Connection c = DriverManager.getConnection(args[0])) {
+            run(c);
+        } catch (Throwable e) {
+            System.out.println("FAIL after " + checks + " checks: " + e);
+            e.printStackTrace(System.out);
+            System.exit(1);
+        }
+        System.out.println("PASS " + checks + " checks");
+    }
+
+    static void run(Connection c) throws Exception {
+        DatabaseMetaData md = c.getMetaData();
+        System.out.println("server " + md.getDatabaseProductName() + " " + md.getDatabaseProductVersion());
+        check("product name", md.getDatabaseProductName(), "PostgreSQL");
+        check("major version", md.getDatabaseMajorVersion(), 15);
+        check("autocommit by default", c.getAutoCommit(), true);
+
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE jdbc_t (i INT, l BIGINT, s SMALLINT, d DOUBLE PRECISION, f REAL,"
+                    + " n NUMERIC(12,3), b BOOLEAN, t TEXT, dt DATE, ts TIMESTAMP, tz TIMESTAMPTZ,"
+                    + " u UUID, by BYTEA)");
+        }
+
+        String ins = "INSERT INTO jdbc_t (i, l, s, d, f, n, b, t, dt, ts, tz, u, by)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        try (PreparedStatement ps = c.prepareStatement(ins)) {
+            ps.setInt(1, 42);
+            ps.setLong(2, 9_000_000_000L);
+            ps.setShort(3, (short) -7);
+            ps.setDouble(4, 2.5);
+            ps.setFloat(5, 1.25f);
+            ps.setBigDecimal(6, new BigDecimal("12345.678"));
+            ps.setBoolean(7, true);
+            ps.setString(8, "héllo 'world'");
+            ps.setDate(9, Date.valueOf("2026-11-29"));
+            ps.setTimestamp(10, Timestamp.valueOf("2026-11-29 10:30:15.123456"));
+            ps.setObject(11, TSTZ1);
+            ps.setObject(12, ID1);
+            ps.setBytes(13, new byte[] {0, 1, 2, (byte) 0xff});
+            check("insert count", ps.executeUpdate(), 1);
+
+            ps.setInt(1, 7);
+            ps.setLong(2, -1L);
+            ps.setShort(3, Short.MAX_VALUE);
+            ps.setDouble(4, -0.125);
+            ps.setFloat(5, 3.5f);
+            ps.setBigDecimal(6, new BigDecimal("-0.5"));
+            ps.setBoolean(7, false);
+            ps.setString(8, "second");
+            ps.setDate(9, Date.valueOf("2000-01-01"));
+            ps.setTimestamp(10, Timestamp.valueOf("1999-12-31 23:59:59"));
+            ps.setObject(11, TSTZ2);
+            ps.setObject(12, ID2);
+            ps.setBytes(13, new byte[0]);
+            check("insert count 2", ps.executeUpdate(), 1);
+
+            for (int k = 1; k <= 13; k++) {
+                ps.setNull(k, java.sql.Types.NULL);
+            }
+            ps.setInt(1, 0);
+            check("insert nulls", ps.executeUpdate(), 1);
+        }
+
+        // Every parameter type in a WHERE clause, and every column read back.
+        String sel = "SELECT i, l, s, d, f, n, b, t, dt, ts, tz, u, by FROM jdbc_t"
+                + " WHERE i = ? AND l = ? AND s = ? AND d = ? AND f = ? AND n = ? AND b = ? AND t = ?"
+                + " AND dt = ? AND ts = ? AND tz = ? AND u = ? AND by = ?";
+        try (PreparedStatement ps = c.prepareStatement(sel)) {
+            ps.setInt(1, 42);
+            ps.setLong(2, 9_000_000_000L);
+            ps.setShort(3, (short) -7);
+            ps.setDouble(4, 2.5);
+            ps.setFloat(5, 1.25f);
+            ps.setBigDecimal(6, new BigDecimal("12345.678"));
+            ps.setBoolean(7, true);
+            ps.setString(8, "héllo 'world'");
+            ps.setDate(9, Date.valueOf("2026-11-29"));
+            ps.setTimestamp(10, Timestamp.valueOf("2026-11-29 10:30:15.123456"));
+            ps.setObject(11, TSTZ1);
+            ps.setObject(12, ID1);
+            ps.setBytes(13, new byte[] {0, 1, 2, (byte) 0xff});
+            try (ResultSet rs = ps.executeQuery()) {
+                check("row found", rs.next(), true);
+                checkRow1(rs, "select");
+                // Executed once, unnamed: results come in text format,
+                // which getString returns as the server wrote it.
+                String[] text = {"42", "9000000000", "-7", "2.5", "1.25", "12345.678", "t", "héllo 'world'",
+                    "2026-11-29", "2026-11-29 10:30:15.123456", null, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+                    "\\x000102ff"};
+                // timestamptz prints in the session's TimeZone, the JVM's.
+                switch (TimeZone.getDefault().getID()) {
+                    case "UTC":
+                        text[10] = "2026-11-29 10:30:15.123456+00";
+                        break;
+                    case "America/New_York":
+                        text[10] = "2026-11-29 05:30:15.123456-05";
+                        break;
+                    default:
+                }
+                for (int col = 1; col <= text.length; col++) {
+                    if (text[col - 1] != null) {
+                        check("select text col " + col, rs.getString(col), text[col - 1]);
+                    }
+                }
+                check("one row", rs.next(), false);
+            }
+        }
+
+        // Past prepareThreshold (5) the driver names the statement on the
+        // server and, having described it once, binds it with binary result
+        // formats and no Describe: each execution must decode the same.
+        String byId = "SELECT i, l, s, d, f, n, b, t, dt, ts, tz, u, by FROM jdbc_t WHERE i = ?";
+        try (PreparedStatement ps = c.prepareStatement(byId)) {
+            for (int k = 1; k <= 8; k++) {
+                ps.setInt(1, 42);
+                try (ResultSet rs = ps.executeQuery()) {
+                    check("exec " + k + " row", rs.next(), true);
+                    checkRow1(rs, "exec " + k);
+                    check("exec " + k + " one row", rs.next(), false);
+                }
+                ps.setInt(1, 7);
+                try (ResultSet rs = ps.executeQuery()) {
+                    check("exec " + k + " row 2", rs.next(), true);
+                    checkRow2(rs, "exec " + k + " row 2");
+                }
+                // The driver counts executions; after the 5th it names the
+                // statement on the server.
+                check("exec " + k + " server-prepared", ps.unwrap(PGStatement.class).isUseServerPrepare(), 3 * k - 1 >= 5);
+                ps.setInt(1, 0);
+                try (ResultSet rs = ps.executeQuery()) {
+                    check("exec " + k + " nulls", rs.next(), true);
+                    for (int col = 2; col <= 13; col++) {
+                        rs.getObject(col);
+                        check("exec " + k + " col " + col + " null", rs.wasNull(), true);
+                    }
+                }
+            }
+        }
+
+        // An expression result type chosen by the server, re-executed too.
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT count(*), sum(l), max(tz), min(dt) FROM jdbc_t WHERE i >= ?")) {
+            for (int k = 1; k <= 7; k++) {
+                ps.setInt(1, 1);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    check("agg " + k + " count", rs.getLong(1), 2L);
+                    check("agg " + k + " sum", rs.getBigDecimal(2), new BigDecimal("8999999999"));
+                    check("agg " + k + " max tz", rs.getObject(3, OffsetDateTime.class).toInstant(), TSTZ1.toInstant());
+                    check("agg " + k + " min dt", rs.getDate(4), Date.valueOf("2000-01-01"));
+                }
+            }
+        }
+
+        // An error carries its SQLSTATE, and the connection goes on.
+        try (Statement s = c.createStatement()) {
+            expectError(() -> s.executeQuery("SELECT 1/0"), "22012");
+            expectError(() -> s.executeQuery("SELECT * FROM no_such_table"), "42P01");
+            try (ResultSet rs = s.executeQuery("SELECT count(*) FROM jdbc_t")) {
+                rs.next();
+                check("usable after error", rs.getLong(1), 3L);
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT 10 / ?")) {
+            for (int k = 1; k <= 7; k++) {
+                ps.setInt(1, k % 2 == 0 ? 0 : 5);
+                if (k % 2 == 0) {
+                    expectError(ps::executeQuery, "22012");
+                } else {
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        check("prepared after error " + k, rs.getInt(1), 2);
+                    }
+                }
+            }
+        }
+
+        // java.sql.Time and the java.time classes, text then binary.
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE jdbc_time (k INT, lt TIME, ld DATE, ldt TIMESTAMP)");
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO jdbc_time VALUES (?, ?, ?, ?)")) {
+            ps.setInt(1, 1);
+            ps.setTime(2, Time.valueOf("10:30:15"));
+            ps.setObject(3, LocalDate.of(2026, 11, 29));
+            ps.setObject(4, LocalDateTime.of(2026, 11, 29, 10, 30, 15, 123456000));
+            check("insert time", ps.executeUpdate(), 1);
+            ps.setInt(1, 2);
+            ps.setObject(2, LocalTime.of(23, 59, 59, 999999000));
+            ps.setDate(3, Date.valueOf("1999-12-31"));
+            ps.setObject(4, LocalDateTime.of(2000, 1, 1, 0, 0));
+            check("insert time 2", ps.executeUpdate(), 1);
+        }
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT lt, ld, ldt FROM jdbc_time WHERE lt = ? OR ld = ? OR ldt = ? ORDER BY k")) {
+            for (int k = 1; k <= 7; k++) {
+                ps.setTime(1, Time.valueOf("10:30:15"));
+                ps.setObject(2, LocalDate.of(1999, 12, 31));
+                ps.setObject(3, LocalDateTime.of(2000, 1, 1, 0, 0));
+                try (ResultSet rs = ps.executeQuery()) {
+                    check("time " + k + " row", rs.next(), true);
+                    check("time " + k + " time", rs.getTime(1), Time.valueOf("10:30:15"));
+                    check("time " + k + " localdate", rs.getObject(2, LocalDate.class), LocalDate.of(2026, 11, 29));
+                    check("time " + k + " localdatetime", rs.getObject(3, LocalDateTime.class),
+                            LocalDateTime.of(2026, 11, 29, 10, 30, 15, 123456000));
+                    check("time " + k + " row 2", rs.next(), true);
+                    check("time " + k + " localtime", rs.getObject(1, LocalTime.class), LocalTime.of(23, 59, 59, 999999000));
+                    check("time " + k + " date", rs.getDate(2), Date.valueOf("1999-12-31"));
+                    check("time " + k + " timestamp", rs.getTimestamp(3), Timestamp.valueOf("2000-01-01 00:00:00"));
+                    check("time " + k + " end", rs.next(), false);
+                }
+            }
+        }
+
+        // A batch: one Bind/Execute per row, one Sync.
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE jdbc_batch (k INT, v TEXT)");
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO jdbc_batch (k, v) VALUES (?, ?)")) {
+            for (int k = 1; k <= 10; k++) {
+                ps.setInt(1, k);
+                ps.setString(2, "row " + k);
+                ps.addBatch();
+            }
+            check("batch counts", Arrays.toString(ps.executeBatch()), "[1, 1, 1, 1, 1, 1, 1, 1, 1, 1]");
+        }
+        // A batch with a bad row fails with that row's SQLSTATE; the
+        // session goes on. PostgreSQL runs the batch (one Sync) as one
+        // implicit transaction, so the rows before it are undone too.
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE jdbc_bad (k INT, v TEXT)");
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO jdbc_bad (k, v) VALUES (CAST(? AS INT), ?)")) {
+            for (String k : new String[] {"11", "x", "12"}) {
+                ps.setString(1, k);
+                ps.setString(2, "bad batch");
+                ps.addBatch();
+            }
+            try {
+                ps.executeBatch();
+                throw new AssertionError("bad batch: no error");
+            } catch (BatchUpdateException e) {
+                check("bad batch sqlstate", e.getSQLState(), "22P02");
+            }
+        }
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM jdbc_bad")) {
+            rs.next();
+            check("bad batch rows kept", rs.getLong(1), Boolean.getBoolean("rollbackKeepsWrites") ? 1L : 0L);
+        }
+
+        // A fetch size inside a transaction: the driver reads a portal
+        // 3 rows per Execute (PortalSuspended between them).
+        c.setAutoCommit(false);
+        try (PreparedStatement ps = c.prepareStatement("SELECT k, v FROM jdbc_batch WHERE k > ? ORDER BY k")) {
+            ps.setFetchSize(3);
+            ps.setInt(1, 2);
+            StringBuilder got = new StringBuilder();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    got.append(rs.getInt(1)).append('=').append(rs.getString(2)).append(';');
+                }
+            }
+            check("fetch size rows", got.toString(),
+                    "3=row 3;4=row 4;5=row 5;6=row 6;7=row 7;8=row 8;9=row 9;10=row 10;");
+        }
+        c.commit();
+        c.setAutoCommit(true);
+
+        // setQueryTimeout: the driver sends a CancelRequest on a second
+        // connection; the statement fails with 57014 and the session goes on.
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE jdbc_big (k INT)");
+            StringBuilder values = new StringBuilder("INSERT INTO jdbc_big VALUES (0)");
+            for (int k = 1; k < 100; k++) {
+                values.append(", (").append(k).append(')');
+            }
+            check("insert 100", s.executeUpdate(values.toString()), 100);
+            s.setQueryTimeout(1);
+            // 10^10 rows: far longer than the timeout, on either server.
+            expectError(() -> s.executeQuery(
+                    "SELECT count(*) FROM jdbc_big a, jdbc_big b, jdbc_big c, jdbc_big d, jdbc_big e"), "57014");
+            s.setQueryTimeout(0);
+            try (ResultSet rs = s.executeQuery("SELECT count(*) FROM jdbc_big")) {
+                rs.next();
+                check("usable after cancel", rs.getLong(1), 100L);
+            }
+            s.execute("DROP TABLE jdbc_big");
+        }
+
+        // Transactions: rollback undoes, commit keeps, an error aborts the
+        // block until rollback.
+        c.setAutoCommit(false);
+        try (Statement s = c.createStatement()) {
+            s.executeUpdate("INSERT INTO jdbc_t (i, t) VALUES (100, 'rolled back')");
+            c.rollback();
+            s.executeUpdate("INSERT INTO jdbc_t (i, t) VALUES (101, 'committed')");
+            c.commit();
+            s.executeUpdate("INSERT INTO jdbc_t (i, t) VALUES (102, 'aborted')");
+            expectError(() -> s.executeQuery("SELECT 1/0"), "22012");
+            expectError(() -> s.executeQuery("SELECT 1"), "25P02");
+            c.rollback();
+        }
+        c.setAutoCommit(true);
+        try (PreparedStatement ps = c.prepareStatement("SELECT t FROM jdbc_t WHERE i >= ? ORDER BY i")) {
+            ps.setInt(1, 100);
+            StringBuilder rows = new StringBuilder();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows.append(rs.getString(1)).append(';');
+                }
+            }
+            // -DrollbackKeepsWrites=true: a server whose writes commit as
+            // they run (Loam) keeps the rows a ROLLBACK should have undone.
+            if (Boolean.getBoolean("rollbackKeepsWrites")) {
+                check("tx rows (rollback keeps writes)", rows.toString(), "rolled back;committed;aborted;");
+            } else {
+                check("tx rows", rows.toString(), "committed;");
+            }
+        }
+
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT i, t, tz FROM jdbc_t LIMIT 1")) {
+            ResultSetMetaData rm = rs.getMetaData();
+            check("meta column name", rm.getColumnName(2), "t");
+            check("meta column type", rm.getColumnTypeName(1), "int4");
+            check("meta column type tz", rm.getColumnTypeName(3), "timestamptz");
+        }
+        // -Dcatalog=true: DatabaseMetaData's catalog queries (pg_catalog).
+        if (Boolean.getBoolean("catalog")) {
+            StringBuilder got = new StringBuilder();
+            try (ResultSet rs = md.getTables(null, "public", "jdbc_%", new String[] {"TABLE"})) {
+                while (rs.next()) {
+                    got.append(rs.getString("TABLE_NAME")).append(';');
+                }
+            }
+            check("getTables", got.toString(), "jdbc_bad;jdbc_batch;jdbc_t;jdbc_time;");
+            got.setLength(0);
+            try (ResultSet rs = md.getColumns(null, "public", "jdbc_t", "%")) {
+                while (rs.next()) {
+                    got.append(rs.getString("COLUMN_NAME")).append(':').append(rs.getString("TYPE_NAME"))
+                            .append(':').append(rs.getInt("DATA_TYPE")).append(';');
+                }
+            }
+            check("getColumns", got.toString(), "i:int4:4;l:int8:-5;s:int2:5;d:float8:8;f:float4:7;n:numeric:2;"
+                    + "b:bool:-7;t:text:12;dt:date:91;ts:timestamp:93;tz:timestamptz:93;u:uuid:1111;by:bytea:-2;");
+            got.setLength(0);
+            try (ResultSet rs = md.getSchemas()) {
+                while (rs.next()) {
+                    got.append(rs.getString("TABLE_SCHEM")).append(';');
+                }
+            }
+            check("getSchemas has public", got.toString().contains("public;"), true);
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT i, t FROM jdbc_t LIMIT 1")) {
+                ResultSetMetaData rm = rs.getMetaData();
+                check("meta table name", rm.getTableName(1), "jdbc_t");
+                check("meta nullable", rm.isNullable(2), ResultSetMetaData.columnNullable);
+            }
+        }
+
+        try (Statement s = c.createStatement()) {
+            s.execute("DROP TABLE jdbc_t");
+            s.execute("DROP TABLE jdbc_batch");
+            s.execute("DROP TABLE jdbc_time");
+            s.execute("DROP TABLE jdbc_bad");
+        }
+    }
+
+    static void checkRow1(ResultSet rs, String p) throws SQLException {
+        check(p + " int", rs.getInt(1), 42);
+        check(p + " long", rs.getLong(2), 9_000_000_000L);
+        check(p + " short", rs.getShort(3), (short) -7);
+        check(p + " double", rs.getDouble(4), 2.5);
+        check(p + " float", rs.getFloat(5), 1.25f);
+        check(p + " numeric", rs.getBigDecimal(6), new BigDecimal("12345.678"));
+        check(p + " bool", rs.getBoolean(7), true);
+        check(p + " text", rs.getString(8), "héllo 'world'");
+        check(p + " date", rs.getDate(9), Date.valueOf("2026-11-29"));
+        check(p + " timestamp", rs.getTimestamp(10), Timestamp.valueOf("2026-11-29 10:30:15.123456"));
+        check(p + " timestamptz", rs.getObject(11, OffsetDateTime.class).toInstant(), TSTZ1.toInstant());
+        check(p + " uuid", rs.getObject(12), ID1);
+        check(p + " bytea", rs.getBytes(13), new byte[] {0, 1, 2, (byte) 0xff});
+        check(p + " object int", rs.getObject(1), 42);
+        check(p + " object numeric", rs.getObject(6), new BigDecimal("12345.678"));
+    }
+
+    static void checkRow2(ResultSet rs, String p) throws SQLException {
+        check(p + " int", rs.getInt(1), 7);
+        check(p + " long", rs.getLong(2), -1L);
+        check(p + " short", rs.getShort(3), Short.MAX_VALUE);
+        check(p + " double", rs.getDouble(4), -0.125);
+        check(p + " float", rs.getFloat(5), 3.5f);
+        check(p + " numeric", rs.getBigDecimal(6), new BigDecimal("-0.500"));
+        check(p + " bool", rs.getBoolean(7), false);
+        check(p + " text", rs.getString(8), "second");
+        check(p + " date", rs.getDate(9), Date.valueOf("2000-01-01"));
+        check(p + " timestamp", rs.getTimestamp(10), Timestamp.valueOf("1999-12-31 23:59:59"));
+        check(p + " timestamptz", rs.getObject(11, OffsetDateTime.class).toInstant(), TSTZ2.toInstant());
+        check(p + " uuid", rs.getObject(12), ID2);
+        check(p + " bytea", rs.getBytes(13), new byte[0]);
+    }
+
+    interface Action {
+        Object run() throws SQLException;
+    }
+
+    static void expectError(Action a, String state) {
+        try {
+            a.run();
+        } catch (SQLException e) {
+            check("error " + e.getMessage().split("\n")[0] + " sqlstate", e.getSQLState(), state);
+            return;
+        }
+        throw new AssertionError("no error, want SQLSTATE " + state);
+    }
+}
