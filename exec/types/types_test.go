@@ -451,6 +451,9 @@ func TestFormatInfinity(t *testing.T) {
 	for _, c := range cases {
 		if got := FormatText(c.d, time.UTC); got != c.want {
 			t.Errorf("FormatText(%s %d) = %q, want %q", c.d.T, c.d.I, got, c.want)
+		}
+	}
+}
 
 // Date input ignores a time of day and a zone after the date; PgJDBC's
 // setDate sends "2026-11-29 +00".
