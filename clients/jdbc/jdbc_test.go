@@ -13,20 +13,17 @@
 package jdbc
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/loamdb/loam/meta/pgtest"
+	"github.com/loamdb/loam/regress/loamtest"
 )
 
 func TestMain(m *testing.M) {
@@ -81,7 +78,13 @@ func TestPgJDBC(t *testing.T) {
 	cp := compile(t)
 	for _, zone := range []string{"UTC", "America/New_York"} {
 		t.Run("loam/"+zone, func(t *testing.T) {
-			addr := startLoam(t, loamBinary(t))
+			srv := loamtest.Start(t, loamtest.Binary(t))
+			addr := srv.Addr
+			t.Cleanup(func() {
+				if t.Failed() {
+					t.Logf("server log:\n%s", srv.Log())
+				}
+			})
 			// Loam commits each write as it runs: neither ROLLBACK nor an
 			// error later in the same implicit transaction (a batch) undoes
 			// an INSERT. A known gap; the program checks what it keeps.
@@ -105,84 +108,4 @@ func TestPgJDBC(t *testing.T) {
 func lastLine(s string) string {
 	s = strings.TrimRight(s, "\n")
 	return s[strings.LastIndexByte(s, '\n')+1:]
-}
-
-// loamBinary returns $LOAM_BIN, or builds cmd/loam into a temporary directory.
-func loamBinary(t *testing.T) string {
-	t.Helper()
-	if bin := os.Getenv("LOAM_BIN"); bin != "" {
-		if !filepath.IsAbs(bin) {
-			t.Fatalf("LOAM_BIN=%s must be an absolute path (go test runs in clients/jdbc/)", bin)
-		}
-		return bin
-	}
-	bin := filepath.Join(t.TempDir(), "loam")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/loamdb/loam/cmd/loam").CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/loam: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// startLoam runs `loam serve` on a fresh data directory and free loopback
-// ports, waits until it accepts connections, and stops it (SIGTERM) when the
-// test ends. It returns host:port of the wire listener.
-func startLoam(t *testing.T, bin string) string {
-	t.Helper()
-	wire, http := freePort(t), freePort(t)
-	var log bytes.Buffer
-	cmd := exec.Command(bin, "serve", "--data-dir", t.TempDir(), "--listen", wire, "--http", http)
-	// The flags say it all: no LOAM_* from the caller's environment.
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "LOAM_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s serve: %v", bin, err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("loam serve did not exit cleanly on SIGTERM: %v\n%s", err, log.String())
-			}
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-			t.Errorf("loam serve still running 10s after SIGTERM; killed it")
-		}
-		if t.Failed() {
-			t.Logf("server log:\n%s", log.String())
-		}
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", wire, time.Second)
-		if err == nil {
-			c.Close()
-			return wire
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("loam serve exited before accepting connections: %v\n%s", err, log.String())
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("loam serve did not accept connections on %s in 30s\n%s", wire, log.String())
-		}
-	}
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
