@@ -52,14 +52,30 @@ type Server struct {
 // does one still running 10s after SIGTERM.
 func Start(t testing.TB, bin string) *Server {
 	t.Helper()
+	return StartWith(t, bin, Options{})
+}
+
+// Options change how Start runs the server.
+type Options struct {
+	LogPath string   // where the server's output goes; default a temporary file
+	Args    []string // more flags for `loam serve`
+}
+
+// StartWith is Start with options.
+func StartWith(t testing.TB, bin string, o Options) *Server {
+	t.Helper()
 	dir := t.TempDir()
-	s := &Server{Addr: freeAddr(t), logPath: filepath.Join(dir, "loam.log"), done: make(chan struct{})}
+	s := &Server{Addr: freeAddr(t), logPath: o.LogPath, done: make(chan struct{})}
+	if s.logPath == "" {
+		s.logPath = filepath.Join(dir, "loam.log")
+	}
 	logFile, err := os.Create(s.logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { logFile.Close() })
-	cmd := exec.Command(bin, "serve", "--data-dir", filepath.Join(dir, "data"), "--listen", s.Addr, "--http", "")
+	args := append([]string{"serve", "--data-dir", filepath.Join(dir, "data"), "--listen", s.Addr, "--http", ""}, o.Args...)
+	cmd := exec.Command(bin, args...)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "LOAM_") {
 			cmd.Env = append(cmd.Env, kv)
@@ -113,6 +129,9 @@ func (s *Server) stop(t testing.TB, p *os.Process) {
 	}
 }
 
+// LogPath is the file the server writes its log to.
+func (s *Server) LogPath() string { return s.logPath }
+
 // Log is everything the server has written.
 func (s *Server) Log() string {
 	b, _ := os.ReadFile(s.logPath)
@@ -127,7 +146,7 @@ func (s *Server) LogTail() string {
 	if len(b) > max {
 		b = append([]byte("..."), b[len(b)-max:]...)
 	}
-	return fmt.Sprintf("\n--- server log ---\n%s", bytes.TrimRight(b, "\n"))
+	return fmt.Sprintf("\n--- server log (%s) ---\n%s", s.logPath, bytes.TrimRight(b, "\n"))
 }
 
 // ExitedEarly is "" while the server runs, else why it stopped and the
