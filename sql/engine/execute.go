@@ -153,7 +153,7 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		if ts := ps.Node.GetTransactionStmt(); ts != nil {
 			switch ts.Kind {
 			case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK, pg.TransactionStmtKind_TRANS_STMT_COMMIT:
-				s.endTx(false)
+				_ = s.endTx(false)
 				return &Cursor{tag: "ROLLBACK", sess: s}, nil
 			case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
 				return s.savepoint(ts)
