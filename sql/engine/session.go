@@ -79,8 +79,8 @@ type Session struct {
 	written []*link.Txn
 	// implicit: writes outside a block also wait, for Finish.
 	implicit bool
-	loc     *time.Location
-	notices []*pgerr.Error
+	loc      *time.Location
+	notices  []*pgerr.Error
 }
 
 // NewSession starts a session for user on database, applying the startup
