@@ -85,9 +85,7 @@ func TestPgJDBC(t *testing.T) {
 					t.Logf("server log:\n%s", srv.Log())
 				}
 			})
-			// DatabaseMetaData's catalog queries (-Dcatalog=true) wait for
-			// Loam's pg_catalog.
-			out := runClient(t, cp, "jdbc:postgresql://"+addr+"/loam?user=loam", zone)
+			out := runClient(t, cp, "jdbc:postgresql://"+addr+"/loam?user=loam", zone, "-Dcatalog=true")
 			t.Log(lastLine(out))
 		})
 		t.Run("postgres/"+zone, func(t *testing.T) {
