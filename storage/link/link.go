@@ -471,6 +471,13 @@ func (m *Manager) CommitAll(txns []*Txn) error {
 	}
 	// Two blocks committing the same tables lock them in one order.
 	slices.SortFunc(sts, func(a, b *tableState) int { return strings.Compare(a.key.String(), b.key.String()) })
+	// A block may have been open longer than a lease lasts: commit only
+	// into tables this server still writes.
+	for _, st := range sts {
+		if err := m.ensureLease(context.Background(), st, false); err != nil {
+			return err
+		}
+	}
 	// Appending the commit record and registering it as pending happen
 	// under the tables' locks, so the link never commits past a commit
 	// that is in the log but not yet in the tail.
