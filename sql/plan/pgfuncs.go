@@ -195,6 +195,48 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		if len(args) >= 1 {
 			return constant(types.NullOf(types.TText))
 		}
+	case "pg_get_partkeydef":
+		rels, err := relations(b.p.ctx, ci)
+		if err != nil {
+			return nil, true, err
+		}
+		defs := map[int64]string{}
+		for _, r := range rels {
+			if r.kind == "p" {
+				defs[int64(ObjectOID(r.ns, r.name))] = r.clauses.partKeyDef()
+			}
+		}
+		return fn(types.TText, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			if d, ok := defs[a[0].I]; ok {
+				return dText(d), nil
+			}
+			return types.NullOf(types.TText), nil // not a partitioned table, as in PostgreSQL
+		})
+	case "pg_partition_ancestors":
+		// A Loam table is never a partition: a partitioned one is its own
+		// only ancestor. Other relations have none: NULL here, which FROM
+		// turns into no row (in a select list it stays one NULL row).
+		m, err := b.p.regMaps()
+		if err != nil {
+			return nil, true, err
+		}
+		rels, err := relations(b.p.ctx, ci)
+		if err != nil {
+			return nil, true, err
+		}
+		partitioned := map[int64]bool{}
+		for _, r := range rels {
+			if r.kind == "p" {
+				partitioned[int64(ObjectOID(r.ns, r.name))] = true
+			}
+		}
+		reg := types.Of(types.Regclass)
+		return fn(reg, []types.T{reg}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			if partitioned[m.relOID[a[0].S]] {
+				return a[0], nil
+			}
+			return types.NullOf(reg), nil
+		})
 	case "pg_relation_is_publishable":
 		if len(args) == 1 {
 			return constant(dBool(false))
@@ -309,6 +351,17 @@ func (b *binder) regCast(arg expr.Expr, to types.T, loc int32) (expr.Expr, bool,
 				name = strings.TrimPrefix(name, "pg_catalog.")
 			}
 			oid, ok := oids[name]
+			if !ok && name != "" && strings.Trim(name, "0123456789") == "" {
+				// A number is an OID, as psql writes '16384'::regclass.
+				n, err := strconv.ParseUint(name, 10, 32)
+				if err != nil {
+					return types.Datum{}, pgerr.New(pgerr.NumericValueOutOfRange, "value %q is out of range for type oid", name)
+				}
+				if s, ok := names[int64(n)]; ok {
+					return types.Datum{T: to, S: s}, nil
+				}
+				return types.Datum{T: to, S: name}, nil
+			}
 			if !ok {
 				if to.Kind == types.Regnamespace {
 					return types.Datum{}, pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", a[0].S)
