@@ -26,6 +26,9 @@ type loamClauses struct {
 	// options are pg_class.reloptions: key=value texts, which psql's \d+
 	// prints as "Options:".
 	options []string
+	// size is the bytes of the current snapshot's data files (the write
+	// log's tail not included): pg_table_size and its kin.
+	size int64
 }
 
 func clausesOf(t *table.Table) loamClauses {
@@ -84,6 +87,9 @@ func clausesOf(t *table.Table) loamClauses {
 	}
 	lc.sortOrder = strings.Join(sorted, ", ")
 
+	if snap := t.CurrentSnapshot(); snap != nil && snap.Summary != nil {
+		lc.size, _ = strconv.ParseInt(snap.Summary.Properties["total-files-size"], 10, 64)
+	}
 	props := t.Properties()
 	if r := props[PropRetention]; r != "" {
 		lc.retention = r + " on " + expr.QuoteIdent(props[PropRetentionColumn])
@@ -129,4 +135,46 @@ func textArray(ss []string) string {
 	}
 	b.WriteByte('}')
 	return b.String()
+}
+
+// sizePretty is pg_size_pretty(bigint): PostgreSQL 15's units and
+// rounding (src/backend/utils/adt/dbsize.c).
+func sizePretty(size int64) string {
+	units := []struct {
+		name     string
+		limit    int64
+		round    bool
+		unitbits uint
+	}{{"bytes", 10 * 1024, false, 0}, {"kB", 20*1024 - 1, true, 10}, {"MB", 20*1024 - 1, true, 20},
+		{"GB", 20*1024 - 1, true, 30}, {"TB", 20*1024 - 1, true, 40}, {"PB", 20*1024 - 1, true, 50}}
+	halfRounded := func(x int64) int64 {
+		if x < 0 {
+			return (x - 1) / 2
+		}
+		return (x + 1) / 2
+	}
+	abs := func(x int64) int64 {
+		if x < 0 {
+			return -x
+		}
+		return x
+	}
+	for i, u := range units {
+		if i == len(units)-1 || abs(size) < u.limit {
+			if u.round {
+				size = halfRounded(size)
+			}
+			return strconv.FormatInt(size, 10) + " " + u.name
+		}
+		next := units[i+1]
+		bits := next.unitbits - u.unitbits
+		if next.round {
+			bits--
+		}
+		if u.round {
+			bits++
+		}
+		size /= int64(1) << bits
+	}
+	return ""
 }

@@ -237,6 +237,49 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 			}
 			return types.NullOf(reg), nil
 		})
+	case "pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size":
+		// A Loam table's size is its data files' (no indexes, no TOAST);
+		// catalog tables and views have none.
+		m, err := b.p.regMaps()
+		if err != nil {
+			return nil, true, err
+		}
+		rels, err := relations(b.p.ctx, ci)
+		if err != nil {
+			return nil, true, err
+		}
+		sizes := map[int64]int64{}
+		for _, r := range rels {
+			sizes[int64(ObjectOID(r.ns, r.name))] = r.clauses.size
+		}
+		if name == "pg_indexes_size" {
+			sizes = map[int64]int64{}
+		}
+		reg := types.Of(types.Regclass)
+		f := func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			oid, ok := m.relOID[a[0].S]
+			if !ok {
+				return types.NullOf(types.TInt8), nil // no such relation, as in PostgreSQL
+			}
+			return types.Datum{T: types.TInt8, I: sizes[oid]}, nil
+		}
+		if name == "pg_relation_size" && len(args) == 2 {
+			// The fork: only 'main' holds data.
+			return fn(types.TInt8, []types.T{reg, types.TText}, true, func(c *expr.Ctx, a []types.Datum) (types.Datum, error) {
+				if a[1].S != "main" {
+					return types.Datum{T: types.TInt8}, nil
+				}
+				return f(c, a)
+			})
+		}
+		return fn(types.TInt8, []types.T{reg}, true, f)
+	case "pg_size_pretty":
+		if len(args) == 1 && args[0].Type().Kind == types.Numeric {
+			return nil, true, pgerr.New(pgerr.FeatureNotSupported, "pg_size_pretty(numeric) is not supported yet").WithPosition(pos(b.p.query, loc))
+		}
+		return fn(types.TText, []types.T{types.TInt8}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			return dText(sizePretty(a[0].I)), nil
+		})
 	case "pg_relation_is_publishable":
 		if len(args) == 1 {
 			return constant(dBool(false))
