@@ -27,6 +27,10 @@ var psqlTables = []struct{ pg, loam string }{
 	{`CREATE TABLE llm_hourly (ts timestamptz, tenant text, calls int8) PARTITION BY RANGE (ts)`,
 		`CREATE TABLE llm_hourly (ts timestamptz, tenant text, calls int8)
 		PARTITIONED BY (hour(ts), bucket(16, tenant)) SORTED BY (ts DESC)`},
+	{`CREATE TABLE llm_monthly (ts date, "Tenant" text, model text) PARTITION BY RANGE (ts)`,
+		`CREATE TABLE llm_monthly (ts date, "Tenant" text, model text)
+		PARTITIONED BY ("Tenant", truncate(4, model), month(ts)) SORTED BY (model NULLS FIRST, ts DESC NULLS LAST, "Tenant")
+		WITH (retention = '1 year 6 mons' ON ts)`},
 	{`CREATE TABLE plain_calls (ts timestamptz NOT NULL, model text, tokens int)`,
 		`CREATE TABLE plain_calls (ts timestamptz NOT NULL, model text, tokens int)`},
 	{`CREATE TABLE sorted_calls (ts timestamptz, model text)`,
@@ -47,6 +51,10 @@ var loamFooter = map[string][][2]string{
 		"Partition key: day(ts)\nSort order: tenant, model, ts\nRetention: 180 days on ts\n"},
 		{"Number of partitions: 0\n", "Number of partitions: 0\nOptions: sorted_by=(tenant, model, ts), retention=180 days on ts\n"}},
 	`\d llm_hourly`: {{"Partition key: RANGE (ts)\n", "Partition key: hour(ts), bucket(16, tenant)\nSort order: ts DESC\n"}},
+	`\d llm_monthly`: {{"Partition key: RANGE (ts)\n", `Partition key: "Tenant", truncate(4, model), month(ts)
+Sort order: model NULLS FIRST, ts DESC NULLS LAST, "Tenant"
+Retention: 1 year 6 mons on ts
+`}},
 	`\d+ sorted_calls`: {{"Access method: heap\n",
 		"Access method: heap\nOptions: sorted_by=(model), retention=7 days on ts, commit_interval=00:00:02\n"}},
 }
@@ -116,6 +124,7 @@ func TestPsql(t *testing.T) {
 			{"-c", `\d llm_calls`},
 			{"-c", `\d+ llm_calls`},
 			{"-c", `\d llm_hourly`},
+			{"-c", `\d llm_monthly`},
 			{"-c", `\d plain_calls`},
 			{"-c", `\d+ plain_calls`},
 			{"-c", `\d sorted_calls`},
