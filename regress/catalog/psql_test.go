@@ -135,6 +135,16 @@ func TestPsql(t *testing.T) {
 			{"-c", `\d nosuchtable`},
 			{"-c", `\dn`},
 			{"-A", "-c", `\dP`},
+			// What else sees a partitioned table as PostgreSQL shows one.
+			{"-A", "-c", `SELECT table_name, table_type, is_insertable_into FROM information_schema.tables
+				WHERE table_schema = 'public' ORDER BY 1`},
+			{"-A", "-c", `SELECT schemaname, tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 2`},
+			{"-A", "-c", `SELECT relname, relkind, relam <> 0 AS has_am, relispartition, relhassubclass,
+				pg_get_partkeydef(oid) IS NOT NULL AS has_key FROM pg_class WHERE relnamespace = 'public'::regnamespace ORDER BY 1`},
+			{"-A", "-c", `SELECT relid, (SELECT count(*) FROM pg_partition_ancestors('plain_calls')) AS plain,
+				(SELECT count(*) FROM pg_inherits) AS inherits FROM pg_partition_ancestors('llm_calls')`},
+			{"-A", "-c", `SELECT column_name, data_type, datetime_precision, is_nullable FROM information_schema.columns
+				WHERE table_name = 'llm_calls' ORDER BY ordinal_position`},
 		} {
 			pg, loam := both(t, "", "", cmd...)
 			for _, d := range loamFooter[cmd[len(cmd)-1]] {
