@@ -212,6 +212,13 @@ func TestPsql(t *testing.T) {
 		}
 		write("in.csv", "1,\"a, b\",2026-01-01 00:00:00+00\n2,,\n3,\"q\"\"x\",2026-02-03 04:05:06.5+00\n")
 		write("in_header.csv", "id,s\n7,seven\n")
+		// Bad input: the error's context quotes the value or the line
+		// (cut at 100 bytes), and a CSV record over two lines is one line.
+		write("bad.csv", "1,ok,\nabc,x,\n")
+		write("short.csv", "1,x\n")
+		write("multi.csv", "1,\"multi\nline\",x\n")
+		write("long.csv", strings.Repeat("x", 150)+",b,c\n")
+		write("extra.txt", "1\t\"a\tb\t\\N\tmore\n")
 		write("in.txt", "4\tt1\t2026-01-01 00:00:00+00\n5\t\\N\t\\N\n6\ttab\\there\t2026-03-01 00:00:00+00\n")
 		for _, cmd := range [][]string{
 			{"-c", `\copy ct from 'in.csv' (format csv)`, "-c", `\copy ct from 'in.txt'`,
@@ -221,6 +228,11 @@ func TestPsql(t *testing.T) {
 			{"-c", `\copy (SELECT id, s FROM ct WHERE id > 2 ORDER BY id) to stdout`},
 			{"-c", `\copy (SELECT id, ts FROM ct ORDER BY id) to stdout with csv`},
 			{"-c", `\copy ct from 'missing.csv'`},
+			{"-c", `\copy ct from 'bad.csv' csv`},
+			{"-c", `\copy ct from 'short.csv' csv`},
+			{"-c", `\copy ct from 'multi.csv' csv`},
+			{"-c", `\copy ct from 'long.csv' csv`},
+			{"-c", `\copy ct from 'extra.txt'`},
 			{"-c", `SELECT count(*), count(s), count(ts) FROM ct`},
 		} {
 			pg, loam := both(t, dir, "", cmd...)
