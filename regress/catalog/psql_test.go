@@ -173,14 +173,18 @@ func TestPsql(t *testing.T) {
 		// \l lists each server's own databases: the header must be
 		// PostgreSQL's, and Loam's one row its database, owned by the
 		// connecting user (both replaces it by OWNER).
-		pg, loam := both(t, "", "", "-A", "-c", `\l`)
-		pgLines, loamLines := strings.Split(pg, "\n"), strings.Split(loam, "\n")
-		if len(pgLines) < 3 || len(loamLines) < 3 || pgLines[0] != loamLines[0] || pgLines[1] != loamLines[1] {
-			t.Fatalf("psql \\l headers differ\nPostgreSQL:\n%s\nLoam:\n%s", pg, loam)
-		}
-		row := strings.Split(loamLines[2], "|")
-		if len(row) != 8 || row[0] != dbs[loamURL] || row[1] != "OWNER" || row[2] != "UTF8" || loamLines[3] != "(1 row)" {
-			t.Errorf("psql \\l on Loam: want one row for database %s owned by %s in UTF8\n%s", dbs[loamURL], users[loamURL], loam)
+		// \l+ adds the size (of Loam's data files) and the tablespace.
+		for _, cmd := range []string{`\l`, `\l+`} {
+			pg, loam := both(t, "", "", "-A", "-c", cmd)
+			pgLines, loamLines := strings.Split(pg, "\n"), strings.Split(loam, "\n")
+			if len(pgLines) < 3 || len(loamLines) < 4 || pgLines[0] != loamLines[0] || pgLines[1] != loamLines[1] {
+				t.Fatalf("psql %s headers differ\nPostgreSQL:\n%s\nLoam:\n%s", cmd, pg, loam)
+			}
+			row := strings.Split(loamLines[2], "|")
+			if len(row) != strings.Count(loamLines[1], "|")+1 || row[0] != dbs[loamURL] || row[1] != "OWNER" || row[2] != "UTF8" ||
+				cmd == `\l+` && !regexp.MustCompile(`^\d+ (bytes|kB)$`).MatchString(row[8]) || loamLines[3] != "(1 row)" {
+				t.Errorf("psql %s on Loam: want one row for database %s owned by %s in UTF8\n%s", cmd, dbs[loamURL], users[loamURL], loam)
+			}
 		}
 	})
 

@@ -273,6 +273,34 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 			})
 		}
 		return fn(types.TInt8, []types.T{reg}, true, f)
+	case "pg_database_size":
+		// The one database holds every Loam table.
+		if len(args) != 1 {
+			break
+		}
+		rels, err := relations(b.p.ctx, ci)
+		if err != nil {
+			return nil, true, err
+		}
+		var total int64
+		for _, r := range rels {
+			total += r.clauses.size
+		}
+		db := ci.Database()
+		if t := args[0].Type(); t.Kind == types.OID || t.IsInteger() {
+			return fn(types.TInt8, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+				if a[0].I != oidDatabase {
+					return types.NullOf(types.TInt8), nil // no such database, as in PostgreSQL
+				}
+				return types.Datum{T: types.TInt8, I: total}, nil
+			})
+		}
+		return fn(types.TInt8, []types.T{types.TName}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			if a[0].S != db {
+				return types.Datum{}, pgerr.New(pgerr.InvalidCatalogName, "database %q does not exist", a[0].S)
+			}
+			return types.Datum{T: types.TInt8, I: total}, nil
+		})
 	case "pg_size_pretty":
 		if len(args) == 1 && args[0].Type().Kind == types.Numeric {
 			return nil, true, pgerr.New(pgerr.FeatureNotSupported, "pg_size_pretty(numeric) is not supported yet").WithPosition(pos(b.p.query, loc))
