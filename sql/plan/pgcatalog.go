@@ -296,7 +296,7 @@ func init() {
 				for _, r := range rels {
 					am := uint32(oidHeapAM)
 					if r.kind != "r" {
-						am = 0 // views and partitioned tables have no storage of their own
+						am = 0 // PostgreSQL gives views and partitioned tables no access method
 					}
 					opts := types.NullOf(types.ArrayOf(types.Text))
 					if len(r.clauses.options) > 0 {
