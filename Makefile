@@ -27,6 +27,12 @@ psql:
 	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql-client; }
+	@# psql's banner test gives it a terminal through script(1) (util-linux).
+	@command -v script >/dev/null 2>&1 || { \
+	  echo "script not found: installing Debian's bsdutils"; \
+	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q bsdutils; }
 
 # meta's tests run the PostgreSQL half of the metastore suite on a
 # throwaway cluster (meta/pgtest: initdb into a temp dir, as the

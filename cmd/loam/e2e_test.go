@@ -289,7 +289,7 @@ func TestCopyWithPgx(t *testing.T) {
 	data := "2026-11-02 00:00:00+00\tacme\tgpt\t1\t2\t0.5\t3\n2026-11-02 00:00:01+00\tacme\tgpt\tnotanumber\t2\t0.5\t3\n"
 	_, err = a.PgConn().CopyFrom(ctx, strings.NewReader(data), "COPY llm_calls FROM STDIN")
 	var pe *pgconn.PgError
-	if !errors.As(err, &pe) || pe.Code != "22P02" || pe.Where != "COPY llm_calls, line 2, column prompt_tokens" {
+	if !errors.As(err, &pe) || pe.Code != "22P02" || pe.Where != `COPY llm_calls, line 2, column prompt_tokens: "notanumber"` {
 		t.Fatalf("bad COPY: %v (where %q), want 22P02 naming line 2", err, pe.Where)
 	}
 	if err := b.QueryRow(ctx, "SELECT count(*) FROM llm_calls").Scan(&count); err != nil || count != n {

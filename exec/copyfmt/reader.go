@@ -52,6 +52,9 @@ type Reader struct {
 	quoted   []bool
 	scratch  []byte
 	rowBuf   []byte
+	// raw is the text or CSV line (record) being parsed, which error
+	// context quotes as PostgreSQL does; nil for binary.
+	raw []byte
 }
 
 // BinaryDecoder decodes one field of binary COPY data (PostgreSQL's binary
@@ -100,12 +103,16 @@ func (rd *Reader) reset() {
 	}
 }
 
-// errAt wraps a value error with the COPY context PostgreSQL reports.
-func (rd *Reader) errAt(err error, col int) error {
+// errAt wraps a value error with the COPY context PostgreSQL reports:
+// the column, and for text and CSV the value (nil for binary).
+func (rd *Reader) errAt(err error, col int, value []byte) error {
 	pe := *pgerr.From(err)
 	where := fmt.Sprintf("COPY %s, line %d", rd.table, rd.line)
 	if col >= 0 {
 		where += fmt.Sprintf(", column %s", rd.cols[col].Name)
+		if value != nil {
+			where += fmt.Sprintf(`: "%s"`, printout(value))
+		}
 	}
 	pe.Where = where
 	return &pe
@@ -113,8 +120,31 @@ func (rd *Reader) errAt(err error, col int) error {
 
 func (rd *Reader) formatErr(code, format string, args ...any) error {
 	e := pgerr.New(code, format, args...)
-	e.Where = fmt.Sprintf("COPY %s, line %d", rd.table, rd.line)
+	e.Where = rd.lineWhere()
 	return e
+}
+
+// lineWhere is the context of an error about a whole line: for text and
+// CSV it quotes the line.
+func (rd *Reader) lineWhere() string {
+	if rd.raw != nil && rd.opts.Format != Binary {
+		return fmt.Sprintf(`COPY %s, line %d: "%s"`, rd.table, rd.line, printout(rd.raw))
+	}
+	return fmt.Sprintf("COPY %s, line %d", rd.table, rd.line)
+}
+
+// printout cuts a value or line to PostgreSQL's 100 bytes (on a UTF-8
+// character boundary) plus "...", as its COPY error context does.
+func printout(b []byte) string {
+	const max = 100
+	if len(b) <= max {
+		return string(b)
+	}
+	n := max
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return string(b[:n]) + "..."
 }
 
 func (rd *Reader) nextSequential() (arrow.RecordBatch, error) {
@@ -186,6 +216,7 @@ func (rd *Reader) readLine() ([]byte, bool, error) {
 	rd.line++
 	line = bytes.TrimSuffix(line, []byte{'\n'})
 	line = bytes.TrimSuffix(line, []byte{'\r'})
+	rd.raw = line
 	return line, true, nil
 }
 
@@ -226,11 +257,11 @@ func (rd *Reader) readTextRow() (bool, error) {
 		if bytes.IndexByte(f, '\\') >= 0 {
 			var err error
 			if f, err = rd.unescape(f); err != nil {
-				return false, rd.errAt(err, i)
+				return false, rd.errAt(err, i, f)
 			}
 		}
 		if err := rd.appends[i](f); err != nil {
-			return false, rd.errAt(err, i)
+			return false, rd.errAt(err, i, f)
 		}
 	}
 	return true, nil
@@ -250,7 +281,7 @@ func (rd *Reader) appendNull(i int) error {
 	if rd.cols[i].Required {
 		return &pgerr.Error{Code: pgerr.NotNullViolation,
 			Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", rd.cols[i].Name, rd.table),
-			Where:   fmt.Sprintf("COPY %s, line %d", rd.table, rd.line)}
+			Where:   rd.lineWhere()}
 	}
 	rd.builders[i].AppendNull()
 	return nil
@@ -360,6 +391,7 @@ func (rd *Reader) parseCSV(line []byte) (bool, error) {
 				break
 			}
 			// A quoted field goes on over the next line.
+			prev := append([]byte(nil), rd.raw...)
 			next, ok, err := rd.readLine()
 			if err != nil {
 				return false, err
@@ -368,6 +400,8 @@ func (rd *Reader) parseCSV(line []byte) (bool, error) {
 				return false, rd.formatErr(pgerr.BadCopyFileFormat, "unterminated CSV quoted field")
 			}
 			buf = append(buf, '\n')
+			rd.raw = append(append(prev, '\n'), next...)
+			rd.line-- // PostgreSQL counts a record as one line however many it spans
 			line, i = next, 0
 			continue
 		}
@@ -414,7 +448,7 @@ func (rd *Reader) parseCSV(line []byte) (bool, error) {
 			continue
 		}
 		if err := rd.appends[k](f); err != nil {
-			return false, rd.errAt(err, k)
+			return false, rd.errAt(err, k, f)
 		}
 	}
 	return true, nil
@@ -497,7 +531,7 @@ func (rd *Reader) readBinaryRow() (bool, error) {
 			return false, rd.formatErr(pgerr.BadCopyFileFormat, "unexpected EOF in COPY data")
 		}
 		if err := rd.binary[i](b); err != nil {
-			return false, rd.errAt(err, i)
+			return false, rd.errAt(err, i, nil)
 		}
 	}
 	return true, nil

@@ -82,7 +82,7 @@ func TestErrorLineAcrossBlocks(t *testing.T) {
 	lines[bad-1] = "oops\tx\t2026-11-01 00:00:00+00\n"
 	_, err := readAll(t, strings.NewReader(strings.Join(lines, "")), textOpts())
 	pe := pgerr.From(err)
-	if err == nil || pe.Code != pgerr.InvalidTextRepresentation || pe.Where != fmt.Sprintf("COPY t, line %d, column id", bad) {
+	if err == nil || pe.Code != pgerr.InvalidTextRepresentation || pe.Where != fmt.Sprintf(`COPY t, line %d, column id: "oops"`, bad) {
 		t.Fatalf("got %v (where %q)", err, pe.Where)
 	}
 }

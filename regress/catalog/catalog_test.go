@@ -96,6 +96,11 @@ var queries = []query{
 	{sql: `SELECT count(*) FROM pg_inherits`, rows: true},
 	{sql: `SELECT count(*) FROM pg_description WHERE objoid = (SELECT oid FROM pg_class WHERE relname = 'llm_calls')`, rows: true},
 	{sql: `SELECT 'abc'::name, 26::oid, '-1'::oid, 'xy'::"char", 5::oid = 5, (3::oid)::int8`, rows: true},
+	// psql's \dt+ and \d+ print sizes through pg_size_pretty: its units
+	// and rounding at each boundary.
+	{sql: `SELECT v, pg_size_pretty(v) FROM (VALUES (0::int8), (1), (-1), (10239), (10240), (-10240), (-10241),
+		(10485247), (10485248), (10485760), (20971007), (20971008), (123456789), (1099511627776),
+		(9223372036854775807), (-9223372036854775807)) t(v)`, rows: true},
 	{sql: `SELECT current_database()`},
 	{sql: `SELECT current_schema(), current_schemas(true), current_schemas(false),
 		pg_catalog.format_type(1043, 24), format_type(1700, 655366), format_type(1184, NULL), format_type(18, -1), format_type(1007, -1),

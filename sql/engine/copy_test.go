@@ -78,8 +78,9 @@ func openSession(t *testing.T) (*engine.Engine, *engine.Session) {
 	return e, newSession(t, e)
 }
 
-// A bad row anywhere fails the whole COPY, with the line in the context,
-// and nothing of it becomes visible.
+// A bad row anywhere fails the whole COPY, with the line in the context
+// (quoting the value or line, as PostgreSQL does), and nothing of it
+// becomes visible.
 func TestCopyIsAtomic(t *testing.T) {
 	var big strings.Builder
 	for i := 0; i < 100000; i++ {
@@ -89,12 +90,12 @@ func TestCopyIsAtomic(t *testing.T) {
 	cases := []struct {
 		name, data, code, where string
 	}{
-		{"bad integer", good + "x\ta\t1\t\\N\t\\N\n", pgerr.InvalidTextRepresentation, "COPY c, line 100001, column id"},
-		{"too many columns", good + "1\ta\t1\t\\N\t\\N\textra\n", pgerr.BadCopyFileFormat, "COPY c, line 100001"},
-		{"too few columns", good + "1\ta\n", pgerr.BadCopyFileFormat, "COPY c, line 100001"},
-		{"null into not null", good + "\\N\ta\t1\t\\N\t\\N\n", pgerr.NotNullViolation, "COPY c, line 100001"},
-		{"bad timestamp", "1\ta\t1\tsoon\t\\N\n", pgerr.InvalidDatetimeFormat, "COPY c, line 1, column ts"},
-		{"too long varchar", "1\ta\t1\t\\N\ttoolong\n", pgerr.StringDataRightTruncation, "COPY c, line 1, column v"},
+		{"bad integer", good + "x\ta\t1\t\\N\t\\N\n", pgerr.InvalidTextRepresentation, `COPY c, line 100001, column id: "x"`},
+		{"too many columns", good + "1\ta\t1\t\\N\t\\N\textra\n", pgerr.BadCopyFileFormat, "COPY c, line 100001: \"1\ta\t1\t\\N\t\\N\textra\""},
+		{"too few columns", good + "1\ta\n", pgerr.BadCopyFileFormat, "COPY c, line 100001: \"1\ta\""},
+		{"null into not null", good + "\\N\ta\t1\t\\N\t\\N\n", pgerr.NotNullViolation, "COPY c, line 100001: \"\\N\ta\t1\t\\N\t\\N\""},
+		{"bad timestamp", "1\ta\t1\tsoon\t\\N\n", pgerr.InvalidDatetimeFormat, `COPY c, line 1, column ts: "soon"`},
+		{"too long varchar", "1\ta\t1\t\\N\ttoolong\n", pgerr.StringDataRightTruncation, `COPY c, line 1, column v: "toolong"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -23,9 +23,9 @@ import (
 
 // Table properties Loam records beside the Iceberg schema.
 const (
-	PropRetention       = "loam.retention"
-	PropRetentionColumn = "loam.retention.column"
-	PropCommitInterval  = "loam.commit-interval"
+	PropRetention       = plan.PropRetention
+	PropRetentionColumn = plan.PropRetentionColumn
+	PropCommitInterval  = plan.PropCommitInterval
 )
 
 func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.Statement, q string) (*Cursor, error) {

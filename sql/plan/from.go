@@ -735,8 +735,17 @@ func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 			col = rf.Alias.Colnames[0].GetString_().Sval
 		}
 	}
+	ancestors := name == "pg_partition_ancestors"
+	if ancestors && (rf.Alias == nil || len(rf.Alias.Colnames) == 0) {
+		col = "relid" // its OUT parameter, which a table alias does not rename
+	}
 	cols := []scopeCol{{table: table, name: col, t: t}}
 	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) {
+		if ancestors {
+			// No ancestors (NULL from the one-value function) is no row.
+			return exec.NewFilter(exec.NewValues([][]expr.Expr{{scalar}}, []types.T{t}, p.ec),
+				&expr.IsNull{Arg: &expr.Col{Idx: 0, T: t}, Negate: true}, p.ec), nil
+		}
 		if scalar != nil {
 			return exec.NewValues([][]expr.Expr{{scalar}}, []types.T{t}, p.ec), nil
 		}

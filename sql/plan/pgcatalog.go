@@ -224,9 +224,10 @@ func isVisible(ci CatalogInfo, ns string) bool {
 // relation is a table pg_class lists: a Loam table or a virtual one.
 type relation struct {
 	ns, name string
-	kind     string
+	kind     string // r, p (a Loam table with PARTITIONED BY) or v
 	cols     []vcol
 	notnull  []bool
+	clauses  loamClauses
 }
 
 func relations(ctx context.Context, ci CatalogInfo) ([]relation, error) {
@@ -241,7 +242,10 @@ func relations(ctx context.Context, ci CatalogInfo) ([]relation, error) {
 			return nil, err
 		}
 		for _, ti := range tis {
-			r := relation{ns: ns, name: ti.Name, kind: "r"}
+			r := relation{ns: ns, name: ti.Name, kind: "r", clauses: clausesOf(ti.Table)}
+			if r.clauses.partKey != "" {
+				r.kind = "p"
+			}
 			for i, c := range ti.Columns {
 				r.cols = append(r.cols, vcol{c, ti.Types[i]})
 				r.notnull = append(r.notnull, i < len(ti.Required) && ti.Required[i])
@@ -291,10 +295,14 @@ func init() {
 				var out [][]types.Datum
 				for _, r := range rels {
 					am := uint32(oidHeapAM)
-					if r.kind == "v" {
-						am = 0
+					if r.kind != "r" {
+						am = 0 // PostgreSQL gives views and partitioned tables no access method
 					}
-					out = append(out, vt.row(map[string]types.Datum{
+					opts := types.NullOf(types.ArrayOf(types.Text))
+					if len(r.clauses.options) > 0 {
+						opts = types.Datum{S: textArray(r.clauses.options)}
+					}
+					out = append(out, vt.row(map[string]types.Datum{"reloptions": opts,
 						"oid": dOID(ObjectOID(r.ns, r.name)), "relname": dName(r.name), "relnamespace": dOID(ObjectOID(r.ns, "")),
 						"relowner": dOID(oidBootstrapRole), "relam": dOID(am), "relpersistence": {S: "p"}, "relkind": {S: r.kind},
 						"relnatts": {I: int64(len(r.cols))}, "relispopulated": dBool(true), "relreplident": {S: "d"},
@@ -439,7 +447,7 @@ func init() {
 				rels, err := relations(ctx, ci)
 				var out [][]types.Datum
 				for _, r := range rels {
-					if r.kind != "r" {
+					if r.kind != "r" && r.kind != "p" {
 						continue
 					}
 					out = append(out, vt.row(map[string]types.Datum{"schemaname": dName(r.ns), "tablename": dName(r.name), "tableowner": dName(ci.User()), "tablespace": types.NullOf(types.TName)}))

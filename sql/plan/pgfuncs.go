@@ -195,6 +195,119 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		if len(args) >= 1 {
 			return constant(types.NullOf(types.TText))
 		}
+	case "pg_get_partkeydef":
+		rels, err := relations(b.p.ctx, ci)
+		if err != nil {
+			return nil, true, err
+		}
+		defs := map[int64]string{}
+		for _, r := range rels {
+			if r.kind == "p" {
+				defs[int64(ObjectOID(r.ns, r.name))] = r.clauses.partKeyDef()
+			}
+		}
+		return fn(types.TText, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			if d, ok := defs[a[0].I]; ok {
+				return dText(d), nil
+			}
+			return types.NullOf(types.TText), nil // not a partitioned table, as in PostgreSQL
+		})
+	case "pg_partition_ancestors":
+		// A Loam table is never a partition: a partitioned one is its own
+		// only ancestor. Other relations have none: NULL here, which FROM
+		// turns into no row (in a select list it stays one NULL row).
+		m, err := b.p.regMaps()
+		if err != nil {
+			return nil, true, err
+		}
+		rels, err := relations(b.p.ctx, ci)
+		if err != nil {
+			return nil, true, err
+		}
+		partitioned := map[int64]bool{}
+		for _, r := range rels {
+			if r.kind == "p" {
+				partitioned[int64(ObjectOID(r.ns, r.name))] = true
+			}
+		}
+		reg := types.Of(types.Regclass)
+		return fn(reg, []types.T{reg}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			if partitioned[m.relOID[a[0].S]] {
+				return a[0], nil
+			}
+			return types.NullOf(reg), nil
+		})
+	case "pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size":
+		// A Loam table's size is its data files' (no indexes, no TOAST);
+		// catalog tables and views have none.
+		m, err := b.p.regMaps()
+		if err != nil {
+			return nil, true, err
+		}
+		rels, err := relations(b.p.ctx, ci)
+		if err != nil {
+			return nil, true, err
+		}
+		sizes := map[int64]int64{}
+		for _, r := range rels {
+			sizes[int64(ObjectOID(r.ns, r.name))] = r.clauses.size
+		}
+		if name == "pg_indexes_size" {
+			sizes = map[int64]int64{}
+		}
+		reg := types.Of(types.Regclass)
+		f := func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			oid, ok := m.relOID[a[0].S]
+			if !ok {
+				return types.NullOf(types.TInt8), nil // no such relation, as in PostgreSQL
+			}
+			return types.Datum{T: types.TInt8, I: sizes[oid]}, nil
+		}
+		if name == "pg_relation_size" && len(args) == 2 {
+			// The fork: only 'main' holds data.
+			return fn(types.TInt8, []types.T{reg, types.TText}, true, func(c *expr.Ctx, a []types.Datum) (types.Datum, error) {
+				if a[1].S != "main" {
+					return types.Datum{T: types.TInt8}, nil
+				}
+				return f(c, a)
+			})
+		}
+		return fn(types.TInt8, []types.T{reg}, true, f)
+	case "pg_database_size":
+		// The one database holds every Loam table.
+		if len(args) != 1 {
+			break
+		}
+		rels, err := relations(b.p.ctx, ci)
+		if err != nil {
+			return nil, true, err
+		}
+		var total int64
+		for _, r := range rels {
+			total += r.clauses.size
+		}
+		db := ci.Database()
+		if t := args[0].Type(); t.Kind == types.OID || t.IsInteger() {
+			return fn(types.TInt8, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+				if a[0].I != oidDatabase {
+					return types.NullOf(types.TInt8), nil // no such database, as in PostgreSQL
+				}
+				return types.Datum{T: types.TInt8, I: total}, nil
+			})
+		}
+		return fn(types.TInt8, []types.T{types.TName}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			if a[0].S != db {
+				return types.Datum{}, pgerr.New(pgerr.InvalidCatalogName, "database %q does not exist", a[0].S)
+			}
+			return types.Datum{T: types.TInt8, I: total}, nil
+		})
+	case "pg_size_pretty":
+		if len(args) == 1 && args[0].Type().Kind == types.Numeric {
+			return nil, true, pgerr.New(pgerr.FeatureNotSupported, "pg_size_pretty(numeric) is not supported yet").WithPosition(pos(b.p.query, loc))
+		}
+		return fn(types.TText, []types.T{types.TInt8}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			return dText(sizePretty(a[0].I)), nil
+		})
 	case "pg_relation_is_publishable":
 		if len(args) == 1 {
 			return constant(dBool(false))
@@ -309,6 +422,17 @@ func (b *binder) regCast(arg expr.Expr, to types.T, loc int32) (expr.Expr, bool,
 				name = strings.TrimPrefix(name, "pg_catalog.")
 			}
 			oid, ok := oids[name]
+			if !ok && name != "" && strings.Trim(name, "0123456789") == "" {
+				// A number is an OID, as psql writes '16384'::regclass.
+				n, err := strconv.ParseUint(name, 10, 32)
+				if err != nil {
+					return types.Datum{}, pgerr.New(pgerr.NumericValueOutOfRange, "value %q is out of range for type oid", name)
+				}
+				if s, ok := names[int64(n)]; ok {
+					return types.Datum{T: to, S: s}, nil
+				}
+				return types.Datum{T: to, S: name}, nil
+			}
 			if !ok {
 				if to.Kind == types.Regnamespace {
 					return types.Datum{}, pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", a[0].S)

@@ -27,7 +27,16 @@ func (p *Planner) setOperation(s *pg.SelectStmt) (*Query, error) {
 	ts := make([]types.T, len(l.Columns))
 	cols := make([]Column, len(l.Columns))
 	for i := range ts {
-		t, ok := types.Common(l.Columns[i].T, r.Columns[i].T)
+		lt, rt := l.Columns[i].T, r.Columns[i].T
+		// An untyped literal (NULL, '…') of a branch takes the other
+		// branch's type, as in PostgreSQL (SELECT 2.5 UNION SELECT NULL).
+		if untypedLiteral(s.Larg, i) {
+			lt = types.Of(types.Unknown)
+		}
+		if untypedLiteral(s.Rarg, i) {
+			rt = types.Of(types.Unknown)
+		}
+		t, ok := types.Common(lt, rt)
 		if !ok {
 			return nil, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", name, l.Columns[i].T, r.Columns[i].T)
 		}
@@ -113,4 +122,18 @@ func columnsOf(ts []types.T) []expr.Expr {
 		out[i] = &expr.Col{Idx: i, T: t}
 	}
 	return out
+}
+
+// untypedLiteral reports whether output column i of a plain SELECT is a
+// bare constant whose type is still open: NULL or a quoted string.
+func untypedLiteral(s *pg.SelectStmt, i int) bool {
+	if s == nil || s.Op != pg.SetOperation_SETOP_NONE || len(s.ValuesLists) > 0 || i >= len(s.TargetList) {
+		return false
+	}
+	rt := s.TargetList[i].GetResTarget()
+	if rt == nil {
+		return false
+	}
+	c := rt.Val.GetAConst()
+	return c != nil && (c.Isnull || c.GetSval() != nil)
 }
