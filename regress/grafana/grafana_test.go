@@ -149,49 +149,71 @@ var paramQueries = []struct {
 }
 
 // panelQuery is a panel's SQL as macros.go expands it; series says the
-// result must have the time-series shape.
+// result must have the time-series shape. raw, where set, is the text a
+// user writes, which expands to sql for 2026-11-01T00:00:00Z –
+// 2026-11-02T00:00:00Z (epoch: 1700000000 – 1700003600) and a 5m
+// interval (TestMacros checks).
 type panelQuery struct {
 	sql    string
 	series bool
+	raw    string
+	epoch  bool
 }
 
-// panelQueries are written with the macros already expanded, for
-// 2026-11-01T00:00:00Z – 2026-11-02T00:00:00Z (epoch columns:
-// 1700000000 – 1700003600) and a 5m interval: $__timeFilter(ts),
-// $__timeGroupAlias(ts, 5m) / $__timeGroup(ts, 5m), $__timeEpoch(ts),
-// $__time(ts), $__unixEpochFilter(ts), $__unixEpochGroupAlias(ts, 5m),
-// $__timeFrom()/$__timeTo(), $__unixEpochFrom()/$__unixEpochTo(),
-// $__interval_ms. dashboard_test.go checks the port of macros.go produces
-// these same texts.
 var panelQueries = []panelQuery{
-	{`SELECT floor(extract(epoch from ts)/300)*300 AS "time", model AS metric, sum(cost_usd) AS cost_usd
+	{sql: `SELECT floor(extract(epoch from ts)/300)*300 AS "time", model AS metric, sum(cost_usd) AS cost_usd
 FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-02T00:00:00Z'
-GROUP BY 1, 2 ORDER BY 1, 2`, true},
-	{`SELECT floor(extract(epoch from ts)/300)*300 AS "time", percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95
+GROUP BY 1, 2 ORDER BY 1, 2`, series: true,
+		raw: `SELECT $__timeGroupAlias(ts, $__interval), model AS metric, sum(cost_usd) AS cost_usd
+FROM llm_calls WHERE $__timeFilter(ts)
+GROUP BY 1, 2 ORDER BY 1, 2`},
+	{sql: `SELECT floor(extract(epoch from ts)/300)*300 AS "time", percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95
 FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-02T00:00:00Z'
-GROUP BY 1 ORDER BY 1`, true},
-	{`SELECT floor(extract(epoch from ts)/60)*60 AS "time", count(*) AS calls
+GROUP BY 1 ORDER BY 1`, series: true,
+		raw: `SELECT $__timeGroupAlias(ts, 5m), percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95
+FROM llm_calls WHERE $__timeFilter(ts)
+GROUP BY 1 ORDER BY 1`},
+	// The pre-5.3 form: $__timeGroup followed by a comma gets the alias.
+	{sql: `SELECT floor(extract(epoch from ts)/60)*60 AS "time", count(*) AS calls
 FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-02T00:00:00Z'
-GROUP BY 1 ORDER BY 1`, true},
-	{`SELECT extract(epoch from ts) as "time", latency_ms FROM llm_calls
-WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-01T01:00:00Z' ORDER BY 1`, true},
-	{`SELECT ts AS "time", model AS metric, cost_usd FROM llm_calls
-WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-01T00:30:00Z' ORDER BY 1, 2`, true},
-	{`SELECT floor(extract(epoch from ts)/300)*300 AS "time", tenant, model, sum(prompt_tokens + completion_tokens) AS tokens
+GROUP BY 1 ORDER BY 1`, series: true,
+		raw: `SELECT $__timeGroup(ts, 1m), count(*) AS calls
+FROM llm_calls WHERE $__timeFilter(ts)
+GROUP BY 1 ORDER BY 1`},
+	{sql: `SELECT extract(epoch from ts) as "time", latency_ms FROM llm_calls
+WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-02T00:00:00Z' ORDER BY 1 LIMIT 50`, series: true,
+		raw: `SELECT $__timeEpoch(ts), latency_ms FROM llm_calls
+WHERE $__timeFilter(ts) ORDER BY 1 LIMIT 50`},
+	{sql: `SELECT ts AS "time", model AS metric, cost_usd FROM llm_calls
+WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-01T00:30:00Z' ORDER BY 1, 2`, series: true},
+	{sql: `SELECT floor(extract(epoch from ts)/300)*300 AS "time", tenant, model, sum(prompt_tokens + completion_tokens) AS tokens
 FROM llm_calls WHERE ts >= '2026-11-01T00:00:00Z' AND ts <= '2026-11-02T00:00:00Z'
-GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, false},
-	{`SELECT floor((ts)/300)*300 AS "time", model AS metric, avg(latency_ms) AS latency_ms
-FROM llm_calls_epoch WHERE ts >= 1700000000 AND ts <= 1700003600 GROUP BY 1, 2 ORDER BY 1, 2`, true},
-	{`SELECT ts AS "time", cost_usd FROM llm_calls_epoch WHERE ts >= 1700000000 AND ts <= 1700003600 ORDER BY 1`, true},
-	{`SELECT ts AS "time", cost_usd FROM llm_calls_epoch WHERE ts >= 1700000000 AND ts <= 1700003600 AND latency_ms > 200 ORDER BY 1`, true},
-	{`SELECT floor(extract(epoch from ts)/300)*300 AS "time", count(*) * 60000.0 / 300000 AS calls_per_minute
-FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-02T00:00:00Z' GROUP BY 1 ORDER BY 1`, true},
-	{`SELECT min(ts) AS "time", count(*) AS calls FROM llm_calls
-WHERE ts >= '2026-11-01T00:00:00Z' AND ts < '2026-11-02T00:00:00Z'`, true},
+GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+		raw: `SELECT $__timeGroupAlias(ts, '5m'), tenant, model, sum(prompt_tokens + completion_tokens) AS tokens
+FROM llm_calls WHERE ts >= $__timeFrom() AND ts <= $__timeTo()
+GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`},
+	{sql: `SELECT floor((ts)/300)*300 AS "time", model AS metric, avg(latency_ms) AS latency_ms
+FROM llm_calls_epoch WHERE ts >= 1700000000 AND ts <= 1700003600 GROUP BY 1, 2 ORDER BY 1, 2`, series: true, epoch: true,
+		raw: `SELECT $__unixEpochGroupAlias(ts, 5m), model AS metric, avg(latency_ms) AS latency_ms
+FROM llm_calls_epoch WHERE $__unixEpochFilter(ts) GROUP BY 1, 2 ORDER BY 1, 2`},
+	{sql: `SELECT ts AS "time", cost_usd FROM llm_calls_epoch WHERE ts >= 1700000000 AND ts <= 1700003600 ORDER BY 1`, series: true, epoch: true,
+		raw: `SELECT $__time(ts), cost_usd FROM llm_calls_epoch WHERE $__unixEpochFilter(ts) ORDER BY 1`},
+	{sql: `SELECT ts AS "time", cost_usd FROM llm_calls_epoch WHERE ts >= 1700000000 AND ts <= 1700003600 AND latency_ms > 200 ORDER BY 1`, series: true, epoch: true,
+		raw: `SELECT ts AS "time", cost_usd FROM llm_calls_epoch WHERE ts >= $__unixEpochFrom() AND ts <= $__unixEpochTo() AND latency_ms > 200 ORDER BY 1`},
+	{sql: `SELECT floor(extract(epoch from ts)/300)*300 AS "time", count(*) * 60000.0 / 300000 AS calls_per_minute
+FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-02T00:00:00Z' GROUP BY 1 ORDER BY 1`, series: true,
+		raw: `SELECT $__timeGroupAlias(ts, $__interval), count(*) * 60000.0 / $__interval_ms AS calls_per_minute
+FROM llm_calls WHERE $__timeFilter(ts) GROUP BY 1 ORDER BY 1`},
+	{sql: `SELECT min(ts) AS "time", count(*) AS calls FROM llm_calls
+WHERE ts >= '2026-11-01T00:00:00Z' AND ts < '2026-11-02T00:00:00Z'`, series: true,
+		raw: `SELECT min(ts) AS "time", count(*) AS calls FROM llm_calls
+WHERE ts >= $__timeFrom() AND ts < $__timeTo()`},
 	// Several statements in one rawSql: Grafana reads every result and
 	// frames the SELECTs.
-	{`SET TIME ZONE 'UTC'; SELECT floor(extract(epoch from ts)/3600)*3600 AS "time", model AS metric, max(latency_ms) AS worst
-FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-02T00:00:00Z' GROUP BY 1, 2 ORDER BY 1, 2`, true},
+	{sql: `SET TIME ZONE 'UTC'; SELECT floor(extract(epoch from ts)/3600)*3600 AS "time", model AS metric, max(latency_ms) AS worst
+FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-02T00:00:00Z' GROUP BY 1, 2 ORDER BY 1, 2`, series: true,
+		raw: `SET TIME ZONE 'UTC'; SELECT $__timeGroupAlias(ts, 1h), model AS metric, max(latency_ms) AS worst
+FROM llm_calls WHERE $__timeFilter(ts) GROUP BY 1, 2 ORDER BY 1, 2`},
 }
 
 // result is one statement's answer: "name:oid" per column, rows as text.
@@ -295,7 +317,7 @@ func checkSeries(t *testing.T, what string, r result) {
 func TestGrafanaDataSource(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	loam, pg := servers(t, ctx)
+	loam, pg := servers(t, ctx, table, table)
 
 	t.Run("health", func(t *testing.T) {
 		for _, c := range []*pgx.Conn{loam, pg} {
