@@ -51,6 +51,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/lib/pq" // database/sql driver "postgres", for the ";" ping
 )
 
@@ -208,6 +209,10 @@ FROM llm_calls WHERE $__timeFilter(ts) GROUP BY 1 ORDER BY 1`},
 WHERE ts >= '2026-11-01T00:00:00Z' AND ts < '2026-11-02T00:00:00Z'`, series: true,
 		raw: `SELECT min(ts) AS "time", count(*) AS calls FROM llm_calls
 WHERE ts >= $__timeFrom() AND ts < $__timeTo()`},
+	// In the visual query builder's form (toRawSql: arguments joined by
+	// bare commas, each clause followed by a space).
+	{sql: `SELECT floor(extract(epoch from ts)/300)*300 AS "time", model AS metric, SUM(cost_usd) AS cost_usd FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-02T00:00:00Z' GROUP BY 1, model ORDER BY 1, 2 LIMIT 50 `, series: true,
+		raw: `SELECT $__timeGroupAlias(ts,$__interval), model AS metric, SUM(cost_usd) AS cost_usd FROM llm_calls WHERE $__timeFilter(ts) GROUP BY 1, model ORDER BY 1, 2 LIMIT 50 `},
 	// Several statements in one rawSql: Grafana reads every result and
 	// frames the SELECTs.
 	{sql: `SET TIME ZONE 'UTC'; SELECT floor(extract(epoch from ts)/3600)*3600 AS "time", model AS metric, max(latency_ms) AS worst
@@ -336,6 +341,35 @@ func TestGrafanaDataSource(t *testing.T) {
 				t.Fatalf("%q on PostgreSQL: %v", q, err)
 			}
 			sameResults(t, q, l, p)
+		}
+		// Grafana's own connection: its key=value string
+		// (buildBaseConnectionString + sslmode) through pgxpool, a
+		// health-check Ping, then a query on an acquired connection.
+		host, port, _ := strings.Cut(loam.Config().Host+":"+fmt.Sprint(loam.Config().Port), ":")
+		cfg, err := pgxpool.ParseConfig(fmt.Sprintf("user='%s' host='%s' dbname='%s' port=%s sslmode='%s'", "loam", host, "loam", port, "disable"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.ConnConfig.LookupFunc = func(_ context.Context, host string) ([]string, error) { return []string{host}, nil }
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pool.Close()
+		if err := pool.Ping(ctx); err != nil {
+			t.Errorf("pgxpool ping: %v", err)
+		}
+		pc, err := pool.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := pc.Conn().PgConn().Exec(ctx, metaQueries[0]).ReadAll()
+		pc.Release()
+		want, perr := simple(ctx, pg, metaQueries[0])
+		if err != nil || perr != nil {
+			t.Errorf("version probe through the pool: %v; on PostgreSQL: %v", err, perr)
+		} else {
+			sameResults(t, "version probe through the pool", []result{fromPgconn(rs[0])}, want)
 		}
 		// The lib/pq data source (Grafana before pgx) pings with ";".
 		db, err := sql.Open("postgres", loam.Config().ConnString())
