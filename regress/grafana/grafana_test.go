@@ -221,6 +221,46 @@ FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-02T00:00:00Z
 FROM llm_calls WHERE $__timeFilter(ts) GROUP BY 1, 2 ORDER BY 1, 2`},
 }
 
+// otherPanels are more queries users write in panels, with the macros
+// expanded: other time column types, annotations and variables.
+var otherPanels = []panelQuery{
+	{sql: `SELECT date_trunc('minute', ts) AS time, sum(cost_usd) FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-01T03:00:00Z' GROUP BY 1 ORDER BY 1`, series: true},
+	// $__timeFilter and $__timeGroup on timestamp and date columns.
+	{sql: `SELECT floor(extract(epoch from ts)/300)*300 AS "time", avg(v) FROM ev WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-02T00:00:00Z' GROUP BY 1 ORDER BY 1`, series: true},
+	{sql: `SELECT d AS "time", count(*) FROM ev WHERE d BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-02T00:00:00Z' GROUP BY 1 ORDER BY 1`, series: true},
+	// $__unixEpochNanoFilter and $__unixEpochGroup on nanoseconds.
+	{sql: `SELECT floor((ns)/300000000000)*300000000000 AS "time", host AS metric, sum(v) FROM ev WHERE ns >= 1700000000000000000 AND ns <= 1700003600000000000 GROUP BY 1, 2 ORDER BY 1, 2`, series: true},
+	{sql: `SELECT to_timestamp(ts) AS "time", cost_usd FROM llm_calls_epoch WHERE ts >= 1700000000 AND ts <= 1700003600 ORDER BY 1`, series: true},
+	{sql: `SELECT floor(extract(epoch from ts)/86400)*86400 AS "time", model AS metric, sum(cost_usd) FROM llm_calls WHERE ts BETWEEN '2026-10-01T00:00:00Z' AND '2026-12-01T00:00:00Z' GROUP BY 1, 2 ORDER BY 1, 2`, series: true},
+	{sql: `SELECT floor(extract(epoch from ts)/0.5)*0.5 AS "time", latency_ms FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-01T00:10:00Z' ORDER BY 1`, series: true},
+	{sql: `SELECT extract(epoch from ts)*1000 AS "time", cost_usd FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-01T00:10:00Z' ORDER BY 1`, series: true},
+	{sql: `SELECT ts AT TIME ZONE 'UTC' AS "time", cost_usd FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-01T00:10:00Z' ORDER BY 1`, series: true},
+	{sql: `SELECT floor(extract(epoch from ts)/3600)*3600 AS "time", count(*) FILTER (WHERE latency_ms > 1000) AS slow, count(*) AS total FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-02T00:00:00Z' GROUP BY 1 ORDER BY 1`, series: true},
+	{sql: `SELECT floor(extract(epoch from ts)/3600)*3600 AS "time", sum(prompt_tokens)::float / nullif(sum(completion_tokens), 0) AS ratio FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-02T00:00:00Z' GROUP BY 1 ORDER BY 1`, series: true},
+	{sql: `SELECT floor(extract(epoch from ts)/300)*300 AS "time", avg(latency_ms) AS avg, stddev(latency_ms) AS sd, max(latency_ms) - min(latency_ms) AS spread FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-01T06:00:00Z' GROUP BY 1 ORDER BY 1`, series: true},
+	{sql: `SELECT floor(extract(epoch from ts)/300)*300 AS "time", tenant || '/' || model AS metric, percentile_disc(0.5) WITHIN GROUP (ORDER BY latency_ms) FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-01T02:00:00Z' GROUP BY 1, 2 ORDER BY 1, 2`, series: true},
+	{sql: `SELECT floor(extract(epoch from ts)/300)*300 AS "time", model AS metric, sum(cost_usd) OVER (PARTITION BY model ORDER BY ts) AS running FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-01T01:00:00Z' ORDER BY 1, 2, 3`, series: true},
+	// Fractional seconds in the range.
+	{sql: `SELECT floor(extract(epoch from ts)/300)*300 AS "time", model AS metric, sum(cost_usd) FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00.123Z' AND '2026-11-01T01:59:59.999Z' AND model IN ('gpt-4o','claude-sonnet') GROUP BY 1, 2 ORDER BY 1, 2`, series: true},
+	// Annotations (time, timeend, text, tags) and a variable (__text, __value).
+	{sql: `SELECT extract(epoch from ts) AS time, model AS text, tenant AS tags FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-01T00:20:00Z' ORDER BY 1`},
+	{sql: `SELECT ts AS time, ts + interval '5 minutes' AS timeend, model AS text FROM llm_calls WHERE ts BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-01T00:20:00Z' ORDER BY 1`},
+	{sql: `SELECT DISTINCT model AS __text, model AS __value FROM llm_calls ORDER BY 1`},
+}
+
+// badPanels fail on PostgreSQL; Loam must fail the same way (SQLSTATE,
+// message, position): a $n (the simple protocol has no parameters), a
+// macro Grafana left alone, a variable with no value.
+var badPanels = []string{
+	`SELECT $1`,
+	`SELECT ts AS "time", cost_usd FROM llm_calls WHERE ts > $2 ORDER BY 1`,
+	`SELECT 1; SELECT $1`,
+	`SELECT ts AS "time" FROM llm_calls WHERE ts > $__timeFrom ORDER BY 1`,
+	`SELECT ts AS "time" FROM llm_calls WHERE tenant IN ($tenant)`,
+	`SELECT ts AS "time" FROM llm_calls WHERE tenant IN ()`,
+	`SELECT floor(extract(epoch from ts)/0)*0 AS "time" FROM llm_calls`,
+}
+
 // result is one statement's answer: "name:oid" per column, rows as text.
 type result struct {
 	tag  string
@@ -366,8 +406,8 @@ func TestGrafanaDataSource(t *testing.T) {
 		rs, err := pc.Conn().PgConn().Exec(ctx, metaQueries[0]).ReadAll()
 		pc.Release()
 		want, perr := simple(ctx, pg, metaQueries[0])
-		if err != nil || perr != nil {
-			t.Errorf("version probe through the pool: %v; on PostgreSQL: %v", err, perr)
+		if err != nil || perr != nil || len(rs) != 1 {
+			t.Errorf("version probe through the pool: %v %v; on PostgreSQL: %v", rs, err, perr)
 		} else {
 			sameResults(t, "version probe through the pool", []result{fromPgconn(rs[0])}, want)
 		}
@@ -398,6 +438,23 @@ func TestGrafanaDataSource(t *testing.T) {
 		}
 	})
 
+	t.Run("errors", func(t *testing.T) {
+		for _, q := range badPanels {
+			_, perr := simple(ctx, pg, q)
+			_, lerr := simple(ctx, loam, q)
+			if perr == nil {
+				t.Fatalf("%s: no error from PostgreSQL", q)
+			}
+			if pe, le := errText(perr), errText(lerr); pe != le {
+				t.Errorf("%s: errors differ\nPostgreSQL: %s\nLoam:       %s", q, pe, le)
+			}
+			// The connection stays usable.
+			if _, err := simple(ctx, loam, "SELECT 1"); err != nil {
+				t.Fatalf("after %s: %v", q, err)
+			}
+		}
+	})
+
 	t.Run("schema", func(t *testing.T) {
 		for i, q := range paramQueries {
 			p, err := values(ctx, pg, q.sql, q.args)
@@ -416,7 +473,7 @@ func TestGrafanaDataSource(t *testing.T) {
 	})
 
 	t.Run("panels", func(t *testing.T) {
-		for i, q := range panelQueries {
+		for i, q := range append(panelQueries, otherPanels...) {
 			what := fmt.Sprintf("panel query %d", i)
 			p, err := simple(ctx, pg, q.sql)
 			if err != nil {
@@ -442,7 +499,7 @@ func errText(err error) string {
 	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		return pe.Code + " " + pe.Message
+		return fmt.Sprintf("%s %s (position %d)", pe.Code, pe.Message, pe.Position)
 	}
 	return err.Error()
 }

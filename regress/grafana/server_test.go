@@ -32,8 +32,9 @@ PARTITIONED BY (day(ts))
 SORTED BY (tenant, model, ts)`
 )
 
-// setup fills llm_calls and an epoch-keyed table for $__unixEpochFilter
-// the same way on both servers.
+// setup fills llm_calls, an epoch-keyed table for $__unixEpochFilter and
+// one with timestamp, date and epoch-nanosecond columns the same way on
+// both servers.
 const setup = `INSERT INTO llm_calls SELECT TIMESTAMPTZ '2026-11-01 00:00:00+00' + (i * 97) * INTERVAL '1 second',
 	CASE WHEN i % 3 = 0 THEN 'acme' ELSE 'globex' END,
 	CASE i % 4 WHEN 0 THEN 'gpt-4o' WHEN 1 THEN 'gpt-4o-mini' WHEN 2 THEN 'claude-sonnet' ELSE 'gpt-4o' END,
@@ -41,7 +42,10 @@ const setup = `INSERT INTO llm_calls SELECT TIMESTAMPTZ '2026-11-01 00:00:00+00'
 	FROM generate_series(0, 999) AS s(i);
 CREATE TABLE llm_calls_epoch (ts bigint, model text, cost_usd float8, latency_ms float8);
 INSERT INTO llm_calls_epoch SELECT 1700000000 + i * 60, CASE WHEN i % 2 = 0 THEN 'gpt-4o' ELSE 'claude-sonnet' END,
-	(i % 8) / 8.0, 100 + i * 3 FROM generate_series(0, 119) AS s(i)`
+	(i % 8) / 8.0, 100 + i * 3 FROM generate_series(0, 119) AS s(i);
+CREATE TABLE ev (ts timestamp, d date, ns bigint, v float8, host text);
+INSERT INTO ev SELECT TIMESTAMP '2026-11-01 00:00:00' + i * INTERVAL '7 minutes', DATE '2026-10-28' + (i / 100),
+	(1700000000 + i * 60)::bigint * 1000000000, i * 0.5, 'h' || (i % 3) FROM generate_series(0, 499) AS s(i)`
 
 // servers starts Loam and a throwaway PostgreSQL 15, creates llm_calls on
 // each with the given statement, loads setup into both and returns connections made as Grafana's pgxpool makes them: pgx's
