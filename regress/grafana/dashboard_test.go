@@ -8,10 +8,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // dashboardFile is the dashboard docs/clients.md tells users to import.
@@ -276,6 +278,7 @@ func TestDashboard(t *testing.T) {
 	}
 	all := strings.Join(tenants, ",")
 
+	serial := map[string][]result{} // PostgreSQL's answer to each expanded query
 	for _, panel := range d.Panels {
 		if panel.Type != "timeseries" || panel.Datasource.Type != ds || panel.Datasource.UID != "${DS_LOAM}" {
 			t.Errorf("panel %q: type %s, data source %+v", panel.Title, panel.Type, panel.Datasource)
@@ -304,8 +307,52 @@ func TestDashboard(t *testing.T) {
 					if len(l) == 1 {
 						checkSeries(t, what, l[0])
 					}
+					serial[q] = p
 				}
 			}
 		}
+	}
+
+	// A dashboard refresh runs its panels at once on the pool's
+	// connections (sql_engine.go: one goroutine per query).
+	host, port, _ := strings.Cut(loam.Config().Host+":"+fmt.Sprint(loam.Config().Port), ":")
+	cfg, err := pgxpool.ParseConfig(fmt.Sprintf("user='loam' host='%s' dbname='loam' port=%s sslmode='disable'", host, port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxConns = 4
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var wg sync.WaitGroup
+	errs := make(chan string, 3*len(serial))
+	for round := 0; round < 3; round++ {
+		for q, want := range serial {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c, err := pool.Acquire(ctx)
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				defer c.Release()
+				rs, err := c.Conn().PgConn().Exec(ctx, q).ReadAll()
+				if err != nil {
+					errs <- fmt.Sprintf("%v\n%s", err, q)
+					return
+				}
+				if len(rs) != 1 || fromPgconn(rs[0]).String() != want[0].String() {
+					errs <- fmt.Sprintf("concurrent answer differs\n%s", q)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
