@@ -248,6 +248,25 @@ func TestDashboard(t *testing.T) {
 		}
 	}
 
+	// The query editor lists README's table as PostgreSQL lists the same
+	// columns: STRING is text, DOUBLE double precision, TIMESTAMP(3) WITH
+	// TIME ZONE timestamp with time zone.
+	for _, q := range []string{getSchema("llm_calls"), metaQueries[3]} {
+		p, perr := simple(ctx, pg, q)
+		l, lerr := simple(ctx, loam, q)
+		if perr != nil || lerr != nil {
+			t.Fatalf("%s\nPostgreSQL: %v\nLoam: %v", q, perr, lerr)
+		}
+		sameResults(t, "columns of README's llm_calls", l, p)
+	}
+	for _, q := range paramQueries[1:3] {
+		p, perr := values(ctx, pg, q.sql, q.args)
+		l, lerr := values(ctx, loam, q.sql, q.args)
+		if perr != nil || lerr != nil || l != p {
+			t.Errorf("%s\nPostgreSQL: %v\n%s\nLoam: %v\n%s", q.sql, perr, p, lerr, l)
+		}
+	}
+
 	from, to := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
 	// The tenant variable: its query, then "All" as Grafana's frontend
 	// interpolates a multi-value variable (each value quoted, joined by
