@@ -266,6 +266,9 @@ func (c *conn) sendParameterChanges() {
 }
 
 func (c *conn) readyForQuery() error {
+	if err := c.sess.Finish(); err != nil {
+		c.reportError(err)
+	}
 	c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
 	return c.flush()
 }

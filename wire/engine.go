@@ -22,6 +22,10 @@ type Session interface {
 	ParameterStatus() [][2]string
 	TakeParameterChanges() [][2]string
 	TxStatus() byte
+	// Finish ends the implicit transaction before ReadyForQuery: writes
+	// made outside a block since the last one commit (a failed statement
+	// has already dropped them through MarkFailed).
+	Finish() error
 	Location() *time.Location
 	MarkFailed()
 	Prepare(ctx context.Context, query string, paramOIDs []uint32) ([]*engine.Statement, error)
@@ -64,6 +68,7 @@ func (a engineAdapter) NewSession(user, database string, params map[string]strin
 	if err != nil {
 		return nil, err
 	}
+	s.ImplicitTransactions()
 	return sessionAdapter{s}, nil
 }
 

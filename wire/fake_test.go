@@ -63,6 +63,7 @@ func (s *fakeSession) TakeParameterChanges() [][2]string {
 	return c
 }
 func (s *fakeSession) TxStatus() byte           { return s.tx }
+func (s *fakeSession) Finish() error            { return nil }
 func (s *fakeSession) Location() *time.Location { return s.loc }
 func (s *fakeSession) MarkFailed() {
 	if s.tx == 'T' {

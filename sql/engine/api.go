@@ -107,9 +107,31 @@ func (s *Session) TxStatus() byte { return s.tx }
 func (s *Session) MarkFailed() { s.markFailed() }
 
 func (s *Session) markFailed() {
-	if s.tx == 'T' {
+	switch s.tx {
+	case 'T':
 		s.tx = 'E'
+	case 'I':
+		s.abortWrites(0) // the implicit transaction fails whole
 	}
+}
+
+// ImplicitTransactions makes writes outside a transaction block wait for
+// Finish, as PostgreSQL's implicit transactions do: the statements of one
+// simple Query, or the extended-protocol messages up to a Sync, commit
+// together or not at all (PgJDBC sends a batch of INSERTs that way). The
+// wire layer turns it on; without it each statement commits itself.
+func (s *Session) ImplicitTransactions() { s.implicit = true }
+
+// Finish ends the implicit transaction before ReadyForQuery: the writes
+// made outside a block since the last Finish commit. Inside a block they
+// wait for COMMIT.
+func (s *Session) Finish() error {
+	if s.tx != 'I' || len(s.written) == 0 {
+		return nil
+	}
+	err := s.eng.link.CommitAll(s.written)
+	s.written = nil
+	return err
 }
 
 // ParameterStatus lists the settings reported to the client at startup, in

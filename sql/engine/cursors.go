@@ -178,5 +178,9 @@ func (s *Session) closeCursors(all bool) {
 	}
 }
 
-// Close ends the session: its cursors' scans are closed.
-func (s *Session) Close() { s.closeCursors(true) }
+// Close ends the session: its cursors' scans are closed and an open
+// block's writes dropped.
+func (s *Session) Close() {
+	s.closeCursors(true)
+	s.abortWrites(0) // a connection lost inside a block commits nothing
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/exec/copyfmt"
 	"github.com/loamdb/loam/exec/ice"
@@ -162,6 +163,18 @@ func (c *catalog) Table(ctx context.Context, schema, name string) (*plan.TableIn
 			return nil, err
 		}
 		ti.Tail = v.Tail
+		if own := c.s.pendingTail(link.Key{NS: ns, Name: name}); own != nil {
+			ti.Tail = func(yield func(arrow.RecordBatch, error) bool) {
+				ok := true
+				v.Tail(func(rec arrow.RecordBatch, err error) bool {
+					ok = yield(rec, err)
+					return ok
+				})
+				if ok {
+					own(yield)
+				}
+			}
+		}
 		return ti, nil
 	}
 	if schema != "" {

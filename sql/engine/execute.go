@@ -140,7 +140,7 @@ func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statem
 func columns(q *plan.Query) []Column {
 	cols := make([]Column, len(q.Columns))
 	for i, c := range q.Columns {
-		cols[i] = Column{Name: c.Name, Type: c.T}
+		cols[i] = Column{Name: c.Name, Type: c.T, TableOID: c.TableOID, ColumnNum: c.ColumnNum}
 	}
 	return cols
 }
@@ -165,7 +165,7 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		if ts := ps.Node.GetTransactionStmt(); ts != nil {
 			switch ts.Kind {
 			case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK, pg.TransactionStmtKind_TRANS_STMT_COMMIT:
-				s.endTx(false)
+				_ = s.endTx(false)
 				return &Cursor{tag: "ROLLBACK", sess: s}, nil
 			case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
 				return s.savepoint(ts)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/storage/link"
 )
 
 // reportedSettings are the GUC_REPORT settings PostgreSQL 15 sends as
@@ -73,8 +74,13 @@ type Session struct {
 	txSettings map[string]string
 	cursors    map[string]*sqlCursor // DECLAREd cursors by name
 	savepoints []savepoint           // the block's savepoints, innermost last
-	loc        *time.Location
-	notices    []*pgerr.Error
+	// written are the block's writes, one write-log transaction a
+	// statement, committed together at COMMIT and dropped at ROLLBACK.
+	written []*link.Txn
+	// implicit: writes outside a block also wait, for Finish.
+	implicit bool
+	loc      *time.Location
+	notices  []*pgerr.Error
 }
 
 // NewSession starts a session for user on database, applying the startup
@@ -152,4 +158,5 @@ func (s *Session) Setting(name string) (string, bool) {
 type savepoint struct {
 	name     string
 	settings map[string]string
+	written  int // len(Session.written) when the savepoint was set
 }

@@ -30,13 +30,20 @@ func (s *Session) transaction(ts *pg.TransactionStmt) (*Cursor, error) {
 		if s.tx == 'I' {
 			s.warning(pgerr.NoActiveSQLTransaction, "there is no transaction in progress")
 		}
-		s.endTx(true)
-		return &Cursor{tag: "COMMIT", sess: s}, nil
+		// COMMIT of a failed block rolls it back, and says so.
+		tag := "COMMIT"
+		if s.tx == 'E' {
+			tag = "ROLLBACK"
+		}
+		if err := s.endTx(s.tx != 'E'); err != nil {
+			return nil, err
+		}
+		return &Cursor{tag: tag, sess: s}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
 		if s.tx == 'I' {
 			s.warning(pgerr.NoActiveSQLTransaction, "there is no transaction in progress")
 		}
-		s.endTx(false)
+		_ = s.endTx(false)
 		return &Cursor{tag: "ROLLBACK", sess: s}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT, pg.TransactionStmtKind_TRANS_STMT_RELEASE,
 		pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
@@ -48,7 +55,7 @@ func (s *Session) transaction(ts *pg.TransactionStmt) (*Cursor, error) {
 // savepoint runs SAVEPOINT, RELEASE and ROLLBACK TO. psycopg 3's nested
 // transaction() blocks and SQLAlchemy's begin_nested use them, above all to
 // recover from an error without ending the block. As with ROLLBACK, the
-// SETs since the savepoint are undone, but not written data.
+// SETs and the writes since the savepoint are undone.
 func (s *Session) savepoint(ts *pg.TransactionStmt) (*Cursor, error) {
 	verb, tag := "SAVEPOINT", "SAVEPOINT"
 	switch ts.Kind {
@@ -61,7 +68,7 @@ func (s *Session) savepoint(ts *pg.TransactionStmt) (*Cursor, error) {
 		return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "%s can only be used in transaction blocks", verb)
 	}
 	if ts.Kind == pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT {
-		s.savepoints = append(s.savepoints, savepoint{name: ts.SavepointName, settings: maps.Clone(s.settings)})
+		s.savepoints = append(s.savepoints, savepoint{name: ts.SavepointName, settings: maps.Clone(s.settings), written: len(s.written)})
 		return &Cursor{tag: tag, sess: s}, nil
 	}
 	i := len(s.savepoints) - 1
@@ -76,22 +83,31 @@ func (s *Session) savepoint(ts *pg.TransactionStmt) (*Cursor, error) {
 		return &Cursor{tag: tag, sess: s}, nil
 	}
 	s.restoreSettings(s.savepoints[i].settings)
+	s.abortWrites(s.savepoints[i].written)
 	s.savepoints = s.savepoints[:i+1]
 	s.tx = 'T'
 	return &Cursor{tag: tag, sess: s}, nil
 }
 
-// endTx ends a transaction block. A rollback (or the COMMIT of a failed
-// block) undoes the SETs made in it, as in PostgreSQL: psycopg runs every
-// statement in a block, so an error there must not leave a SET behind.
-// Written data is not undone: Loam commits each statement on its own.
-func (s *Session) endTx(commit bool) {
-	if !commit && s.txSettings != nil {
+// endTx ends a transaction block. A commit makes the block's writes
+// durable and visible at once, with one write-log record. A rollback (or
+// the COMMIT of a failed block) drops them and undoes the SETs made in the
+// block, as in PostgreSQL: psycopg runs every statement in a block, so an
+// error there must not leave a SET behind.
+func (s *Session) endTx(commit bool) error {
+	var err error
+	if commit {
+		err = s.eng.link.CommitAll(s.written)
+		s.written = nil
+	}
+	s.abortWrites(0)
+	if (!commit || err != nil) && s.txSettings != nil {
 		s.restoreSettings(s.txSettings)
 	}
 	s.txSettings, s.savepoints = nil, nil
 	s.tx = 'I'
 	s.closeCursors(false)
+	return err
 }
 
 // restoreSettings puts back the settings saved at BEGIN or a SAVEPOINT.

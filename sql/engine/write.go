@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/sql/plan"
@@ -11,6 +13,8 @@ import (
 
 // write runs fill inside one write-log transaction on the table: it is
 // committed (durable, then visible) if fill succeeds and aborted if not.
+// Inside a transaction block the commit waits for COMMIT, and in an
+// implicit transaction for Finish.
 func (s *Session) write(ctx context.Context, ti *plan.TableInfo, fill func(*link.Txn, *exec.Target) (int64, error)) (int64, error) {
 	txn, err := s.eng.link.Begin(ctx, ti.Namespace, ti.Name)
 	if err != nil {
@@ -27,8 +31,46 @@ func (s *Session) write(ctx context.Context, ti *plan.TableInfo, fill func(*link
 		txn.Abort()
 		return 0, err
 	}
+	if s.tx != 'I' || s.implicit {
+		s.written = append(s.written, txn)
+		return n, nil
+	}
 	if err := txn.Commit(); err != nil {
 		return 0, err
 	}
 	return n, nil
+}
+
+// pendingTail yields the rows the open block has written to a table, which
+// its own statements see as PostgreSQL's do.
+func (s *Session) pendingTail(key link.Key) func(yield func(arrow.RecordBatch, error) bool) {
+	var txns []*link.Txn
+	for _, t := range s.written {
+		if t.Key() == key && t.Rows() > 0 {
+			txns = append(txns, t)
+		}
+	}
+	if len(txns) == 0 {
+		return nil
+	}
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for _, t := range txns {
+			ok := true
+			t.Batches(func(rec arrow.RecordBatch, err error) bool {
+				ok = yield(rec, err)
+				return ok
+			})
+			if !ok {
+				return
+			}
+		}
+	}
+}
+
+// abortWrites drops the block's writes from the i-th on.
+func (s *Session) abortWrites(i int) {
+	for _, t := range s.written[i:] {
+		t.Abort()
+	}
+	s.written = s.written[:i]
 }

@@ -21,6 +21,45 @@ type scopeCol struct {
 	// hidden columns are reachable only by table name: the two sides of a
 	// JOIN … USING column, which is merged into one unqualified column.
 	hidden bool
+	origin origin
+}
+
+// origin is the table column a result column shows unchanged, which
+// RowDescription reports (PgJDBC's getTableName and isNullable look it up).
+type origin struct {
+	table  uint32
+	attnum int16
+}
+
+// originOf is the origin of a select-list item that is a bare column
+// reference, and the zero origin for anything else.
+func (s *scope) originOf(n *pg.Node) origin {
+	cr := n.GetColumnRef()
+	if cr == nil {
+		return origin{}
+	}
+	var names []string
+	for _, f := range cr.Fields {
+		str := f.GetString_()
+		if str == nil {
+			return origin{}
+		}
+		names = append(names, str.Sval)
+	}
+	tbl, name := "", ""
+	switch len(names) {
+	case 1:
+		name = names[0]
+	case 2:
+		tbl, name = names[0], names[1]
+	default:
+		return origin{}
+	}
+	i, err := s.resolve(tbl, name)
+	if err != nil {
+		return origin{}
+	}
+	return s.cols[i].origin
 }
 
 type scope struct {

@@ -98,7 +98,7 @@ func (p *Planner) cteItem(c *cte, rv *pg.RangeVar) (*fromItem, error) {
 	copy(names, aliasCols)
 	cols := make([]scopeCol, len(q.Columns))
 	for i, col := range q.Columns {
-		cols[i] = scopeCol{table: alias, name: names[i], t: col.T}
+		cols[i] = scopeCol{table: alias, name: names[i], t: col.T, origin: origin{col.TableOID, col.ColumnNum}}
 	}
 	return &fromItem{cols: cols, build: func(*scope, int, expr.Expr) (exec.Operator, error) { return q.Root, nil }}, nil
 }

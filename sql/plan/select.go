@@ -57,7 +57,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		}
 		cols := make([]scopeCol, len(ti.Columns))
 		for i, c := range ti.Columns {
-			cols[i] = scopeCol{table: alias, name: c, t: ti.Types[i]}
+			cols[i] = scopeCol{table: alias, name: c, t: ti.Types[i], origin: origin{ObjectOID(ti.Namespace, ti.Name), int16(i + 1)}}
 		}
 		sc = newScope(cols)
 		scan = &exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail}
@@ -246,7 +246,13 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			e, _ = out.coerce(e, types.TText, t.loc)
 		}
 		exprs = append(exprs, e)
-		cols = append(cols, Column{Name: t.name, T: e.Type()})
+		o := origin{}
+		if t.node == nil {
+			o = sc.cols[t.col].origin
+		} else {
+			o = sc.originOf(t.node)
+		}
+		cols = append(cols, Column{Name: t.name, T: e.Type(), TableOID: o.table, ColumnNum: o.attnum})
 	}
 
 	// The series' arguments ride along as hidden columns.

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -145,16 +146,27 @@ func Open(ctx context.Context, store *icetable.Store, opts Options) (*Manager, e
 			}
 			t.chunks = append(t.chunks, chunkRef{pos: pos, rows: int64(h.rows)})
 		case recCommit, recAbort:
-			if len(p) != 8 {
+			ids, ok := txnIDs(p)
+			if !ok {
 				return fmt.Errorf("link: replay: bad record at %s", pos)
 			}
-			txn := uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 |
-				uint64(p[4])<<32 | uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56
-			maxTxn = max(maxTxn, txn)
-			if t := open[txn]; t != nil && typ == recCommit {
+			// A block's commit lists its statements' transactions; they
+			// join into one tail entry per table.
+			byKey := map[Key]*replayTxn{}
+			for _, id := range ids {
+				maxTxn = max(maxTxn, id)
+				t := open[id]
+				delete(open, id)
+				if t == nil || typ != recCommit {
+					continue
+				}
+				if j := byKey[t.key]; j != nil && j.uuid == t.uuid {
+					j.chunks = append(j.chunks, t.chunks...)
+					continue
+				}
+				byKey[t.key] = t
 				done = append(done, committed{pos, t})
 			}
-			delete(open, txn)
 		}
 		return nil
 	})
@@ -392,6 +404,28 @@ func (t *Txn) Add(rec arrow.RecordBatch) error {
 	return nil
 }
 
+// Key names the table the transaction writes.
+func (t *Txn) Key() Key { return t.st.key }
+
+// Batches yields the rows added so far, one batch a chunk, in the table's
+// Iceberg Arrow schema: a transaction block reads its own writes. Each
+// batch is the caller's to release.
+func (t *Txn) Batches(yield func(arrow.RecordBatch, error) bool) {
+	if n := len(t.chunks); n > 0 {
+		// Uncommitted chunks may still sit in the log's buffer.
+		if err := t.m.log.Flush(t.chunks[n-1].pos); err != nil {
+			yield(nil, err)
+			return
+		}
+	}
+	for _, c := range t.chunks {
+		rec, err := t.m.readChunk(c.pos)
+		if !yield(rec, err) || err != nil {
+			return
+		}
+	}
+}
+
 // Rows is the number of rows added so far.
 func (t *Txn) Rows() int64 {
 	var n int64
@@ -407,33 +441,70 @@ func (t *Txn) Commit() error {
 	if t.closed {
 		return errors.New("link: transaction already ended")
 	}
-	t.closed = true
-	defer t.m.inflight.Delete(t.id)
-	if len(t.chunks) == 0 {
+	return t.m.CommitAll([]*Txn{t})
+}
+
+// CommitAll commits several transactions, on one or more tables, with one
+// commit record: a crash keeps all of them or none. A transaction block
+// commits its statements' writes this way.
+func (m *Manager) CommitAll(txns []*Txn) error {
+	var ids []uint64
+	var sts []*tableState
+	chunks := map[*tableState][]chunkRef{}
+	for _, t := range txns {
+		if t.closed {
+			continue // aborted, as a ROLLBACK TO does
+		}
+		t.closed = true
+		defer m.inflight.Delete(t.id)
+		if len(t.chunks) == 0 {
+			continue
+		}
+		ids = append(ids, t.id)
+		if _, ok := chunks[t.st]; !ok {
+			sts = append(sts, t.st)
+		}
+		chunks[t.st] = append(chunks[t.st], t.chunks...)
+	}
+	if len(ids) == 0 {
 		return nil
 	}
-	st := t.st
-	// Appending the commit record and registering it as pending happen
-	// under st.mu, so the link never commits past a commit that is in
-	// the log but not yet in the tail.
-	st.mu.Lock()
-	pos, err := t.m.log.Append(recCommit, txnRecord(t.id))
-	if err == nil {
-		st.pending[pos] = struct{}{}
+	// Two blocks committing the same tables lock them in one order.
+	slices.SortFunc(sts, func(a, b *tableState) int { return strings.Compare(a.key.String(), b.key.String()) })
+	// A block may have been open longer than a lease lasts: commit only
+	// into tables this server still writes.
+	for _, st := range sts {
+		if err := m.ensureLease(context.Background(), st, false); err != nil {
+			return err
+		}
 	}
-	st.mu.Unlock()
+	// Appending the commit record and registering it as pending happen
+	// under the tables' locks, so the link never commits past a commit
+	// that is in the log but not yet in the tail.
+	for _, st := range sts {
+		st.mu.Lock()
+	}
+	pos, err := m.log.Append(recCommit, txnRecord(ids...))
+	for _, st := range sts {
+		if err == nil {
+			st.pending[pos] = struct{}{}
+		}
+		st.mu.Unlock()
+	}
 	if err != nil {
 		return err
 	}
-	serr := t.m.log.Sync(pos)
-	st.mu.Lock()
-	delete(st.pending, pos)
-	if serr == nil && !st.dropped {
-		e := txnEntry{commit: pos, chunks: t.chunks}
-		i, _ := slices.BinarySearchFunc(st.tail, pos, func(e txnEntry, p wal.Pos) int { return cmpPos(e.commit, p) })
-		st.tail = slices.Insert(st.tail, i, e)
+	serr := m.log.Sync(pos)
+	for _, st := range sts {
+		st.mu.Lock()
+		delete(st.pending, pos)
+		if serr == nil && !st.dropped {
+			e := txnEntry{commit: pos, chunks: chunks[st]}
+			i, _ := slices.BinarySearchFunc(st.tail, pos, func(e txnEntry, p wal.Pos) int { return cmpPos(e.commit, p) })
+			st.tail = slices.Insert(st.tail, i, e)
+		}
+		st.mu.Unlock()
 	}
-	st.mu.Unlock()
 	return serr
 }
 

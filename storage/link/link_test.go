@@ -281,3 +281,63 @@ func TestLostLogDirectory(t *testing.T) {
 	all, _ := seen(t, m, e)
 	exactly(t, "after restart", all, 0, 310)
 }
+
+// A transaction block's statements commit with one record: after a
+// restart the log replays all of them, and none of the aborted one.
+func TestCommitAllReplays(t *testing.T) {
+	e := newEnv(t)
+	m := e.open(t)
+	ctx := context.Background()
+	begin := func(from, to int64) *Txn {
+		tx, err := m.Begin(ctx, "public", "t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Add(rows(t, tx, from, to)); err != nil {
+			t.Fatal(err)
+		}
+		return tx
+	}
+	a, b, c := begin(0, 10), begin(10, 20), begin(20, 30)
+	b.Abort() // a ROLLBACK TO between the two others
+	all, _ := seen(t, m, e)
+	if len(all) != 0 {
+		t.Fatalf("%d rows visible before the commit", len(all))
+	}
+	// The block reads its own rows before committing.
+	n := 0
+	for rec, err := range c.Batches {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += int(rec.NumRows())
+		rec.Release()
+	}
+	if n != 10 {
+		t.Fatalf("Batches yielded %d rows, want 10", n)
+	}
+	if err := m.CommitAll([]*Txn{a, b, c}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		all, _ := seen(t, m, e)
+		if len(all) != 20 {
+			t.Fatalf("%s: %d rows, want 20", when, len(all))
+		}
+		for i := int64(0); i < 30; i++ {
+			if want := map[bool]int{true: 1, false: 0}[i < 10 || i >= 20]; all[i] != want {
+				t.Fatalf("%s: id %d seen %d times, want %d", when, i, all[i], want)
+			}
+		}
+	}
+	check("after commit")
+	m.Close()
+	m = e.open(t)
+	defer m.Close()
+	check("after restart")
+	if err := m.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("after checkpoint")
+}

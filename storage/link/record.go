@@ -108,10 +108,25 @@ func decodeRows(body []byte) (arrow.RecordBatch, error) {
 	return rec, nil
 }
 
-func txnRecord(txn uint64) []byte {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], txn)
-	return b[:]
+// txnRecord is the payload of a commit or abort record: the transaction
+// ids it ends.
+func txnRecord(ids ...uint64) []byte {
+	b := make([]byte, 0, 8*len(ids))
+	for _, id := range ids {
+		b = binary.LittleEndian.AppendUint64(b, id)
+	}
+	return b
+}
+
+func txnIDs(p []byte) ([]uint64, bool) {
+	if len(p) == 0 || len(p)%8 != 0 {
+		return nil, false
+	}
+	ids := make([]uint64, len(p)/8)
+	for i := range ids {
+		ids[i] = binary.LittleEndian.Uint64(p[8*i:])
+	}
+	return ids, true
 }
 
 // Position is how far into the log a table's Iceberg snapshot reaches:

@@ -281,6 +281,14 @@ func (l *Log) Sync(upto Pos) error {
 	return l.flushLocked(upto+1, true)
 }
 
+// Flush writes every record up to upto to its segment file without
+// waiting for the disk, so that Read can find it.
+func (l *Log) Flush(upto Pos) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.flushLocked(upto+1, false)
+}
+
 // AdvancePast moves the log so that every later record lies after pos. A
 // caller that finds a position recorded elsewhere (an Iceberg snapshot
 // summary) at or beyond the log's end uses it, so that a lost or reset log

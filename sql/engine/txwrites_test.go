@@ -1,0 +1,90 @@
+package engine_test
+
+import (
+	"context"
+	"testing"
+)
+
+// Writes inside a transaction block become visible to other sessions only
+// at COMMIT, are seen at once by the block's own statements, and are gone
+// after ROLLBACK, ROLLBACK TO or the COMMIT of a failed block.
+func TestTransactionBlockWrites(t *testing.T) {
+	e := openEngine(t)
+	s, other := newSession(t, e), newSession(t, e)
+	ctx := context.Background()
+	mustRun(t, s, "CREATE TABLE a (id int, v text)")
+	mustRun(t, s, "CREATE TABLE b (id int)")
+	steps := []struct {
+		who, q, want string
+	}{
+		{"s", "BEGIN", ""},
+		{"s", "INSERT INTO a VALUES (1, 'x'), (2, 'y')", ""},
+		{"s", "INSERT INTO b VALUES (10)", ""},
+		// The block reads its own writes, through scans and aggregates.
+		{"s", "SELECT count(*) FROM a", "2"},
+		{"s", "SELECT sum(a.id + b.id) FROM a JOIN b ON true", "23"},
+		// Nobody else does before COMMIT.
+		{"other", "SELECT count(*) FROM a", "0"},
+		{"other", "SELECT count(*) FROM b", "0"},
+		{"s", "COMMIT", ""},
+		{"other", "SELECT count(*) FROM a", "2"},
+		{"other", "SELECT count(*) FROM b", "1"},
+
+		{"s", "BEGIN", ""},
+		{"s", "INSERT INTO a VALUES (3, 'z')", ""},
+		{"s", "SELECT count(*) FROM a", "3"},
+		{"s", "ROLLBACK", ""},
+		{"s", "SELECT count(*) FROM a", "2"},
+		{"other", "SELECT count(*) FROM a", "2"},
+
+		// ROLLBACK TO drops the writes made after the savepoint only.
+		{"s", "BEGIN", ""},
+		{"s", "INSERT INTO a VALUES (4, 'p')", ""},
+		{"s", "SAVEPOINT sp", ""},
+		{"s", "INSERT INTO a VALUES (5, 'q')", ""},
+		{"s", "INSERT INTO b VALUES (50)", ""},
+		{"s", "SELECT count(*) FROM a", "4"},
+		{"s", "ROLLBACK TO SAVEPOINT sp", ""},
+		{"s", "SELECT count(*) FROM a", "3"},
+		{"s", "INSERT INTO a VALUES (6, 'r')", ""},
+		{"s", "COMMIT", ""},
+		{"other", "SELECT string_agg(id::text, ',' ORDER BY id) FROM a", "1,2,4,6"},
+		{"other", "SELECT count(*) FROM b", "1"},
+
+		// A failed block commits nothing.
+		{"s", "BEGIN", ""},
+		{"s", "INSERT INTO a VALUES (7, 's')", ""},
+		{"s", "SELECT 1/0", "error"},
+		{"s", "COMMIT", ""},
+		{"other", "SELECT count(*) FROM a WHERE id = 7", "0"},
+	}
+	for _, st := range steps {
+		sess := s
+		if st.who == "other" {
+			sess = other
+		}
+		rs, err := runSQL(ctx, sess, st.q)
+		if st.want == "error" {
+			if err == nil {
+				t.Fatalf("%s: no error", st.q)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s (%s): %v", st.q, st.who, err)
+		}
+		if st.want != "" {
+			if got := rs[len(rs)-1].rows[0][0]; got != st.want {
+				t.Fatalf("%s (%s): %s, want %s", st.q, st.who, got, st.want)
+			}
+		}
+	}
+
+	// A session that ends inside a block commits nothing.
+	mustRun(t, s, "BEGIN")
+	mustRun(t, s, "INSERT INTO a VALUES (8, 't')")
+	s.Close()
+	if got := mustRun(t, other, "SELECT count(*) FROM a WHERE id = 8").rows[0][0]; got != "0" {
+		t.Fatalf("closed session's block wrote %s rows", got)
+	}
+}
