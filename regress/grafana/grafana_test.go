@@ -19,7 +19,10 @@
 //     1b13755cdccfbc5420c9fcb7d6cf2dad7b2888e6) is pgxpool's Ping, which
 //     pgx v5 sends as the simple query "-- ping"; the older lib/pq data
 //     source pinged with ";".
-//   - pkg/tsdb/grafana-postgresql-datasource/postgres.go, newPostgresPGX:
+//   - pkg/tsdb/grafana-postgresql-datasource/postgres.go, the version with
+//     newPostgresPGX (pgx behind the postgresDSUsePGX feature flag, lib/pq
+//     otherwise; the index did not show that version's commit; commit
+//     e75b5e7dd36309964a1ec33494cc10c9fd2929d6 is the lib/pq-only one):
 //     pgxpool.ParseConfig on a key=value string with pgx's defaults, so
 //     pool.Query runs in the statement-cache (extended protocol) mode.
 //   - pkg/tsdb/grafana-postgresql-datasource/schema.go (commit
