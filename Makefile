@@ -87,6 +87,10 @@ regress: build
 	# Go's drivers (pgx, database/sql via pgx's stdlib, lib/pq) against a fresh
 	# server and a throwaway PostgreSQL 15: the same transcript from both.
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m ./regress/goclients/
+	# Grafana's PostgreSQL data source: its probes, schema queries and panel
+	# queries as its macros expand them, and docs/grafana's dashboard, on
+	# Loam and a throwaway PostgreSQL 15.
+	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m ./regress/grafana/
 	# -v: the sqllogictest closing line ("sqllogictest: N passed, N failed").
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 10m ./regress/slt/
 	# The project's own .slt files hold PostgreSQL 15's answers: check them there.

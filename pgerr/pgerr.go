@@ -34,6 +34,7 @@ const (
 	UndefinedFunction             = "42883"
 	AmbiguousFunction             = "42725"
 	UndefinedObject               = "42704"
+	UndefinedParameter            = "42P02"
 	UndefinedSchema               = "3F000"
 	DuplicateTable                = "42P07"
 	DuplicateSchema               = "42P06"

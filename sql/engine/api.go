@@ -30,6 +30,8 @@ type Statement struct {
 	// layer runs those with CopyIn and CopyOut instead of Execute.
 	Copy *CopyInfo
 	prep prepared
+	// simple: from a simple-protocol Query, so it takes no parameters.
+	simple bool
 }
 
 // CopyInfo describes a COPY statement's data stream.

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -898,6 +899,25 @@ func TestTransactions(t *testing.T) {
 	runSQL(ctx, s, "SELECT 1/0")
 	if s.TxStatus() != 'I' {
 		t.Errorf("TxStatus %c after error outside a block", s.TxStatus())
+	}
+}
+
+// A simple-protocol string has no parameters: $n fails with 42P02 at the
+// $n, also in a multi-statement string, whose statements plan as they run.
+func TestSimpleNoParameters(t *testing.T) {
+	_, s := loaded(t)
+	ctx := context.Background()
+	_, err := s.PrepareSimple(ctx, "SELECT $1")
+	var pe *pgerr.Error
+	if !errors.As(err, &pe) || pe.Code != pgerr.UndefinedParameter || pe.Message != "there is no parameter $1" || pe.Position != 8 {
+		t.Errorf("SELECT $1: %#v", err)
+	}
+	stmts, err := s.PrepareSimple(ctx, "SELECT 1; SELECT tenant FROM llm_calls WHERE latency_ms > $2")
+	if err != nil || len(stmts) != 2 {
+		t.Fatalf("%d statements, %v", len(stmts), err)
+	}
+	if _, err := execStmt(ctx, s, stmts[1], nil); sqlstate(err) != pgerr.UndefinedParameter {
+		t.Errorf("$2 in the second statement: %v", err)
 	}
 }
 

@@ -21,6 +21,17 @@ import (
 // protocol passes one statement with the parameter type OIDs the client
 // named (0 = infer). An empty query yields no statements.
 func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32) ([]*Statement, error) {
+	return s.prepare(ctx, query, paramOIDs, false)
+}
+
+// PrepareSimple prepares a simple-protocol Query string. Its statements
+// have no parameters: a $n in them fails with 42P02 where PostgreSQL's
+// does, not later at a Bind the client never sends.
+func (s *Session) PrepareSimple(ctx context.Context, query string) ([]*Statement, error) {
+	return s.prepare(ctx, query, nil, true)
+}
+
+func (s *Session) prepare(ctx context.Context, query string, paramOIDs []uint32, simple bool) ([]*Statement, error) {
 	stmts, err := parse.Parse(query)
 	if err != nil {
 		return nil, err
@@ -41,7 +52,7 @@ func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32)
 	}
 	out := make([]*Statement, 0, len(stmts))
 	for _, ps := range stmts {
-		st := &Statement{Query: ps.Text, prep: prepared{stmt: ps, query: query}}
+		st := &Statement{Query: ps.Text, prep: prepared{stmt: ps, query: query}, simple: simple}
 		if s.tx == 'E' || len(stmts) > 1 {
 			// A failed transaction plans nothing (Execute refuses), and the
 			// statements of a multi-statement string are planned as each
@@ -53,6 +64,7 @@ func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32)
 		}
 		cat := s.catalog()
 		p := plan.New(ctx, cat, s.exprCtx(), query, append([]types.T(nil), paramTypes...), nil)
+		p.NoParams = simple
 		cols, err := s.describe(ctx, p, ps, cat)
 		if cs := ps.Node.GetCopyStmt(); cs != nil && err == nil {
 			st.Copy, err = s.prepareCopy(ctx, cs, p, cat)
@@ -167,6 +179,7 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 	// Positions are relative to the whole query string.
 	cat := s.catalog()
 	p := plan.New(ctx, cat, s.exprCtx(), st.prep.query, append([]types.T(nil), st.ParamTypes...), params)
+	p.NoParams = st.simple
 	switch n := ps.Node.Node.(type) {
 	case *pg.Node_SelectStmt:
 		q, err := p.Select(n.SelectStmt)

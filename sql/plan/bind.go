@@ -518,8 +518,8 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 	case n.GetParamRef() != nil:
 		pr := n.GetParamRef()
 		k := int(pr.Number)
-		if k < 1 || k > 65535 {
-			return nil, pgerr.New(pgerr.UndefinedObject, "there is no parameter $%d", k).WithPosition(pos(b.p.query, pr.Location))
+		if k < 1 || k > 65535 || b.p.NoParams {
+			return nil, pgerr.New(pgerr.UndefinedParameter, "there is no parameter $%d", k).WithPosition(pos(b.p.query, pr.Location))
 		}
 		for len(b.p.ParamTypes) < k {
 			b.p.ParamTypes = append(b.p.ParamTypes, types.TUnknown)

@@ -47,6 +47,9 @@ type Planner struct {
 	// executing, their values.
 	ParamTypes []types.T
 	params     []types.Datum
+	// NoParams is set for a simple-protocol Query, whose statements have
+	// no parameters: a $n there is an error, as in PostgreSQL.
+	NoParams bool
 	// outer is the row of the enclosing query a subquery may refer to.
 	outer *outerRow
 	// correlated is set when binding read a column of outer.
