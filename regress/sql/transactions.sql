@@ -36,3 +36,16 @@ COPY tx_t FROM STDIN;
 SELECT count(*) FROM tx_t WHERE id = 8;
 ROLLBACK;
 SELECT count(*) FROM tx_t WHERE id = 8;
+-- CREATE TABLE is transactional too.
+BEGIN;
+CREATE TABLE tx_new (a int);
+INSERT INTO tx_new VALUES (1);
+SELECT count(*) FROM tx_new;
+ROLLBACK;
+SELECT count(*) FROM tx_new;
+CREATE TABLE tx_imp (a int) \; SELECT 1/0;
+SELECT count(*) FROM tx_imp;
+BEGIN;
+CREATE TABLE tx_kept (a int);
+COMMIT;
+SELECT count(*) FROM tx_kept;

@@ -111,7 +111,9 @@ func (s *Session) markFailed() {
 	case 'T':
 		s.tx = 'E'
 	case 'I':
-		s.abortWrites(0) // the implicit transaction fails whole
+		// The implicit transaction fails whole.
+		s.abortWrites(0)
+		s.dropCreated(0)
 	}
 }
 
@@ -126,7 +128,11 @@ func (s *Session) ImplicitTransactions() { s.implicit = true }
 // made outside a block since the last Finish commit. Inside a block they
 // wait for COMMIT.
 func (s *Session) Finish() error {
-	if s.tx != 'I' || len(s.written) == 0 {
+	if s.tx != 'I' {
+		return nil
+	}
+	s.created = nil
+	if len(s.written) == 0 {
 		return nil
 	}
 	err := s.eng.link.CommitAll(s.written)

@@ -182,5 +182,7 @@ func (s *Session) closeCursors(all bool) {
 // block's writes dropped.
 func (s *Session) Close() {
 	s.closeCursors(true)
-	s.abortWrites(0) // a connection lost inside a block commits nothing
+	// A connection lost inside a block commits nothing.
+	s.abortWrites(0)
+	s.dropCreated(0)
 }

@@ -146,6 +146,9 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	if err != nil {
 		return nil, err
 	}
+	if s.tx != 'I' || s.implicit {
+		s.created = append(s.created, link.Key{NS: ns, Name: rv.Relname})
+	}
 	return &Cursor{tag: "CREATE TABLE", sess: s}, nil
 }
 
@@ -286,6 +289,32 @@ func (s *Session) createSchemaStmt(ctx context.Context, cs *pg.CreateSchemaStmt)
 	return &Cursor{tag: "CREATE SCHEMA", sess: s}, nil
 }
 
+// dropTable removes a table: its rows in the write log, its Iceberg table
+// and its Loam settings.
+func (s *Session) dropTable(ctx context.Context, ns, name string) error {
+	s.eng.link.Forget(link.Key{NS: ns, Name: name})
+	if err := s.eng.store.Drop(ctx, ns, name); err != nil && !errors.Is(err, icetable.ErrNoSuchTable) {
+		return fmt.Errorf("drop table %s.%s: %w", ns, name, err)
+	}
+	if err := s.eng.meta.DeleteTableSettings(ctx, ns, name); err != nil {
+		return fmt.Errorf("drop table %s.%s: settings: %w", ns, name, err)
+	}
+	return nil
+}
+
+// dropCreated undoes the CREATE TABLEs of a transaction that is rolled
+// back, from the i-th on, as PostgreSQL's transactional DDL does. A table
+// the block dropped again is already gone.
+func (s *Session) dropCreated(i int) {
+	for j := len(s.created) - 1; j >= i; j-- {
+		k := s.created[j]
+		if err := s.dropTable(context.Background(), k.NS, k.Name); err != nil {
+			s.eng.log.Warn("rollback: drop of a table created in the transaction failed", "table", k, "err", err)
+		}
+	}
+	s.created = s.created[:i]
+}
+
 func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 	switch ds.RemoveType {
 	case pg.ObjectType_OBJECT_TABLE:
@@ -311,12 +340,8 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 				}
 				return nil, err
 			}
-			s.eng.link.Forget(link.Key{NS: ti.Namespace, Name: ti.Name})
-			if err := s.eng.store.Drop(ctx, ti.Namespace, ti.Name); err != nil && !errors.Is(err, icetable.ErrNoSuchTable) {
-				return nil, fmt.Errorf("drop table %s.%s: %w", ti.Namespace, ti.Name, err)
-			}
-			if err := s.eng.meta.DeleteTableSettings(ctx, ti.Namespace, ti.Name); err != nil {
-				return nil, fmt.Errorf("drop table %s.%s: settings: %w", ti.Namespace, ti.Name, err)
+			if err := s.dropTable(ctx, ti.Namespace, ti.Name); err != nil {
+				return nil, err
 			}
 		}
 		return &Cursor{tag: "DROP TABLE", sess: s}, nil

@@ -79,8 +79,11 @@ type Session struct {
 	written []*link.Txn
 	// implicit: writes outside a block also wait, for Finish.
 	implicit bool
-	loc      *time.Location
-	notices  []*pgerr.Error
+	// created are the tables the transaction created, dropped again if it
+	// rolls back.
+	created []link.Key
+	loc     *time.Location
+	notices []*pgerr.Error
 }
 
 // NewSession starts a session for user on database, applying the startup
@@ -159,4 +162,5 @@ type savepoint struct {
 	name     string
 	settings map[string]string
 	written  int // len(Session.written) when the savepoint was set
+	created  int // len(Session.created) likewise
 }

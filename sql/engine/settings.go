@@ -68,7 +68,7 @@ func (s *Session) savepoint(ts *pg.TransactionStmt) (*Cursor, error) {
 		return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "%s can only be used in transaction blocks", verb)
 	}
 	if ts.Kind == pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT {
-		s.savepoints = append(s.savepoints, savepoint{name: ts.SavepointName, settings: maps.Clone(s.settings), written: len(s.written)})
+		s.savepoints = append(s.savepoints, savepoint{name: ts.SavepointName, settings: maps.Clone(s.settings), written: len(s.written), created: len(s.created)})
 		return &Cursor{tag: tag, sess: s}, nil
 	}
 	i := len(s.savepoints) - 1
@@ -84,6 +84,7 @@ func (s *Session) savepoint(ts *pg.TransactionStmt) (*Cursor, error) {
 	}
 	s.restoreSettings(s.savepoints[i].settings)
 	s.abortWrites(s.savepoints[i].written)
+	s.dropCreated(s.savepoints[i].created)
 	s.savepoints = s.savepoints[:i+1]
 	s.tx = 'T'
 	return &Cursor{tag: tag, sess: s}, nil
@@ -101,6 +102,10 @@ func (s *Session) endTx(commit bool) error {
 		s.written = nil
 	}
 	s.abortWrites(0)
+	if !commit || err != nil {
+		s.dropCreated(0)
+	}
+	s.created = nil
 	if (!commit || err != nil) && s.txSettings != nil {
 		s.restoreSettings(s.txSettings)
 	}

@@ -88,3 +88,37 @@ func TestTransactionBlockWrites(t *testing.T) {
 		t.Fatalf("closed session's block wrote %s rows", got)
 	}
 }
+
+// CREATE TABLE is undone with the transaction that made it, as in
+// PostgreSQL; a committed one stays.
+func TestTransactionalCreateTable(t *testing.T) {
+	e := openEngine(t)
+	s, other := newSession(t, e), newSession(t, e)
+	ctx := context.Background()
+	exists := func(name string) bool {
+		t.Helper()
+		_, err := runSQL(ctx, other, "SELECT count(*) FROM "+name)
+		return err == nil
+	}
+	mustRun(t, s, "BEGIN")
+	mustRun(t, s, "CREATE TABLE gone (id int)")
+	mustRun(t, s, "INSERT INTO gone VALUES (1)")
+	mustRun(t, s, "ROLLBACK")
+	if exists("gone") {
+		t.Fatal("table created in a rolled-back block exists")
+	}
+	mustRun(t, s, "BEGIN")
+	mustRun(t, s, "CREATE TABLE kept (id int)")
+	mustRun(t, s, "SAVEPOINT a")
+	mustRun(t, s, "CREATE TABLE undone (id int)")
+	mustRun(t, s, "ROLLBACK TO SAVEPOINT a")
+	mustRun(t, s, "COMMIT")
+	if !exists("kept") || exists("undone") {
+		t.Fatalf("after ROLLBACK TO and COMMIT: kept %v (want true), undone %v (want false)", exists("kept"), exists("undone"))
+	}
+	// The name is free again after the rollback.
+	mustRun(t, s, "CREATE TABLE gone (id int)")
+	if !exists("gone") {
+		t.Fatal("table created outside a block is missing")
+	}
+}
