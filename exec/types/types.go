@@ -162,7 +162,12 @@ func FromOID(oid uint32) (T, bool) {
 			return Of(Kind(k)), true
 		}
 	}
-
+	for k, o := range arrayOIDs {
+		// 1009 is text[]: Unknown's entry only names what an untyped array prints as.
+		if o == oid && Kind(k) != Unknown {
+			return ArrayOf(Kind(k)), true
+		}
+	}
 	return TUnknown, false
 }
 

@@ -75,6 +75,10 @@ type Session struct {
 	savepoints []savepoint           // the block's savepoints, innermost last
 	loc        *time.Location
 	notices    []*pgerr.Error
+	// localSaved are the values to put back when the transaction ends, of
+	// the settings SET LOCAL (or set_config(…, true)) changed in it.
+	localSaved map[string]string
+	pid        int32 // the BackendKeyData process ID
 }
 
 // NewSession starts a session for user on database, applying the startup
@@ -119,6 +123,9 @@ func (s *Session) set(name, value string) error {
 			return pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"TimeZone\": %q", value)
 		}
 		s.loc = loc
+		if strings.EqualFold(loc.String(), value) {
+			value = loc.String() // utc is shown as UTC, as PostgreSQL does
+		}
 	case "client_encoding":
 		v := strings.ToUpper(strings.ReplaceAll(value, "-", ""))
 		if v != "UTF8" && v != "UNICODE" {
@@ -130,6 +137,12 @@ func (s *Session) set(name, value string) error {
 			return pgerr.New(pgerr.FeatureNotSupported, "DateStyle %q is not supported; Loam prints ISO dates", value)
 		}
 		value = "ISO, MDY"
+	case "statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout":
+		v, err := timeSetting(name, value)
+		if err != nil {
+			return err
+		}
+		value = v
 	case "server_version", "server_encoding", "server_version_num", "integer_datetimes", "is_superuser", "in_hot_standby", "max_identifier_length":
 		return pgerr.New(pgerr.CantChangeRuntimeParam, "parameter %q cannot be changed", name)
 	}

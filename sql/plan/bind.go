@@ -106,7 +106,7 @@ func (p *Planner) paramValue(n int, t types.T) types.Datum {
 	if d.T.Kind == types.Unknown {
 		d.T = types.TText
 	}
-	if d.T.Kind != t.Kind {
+	if d.T.Kind != t.Kind || d.T.Elem != t.Elem {
 		if v, err := expr.CastDatum(d, t, p.ec.Loc); err == nil {
 			return v
 		}
@@ -135,9 +135,10 @@ func (b *binder) coerce(e expr.Expr, t types.T, loc int32) (expr.Expr, error) {
 	switch x := e.(type) {
 	case *paramRef:
 		if b.p.ParamTypes[x.n-1].Kind == types.Unknown {
-			b.p.ParamTypes[x.n-1] = types.Of(t.Kind)
+			// An array keeps its element type: $1::int[] is an int4[] parameter.
+			b.p.ParamTypes[x.n-1] = types.T{Kind: t.Kind, Width: -1, Elem: t.Elem}
 		}
-		if x.Type().Kind == t.Kind {
+		if xt := x.Type(); xt.Kind == t.Kind && xt.Elem == t.Elem {
 			return x, nil
 		}
 		return &expr.Cast{Arg: x, T: t}, nil
@@ -982,6 +983,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 		args[i] = e
 	}
 	if e, ok, err := b.catalogFunc(name, args, fc.Location); ok || err != nil {
+		return e, err
+	}
+	if e, ok, err := b.sessionFunc(name, args, fc.Location); ok || err != nil {
 		return e, err
 	}
 	return b.callBuiltin(name, args, fc.Location, fc.Args...)

@@ -470,6 +470,9 @@ func init() {
 					"backend_type": dText("client backend")} {
 					set[k] = v
 				}
+				if sc, ok := ci.(SessionControl); ok {
+					set["pid"] = dInt(int64(sc.BackendPID()))
+				}
 				return [][]types.Datum{vt.row(set)}, nil
 			}),
 		defTable("pg_catalog", "pg_attrdef", `oid:oid adrelid:oid adnum:smallint adbin:pg_node_tree`, noRows),
