@@ -492,6 +492,8 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		return &paramRef{p: b.p, n: k}, nil
 	case n.GetAIndirection() != nil:
 		return b.bindSubscript(n.GetAIndirection())
+	case n.GetAArrayExpr() != nil:
+		return b.bindArrayExpr(n.GetAArrayExpr())
 	case n.GetCollateClause() != nil:
 		// Loam compares strings bytewise, which is what the collations
 		// clients name (default in a C.UTF-8 database, C, POSIX) do.
