@@ -43,10 +43,9 @@ func (b *binder) sessionFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 			return nil, true, err
 		}
 		// The statement's context: a cancel request or statement_timeout
-		// ends the sleep. (PostgreSQL's result type is void; Loam's text
-		// prints the same empty value.)
+		// ends the sleep.
 		ctx := b.p.ctx
-		return &expr.Func{Name: name, Args: a, T: types.TText, Strict: true, Fn: func(_ *expr.Ctx, d []types.Datum) (types.Datum, error) {
+		return &expr.Func{Name: name, Args: a, T: types.Of(types.Void), Strict: true, Fn: func(_ *expr.Ctx, d []types.Datum) (types.Datum, error) {
 			secs := d[0].F
 			if secs > 0 && !math.IsInf(secs, 1) {
 				t := time.NewTimer(time.Duration(secs * float64(time.Second)))
@@ -60,7 +59,7 @@ func (b *binder) sessionFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 				<-ctx.Done()
 				return types.Datum{}, pgerr.Canceled(ctx)
 			}
-			return dText(""), nil
+			return types.Datum{T: types.Of(types.Void)}, nil
 		}}, true, nil
 	case name == "set_config" && len(args) == 3 && sc != nil:
 		a, err := coerced(types.TText, types.TText, types.TBool)
