@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -90,7 +91,7 @@ func parseMillis(v string) (int64, bool) {
 	if ms < 0 || ms > 2147483647 {
 		return 0, false
 	}
-	return int64(ms + 0.5), true
+	return int64(math.RoundToEven(ms)), true // rint, as PostgreSQL rounds
 }
 
 // formatMillis prints a time setting as SHOW does: in the largest unit
