@@ -169,12 +169,14 @@ def main(dsn):
         check("statement timeout", (e.pgcode, str(e).splitlines()[0]), ("57014", "canceling statement due to statement timeout"))
     conn.rollback()
     import threading
-    threading.Timer(0.3, conn.cancel).start()
+    timer = threading.Timer(0.3, conn.cancel)
+    timer.start()
     try:
         cur.execute("SELECT pg_sleep(20)")
         raise AssertionError("pg_sleep: not cancelled")
     except psycopg2.errors.QueryCanceled as e:
         check("cancel", (e.pgcode, str(e).splitlines()[0]), ("57014", "canceling statement due to user request"))
+    timer.join()  # the cancel request was sent and answered
     conn.rollback()
     cur.execute("SELECT pg_sleep(0.01), current_setting('statement_timeout')")
     check("after cancel", cur.fetchone(), ("", "0"))

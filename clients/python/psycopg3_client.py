@@ -148,11 +148,19 @@ def main(dsn):
                 check(f"= ANY(int list) {what}", c.fetchall(), [(1,), (2,)])
                 c.execute(f"SELECT id FROM py3_types WHERE t = ANY({fmt}) ORDER BY id", (["", "héllo 'quoted'"],))
                 check(f"= ANY(str list) {what}", c.fetchall(), [(1,), (2,)])
-                vals = ([1, 2**40], ["a", "b c", None, 'q"'], [0.5, -1.0], [1, -2], ["x"], [7, 8], [1, None])
+                vals = ([1, 2**40], ["a", "b c", None, 'q"', "a,b", "{x}", "\\", "NULL"], [0.5, -1.0], [1, -2], ["x"], [7, 8], [1, None])
                 c.execute("SELECT {0}::int8[], {0}::text[], {0}::float8[], {0}::int2[], {0}::varchar[], {0}, {0}::int4[]".format(fmt), vals)
                 check(f"list parameters {what}", c.fetchone(), vals)
                 check(f"list result types {what}", [d.type_code for d in c.description],
                       [1016, 1009, 1022, 1005, 1015, 1005, 1007])
+    more_lists = [[True, False, None], [D("1.5"), D("-2")], [dt.date(2024, 1, 2)],
+                  [dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)], [dt.datetime(2024, 1, 2, 3, 4, 5)],
+                  [U1, None], [1.5, None], [2**70], [b"\x00\x01"]]
+    for fmt in ("%s", "%b", "%t"):
+        for binary in (False, True):
+            with conn.cursor(binary=binary) as c:
+                for v in more_lists:
+                    check(f"list {v!r} as {fmt} (binary results={binary})", c.execute(f"SELECT {fmt}", [v]).fetchone(), (v,))
     conn.commit()
 
     # INSERT ... RETURNING, session functions, statement_timeout and cancel.
@@ -175,12 +183,14 @@ def main(dsn):
         check("statement timeout", (e.sqlstate, e.diag.message_primary), ("57014", "canceling statement due to statement timeout"))
     conn.rollback()
     import threading
-    threading.Timer(0.3, conn.cancel).start()
+    timer = threading.Timer(0.3, conn.cancel)
+    timer.start()
     try:
         cur.execute("SELECT pg_sleep(%s)", (20,))
         raise AssertionError("pg_sleep: not cancelled")
     except psycopg.errors.QueryCanceled as e:
         check("cancel", (e.sqlstate, e.diag.message_primary), ("57014", "canceling statement due to user request"))
+    timer.join()  # the cancel request was sent and answered
     conn.rollback()
     check("after cancel", cur.execute("SELECT current_setting('statement_timeout')").fetchone(), ("0",))
     conn.commit()
