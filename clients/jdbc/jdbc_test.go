@@ -88,9 +88,7 @@ func TestPgJDBC(t *testing.T) {
 			// Loam commits each write as it runs: neither ROLLBACK nor an
 			// error later in the same implicit transaction (a batch) undoes
 			// an INSERT. A known gap; the program checks what it keeps.
-			// DatabaseMetaData's catalog queries (-Dcatalog=true) wait for
-			// Loam's pg_catalog.
-			out := runClient(t, cp, "jdbc:postgresql://"+addr+"/loam?user=loam", zone, "-DrollbackKeepsWrites=true")
+			out := runClient(t, cp, "jdbc:postgresql://"+addr+"/loam?user=loam", zone, "-DrollbackKeepsWrites=true", "-Dcatalog=true")
 			t.Log(lastLine(out))
 		})
 		t.Run("postgres/"+zone, func(t *testing.T) {

@@ -599,6 +599,20 @@ func (c *pgxClient) extras(ctx context.Context, table string) []string {
 	}
 	out = append(out, "failing batch close: "+errOrNil(br.Close()))
 
+	// RowDescription names the table column a result column reads (PgJDBC's
+	// getTableName and isNullable look it up in pg_attribute).
+	var relOID uint32
+	err = c.conn.QueryRow(ctx, `SELECT oid FROM pg_class WHERE relname = $1`, table).Scan(&relOID)
+	out = append(out, "table oid: "+errOrNil(err))
+	if rows, err := c.conn.Query(ctx, `SELECT tx, id, id + 1 AS e, t.i2 FROM `+table+` t LIMIT 0`); err != nil {
+		out = append(out, "field origins: "+errOrNil(err))
+	} else {
+		for _, fd := range rows.FieldDescriptions() {
+			out = append(out, fmt.Sprintf("field %s: from the table %v, attnum %d", fd.Name, fd.TableOID == relOID, fd.TableAttributeNumber))
+		}
+		rows.Close()
+	}
+
 	// pg_backend_pid() is BackendKeyData's pid; pg_sleep ends at
 	// statement_timeout and at a cancel request, each a 57014.
 	var pid uint32

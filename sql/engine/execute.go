@@ -131,7 +131,7 @@ func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statem
 func columns(q *plan.Query) []Column {
 	cols := make([]Column, len(q.Columns))
 	for i, c := range q.Columns {
-		cols[i] = Column{Name: c.Name, Type: c.T}
+		cols[i] = Column{Name: c.Name, Type: c.T, TableOID: c.TableOID, ColumnNum: c.ColumnNum}
 	}
 	return cols
 }

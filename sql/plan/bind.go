@@ -21,6 +21,10 @@ type scopeCol struct {
 	// hidden columns are reachable only by table name: the two sides of a
 	// JOIN … USING column, which is merged into one unqualified column.
 	hidden bool
+	// rel and attnum name the table column it reads, for RowDescription
+	// (PgJDBC's getTableName, isNullable); 0 for anything else.
+	rel    uint32
+	attnum int16
 }
 
 type scope struct {

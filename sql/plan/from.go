@@ -62,7 +62,7 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 		}
 		cols := make([]scopeCol, len(ti.Columns))
 		for i, c := range ti.Columns {
-			cols[i] = scopeCol{table: alias, name: c, t: ti.Types[i]}
+			cols[i] = scopeCol{table: alias, name: c, t: ti.Types[i], rel: ObjectOID(ti.Namespace, ti.Name), attnum: int16(i + 1)}
 		}
 		return &fromItem{cols: cols, rows: tableRows(ti), build: func(sc *scope, off int, filter expr.Expr) (exec.Operator, error) {
 			spec := exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail}

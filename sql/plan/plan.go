@@ -67,6 +67,10 @@ func New(ctx context.Context, cat Catalog, ec *expr.Ctx, query string, paramType
 type Column struct {
 	Name string
 	T    types.T
+	// TableOID and ColumnNum name the table column a result column reads
+	// unchanged (RowDescription's fields); 0 otherwise.
+	TableOID  uint32
+	ColumnNum int16
 }
 
 // Query is a planned SELECT: its operator tree and output columns.

@@ -57,7 +57,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		}
 		cols := make([]scopeCol, len(ti.Columns))
 		for i, c := range ti.Columns {
-			cols[i] = scopeCol{table: alias, name: c, t: ti.Types[i]}
+			cols[i] = scopeCol{table: alias, name: c, t: ti.Types[i], rel: ObjectOID(ti.Namespace, ti.Name), attnum: int16(i + 1)}
 		}
 		sc = newScope(cols)
 		scan = &exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail}
@@ -246,7 +246,11 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			e, _ = out.coerce(e, types.TText, t.loc)
 		}
 		exprs = append(exprs, e)
-		cols = append(cols, Column{Name: t.name, T: e.Type()})
+		col := Column{Name: t.name, T: e.Type()}
+		if c, ok := e.(*expr.Col); ok && !hasAgg && c.Idx < len(sc.cols) {
+			col.TableOID, col.ColumnNum = sc.cols[c.Idx].rel, sc.cols[c.Idx].attnum
+		}
+		cols = append(cols, col)
 	}
 
 	// The series' arguments ride along as hidden columns.
