@@ -152,6 +152,7 @@ func (s *Session) Execute(ctx context.Context, st *Statement, params []types.Dat
 
 func (s *Session) execute(ctx context.Context, st *Statement, params []types.Datum) (*Cursor, error) {
 	ps := st.prep.stmt
+	s.runCtx = ctx
 	if s.tx == 'I' && s.localSaved != nil {
 		// set_config(…, true) outside a block lasted for its statement.
 		s.restoreLocal()
@@ -307,6 +308,7 @@ func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Oper
 		if err := ctx.Err(); err != nil {
 			return nil, pgerr.Canceled(ctx)
 		}
+		s.runCtx = ctx
 		rec, err := root.Next(ctx)
 		if err != nil && ctx.Err() != nil {
 			return nil, pgerr.Canceled(ctx)

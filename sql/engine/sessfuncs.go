@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"strings"
@@ -12,6 +13,10 @@ import (
 // SetBackendPID records the process ID the wire layer sent the client in
 // BackendKeyData, which pg_backend_pid() and pg_stat_activity report.
 func (s *Session) SetBackendPID(pid uint32) { s.pid = int32(pid) }
+
+// StatementContext is the context of the statement running now: a cancel
+// request or statement_timeout ends it.
+func (c *catalog) StatementContext() context.Context { return c.s.runCtx }
 
 // BackendPID is pg_backend_pid().
 func (c *catalog) BackendPID() int32 { return c.s.pid }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"sort"
 	"strings"
 	"time"
@@ -79,6 +80,9 @@ type Session struct {
 	// the settings SET LOCAL (or set_config(…, true)) changed in it.
 	localSaved map[string]string
 	pid        int32 // the BackendKeyData process ID
+	// runCtx is the context of the Execute or fetch running now, which
+	// pg_sleep waits on: a portal's rows may be read under a later one.
+	runCtx context.Context
 }
 
 // NewSession starts a session for user on database, applying the startup

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"math"
 	"time"
 
@@ -12,6 +13,9 @@ import (
 // SessionControl is what the functions that act on the session need of
 // it; the engine's catalog implements it.
 type SessionControl interface {
+	// StatementContext is the context of the statement running now (nil
+	// outside one): a cancel request or statement_timeout ends it.
+	StatementContext() context.Context
 	// BackendPID is the process ID sent in BackendKeyData.
 	BackendPID() int32
 	// SetConfig is set_config: SET, or SET LOCAL when local; a nil value
@@ -44,8 +48,11 @@ func (b *binder) sessionFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		}
 		// The statement's context: a cancel request or statement_timeout
 		// ends the sleep.
-		ctx := b.p.ctx
 		return &expr.Func{Name: name, Args: a, T: types.Of(types.Void), Strict: true, Fn: func(_ *expr.Ctx, d []types.Datum) (types.Datum, error) {
+			ctx := b.p.ctx
+			if sc != nil && sc.StatementContext() != nil {
+				ctx = sc.StatementContext()
+			}
 			secs := d[0].F
 			if secs > 0 && !math.IsInf(secs, 1) {
 				t := time.NewTimer(time.Duration(secs * float64(time.Second)))
