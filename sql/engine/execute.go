@@ -364,23 +364,46 @@ type returning struct {
 	cols  []Column
 }
 
-// insertReturning inserts the rows of src, then returns them through the
-// RETURNING list; the rows are held in memory between the two. The tag is
-// INSERT's, whatever the client reads of the rows.
+// insertReturning computes the RETURNING rows from the rows to insert,
+// then inserts them: the list's subqueries see the table as it was before
+// the insert, as in PostgreSQL, and an error in the list writes nothing.
+// Both the rows and the results are held in memory. The tag is INSERT's.
 func (s *Session) insertReturning(ctx context.Context, st *Statement, ti *plan.TableInfo, src exec.Operator, ret *returning) (*Cursor, error) {
 	if st.Columns != nil && !sameResult(st.Columns, ret.cols) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cached plan must not change result type")
 	}
 	spool := exec.NewSpool(src)
 	in, out := spool.Reader(), spool.Reader()
+	proj := exec.NewProject(out, ret.exprs, s.exprCtx())
+	var recs []arrow.RecordBatch
+	release := func() {
+		for _, r := range recs {
+			r.Release()
+		}
+		recs = nil
+	}
+	err := proj.Open(ctx)
+	for err == nil {
+		var rec arrow.RecordBatch
+		if rec, err = proj.Next(ctx); rec == nil {
+			break
+		}
+		recs = append(recs, rec)
+	}
+	proj.Close()
+	if err != nil {
+		in.Close()
+		release()
+		return nil, err
+	}
 	count, err := s.write(ctx, ti, func(txn *link.Txn, t *exec.Target) (int64, error) {
 		return exec.Insert(ctx, txn, t, in)
 	})
 	if err != nil {
-		out.Close()
+		release()
 		return nil, err
 	}
-	c, err := s.queryCursor(ctx, ret.cols, exec.NewProject(out, ret.exprs, s.exprCtx()), nil)
+	c, err := s.queryCursor(ctx, ret.cols, exec.NewBatches(proj.Types(), recs), release)
 	if err != nil {
 		return nil, err
 	}
