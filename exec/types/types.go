@@ -33,8 +33,8 @@ const (
 	JSONB
 	Interval
 	// Array is a one-dimensional array of T.Elem; batches carry it as its
-	// PostgreSQL text form ({1,2,NULL}) in a string column. Only aggregates
-	// produce arrays so far.
+	// PostgreSQL text form ({1,2,NULL}) in a string column: aggregates,
+	// ARRAY[…], array casts and array parameters produce them.
 	Array
 	// Name is PostgreSQL's name (identifiers in the catalogs): text-like.
 	Name
