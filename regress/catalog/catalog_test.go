@@ -258,6 +258,9 @@ ORDER BY pg_catalog.pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT', c.oid::pg_ca
 	{sql: `SELECT 'llm_calls' OPERATOR(pg_catalog.~) '^llm', 'x' OPERATOR(pg_catalog.~) '^(llm_calls)$' COLLATE pg_catalog.default,
 		1 OPERATOR(pg_catalog.=) 1, 'a' OPERATOR(pg_catalog.<>) 'b'`, rows: true},
 	{sql: `SELECT relname FROM pg_class WHERE relname OPERATOR(pg_catalog.~) '^(llm_.*)$' COLLATE pg_catalog.default ORDER BY relname COLLATE "C"`, rows: true},
+	// PgJDBC's TypeInfoCache (getTypeInfo, array types).
+	{sql: `SELECT typname, typinput = 'pg_catalog.array_in'::regproc FROM pg_type WHERE typname IN ('_int4', 'text', '_varchar') ORDER BY 1`, rows: true},
+	{sql: `SELECT 'array_in'::regproc, 'pg_catalog.int4in'::regproc`, rows: true},
 	{sql: `SELECT pg_sleep(0), pg_typeof(pg_sleep(0)), pg_sleep(NULL), pg_backend_pid() > 0`, rows: true},
 	{sql: `SELECT 'a' < 'B' COLLATE "C", 'a' COLLATE "default" = 'a', 'x' COLLATE "POSIX" > 'X'`, rows: true},
 }

@@ -526,6 +526,12 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if names := tc.TypeName.Names; names[len(names)-1].GetString_().GetSval() == "regproc" {
+			// regproc prints a pg_catalog function's name unqualified.
+			if c, ok := arg.(*expr.Const); ok && !c.D.Null && (c.D.T.Kind == types.Unknown || c.D.T.IsString()) {
+				arg = &expr.Const{D: types.Datum{T: c.D.T, S: strings.TrimPrefix(c.D.S, "pg_catalog.")}}
+			}
+		}
 		regAt := tc.Location
 		if ac := tc.Arg.GetAConst(); ac != nil {
 			regAt = ac.Location // PostgreSQL points at the name that is not found
