@@ -65,6 +65,10 @@ func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32)
 		st.ParamTypes = p.ParamTypes
 		for i, t := range st.ParamTypes {
 			if t.Kind == types.Unknown {
+				if _, ok := ps.Node.Node.(*pg.Node_SelectStmt); ok {
+					// Nothing in the query decided its type ($1 IS NULL).
+					return nil, pgerr.New(pgerr.IndeterminateDatatype, "could not determine data type of parameter $%d", i+1)
+				}
 				st.ParamTypes[i] = types.TText
 			}
 		}

@@ -582,7 +582,9 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if arg.Type().Kind == types.Unknown {
+		if _, ok := arg.(*paramRef); !ok && arg.Type().Kind == types.Unknown {
+			// A parameter stays undecided: IS NULL gives it no type, and
+			// PostgreSQL refuses it at Parse (42P18) if nothing else does.
 			arg, _ = b.coerce(arg, types.TText, nt.Location)
 		}
 		return &expr.IsNull{Arg: arg, Negate: nt.Nulltesttype == pg.NullTestType_IS_NOT_NULL}, nil

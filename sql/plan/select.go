@@ -177,7 +177,12 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 					}
 				}
 			}
-			return in.bind(node)
+			e, err := in.bind(node)
+			if _, ok := e.(*paramRef); ok && err == nil && e.Type().Kind == types.Unknown {
+				// GROUP BY $1 groups text, as the output would be.
+				return in.coerce(e, types.TText, nodeLocation(node))
+			}
+			return e, err
 		}
 		for _, ns := range nodeSets {
 			var set []int
