@@ -171,6 +171,12 @@ def main(dsn):
         check("RETURNING rowcount", cur.rowcount, 2)
         check("RETURNING rows", cur.fetchall(), [(10 + i, "ret", 100 + 10 * i), (20 + i, None, 200 + 10 * i)])
     check("RETURNING names", [d.name for d in cur.description], ["id", "t", "x"])
+    # executemany(returning=True) pipelines the statements: a result each.
+    cur.executemany("INSERT INTO py3_ret VALUES (%s, %s) RETURNING id * 2, t", [(1, "a"), (2, None)], returning=True)
+    sets = [cur.fetchall()]
+    while cur.nextset():
+        sets.append(cur.fetchall())
+    check("executemany RETURNING", sets, [[(2, "a")], [(4, None)]])
     check("pg_backend_pid", cur.execute("SELECT pg_backend_pid()").fetchone()[0], conn.info.backend_pid)
     check("set_config", cur.execute("SELECT set_config('application_name', %s, false)", ("py3 app",)).fetchone(), ("py3 app",))
     check("after set_config", cur.execute("SHOW application_name").fetchone(), ("py3 app",))
