@@ -215,6 +215,9 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 			return constant(types.NullOf(types.TText))
 		}
 	}
+	if e, ok, err := b.privilegeFunc(ci, name, args, loc); ok || err != nil {
+		return e, ok, err
+	}
 	if strings.HasPrefix(name, "has_") && strings.HasSuffix(name, "_privilege") && len(args) >= 1 {
 		// One superuser role: every privilege is held.
 		return constant(dBool(true))
