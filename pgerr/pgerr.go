@@ -4,6 +4,7 @@
 package pgerr
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -140,4 +141,20 @@ func Code(err error) string {
 		return SuccessfulCompletion
 	}
 	return From(err).Code
+}
+
+// Canceled is the error of a statement whose context ended: the context's
+// cause when that is an *Error (statement_timeout gives one), else a
+// cancel request's 57014.
+func Canceled(ctx context.Context) *Error {
+	var e *Error
+	if errors.As(context.Cause(ctx), &e) {
+		return e
+	}
+	return New(QueryCanceled, "canceling statement due to user request")
+}
+
+// StatementTimeout is the cause of a context that statement_timeout ended.
+func StatementTimeout() *Error {
+	return New(QueryCanceled, "canceling statement due to statement timeout")
 }

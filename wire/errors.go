@@ -42,6 +42,10 @@ func toPgError(err error) *pgerr.Error {
 	if errors.Is(err, context.Canceled) {
 		return pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
 	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		// Only statement_timeout sets a deadline on a statement's context.
+		return pgerr.StatementTimeout()
+	}
 	if pe != nil {
 		return pe
 	}

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -67,6 +68,13 @@ func (c *conn) deallocate(name string, all bool) error {
 // stopped it early. A COPY runs its sub-protocol instead (maxRows does not
 // apply).
 func (c *conn) execPortal(ctx context.Context, p *portal, maxRows int, describe bool) error {
+	if st, ok := c.sess.(interface{ StatementTimeout() time.Duration }); ok {
+		if d := st.StatementTimeout(); d > 0 {
+			var cancel func()
+			ctx, cancel = context.WithTimeoutCause(ctx, d, pgerr.StatementTimeout())
+			defer cancel()
+		}
+	}
 	if p.stmt.st == nil {
 		c.send(&pgproto3.EmptyQueryResponse{})
 		return nil

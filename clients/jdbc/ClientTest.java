@@ -349,6 +349,84 @@ public class ClientTest {
             s.execute("DROP TABLE jdbc_big");
         }
 
+        // Arrays as parameters (setArray with createArrayOf) and = ANY(?),
+        // run past the prepare threshold (server-side statement, binary).
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE jdbc_arr (id INT, t TEXT)");
+            s.executeUpdate("INSERT INTO jdbc_arr VALUES (1, 'a'), (2, 'b c'), (3, NULL)");
+        }
+        try (PreparedStatement any = c.prepareStatement("SELECT id FROM jdbc_arr WHERE id = ANY(?) ORDER BY id");
+                PreparedStatement anyText = c.prepareStatement("SELECT id FROM jdbc_arr WHERE t = ANY(?) ORDER BY id");
+                PreparedStatement echo = c.prepareStatement(
+                        "SELECT ?::int8[], ?::text[], ?::float8[], ?::int2[], ?::varchar[], ?::int4[]")) {
+            for (int run = 0; run < 7; run++) {
+                any.setArray(1, c.createArrayOf("int4", new Integer[] {1, 3, 99}));
+                StringBuilder got = new StringBuilder();
+                try (ResultSet rs = any.executeQuery()) {
+                    while (rs.next()) {
+                        got.append(rs.getInt(1)).append(';');
+                    }
+                }
+                check("= ANY(int4[]) run " + run, got.toString(), "1;3;");
+                anyText.setArray(1, c.createArrayOf("text", new String[] {"b c", "zz"}));
+                try (ResultSet rs = anyText.executeQuery()) {
+                    rs.next();
+                    check("= ANY(text[]) run " + run, rs.getInt(1), 2);
+                }
+                echo.setArray(1, c.createArrayOf("int8", new Long[] {1L, 1L << 40}));
+                echo.setArray(2, c.createArrayOf("text", new String[] {"a", "b c", null, "q\""}));
+                echo.setArray(3, c.createArrayOf("float8", new Double[] {0.5, -1.0}));
+                echo.setArray(4, c.createArrayOf("int2", new Short[] {1, -2}));
+                echo.setArray(5, c.createArrayOf("varchar", new String[] {"x"}));
+                echo.setArray(6, c.createArrayOf("int4", new Integer[] {}));
+                try (ResultSet rs = echo.executeQuery()) {
+                    rs.next();
+                    StringBuilder arrays = new StringBuilder();
+                    for (int k = 1; k <= 6; k++) {
+                        arrays.append(Arrays.deepToString((Object[]) rs.getArray(k).getArray())).append(' ')
+                                .append(rs.getMetaData().getColumnTypeName(k)).append(';');
+                    }
+                    check("array parameters run " + run, arrays.toString(),
+                            "[1, 1099511627776] _int8;[a, b c, null, q\"] _text;[0.5, -1.0] _float8;[1, -2] _int2;[x] _varchar;[] _int4;");
+                }
+            }
+        }
+
+        // INSERT ... RETURNING: the driver's generated keys (it appends
+        // RETURNING), and an explicit one; pg_backend_pid is the key's pid.
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO jdbc_arr (id, t) VALUES (?, ?)",
+                Statement.RETURN_GENERATED_KEYS)) {
+            ps.setInt(1, 10);
+            ps.setString(2, "gen");
+            check("generated keys insert", ps.executeUpdate(), 1);
+            try (ResultSet rs = ps.getGeneratedKeys()) {
+                rs.next();
+                check("generated keys", rs.getInt("id") + "/" + rs.getString("t"), "10/gen");
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO jdbc_arr VALUES (?, 'x') RETURNING id * 2, t")) {
+            for (int run = 0; run < 7; run++) {
+                ps.setInt(1, 20 + run);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    check("RETURNING run " + run, rs.getInt(1) + "/" + rs.getString(2), (40 + 2 * run) + "/x");
+                }
+            }
+        }
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+            rs.next();
+            check("pg_backend_pid", rs.getInt(1), c.unwrap(org.postgresql.PGConnection.class).getBackendPID());
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("SET statement_timeout = '100ms'");
+            expectError(() -> s.executeQuery("SELECT pg_sleep(20)"), "57014");
+            s.execute("RESET statement_timeout");
+            s.setQueryTimeout(1);
+            expectError(() -> s.executeQuery("SELECT pg_sleep(20)"), "57014");
+            s.setQueryTimeout(0);
+            s.execute("DROP TABLE jdbc_arr");
+        }
+
         // Transactions: rollback undoes, commit keeps, an error aborts the
         // block until rollback.
         c.setAutoCommit(false);
@@ -405,6 +483,20 @@ public class ClientTest {
                 }
             }
             check("getSchemas has public", got.toString().contains("public;"), true);
+            // getPrimaryKeys and getIndexInfo are not here: their queries
+            // expand information_schema._pg_expandarray's composite rows,
+            // which Loam cannot yet.
+            got.setLength(0);
+            try (ResultSet rs = md.getTypeInfo()) {
+                while (rs.next()) {
+                    String name = rs.getString("TYPE_NAME");
+                    if (name.equals("int4") || name.equals("text") || name.equals("timestamptz")) {
+                        got.append(name).append(':').append(rs.getInt("DATA_TYPE")).append(';');
+                    }
+                }
+            }
+            check("getTypeInfo", got.toString().contains("int4:4;") && got.toString().contains("text:12;"), true);
+            check("getDatabaseProductVersion", md.getDatabaseMajorVersion(), 15);
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT i, t FROM jdbc_t LIMIT 1")) {
                 ResultSetMetaData rm = rs.getMetaData();
                 check("meta table name", rm.getTableName(1), "jdbc_t");

@@ -128,6 +128,36 @@ async function main(conn) {
   assert.deepEqual([ints, texts, time], [[2147483647, -2147483648, null], ["héllo 'quoted'", '', null], '12:34:56.5']);
   assert.deepEqual([iv.days, iv.hours, iv.minutes, iv.seconds], [1, 2, 3, 4]);
 
+  // JS arrays as parameters (pg sends array literals in text, type
+  // unspecified), = ANY($1), and arrays of each element type back.
+  res = await client.query('SELECT id FROM node_types WHERE i4 = ANY($1) ORDER BY id', [[2147483647, -2147483648, 5]]);
+  assert.deepEqual(res.rows, [{ id: 1 }, { id: 2 }]);
+  res = await client.query('SELECT id FROM node_types WHERE t = ANY($1) ORDER BY id', [['', "héllo 'quoted'"]]);
+  assert.deepEqual(res.rows, [{ id: 1 }, { id: 2 }]);
+  res = await client.query({
+    text: 'SELECT $1::int8[], $2::text[], $3::float8[], $4::int2[], $5::varchar[], $6::int4[]',
+    values: [[1, 2 ** 40], ['a', 'b c', null, 'q"', '{x}'], [0.5, -1], [1, -2], ['x'], []],
+    rowMode: 'array',
+  });
+  assert.deepEqual(res.rows[0], [['1', String(2 ** 40)], ['a', 'b c', null, 'q"', '{x}'], [0.5, -1], [1, -2], ['x'], []]);
+  assert.deepEqual(res.fields.map((f) => f.dataTypeID), [1016, 1009, 1022, 1005, 1015, 1007]);
+
+  // INSERT ... RETURNING, and the session functions.
+  await client.query('DROP TABLE IF EXISTS node_ret');
+  await client.query('CREATE TABLE node_ret (id int4, t text)');
+  res = await client.query('INSERT INTO node_ret VALUES ($1, $2), ($3, NULL) RETURNING id, t, id * 10 AS x', [10, 'ret', 11]);
+  assert.equal(res.command, 'INSERT');
+  assert.equal(res.rowCount, 2);
+  assert.deepEqual(res.rows, [{ id: 10, t: 'ret', x: 100 }, { id: 11, t: null, x: 110 }]);
+  res = await client.query('SELECT pg_backend_pid() AS pid');
+  assert.equal(res.rows[0].pid, client.processID);
+  res = await client.query("SELECT set_config('application_name', $1, false) AS v", ['node app']);
+  assert.deepEqual(res.rows, [{ v: 'node app' }]);
+  await client.query("SET statement_timeout = '100ms'");
+  await assert.rejects(client.query('SELECT pg_sleep(20)'),
+    (e) => e.code === '57014' && e.message === 'canceling statement due to statement timeout');
+  await client.query('RESET statement_timeout');
+
   // A result larger than one network write.
   res = await client.query({ text: 'SELECT x, repeat($2, 10) AS s FROM generate_series(1, $1::int4) x', values: [20000, 'ab'] });
   assert.equal(res.rowCount, 20000);

@@ -134,6 +134,54 @@ def main(dsn):
     check("last result of several", cur.fetchall(), [("two",)])
     conn.commit()
 
+    # Lists as parameters (psycopg2 writes them as ARRAY[...] literals, or
+    # '{}' when empty), = ANY, and arrays of each element type back.
+    cur.execute("SELECT id FROM py2_types WHERE i4 = ANY(%s) ORDER BY id", ([2147483647, -2147483648, 5],))
+    check("= ANY(int list)", cur.fetchall(), [(1,), (2,)])
+    cur.execute("SELECT id FROM py2_types WHERE t = ANY(%s) ORDER BY id", (["", "héllo 'quoted'"],))
+    check("= ANY(str list)", cur.fetchall(), [(1,), (2,)])
+    cur.execute("SELECT %s::int8[], %s::text[], %s::float8[], %s::int2[], %s::varchar[], %s::int4[], %s",
+                ([1, 2**40], ["a", "b c", None, 'q"'], [0.5, -1.0], [1, -2], ["x"], [], [7, 8]))
+    check("list parameters", cur.fetchone(),
+          ([1, 2**40], ["a", "b c", None, 'q"'], [0.5, -1.0], [1, -2], ["x"], [], [7, 8]))
+    check("list parameter types", [d.type_code for d in cur.description], [1016, 1009, 1022, 1005, 1015, 1007, 1007])
+    conn.commit()
+
+    # INSERT ... RETURNING, session functions, statement_timeout and cancel.
+    cur.execute("DROP TABLE IF EXISTS py2_ret")
+    cur.execute("CREATE TABLE py2_ret (id int4, t text)")
+    cur.execute("INSERT INTO py2_ret VALUES (%s, %s), (%s, NULL) RETURNING id, t, id * 10 AS x", (10, "ret", 11))
+    check("RETURNING rowcount", cur.rowcount, 2)
+    check("RETURNING rows", cur.fetchall(), [(10, "ret", 100), (11, None, 110)])
+    check("RETURNING names", [d.name for d in cur.description], ["id", "t", "x"])
+    cur.execute("SELECT pg_backend_pid()")
+    check("pg_backend_pid", cur.fetchone()[0], conn.get_backend_pid())
+    cur.execute("SELECT set_config('application_name', %s, false)", ("py2 app",))
+    check("set_config", cur.fetchone(), ("py2 app",))
+    cur.execute("SHOW application_name")
+    check("after set_config", cur.fetchone(), ("py2 app",))
+    conn.commit()
+    cur.execute("SET statement_timeout = '100ms'")
+    try:
+        cur.execute("SELECT pg_sleep(20)")
+        raise AssertionError("pg_sleep: no statement timeout")
+    except psycopg2.errors.QueryCanceled as e:
+        check("statement timeout", (e.pgcode, str(e).splitlines()[0]), ("57014", "canceling statement due to statement timeout"))
+    conn.rollback()
+    import threading
+    timer = threading.Timer(0.3, conn.cancel)
+    timer.start()
+    try:
+        cur.execute("SELECT pg_sleep(20)")
+        raise AssertionError("pg_sleep: not cancelled")
+    except psycopg2.errors.QueryCanceled as e:
+        check("cancel", (e.pgcode, str(e).splitlines()[0]), ("57014", "canceling statement due to user request"))
+    timer.join()  # the cancel request was sent and answered
+    conn.rollback()
+    cur.execute("SELECT pg_sleep(0.01), current_setting('statement_timeout')")
+    check("after cancel", cur.fetchone(), ("", "0"))
+    conn.commit()
+
     # COPY in and out through copy_expert and copy_from/copy_to.
     import io
     cur.execute("DROP TABLE IF EXISTS py2_copy")

@@ -138,6 +138,69 @@ def main(dsn):
                    dt.timedelta(days=1, seconds=7384)))
     conn.commit()
 
+    # Lists as parameters (psycopg sends int2/int4/int8[] by the values'
+    # range, and text[]), in text and binary, with text and binary results.
+    for fmt in ("%s", "%b", "%t"):
+        for binary in (False, True):
+            with conn.cursor(binary=binary) as c:
+                what = f"{fmt} (binary results={binary})"
+                c.execute(f"SELECT id FROM py3_types WHERE i4 = ANY({fmt}) ORDER BY id", ([2147483647, -2147483648, 5],))
+                check(f"= ANY(int list) {what}", c.fetchall(), [(1,), (2,)])
+                c.execute(f"SELECT id FROM py3_types WHERE t = ANY({fmt}) ORDER BY id", (["", "héllo 'quoted'"],))
+                check(f"= ANY(str list) {what}", c.fetchall(), [(1,), (2,)])
+                vals = ([1, 2**40], ["a", "b c", None, 'q"', "a,b", "{x}", "\\", "NULL"], [0.5, -1.0], [1, -2], ["x"], [7, 8], [1, None])
+                c.execute("SELECT {0}::int8[], {0}::text[], {0}::float8[], {0}::int2[], {0}::varchar[], {0}, {0}::int4[]".format(fmt), vals)
+                check(f"list parameters {what}", c.fetchone(), vals)
+                check(f"list result types {what}", [d.type_code for d in c.description],
+                      [1016, 1009, 1022, 1005, 1015, 1005, 1007])
+    more_lists = [[True, False, None], [D("1.5"), D("-2")], [dt.date(2024, 1, 2)],
+                  [dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)], [dt.datetime(2024, 1, 2, 3, 4, 5)],
+                  [U1, None], [1.5, None], [2**70], [b"\x00\x01"]]
+    for fmt in ("%s", "%b", "%t"):
+        for binary in (False, True):
+            with conn.cursor(binary=binary) as c:
+                for v in more_lists:
+                    check(f"list {v!r} as {fmt} (binary results={binary})", c.execute(f"SELECT {fmt}", [v]).fetchone(), (v,))
+    conn.commit()
+
+    # INSERT ... RETURNING, session functions, statement_timeout and cancel.
+    cur.execute("DROP TABLE IF EXISTS py3_ret")
+    cur.execute("CREATE TABLE py3_ret (id int4, t text)")
+    for i in range(6):  # past prepare_threshold
+        cur.execute("INSERT INTO py3_ret VALUES (%s, %s), (%s, NULL) RETURNING id, t, id * 10 AS x", (10 + i, "ret", 20 + i))
+        check("RETURNING rowcount", cur.rowcount, 2)
+        check("RETURNING rows", cur.fetchall(), [(10 + i, "ret", 100 + 10 * i), (20 + i, None, 200 + 10 * i)])
+    check("RETURNING names", [d.name for d in cur.description], ["id", "t", "x"])
+    # executemany(returning=True) pipelines the statements: a result each.
+    cur.executemany("INSERT INTO py3_ret VALUES (%s, %s) RETURNING id * 2, t", [(1, "a"), (2, None)], returning=True)
+    sets = [cur.fetchall()]
+    while cur.nextset():
+        sets.append(cur.fetchall())
+    check("executemany RETURNING", sets, [[(2, "a")], [(4, None)]])
+    check("pg_backend_pid", cur.execute("SELECT pg_backend_pid()").fetchone()[0], conn.info.backend_pid)
+    check("set_config", cur.execute("SELECT set_config('application_name', %s, false)", ("py3 app",)).fetchone(), ("py3 app",))
+    check("after set_config", cur.execute("SHOW application_name").fetchone(), ("py3 app",))
+    conn.commit()
+    cur.execute("SET statement_timeout = '100ms'")
+    try:
+        cur.execute("SELECT pg_sleep(20)")
+        raise AssertionError("pg_sleep: no statement timeout")
+    except psycopg.errors.QueryCanceled as e:
+        check("statement timeout", (e.sqlstate, e.diag.message_primary), ("57014", "canceling statement due to statement timeout"))
+    conn.rollback()
+    import threading
+    timer = threading.Timer(0.3, conn.cancel)
+    timer.start()
+    try:
+        cur.execute("SELECT pg_sleep(%s)", (20,))
+        raise AssertionError("pg_sleep: not cancelled")
+    except psycopg.errors.QueryCanceled as e:
+        check("cancel", (e.sqlstate, e.diag.message_primary), ("57014", "canceling statement due to user request"))
+    timer.join()  # the cancel request was sent and answered
+    conn.rollback()
+    check("after cancel", cur.execute("SELECT current_setting('statement_timeout')").fetchone(), ("0",))
+    conn.commit()
+
     # COPY in text and binary, and out row by row.
     cur.execute("DROP TABLE IF EXISTS py3_copy")
     cur.execute("CREATE TABLE py3_copy (a int4, b text, c timestamptz)")

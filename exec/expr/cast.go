@@ -31,7 +31,7 @@ func (e *Cast) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 	from := e.Arg.Type()
 	n := v.Len()
 	switch {
-	case from.Kind == e.T.Kind && e.T.Width < 0:
+	case from.Kind == e.T.Kind && e.T.Width < 0 && from.Elem == e.T.Elem:
 		v.Retain()
 		return v, nil
 	case e.T.Kind == types.Text && from.Kind != types.Unknown && from.Kind != types.Bool && from.Kind != types.Char:
@@ -121,6 +121,8 @@ func CastDatum(d types.Datum, to types.T, loc *time.Location) (types.Datum, erro
 		d = types.IntervalDatum(types.AdjustInterval(d.Interval(), to))
 		d.T = to
 		return d, nil
+	case from.Kind == types.Array && to.Kind == types.Array && from.Elem != to.Elem:
+		return castArray(d, to, loc)
 	case from.Kind == to.Kind:
 		if to.Width < 0 {
 			d.T = to
@@ -271,4 +273,33 @@ func zoneShift(us int64, loc *time.Location, toUTC bool) int64 {
 		return us + int64(off)*1e6
 	}
 	return types.WallToInstant(us, loc)
+}
+
+// castArray casts an array element by element (numeric[] to float8[]
+// reprints 1.0 as 1), as PostgreSQL's array_map does.
+func castArray(d types.Datum, to types.T, loc *time.Location) (types.Datum, error) {
+	elems, null, err := types.SplitArrayText(d.S)
+	if err != nil {
+		return types.Datum{}, err
+	}
+	from, et := types.Of(d.T.Elem), types.Of(to.Elem)
+	buf := []byte{'{'}
+	for i, s := range elems {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if null[i] {
+			buf = append(buf, "NULL"...)
+			continue
+		}
+		e, err := types.ParseText(from, s, loc)
+		if err != nil {
+			return types.Datum{}, err
+		}
+		if e, err = CastDatum(e, et, loc); err != nil {
+			return types.Datum{}, err
+		}
+		buf = types.AppendArrayElem(buf, types.FormatText(e, loc))
+	}
+	return types.Datum{T: to, S: string(append(buf, '}'))}, nil
 }

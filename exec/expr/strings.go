@@ -534,9 +534,12 @@ func init() {
 	hexFn := textFn(func(a []types.Datum) (string, error) { return toHex(a[0]), nil })
 	register([]Overload{sig(text, hexFn, int4), sig(text, hexFn, int8k)}, "to_hex")
 	register([]Overload{sig(text, textFn(func(a []types.Datum) (string, error) { return QuoteIdent(a[0].S), nil }), text)}, "quote_ident")
-	// pg_typeof's result is regtype in PostgreSQL; here its text.
-	register([]Overload{{Args: []types.Kind{Any}, Ret: types.TText, Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-		return types.TextDatum(a[0].T.String()), nil
+	// pg_typeof is a regtype, which Loam carries as the type's name (with
+	// no modifier, as regtype prints).
+	register([]Overload{{Args: []types.Kind{Any}, Ret: types.Of(types.Regtype), Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		t := a[0].T
+		t.Width, t.Scale = -1, 0
+		return types.Datum{T: types.Of(types.Regtype), S: t.String()}, nil
 	}}}, "pg_typeof")
 	register([]Overload{sig(text, textFn(func(a []types.Datum) (string, error) { return QuoteLiteral(a[0].S), nil }), text)}, "quote_literal")
 }

@@ -33,8 +33,8 @@ const (
 	JSONB
 	Interval
 	// Array is a one-dimensional array of T.Elem; batches carry it as its
-	// PostgreSQL text form ({1,2,NULL}) in a string column. Only aggregates
-	// produce arrays so far.
+	// PostgreSQL text form ({1,2,NULL}) in a string column: aggregates,
+	// ARRAY[…], array casts and array parameters produce them.
 	Array
 	// Name is PostgreSQL's name (identifiers in the catalogs): text-like.
 	Name
@@ -50,6 +50,9 @@ const (
 	Regclass
 	Regtype
 	Regnamespace
+	// Void is the result of functions that return nothing (pg_sleep); its
+	// one value prints as the empty string.
+	Void
 )
 
 // PostgreSQL type OIDs (pg_type.oid).
@@ -80,6 +83,7 @@ const (
 	OIDRegclass     = 2205
 	OIDRegtype      = 2206
 	OIDRegnamespace = 4089
+	OIDVoid         = 2278
 )
 
 // T is a type with its modifier: the length of varchar/char, the precision and
@@ -104,7 +108,7 @@ var arrayOIDs = [...]uint32{
 	Varchar: 1015, Char: 1014, Bytea: 1001, Date: 1182,
 	Time: 1183, Timestamp: 1115, TimestampTZ: 1185,
 	UUID: 2951, JSON: 199, JSONB: 3807, Interval: 1187,
-	Name: 1003, OID: 1028, QChar: 1002, Regclass: 2210, Regtype: 2211, Regnamespace: 4090,
+	Name: 1003, OID: 1028, QChar: 1002, Regclass: 2210, Regtype: 2211, Regnamespace: 4090, Void: 0,
 }
 
 // Of returns the type of a kind with no modifier.
@@ -140,7 +144,7 @@ var kindOIDs = [...]uint32{
 	Varchar: OIDVarchar, Char: OIDBpchar, Bytea: OIDBytea, Date: OIDDate,
 	Time: OIDTime, Timestamp: OIDTimestamp, TimestampTZ: OIDTimestampTZ,
 	UUID: OIDUUID, JSON: OIDJSON, JSONB: OIDJSONB, Interval: OIDInterval,
-	Array: 0, Name: OIDName, OID: OIDOid, QChar: OIDQChar, Regclass: OIDRegclass, Regtype: OIDRegtype, Regnamespace: OIDRegnamespace,
+	Array: 0, Name: OIDName, OID: OIDOid, QChar: OIDQChar, Regclass: OIDRegclass, Regtype: OIDRegtype, Regnamespace: OIDRegnamespace, Void: OIDVoid,
 }
 
 // OID is the pg_type OID clients see in RowDescription. An unresolved
@@ -162,7 +166,12 @@ func FromOID(oid uint32) (T, bool) {
 			return Of(Kind(k)), true
 		}
 	}
-
+	for k, o := range arrayOIDs {
+		// 1009 is text[]: Unknown's entry only names what an untyped array prints as.
+		if o == oid && Kind(k) != Unknown {
+			return ArrayOf(Kind(k)), true
+		}
+	}
 	return TUnknown, false
 }
 
@@ -209,7 +218,7 @@ var kindNames = [...]string{
 	Time: "time without time zone", Timestamp: "timestamp without time zone",
 	TimestampTZ: "timestamp with time zone", UUID: "uuid", JSON: "json", JSONB: "jsonb",
 	Interval: "interval", Array: "array", Name: "name", OID: "oid", QChar: `"char"`,
-	Regclass: "regclass", Regtype: "regtype", Regnamespace: "regnamespace",
+	Regclass: "regclass", Regtype: "regtype", Regnamespace: "regnamespace", Void: "void",
 }
 
 // String is the type's name as format_type prints it.

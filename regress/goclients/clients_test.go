@@ -249,6 +249,8 @@ func scenario(t *testing.T, c client, table string) []string {
 	// Parameters whose type nothing decides (text, as in PostgreSQL).
 	query(`SELECT $1 AS a, $2 AS b, 'lit' AS c`, "x", nil)
 	query(`SELECT coalesce($1, 'dflt') AS a, $2 || 'y' AS b, CASE WHEN $3 = 'z' THEN 1 END AS c`, nil, "x", "z")
+	// A parameter whose type nothing decides: 42P18 at Parse.
+	query(`SELECT $1 IS NULL AS d`, nil)
 
 	// Errors carry PostgreSQL's SQLSTATE, and the session stays usable.
 	query(`SELECT * FROM no_such_table`)
@@ -344,6 +346,21 @@ func scenario(t *testing.T, c client, table string) []string {
 	query(`SELECT $1::bytea AS a`, bytes.Repeat([]byte{0, 255}, 3000))
 	query(`SELECT $1::interval AS a, $2::interval AS b`, pgtype.Interval{Microseconds: -1, Days: 2, Months: 14, Valid: true},
 		pgtype.Interval{Microseconds: 90 * 60e6, Valid: true})
+	// Array parameters (lib/pq cannot send Go slices: a client error on
+	// both servers), = ANY($1), and arrays of each element type back.
+	query(`SELECT id FROM `+table+` WHERE id = ANY($1) ORDER BY id`, []int32{1, 3, 99})
+	query(`SELECT id FROM `+table+` WHERE tx = ANY($1) ORDER BY id`, []string{"", "héllo 'world'", "nope"})
+	query(`SELECT $1::int8[] AS a, $2::text[] AS b`, []int64{1, 2}, []string{"a", "b c"})
+	query(`SELECT $1::int2[] AS a, $2::int4[] AS b, $3::float8[] AS c, $4::varchar[] AS d, $5::int4[] AS e`,
+		[]int16{-1, 2}, []int32{7}, []float64{0.5, -1e30}, []string{"x", `q"uote`, ""}, []int32{})
+	query(`SELECT array_length($1::int8[], 1) AS n, ($1::int8[])[2] AS second`, []int64{10, 20, 30})
+	// INSERT … RETURNING: columns and expressions of the inserted rows.
+	query(`INSERT INTO `+table+` (id, i8, tx) VALUES ($1, $2, $3), ($1 + 1, NULL, 'b') RETURNING id, i8 * 2 AS dbl, tx, length(tx)`,
+		int32(60), int64(21), "a")
+	query(`INSERT INTO ` + table + ` (id) VALUES (62) RETURNING *`)
+	query(`SELECT count(*) FROM ` + table + ` WHERE id BETWEEN 60 AND 62`)
+	query(`SELECT set_config('search_path', $1, false) AS a, current_setting('search_path') AS b`, "public")
+	query(`SELECT pg_backend_pid() = pid AS same FROM pg_stat_activity WHERE pid = pg_backend_pid()`)
 	// Several statements in one string: PostgreSQL refuses them in a
 	// prepared statement, and runs them over the simple protocol.
 	exec(`SELECT 1; SELECT 2`)
@@ -394,14 +411,8 @@ func knownGaps(ctx context.Context, c client, table string) []string {
 		// nanoseconds): 22008 on Loam. lib/pq sends a time.Duration as
 		// its nanosecond count, which the server reads as seconds.
 		{`SELECT '5400000000000'::interval AS a`, nil},
-		// A parameter whose type nothing decides: PostgreSQL refuses it
-		// (42P18), Loam takes it as text.
-		{`SELECT $1 IS NULL AS d`, []any{nil}},
 		// numeric NaN (22P02 on Loam).
 		{`SELECT 'NaN'::numeric AS f`, nil},
-		// Array parameters and = ANY (0A000 on Loam: no array types yet).
-		{`SELECT id FROM ` + table + ` WHERE id = ANY($1) ORDER BY id`, []any{[]int32{1, 3, 99}}},
-		{`SELECT $1::int8[] AS a, $2::text[] AS b`, []any{[]int64{1, 2}, []string{"a", "b c"}}},
 	} {
 		lines, err := c.query(ctx, g.sql, g.args...)
 		out = append(out, strings.Join(prefix(g.sql, lines, err), "\n"))
@@ -589,6 +600,54 @@ func (c *pgxClient) extras(ctx context.Context, table string) []string {
 	}
 	out = append(out, "failing batch close: "+errOrNil(br.Close()))
 
+	// RowDescription names the table column a result column reads (PgJDBC's
+	// getTableName and isNullable look it up in pg_attribute).
+	var relOID uint32
+	err = c.conn.QueryRow(ctx, `SELECT oid FROM pg_class WHERE relname = $1`, table).Scan(&relOID)
+	out = append(out, "table oid: "+errOrNil(err))
+	if rows, err := c.conn.Query(ctx, `SELECT tx, id, id + 1 AS e, t.i2 FROM `+table+` t LIMIT 0`); err != nil {
+		out = append(out, "field origins: "+errOrNil(err))
+	} else {
+		for _, fd := range rows.FieldDescriptions() {
+			out = append(out, fmt.Sprintf("field %s: from the table %v, attnum %d", fd.Name, fd.TableOID == relOID, fd.TableAttributeNumber))
+		}
+		rows.Close()
+	}
+
+	// pg_backend_pid() is BackendKeyData's pid; pg_sleep ends at
+	// statement_timeout and at a cancel request, each a 57014.
+	var pid uint32
+	err = c.conn.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid)
+	out = append(out, fmt.Sprintf("pg_backend_pid is BackendKeyData's: %v %s", pid == c.conn.PgConn().PID(), errOrNil(err)))
+	_, err = c.conn.Exec(ctx, `SET statement_timeout = '200ms'`)
+	out = append(out, "SET statement_timeout: "+errOrNil(err))
+	start := time.Now()
+	lines, err = c.query(ctx, `SELECT pg_sleep(30)`)
+	out = append(out, prefix("pg_sleep past statement_timeout", lines, err)...)
+	out = append(out, fmt.Sprintf("within 10s: %v", time.Since(start) < 10*time.Second))
+	lines, err = c.query(ctx, `SELECT pg_sleep(0.01) IS NULL AS slept, current_setting('statement_timeout') AS t`)
+	out = append(out, prefix("short pg_sleep", lines, err)...)
+	_, err = c.conn.Exec(ctx, `RESET statement_timeout`)
+	out = append(out, "RESET statement_timeout: "+errOrNil(err))
+	// On a connection of its own, as pgx closes one it cancels on.
+	if sc, err := pgx.ConnectConfig(ctx, c.conn.Config()); err != nil {
+		out = append(out, "connect: "+errOrNil(err))
+	} else {
+		// A CancelRequest sent by hand, so the error is the server's and
+		// the connection stays open.
+		start = time.Now()
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			sc.PgConn().CancelRequest(ctx)
+		}()
+		_, err = sc.Exec(ctx, `SELECT pg_sleep(30)`)
+		out = append(out, fmt.Sprintf("cancelled pg_sleep: %s, within 10s: %v", errOrNil(err), time.Since(start) < 10*time.Second))
+		var one int
+		err = sc.QueryRow(ctx, `SELECT 1`).Scan(&one)
+		out = append(out, fmt.Sprintf("after the cancel: %d %s", one, errOrNil(err)))
+		sc.Close(ctx)
+	}
+
 	// A query cancelled by its context: pgx sends a CancelRequest (or, in
 	// some modes, closes the connection); the transcript records only that
 	// the query failed, since when the cancel lands is timing.
@@ -596,6 +655,7 @@ func (c *pgxClient) extras(ctx context.Context, table string) []string {
 	_, err = c.query(cctx, `SELECT count(*) FROM generate_series(1, 2000000000) AS g`)
 	cancel()
 	out = append(out, fmt.Sprintf("cancelled query failed: %v", err != nil))
+
 	return out
 }
 

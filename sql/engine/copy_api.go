@@ -217,7 +217,7 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 		var n int64
 		for {
 			if err := ctx.Err(); err != nil {
-				return n, pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
+				return n, pgerr.Canceled(ctx)
 			}
 			rec, err := rd.Next()
 			if err != nil {
@@ -310,7 +310,7 @@ func (s *Session) copyOut(ctx context.Context, st *Statement, w io.Writer) (stri
 	defer root.Close()
 	for {
 		if err := ctx.Err(); err != nil {
-			return "", pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
+			return "", pgerr.Canceled(ctx)
 		}
 		rec, err := root.Next(ctx)
 		if err != nil {

@@ -77,6 +77,10 @@ func (s *Session) prepare(ctx context.Context, query string, paramOIDs []uint32,
 		st.ParamTypes = p.ParamTypes
 		for i, t := range st.ParamTypes {
 			if t.Kind == types.Unknown {
+				if _, ok := ps.Node.Node.(*pg.Node_SelectStmt); ok {
+					// Nothing in the query decided its type ($1 IS NULL).
+					return nil, pgerr.New(pgerr.IndeterminateDatatype, "could not determine data type of parameter $%d", i+1)
+				}
 				st.ParamTypes[i] = types.TText
 			}
 		}
@@ -113,8 +117,11 @@ func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statem
 		}
 		return columns(q), nil
 	case *pg.Node_InsertStmt:
-		_, _, err := s.planInsert(ctx, p, n.InsertStmt, cat)
-		return nil, err
+		_, _, ret, err := s.planInsert(ctx, p, n.InsertStmt, cat)
+		if err != nil || ret == nil {
+			return nil, err
+		}
+		return ret.cols, nil
 	case *pg.Node_VariableShowStmt:
 		return s.showColumns(n.VariableShowStmt), nil
 	case *pg.Node_FetchStmt:
@@ -152,7 +159,7 @@ func (s *Session) Execute(ctx context.Context, st *Statement, params []types.Dat
 	if err != nil {
 		s.markFailed()
 		if ctx.Err() != nil {
-			return nil, pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
+			return nil, pgerr.Canceled(ctx)
 		}
 		return nil, err
 	}
@@ -161,6 +168,11 @@ func (s *Session) Execute(ctx context.Context, st *Statement, params []types.Dat
 
 func (s *Session) execute(ctx context.Context, st *Statement, params []types.Datum) (*Cursor, error) {
 	ps := st.prep.stmt
+	s.runCtx = ctx
+	if s.tx == 'I' && s.localSaved != nil {
+		// set_config(…, true) outside a block lasted for its statement.
+		s.restoreLocal()
+	}
 	if s.tx == 'E' {
 		if ts := ps.Node.GetTransactionStmt(); ts != nil {
 			switch ts.Kind {
@@ -200,9 +212,12 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return s.explain(ctx, p, n.ExplainStmt, cat.release)
 	case *pg.Node_InsertStmt:
 		defer cat.release()
-		ti, src, err := s.planInsert(ctx, p, n.InsertStmt, cat)
+		ti, src, ret, err := s.planInsert(ctx, p, n.InsertStmt, cat)
 		if err != nil {
 			return nil, err
+		}
+		if ret != nil {
+			return s.insertReturning(ctx, st, ti, src, ret)
 		}
 		count, err := s.write(ctx, ti, func(txn *link.Txn, t *exec.Target) (int64, error) {
 			return exec.Insert(ctx, txn, t, src)
@@ -308,9 +323,14 @@ func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Oper
 	c := &Cursor{columns: cols, sess: s}
 	c.next = func(ctx context.Context) (arrow.RecordBatch, error) {
 		if err := ctx.Err(); err != nil {
-			return nil, pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
+			return nil, pgerr.Canceled(ctx)
 		}
-		return root.Next(ctx)
+		s.runCtx = ctx
+		rec, err := root.Next(ctx)
+		if err != nil && ctx.Err() != nil {
+			return nil, pgerr.Canceled(ctx)
+		}
+		return rec, err
 	}
 	c.close = func() {
 		if !closed {
@@ -327,15 +347,90 @@ func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Oper
 
 // planInsert builds the operator producing the rows to insert: one column
 // per table column, in table order, coerced to the column types.
-func (s *Session) planInsert(ctx context.Context, p *plan.Planner, ins *pg.InsertStmt, cat *catalog) (*plan.TableInfo, exec.Operator, error) {
-	if len(ins.ReturningList) > 0 || ins.OnConflictClause != nil || ins.WithClause != nil {
-		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT with RETURNING, ON CONFLICT or WITH is not supported yet")
+func (s *Session) planInsert(ctx context.Context, p *plan.Planner, ins *pg.InsertStmt, cat *catalog) (*plan.TableInfo, exec.Operator, *returning, error) {
+	if ins.OnConflictClause != nil || ins.WithClause != nil {
+		return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT with ON CONFLICT or WITH is not supported yet")
 	}
 	rv := ins.Relation
 	ti, err := cat.Table(ctx, rv.Schemaname, rv.Relname)
 	if err != nil {
-		return nil, nil, pgerr.From(err).WithPosition(parse.CharPos(p.Query(), int(rv.Location)))
+		return nil, nil, nil, pgerr.From(err).WithPosition(parse.CharPos(p.Query(), int(rv.Location)))
 	}
+	src, err := s.insertSource(p, ins, ti)
+	if err != nil || len(ins.ReturningList) == 0 {
+		return ti, src, nil, err
+	}
+	alias := ti.Name
+	if rv.Alias != nil {
+		alias = rv.Alias.Aliasname
+	}
+	exprs, cols, err := p.Returning(ti, alias, ins.ReturningList)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ret := &returning{exprs: exprs, cols: make([]Column, len(cols))}
+	for i, c := range cols {
+		ret.cols[i] = Column{Name: c.Name, Type: c.T}
+	}
+	return ti, src, ret, nil
+}
+
+// returning is an INSERT's RETURNING list, bound over the inserted rows.
+type returning struct {
+	exprs []expr.Expr
+	cols  []Column
+}
+
+// insertReturning computes the RETURNING rows from the rows to insert,
+// then inserts them: the list's subqueries see the table as it was before
+// the insert, as in PostgreSQL, and an error in the list writes nothing.
+// Both the rows and the results are held in memory. The tag is INSERT's.
+func (s *Session) insertReturning(ctx context.Context, st *Statement, ti *plan.TableInfo, src exec.Operator, ret *returning) (*Cursor, error) {
+	if st.Columns != nil && !sameResult(st.Columns, ret.cols) {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "cached plan must not change result type")
+	}
+	spool := exec.NewSpool(src)
+	in, out := spool.Reader(), spool.Reader()
+	proj := exec.NewProject(out, ret.exprs, s.exprCtx())
+	var recs []arrow.RecordBatch
+	release := func() {
+		for _, r := range recs {
+			r.Release()
+		}
+		recs = nil
+	}
+	err := proj.Open(ctx)
+	for err == nil {
+		var rec arrow.RecordBatch
+		if rec, err = proj.Next(ctx); rec == nil {
+			break
+		}
+		recs = append(recs, rec)
+	}
+	proj.Close()
+	if err != nil {
+		in.Close()
+		release()
+		return nil, err
+	}
+	count, err := s.write(ctx, ti, func(txn *link.Txn, t *exec.Target) (int64, error) {
+		return exec.Insert(ctx, txn, t, in)
+	})
+	if err != nil {
+		release()
+		return nil, err
+	}
+	c, err := s.queryCursor(ctx, ret.cols, exec.NewBatches(proj.Types(), recs), release)
+	if err != nil {
+		return nil, err
+	}
+	c.tagFn = func(int64) string { return fmt.Sprintf("INSERT 0 %d", count) }
+	return c, nil
+}
+
+// insertSource builds the operator producing the rows to insert.
+func (s *Session) insertSource(p *plan.Planner, ins *pg.InsertStmt, ti *plan.TableInfo) (exec.Operator, error) {
+	var err error
 	// Target columns: the list given, else all in order.
 	target := make([]int, 0, len(ti.Columns))
 	if len(ins.Cols) == 0 {
@@ -353,10 +448,10 @@ func (s *Session) planInsert(ctx context.Context, p *plan.Planner, ins *pg.Inser
 				}
 			}
 			if idx < 0 {
-				return nil, nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", rt.Name, ti.Name).WithPosition(parse.CharPos(p.Query(), int(rt.Location)))
+				return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", rt.Name, ti.Name).WithPosition(parse.CharPos(p.Query(), int(rt.Location)))
 			}
 			if seen[idx] {
-				return nil, nil, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", rt.Name).WithPosition(parse.CharPos(p.Query(), int(rt.Location)))
+				return nil, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", rt.Name).WithPosition(parse.CharPos(p.Query(), int(rt.Location)))
 			}
 			seen[idx] = true
 			target = append(target, idx)
@@ -375,13 +470,13 @@ func (s *Session) planInsert(ctx context.Context, p *plan.Planner, ins *pg.Inser
 		q, err = p.Select(sel)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(q.Columns) > len(target) {
-		return nil, nil, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")
+		return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")
 	}
 	if len(q.Columns) < len(target) {
-		return nil, nil, pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
+		return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
 	}
 	exprs := make([]expr.Expr, len(ti.Columns))
 	for i, t := range ti.Types {
@@ -392,12 +487,12 @@ func (s *Session) planInsert(ctx context.Context, p *plan.Planner, ins *pg.Inser
 		want := ti.Types[idx]
 		if q.Columns[k].T.Kind != want.Kind || want.Width >= 0 {
 			if _, ok := types.Common(q.Columns[k].T, want); !ok && q.Columns[k].T.Kind != types.Text {
-				return nil, nil, pgerr.New(pgerr.DatatypeMismatch, "column %q is of type %s but expression is of type %s", ti.Columns[idx], want, q.Columns[k].T).
+				return nil, pgerr.New(pgerr.DatatypeMismatch, "column %q is of type %s but expression is of type %s", ti.Columns[idx], want, q.Columns[k].T).
 					WithHint("You will need to rewrite or cast the expression.")
 			}
 			e = &expr.Cast{Arg: e, T: want}
 		}
 		exprs[idx] = e
 	}
-	return ti, exec.NewProject(q.Root, exprs, s.exprCtx()), nil
+	return exec.NewProject(q.Root, exprs, s.exprCtx()), nil
 }

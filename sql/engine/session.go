@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"sort"
 	"strings"
 	"time"
@@ -84,6 +85,13 @@ type Session struct {
 	created []link.Key
 	loc     *time.Location
 	notices []*pgerr.Error
+	// localSaved are the values to put back when the transaction ends, of
+	// the settings SET LOCAL (or set_config(…, true)) changed in it.
+	localSaved map[string]string
+	pid        int32 // the BackendKeyData process ID
+	// runCtx is the context of the Execute or fetch running now, which
+	// pg_sleep waits on: a portal's rows may be read under a later one.
+	runCtx context.Context
 }
 
 // NewSession starts a session for user on database, applying the startup
@@ -128,6 +136,9 @@ func (s *Session) set(name, value string) error {
 			return pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"TimeZone\": %q", value)
 		}
 		s.loc = loc
+		if strings.EqualFold(loc.String(), value) {
+			value = loc.String() // utc is shown as UTC, as PostgreSQL does
+		}
 	case "client_encoding":
 		v := strings.ToUpper(strings.ReplaceAll(value, "-", ""))
 		if v != "UTF8" && v != "UNICODE" {
@@ -139,6 +150,12 @@ func (s *Session) set(name, value string) error {
 			return pgerr.New(pgerr.FeatureNotSupported, "DateStyle %q is not supported; Loam prints ISO dates", value)
 		}
 		value = "ISO, MDY"
+	case "statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout":
+		v, err := timeSetting(name, value)
+		if err != nil {
+			return err
+		}
+		value = v
 	case "server_version", "server_encoding", "server_version_num", "integer_datetimes", "is_superuser", "in_hot_standby", "max_identifier_length":
 		return pgerr.New(pgerr.CantChangeRuntimeParam, "parameter %q cannot be changed", name)
 	}

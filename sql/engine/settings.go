@@ -108,7 +108,9 @@ func (s *Session) endTx(commit bool) error {
 	s.created = nil
 	if (!commit || err != nil) && s.txSettings != nil {
 		s.restoreSettings(s.txSettings)
+		s.localSaved = nil
 	}
+	s.restoreLocal()
 	s.txSettings, s.savepoints = nil, nil
 	s.tx = 'I'
 	s.closeCursors(false)
@@ -177,7 +179,12 @@ func (s *Session) setStmt(vs *pg.VariableSetStmt) (*Cursor, error) {
 		if name == "TimeZone" && strings.EqualFold(v, "local") {
 			v = "UTC"
 		}
-		if err := s.set(name, v); err != nil {
+		if vs.IsLocal && s.tx == 'I' {
+			// Its implicit transaction ends with it: nothing changes.
+			s.warning(pgerr.NoActiveSQLTransaction, "SET LOCAL can only be used in transaction blocks")
+			return &Cursor{tag: "SET", sess: s}, nil
+		}
+		if _, err := s.setConfig(name, &v, vs.IsLocal); err != nil {
 			return nil, err
 		}
 		return &Cursor{tag: "SET", sess: s}, nil

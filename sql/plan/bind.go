@@ -145,7 +145,7 @@ func (p *Planner) paramValue(n int, t types.T) types.Datum {
 	if d.T.Kind == types.Unknown {
 		d.T = types.TText
 	}
-	if d.T.Kind != t.Kind {
+	if d.T.Kind != t.Kind || d.T.Elem != t.Elem {
 		if v, err := expr.CastDatum(d, t, p.ec.Loc); err == nil {
 			return v
 		}
@@ -174,9 +174,10 @@ func (b *binder) coerce(e expr.Expr, t types.T, loc int32) (expr.Expr, error) {
 	switch x := e.(type) {
 	case *paramRef:
 		if b.p.ParamTypes[x.n-1].Kind == types.Unknown {
-			b.p.ParamTypes[x.n-1] = types.Of(t.Kind)
+			// An array keeps its element type: $1::int[] is an int4[] parameter.
+			b.p.ParamTypes[x.n-1] = types.T{Kind: t.Kind, Width: -1, Elem: t.Elem}
 		}
-		if x.Type().Kind == t.Kind {
+		if xt := x.Type(); xt.Kind == t.Kind && xt.Elem == t.Elem {
 			return x, nil
 		}
 		return &expr.Cast{Arg: x, T: t}, nil
@@ -530,6 +531,8 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		return &paramRef{p: b.p, n: k}, nil
 	case n.GetAIndirection() != nil:
 		return b.bindSubscript(n.GetAIndirection())
+	case n.GetAArrayExpr() != nil:
+		return b.bindArrayExpr(n.GetAArrayExpr())
 	case n.GetCollateClause() != nil:
 		// Loam compares strings bytewise, which is what the collations
 		// clients name (default in a C.UTF-8 database, C, POSIX) do.
@@ -557,6 +560,12 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		arg, err := b.bind(tc.Arg)
 		if err != nil {
 			return nil, err
+		}
+		if names := tc.TypeName.Names; names[len(names)-1].GetString_().GetSval() == "regproc" {
+			// regproc prints a pg_catalog function's name unqualified.
+			if c, ok := arg.(*expr.Const); ok && !c.D.Null && (c.D.T.Kind == types.Unknown || c.D.T.IsString()) {
+				arg = &expr.Const{D: types.Datum{T: c.D.T, S: strings.TrimPrefix(c.D.S, "pg_catalog.")}}
+			}
 		}
 		regAt := tc.Location
 		if ac := tc.Arg.GetAConst(); ac != nil {
@@ -608,7 +617,9 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if arg.Type().Kind == types.Unknown {
+		if _, ok := arg.(*paramRef); !ok && arg.Type().Kind == types.Unknown {
+			// A parameter stays undecided: IS NULL gives it no type, and
+			// PostgreSQL refuses it at Parse (42P18) if nothing else does.
 			arg, _ = b.coerce(arg, types.TText, nt.Location)
 		}
 		return &expr.IsNull{Arg: arg, Negate: nt.Nulltesttype == pg.NullTestType_IS_NOT_NULL}, nil
@@ -1021,6 +1032,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 		args[i] = e
 	}
 	if e, ok, err := b.catalogFunc(name, args, fc.Location); ok || err != nil {
+		return e, err
+	}
+	if e, ok, err := b.sessionFunc(name, args, fc.Location); ok || err != nil {
 		return e, err
 	}
 	return b.callBuiltin(name, args, fc.Location, fc.Args...)

@@ -58,12 +58,26 @@ func ObjectOID(ns, name string) uint32 {
 		return oidPublic
 	case name == "" && ns == "information_schema":
 		return oidInformationSchema
+	case ns == "pg_catalog" && systemCatalogOIDs[name] != 0:
+		return systemCatalogOIDs[name]
 	}
 	h := fnv.New32a()
 	h.Write([]byte(ns))
 	h.Write([]byte{0})
 	h.Write([]byte(name))
 	return userOIDBase + h.Sum32()%(1<<31-userOIDBase)
+}
+
+// systemCatalogOIDs are the fixed OIDs of PostgreSQL's system catalogs
+// (pg_class.h and the others), which clients pass as obj_description's
+// catalog and compare with 'pg_class'::regclass.
+var systemCatalogOIDs = map[string]uint32{
+	"pg_tablespace": 1213, "pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255, "pg_class": 1259,
+	"pg_authid": 1260, "pg_database": 1262, "pg_sequence": 2224, "pg_am": 2601, "pg_attrdef": 2604,
+	"pg_constraint": 2606, "pg_description": 2609, "pg_index": 2610, "pg_inherits": 2611,
+	"pg_namespace": 2615, "pg_rewrite": 2618, "pg_trigger": 2620, "pg_extension": 3079, "pg_policy": 3256,
+	"pg_statistic_ext": 3381, "pg_collation": 3456, "pg_enum": 3501, "pg_range": 3541,
+	"pg_publication": 6104, "pg_publication_rel": 6106, "pg_publication_namespace": 6237,
 }
 
 type vcol struct {
@@ -115,6 +129,8 @@ func colType(s string) types.T {
 		return types.ArrayOf(types.OID)
 	case `"char"[]`:
 		return types.ArrayOf(types.QChar)
+	case "name[]":
+		return types.ArrayOf(types.Name)
 	}
 	return types.TText
 }
@@ -433,6 +449,7 @@ func init() {
 		defTable("pg_catalog", "pg_publication", `oid:oid pubname:name pubowner:oid puballtables:boolean pubinsert:boolean pubupdate:boolean pubdelete:boolean pubtruncate:boolean pubviaroot:boolean`, noRows),
 		defTable("pg_catalog", "pg_publication_namespace", `oid:oid pnpubid:oid pnnspid:oid`, noRows),
 		defTable("pg_catalog", "pg_publication_rel", `oid:oid prpubid:oid prrelid:oid prqual:pg_node_tree prattrs:int2vector`, noRows),
+		defTable("pg_catalog", "pg_publication_tables", `pubname:name schemaname:name tablename:name attnames:name[] rowfilter:text`, noRows),
 		defTable("pg_catalog", "pg_statistic_ext", `oid:oid stxrelid:oid stxname:name stxnamespace:oid stxowner:oid stxstattarget:integer stxkeys:int2vector stxkind:"char"[] stxexprs:pg_node_tree`, noRows),
 		defTable("pg_catalog", "pg_authid", `oid:oid rolname:name rolsuper:boolean rolinherit:boolean rolcreaterole:boolean rolcreatedb:boolean rolcanlogin:boolean rolreplication:boolean rolbypassrls:boolean rolconnlimit:integer rolpassword:text rolvaliduntil:timestamptz`,
 			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
@@ -477,6 +494,9 @@ func init() {
 					"usename": dName(ci.User()), "application_name": dText(ci.Settings()["application_name"]), "state": dText("active"),
 					"backend_type": dText("client backend")} {
 					set[k] = v
+				}
+				if sc, ok := ci.(SessionControl); ok {
+					set["pid"] = dInt(int64(sc.BackendPID()))
 				}
 				return [][]types.Datum{vt.row(set)}, nil
 			}),

@@ -131,6 +131,9 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 			if a[0].Null {
 				return types.NullOf(types.TText), nil
 			}
+			if a[0].I == 0 {
+				return dText("-"), nil // InvalidOid, as PostgreSQL prints it
+			}
 			t, ok := typeByOID(uint32(a[0].I))
 			if !ok {
 				return dText("???"), nil
@@ -314,8 +317,8 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		}
 	case "pg_encoding_to_char":
 		return fn(types.TName, []types.T{types.TInt4}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
-			if a[0].I == 6 {
-				return dName("UTF8"), nil
+			if a[0].I >= 0 && a[0].I < int64(len(pgEncodings)) {
+				return dName(pgEncodings[a[0].I]), nil
 			}
 			return dName(""), nil
 		})
@@ -324,6 +327,9 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		if len(args) >= 1 && len(args) <= 2 {
 			return constant(types.NullOf(types.TText))
 		}
+	}
+	if e, ok, err := b.privilegeFunc(ci, name, args, loc); ok || err != nil {
+		return e, ok, err
 	}
 	if strings.HasPrefix(name, "has_") && strings.HasSuffix(name, "_privilege") && len(args) >= 1 {
 		// One superuser role: every privilege is held.
@@ -413,6 +419,9 @@ func (b *binder) regCast(arg expr.Expr, to types.T, loc int32) (expr.Expr, bool,
 	case isReg(to.Kind) && (from.IsString() || from.Kind == types.Unknown):
 		f = func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
 			name := a[0].S
+			if name == "-" {
+				return types.Datum{T: to, S: "-"}, nil // InvalidOid
+			}
 			if strings.HasPrefix(name, `"`) {
 				name = strings.ReplaceAll(strings.Trim(name, `"`), `""`, `"`)
 			} else {
@@ -449,6 +458,9 @@ func (b *binder) regCast(arg expr.Expr, to types.T, loc int32) (expr.Expr, bool,
 			return arg, true, nil
 		}
 		f = func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			if a[0].I == 0 {
+				return types.Datum{T: to, S: "-"}, nil // InvalidOid prints as -
+			}
 			if name, ok := names[a[0].I]; ok {
 				return types.Datum{T: to, S: name}, nil
 			}
@@ -778,4 +790,14 @@ func (p *Planner) unnestItem(fc *pg.FuncCall, table, col string) (*fromItem, err
 			return rows, nil
 		}), nil
 	}}, nil
+}
+
+// pgEncodings are PostgreSQL's encoding names by number (pg_wchar.h), for
+// pg_encoding_to_char.
+var pgEncodings = []string{
+	"SQL_ASCII", "EUC_JP", "EUC_CN", "EUC_KR", "EUC_TW", "EUC_JIS_2004", "UTF8", "MULE_INTERNAL",
+	"LATIN1", "LATIN2", "LATIN3", "LATIN4", "LATIN5", "LATIN6", "LATIN7", "LATIN8", "LATIN9", "LATIN10",
+	"WIN1256", "WIN1258", "WIN866", "WIN874", "KOI8R", "WIN1251", "WIN1252", "ISO_8859_5", "ISO_8859_6",
+	"ISO_8859_7", "ISO_8859_8", "WIN1250", "WIN1253", "WIN1254", "WIN1255", "WIN1257", "KOI8U",
+	"SJIS", "BIG5", "GBK", "UHC", "GB18030", "JOHAB", "SHIFT_JIS_2004",
 }

@@ -177,7 +177,12 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 					}
 				}
 			}
-			return in.bind(node)
+			e, err := in.bind(node)
+			if _, ok := e.(*paramRef); ok && err == nil && e.Type().Kind == types.Unknown {
+				// GROUP BY $1 groups text, as the output would be.
+				return in.coerce(e, types.TText, nodeLocation(node))
+			}
+			return e, err
 		}
 		for _, ns := range nodeSets {
 			var set []int
@@ -615,6 +620,8 @@ func columnName(n *pg.Node) string {
 			}
 		}
 		return columnName(ind.Arg)
+	case n.GetAArrayExpr() != nil:
+		return "array"
 	case n.GetCoalesceExpr() != nil:
 		return "coalesce"
 	case n.GetMinMaxExpr() != nil:
