@@ -24,6 +24,9 @@ func (b *binder) moreBinaryOp(op string, l, r expr.Expr, loc int32) (e expr.Expr
 		return err
 	}
 	switch op {
+	case "&", "|", "#", "<<", ">>":
+		e, err := b.bitOp(op, l, r, loc)
+		return e, e != nil || err != nil, err
 	case "||":
 		switch {
 		case lt.Kind == types.Array || rt.Kind == types.Array:
@@ -210,4 +213,67 @@ func (b *binder) bindSimilar(a *pg.A_Expr) (expr.Expr, error) {
 		return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type()).WithPosition(pos(b.p.query, a.Location))
 	}
 	return e, nil
+}
+
+// bitOp is the integer types' bitwise and, or, xor (&, |, #) over their
+// common type, and shifts (<<, >>) of the left operand by an int4.
+func (b *binder) bitOp(op string, l, r expr.Expr, loc int32) (expr.Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	intOrUnknown := func(t types.T) bool { return t.IsInteger() || t.Kind == types.Unknown }
+	if !intOrUnknown(lt) || !intOrUnknown(rt) || (lt.Kind == types.Unknown && rt.Kind == types.Unknown) {
+		return nil, nil
+	}
+	t, want := lt, rt
+	if op == "<<" || op == ">>" {
+		if lt.Kind == types.Unknown {
+			return nil, nil
+		}
+		want = types.TInt4
+	} else {
+		c, ok := types.Common(lt, rt)
+		if !ok {
+			return nil, nil
+		}
+		t, want = types.Of(c.Kind), types.Of(c.Kind)
+	}
+	var err error
+	if l, err = b.coerce(l, t, loc); err != nil {
+		return nil, err
+	}
+	if r, err = b.coerce(r, want, loc); err != nil {
+		return nil, err
+	}
+	bits := map[types.Kind]uint{types.Int2: 16, types.Int4: 32, types.Int8: 64}[t.Kind]
+	return &expr.Func{Name: op, Args: []expr.Expr{l, r}, T: t, Strict: true, Fn: func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+		x, y := a[0].I, a[1].I
+		var v int64
+		switch op {
+		case "&":
+			v = x & y
+		case "|":
+			v = x | y
+		case "#":
+			v = x ^ y
+		case "<<", ">>":
+			// As PostgreSQL's C on x86: int2 and int4 shift as 32-bit
+			// values (the count taken mod 32), int8 as 64-bit ones.
+			mask := uint64(31)
+			if bits == 64 {
+				mask = 63
+			} else {
+				x = int64(int32(x))
+			}
+			if op == "<<" {
+				v = x << (uint64(y) & mask)
+				if bits != 64 {
+					v = int64(int32(v))
+				}
+			} else {
+				v = x >> (uint64(y) & mask)
+			}
+		}
+		// The result wraps to the type's width, as C's casts do.
+		v = v << (64 - bits) >> (64 - bits)
+		return types.Int(t, v), nil
+	}}, nil
 }
