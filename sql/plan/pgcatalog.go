@@ -265,6 +265,11 @@ func truncName(s string) string {
 func (r relation) pkeyOID() uint32    { return ObjectOID(r.ns, r.pkeyName()) }
 func (r relation) pkeyConOID() uint32 { return ObjectOID(r.ns, "\x00constraint "+r.pkeyName()) }
 
+// rowTypeOIDs are the OIDs of a relation's row type and of its array type.
+func (r relation) rowTypeOIDs() (row, array uint32) {
+	return ObjectOID(r.ns, "\x00type "+r.name), ObjectOID(r.ns, "\x00type _"+r.name)
+}
+
 // int2Vector is an int2vector's (or smallint[]'s) text form.
 func int2Vector(v []int) string {
 	parts := make([]string, len(v))
@@ -351,6 +356,7 @@ func init() {
 				rels, err := relations(ctx, ci)
 				var out [][]types.Datum
 				for _, r := range rels {
+					rowType, _ := r.rowTypeOIDs()
 					am := uint32(oidHeapAM)
 					if r.kind != "r" {
 						am = 0 // PostgreSQL gives views and partitioned tables no access method
@@ -361,7 +367,7 @@ func init() {
 					}
 					out = append(out, vt.row(map[string]types.Datum{"reloptions": opts,
 						"oid": dOID(ObjectOID(r.ns, r.name)), "relname": dName(r.name), "relnamespace": dOID(ObjectOID(r.ns, "")),
-						"relowner": dOID(oidBootstrapRole), "relam": dOID(am), "relpersistence": {S: "p"}, "relkind": {S: r.kind},
+						"relowner": dOID(oidBootstrapRole), "relam": dOID(am), "relpersistence": {S: "p"}, "relkind": {S: r.kind}, "reltype": dOID(rowType),
 						"relnatts": {I: int64(len(r.cols))}, "relispopulated": dBool(true), "relreplident": {S: "d"},
 						"reltuples": {F: -1}, "relfrozenxid": dText("0"), "relminmxid": dText("0"), "relhasindex": dBool(len(r.pkey) > 0),
 					}))
@@ -435,7 +441,27 @@ func init() {
 						"typanalyze": dText("array_typanalyze"), "typalign": {S: "i"}, "typstorage": {S: "x"}, "typtypmod": {I: -1},
 					}))
 				}
-				return out, nil
+				// Each table and view has its row type (and that type's
+				// array type), as in PostgreSQL.
+				rels, err := relations(ctx, ci)
+				for _, r := range rels {
+					row, arr := r.rowTypeOIDs()
+					out = append(out, vt.row(map[string]types.Datum{
+						"oid": dOID(row), "typname": dName(r.name), "typnamespace": dOID(ObjectOID(r.ns, "")), "typowner": dOID(oidBootstrapRole),
+						"typlen": {I: -1}, "typtype": {S: "c"}, "typcategory": {S: "C"}, "typisdefined": dBool(true), "typdelim": {S: ","},
+						"typrelid": dOID(ObjectOID(r.ns, r.name)), "typarray": dOID(arr), "typinput": dText("record_in"), "typoutput": dText("record_out"),
+						"typreceive": dText("record_recv"), "typsend": dText("record_send"), "typsubscript": dText("-"), "typmodin": dText("-"),
+						"typmodout": dText("-"), "typanalyze": dText("-"), "typalign": {S: "d"}, "typstorage": {S: "x"}, "typtypmod": {I: -1},
+					}))
+					out = append(out, vt.row(map[string]types.Datum{
+						"oid": dOID(arr), "typname": dName(truncName("_" + r.name)), "typnamespace": dOID(ObjectOID(r.ns, "")), "typowner": dOID(oidBootstrapRole),
+						"typlen": {I: -1}, "typtype": {S: "b"}, "typcategory": {S: "A"}, "typisdefined": dBool(true), "typdelim": {S: ","},
+						"typelem": dOID(row), "typinput": dText("array_in"), "typoutput": dText("array_out"), "typreceive": dText("array_recv"),
+						"typsend": dText("array_send"), "typsubscript": dText("array_subscript_handler"), "typmodin": dText("-"), "typmodout": dText("-"),
+						"typanalyze": dText("array_typanalyze"), "typalign": {S: "d"}, "typstorage": {S: "x"}, "typtypmod": {I: -1},
+					}))
+				}
+				return out, err
 			}),
 		defTable("pg_catalog", "pg_database", `oid:oid datname:name datdba:oid encoding:integer datlocprovider:"char" datistemplate:boolean datallowconn:boolean datconnlimit:integer datfrozenxid:xid datminmxid:xid dattablespace:oid datcollate:text datctype:text daticulocale:text datcollversion:text datacl:aclitem[]`,
 			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
