@@ -483,9 +483,6 @@ public class ClientTest {
                 }
             }
             check("getSchemas has public", got.toString().contains("public;"), true);
-            // getPrimaryKeys and getIndexInfo are not here: their queries
-            // expand information_schema._pg_expandarray's composite rows,
-            // which Loam cannot yet.
             got.setLength(0);
             try (ResultSet rs = md.getTypeInfo()) {
                 while (rs.next()) {
@@ -502,6 +499,7 @@ public class ClientTest {
                 check("meta table name", rm.getTableName(1), "jdbc_t");
                 check("meta nullable", rm.isNullable(2), ResultSetMetaData.columnNullable);
             }
+            guiMetaData(c, md);
         }
 
         try (Statement s = c.createStatement()) {
@@ -509,6 +507,143 @@ public class ClientTest {
             s.execute("DROP TABLE jdbc_batch");
             s.execute("DROP TABLE jdbc_time");
             s.execute("DROP TABLE jdbc_bad");
+        }
+    }
+
+    // What GUI tools (DBeaver, DataGrip, SQuirreL) ask DatabaseMetaData for
+    // a table: keys, indexes, privileges, routines, types. Each result's
+    // columns (label:type) and rows are checked.
+    static void guiMetaData(Connection c, DatabaseMetaData md) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE jdbc_pk (id INT PRIMARY KEY, name TEXT)");
+            s.execute("CREATE TABLE jdbc_pk2 (a INT, b TEXT, c INT, PRIMARY KEY (b, a))");
+        }
+        String keyCols = "table_cat:text table_schem:name table_name:name column_name:name key_seq:int4 pk_name:name";
+        checkMeta("getPrimaryKeys", md.getPrimaryKeys(null, "public", "jdbc_pk2"), keyCols,
+                "null|public|jdbc_pk2|b|1|jdbc_pk2_pkey;null|public|jdbc_pk2|a|2|jdbc_pk2_pkey;");
+        checkMeta("getPrimaryKeys any schema", md.getPrimaryKeys(null, null, "jdbc_pk"), keyCols,
+                "null|public|jdbc_pk|id|1|jdbc_pk_pkey;");
+        checkMeta("getPrimaryKeys none", md.getPrimaryKeys(null, "public", "jdbc_t"), keyCols, "");
+        String indexCols = "TABLE_CAT:text TABLE_SCHEM:name TABLE_NAME:name NON_UNIQUE:bool INDEX_QUALIFIER:text"
+                + " INDEX_NAME:name TYPE:int4 ORDINAL_POSITION:int4 COLUMN_NAME:text ASC_OR_DESC:text CARDINALITY:float4"
+                + " PAGES:int4 FILTER_CONDITION:text";
+        checkMeta("getIndexInfo", md.getIndexInfo(null, "public", "jdbc_pk2", false, false), indexCols,
+                "null|public|jdbc_pk2|f|null|jdbc_pk2_pkey|3|1|b|A|0|1|null;"
+                + "null|public|jdbc_pk2|f|null|jdbc_pk2_pkey|3|2|a|A|0|1|null;");
+        checkMeta("getIndexInfo unique", md.getIndexInfo(null, "public", "jdbc_pk", true, true), indexCols,
+                "null|public|jdbc_pk|f|null|jdbc_pk_pkey|3|1|id|A|0|1|null;");
+        checkMeta("getIndexInfo none", md.getIndexInfo(null, "public", "jdbc_t", false, true), indexCols, "");
+        String fkCols = "pktable_cat:text pktable_schem:name pktable_name:name pkcolumn_name:name fktable_cat:text"
+                + " fktable_schem:name fktable_name:name fkcolumn_name:name key_seq:int4 update_rule:int4 delete_rule:int4"
+                + " fk_name:name pk_name:name deferrability:int4";
+        checkMeta("getImportedKeys", md.getImportedKeys(null, "public", "jdbc_pk2"), fkCols, "");
+        checkMeta("getExportedKeys", md.getExportedKeys(null, "public", "jdbc_pk"), fkCols, "");
+        checkMeta("getCrossReference", md.getCrossReference(null, "public", "jdbc_pk", null, "public", "jdbc_pk2"), fkCols, "");
+        String rowIdCols = "SCOPE:int2 COLUMN_NAME:varchar DATA_TYPE:int2 TYPE_NAME:varchar COLUMN_SIZE:int4"
+                + " BUFFER_LENGTH:int4 DECIMAL_DIGITS:int2 PSEUDO_COLUMN:int2";
+        checkMeta("getBestRowIdentifier", md.getBestRowIdentifier(null, "public", "jdbc_pk2", DatabaseMetaData.bestRowSession, true),
+                rowIdCols, "2|a|4|int4|10|null|0|1;2|b|12|text|2147483647|null|0|1;");
+        checkMeta("getBestRowIdentifier none", md.getBestRowIdentifier(null, "public", "jdbc_t", DatabaseMetaData.bestRowSession, true),
+                rowIdCols, "");
+        checkMeta("getVersionColumns", md.getVersionColumns(null, "public", "jdbc_pk"), rowIdCols, "null|ctid|1111|tid|null|null|null|2;");
+
+        // The owner holds every privilege, granted by itself.
+        String user = md.getUserName();
+        String[] privileges = {"DELETE", "INSERT", "REFERENCES", "SELECT", "TRIGGER", "TRUNCATE", "UPDATE"};
+        StringBuilder want = new StringBuilder();
+        for (String col : new String[] {"id", "name"}) {
+            for (String priv : privileges) {
+                want.append("null|public|jdbc_pk|").append(col).append('|').append(user).append('|').append(user)
+                        .append('|').append(priv).append("|YES;");
+            }
+        }
+        checkMeta("getColumnPrivileges", md.getColumnPrivileges(null, "public", "jdbc_pk", "%"),
+                "TABLE_CAT:varchar TABLE_SCHEM:varchar TABLE_NAME:varchar COLUMN_NAME:varchar GRANTOR:varchar"
+                + " GRANTEE:varchar PRIVILEGE:varchar IS_GRANTABLE:varchar", want.toString());
+        want.setLength(0);
+        for (String table : new String[] {"jdbc_pk", "jdbc_pk2"}) {
+            for (String priv : privileges) {
+                want.append("null|public|").append(table).append('|').append(user).append('|').append(user)
+                        .append('|').append(priv).append("|YES;");
+            }
+        }
+        checkMeta("getTablePrivileges", md.getTablePrivileges(null, "public", "jdbc_pk%"),
+                "TABLE_CAT:varchar TABLE_SCHEM:varchar TABLE_NAME:varchar GRANTOR:varchar GRANTEE:varchar"
+                + " PRIVILEGE:varchar IS_GRANTABLE:varchar", want.toString());
+
+        // No routines in public on either server.
+        checkMeta("getProcedures", md.getProcedures(null, "public", "%"),
+                "procedure_cat:text procedure_schem:name procedure_name:name ?column?:text ?column?:text ?column?:text"
+                + " remarks:text procedure_type:int4 specific_name:text", "");
+        checkMeta("getFunctions", md.getFunctions(null, "public", "%"),
+                "function_cat:name function_schem:name function_name:name remarks:text function_type:int4 specific_name:text", "");
+        checkMeta("getProcedureColumns", md.getProcedureColumns(null, "public", "%", "%"),
+                "PROCEDURE_CAT:varchar PROCEDURE_SCHEM:varchar PROCEDURE_NAME:varchar COLUMN_NAME:varchar COLUMN_TYPE:int2"
+                + " DATA_TYPE:int2 TYPE_NAME:varchar PRECISION:int4 LENGTH:int4 SCALE:int2 RADIX:int2 NULLABLE:int2"
+                + " REMARKS:varchar COLUMN_DEF:varchar SQL_DATA_TYPE:int4 SQL_DATETIME_SUB:int4 CHAR_OCTET_LENGTH:int4"
+                + " ORDINAL_POSITION:int4 IS_NULLABLE:varchar SPECIFIC_NAME:varchar", "");
+        checkMeta("getFunctionColumns", md.getFunctionColumns(null, "public", "%", "%"),
+                "FUNCTION_CAT:varchar FUNCTION_SCHEM:varchar FUNCTION_NAME:varchar COLUMN_NAME:varchar COLUMN_TYPE:int2"
+                + " DATA_TYPE:int2 TYPE_NAME:varchar PRECISION:int2 LENGTH:int4 SCALE:int2 RADIX:int2 NULLABLE:int2"
+                + " REMARKS:varchar CHAR_OCTET_LENGTH:int4 ORDINAL_POSITION:int4 IS_NULLABLE:varchar SPECIFIC_NAME:varchar", "");
+
+        checkMeta("getTableTypes", md.getTableTypes(), "TABLE_TYPE:varchar",
+                "FOREIGN TABLE;INDEX;MATERIALIZED VIEW;PARTITIONED INDEX;PARTITIONED TABLE;SEQUENCE;SYSTEM INDEX;"
+                + "SYSTEM TABLE;SYSTEM TOAST INDEX;SYSTEM TOAST TABLE;SYSTEM VIEW;TABLE;TEMPORARY INDEX;"
+                + "TEMPORARY SEQUENCE;TEMPORARY TABLE;TEMPORARY VIEW;TYPE;VIEW;");
+        checkMeta("getCatalogs", md.getCatalogs(), "TABLE_CAT:varchar", c.getCatalog() + ";");
+        String schemaCols = "table_schem:name table_catalog:text";
+        checkMeta("getSchemas pattern", md.getSchemas(null, "pub%"), schemaCols, "public|null;");
+        checkMeta("getSchemas pg_catalog", md.getSchemas(null, "pg_catalog"), schemaCols, "pg_catalog|null;");
+        checkMeta("getSchemas none", md.getSchemas(null, "no_such%"), schemaCols, "");
+        // A table's row type is a user-defined (STRUCT) type.
+        checkMeta("getUDTs", md.getUDTs(null, "public", "jdbc_pk%", null),
+                "type_cat:text type_schem:name type_name:name class_name:text data_type:int4 remarks:text base_type:int4",
+                "null|public|jdbc_pk|null|2002|null|null;null|public|jdbc_pk2|null|2002|null|null;");
+        checkMeta("getUDTs distinct", md.getUDTs(null, "public", "%", new int[] {java.sql.Types.DISTINCT}),
+                "type_cat:text type_schem:name type_name:name class_name:text data_type:int4 remarks:text base_type:int4", "");
+        checkMeta("getClientInfoProperties", md.getClientInfoProperties(),
+                "NAME:varchar MAX_LEN:int4 DEFAULT_VALUE:varchar DESCRIPTION:varchar",
+                "ApplicationName|63||The name of the application currently utilizing the connection.;");
+        // Tables with no type filter list their primary key indexes too.
+        StringBuilder got = new StringBuilder();
+        try (ResultSet rs = md.getTables(null, "public", "jdbc_pk%", null)) {
+            while (rs.next()) {
+                got.append(rs.getString("TABLE_NAME")).append(':').append(rs.getString("TABLE_TYPE")).append(';');
+            }
+        }
+        check("getTables with indexes", got.toString(), "jdbc_pk2_pkey:INDEX;jdbc_pk_pkey:INDEX;jdbc_pk:TABLE;jdbc_pk2:TABLE;");
+        // The driver implements no getSuperTables or getSuperTypes.
+        try {
+            md.getSuperTables(null, "public", "jdbc_pk");
+            throw new AssertionError("getSuperTables: no exception");
+        } catch (java.sql.SQLFeatureNotSupportedException e) {
+            check("getSuperTables sqlstate", e.getSQLState(), "0A000");
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("DROP TABLE jdbc_pk");
+            s.execute("DROP TABLE jdbc_pk2");
+        }
+    }
+
+    // checkMeta checks a DatabaseMetaData result: its columns as label:type
+    // and its rows as |-joined strings, each ended by ';'.
+    static void checkMeta(String what, ResultSet rs, String cols, String rows) throws SQLException {
+        try (rs) {
+            ResultSetMetaData rm = rs.getMetaData();
+            StringBuilder got = new StringBuilder();
+            for (int i = 1; i <= rm.getColumnCount(); i++) {
+                got.append(i > 1 ? " " : "").append(rm.getColumnLabel(i)).append(':').append(rm.getColumnTypeName(i));
+            }
+            check(what + " columns", got.toString(), cols);
+            got.setLength(0);
+            while (rs.next()) {
+                for (int i = 1; i <= rm.getColumnCount(); i++) {
+                    got.append(i > 1 ? "|" : "").append(rs.getString(i));
+                }
+                got.append(';');
+            }
+            check(what, got.toString(), rows);
         }
     }
 
