@@ -22,6 +22,10 @@ import (
 const setup = `CREATE TABLE llm_calls (ts timestamptz NOT NULL, model text, tokens int,
 	cost numeric(10,4), latency_ms float8, ok bool, note varchar(20))`
 
+// keysSetup is a table with a two-column primary key, for the queries
+// of PgJDBC's key and index metadata.
+const keysSetup = `CREATE TABLE llm_keys (id int, model text, day date, PRIMARY KEY (model, id))`
+
 // standIns are PostgreSQL catalog column types Loam does not have yet,
 // and the type it reports those columns as instead.
 var standIns = map[uint32]uint32{
@@ -275,6 +279,54 @@ ORDER BY pg_catalog.pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT', c.oid::pg_ca
 	{sql: `SELECT 'array_in'::regproc, 'pg_catalog.int4in'::regproc`, rows: true},
 	{sql: `SELECT pg_sleep(0), pg_typeof(pg_sleep(0)), pg_sleep(NULL), pg_backend_pid() > 0`, rows: true},
 	{sql: `SELECT 'a' < 'B' COLLATE "C", 'a' COLLATE "default" = 'a', 'x' COLLATE "POSIX" > 'X'`, rows: true},
+	// A primary key: its index and constraint in the catalogs.
+	{sql: `SELECT c.relname, c.relkind, c.relnatts, c.relhasindex, am.amname, t.relname, i.indnatts, i.indnkeyatts, i.indisunique,
+		i.indisprimary, i.indimmediate, i.indisvalid, i.indisready, i.indislive, pg_get_indexdef(i.indexrelid),
+		pg_get_indexdef(i.indexrelid, 1, true), pg_get_indexdef(i.indexrelid, 2, false), pg_get_indexdef(i.indexrelid, 0, true)
+		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid JOIN pg_am am ON am.oid = c.relam
+		WHERE t.relname = 'llm_keys'`, rows: true},
+	{sql: `SELECT conname, contype, condeferrable, condeferred, convalidated, conrelid = 'llm_keys'::regclass, conindid = 'llm_keys_pkey'::regclass,
+		confupdtype, confdeltype, confmatchtype, conislocal, coninhcount, connoinherit, conkey, pg_get_constraintdef(oid), pg_get_constraintdef(oid, true)
+		FROM pg_constraint WHERE conrelid = 'llm_keys'::regclass`, rows: true},
+	{sql: `SELECT a.attname, a.attnum, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a WHERE a.attrelid = 'llm_keys_pkey'::regclass ORDER BY a.attnum`, rows: true},
+	{sql: `SELECT relname, relhasindex FROM pg_class WHERE relname LIKE 'llm%' ORDER BY 1`, rows: true},
+	{sql: `SELECT tablename, hasindexes FROM pg_tables WHERE tablename LIKE 'llm%' ORDER BY 1`, rows: true},
+	{sql: `SELECT amname, amtype, amhandler FROM pg_am ORDER BY oid`, rows: true},
+	{sql: `SELECT setting FROM pg_settings WHERE name = 'max_index_keys'`, rows: true},
+	// Tables' row types and their array types.
+	{sql: `SELECT t.typname, t.typtype, t.typcategory, t.typlen, t.typbyval, t.typrelid = c.oid, c.reltype = t.oid, t.typinput, t.typoutput,
+		t.typalign, t.typstorage, e.typname, e.typtype, e.typcategory, e.typelem = t.oid, e.typinput
+		FROM pg_type t JOIN pg_class c ON c.relname = t.typname JOIN pg_type e ON e.oid = t.typarray
+		WHERE t.typname LIKE 'llm%' ORDER BY 1`, rows: true},
+	// Set-returning functions in the select list, in lockstep, and the
+	// composite rows of information_schema._pg_expandarray.
+	{sql: `SELECT generate_series(1, 3), unnest('{a,b}'::text[]), information_schema._pg_expandarray('{5,6,7}'::int2[])`, rows: true},
+	{sql: `SELECT (information_schema._pg_expandarray('{5,6}'::int2[])).n, (s.k).x, (s.k).n
+		FROM (SELECT information_schema._pg_expandarray('{"a b",NULL,"",x}'::text[]) k) s`, rows: true},
+	{sql: `SELECT x, generate_series(1, x), x * 10 + generate_series(0, 1) FROM (VALUES (1), (2), (0)) v(x) ORDER BY 1, 2, 3`, rows: true},
+	{sql: `SELECT count(*), generate_series(1, count(*)::int) FROM (VALUES (1), (2)) v(x)`, rows: true},
+	{sql: `SELECT information_schema._pg_expandarray(NULL::int[]), 1`, rows: true},
+	{sql: `SELECT pg_typeof(information_schema._pg_expandarray('{1}'::int[])), pg_typeof((information_schema._pg_expandarray('{1}'::int[])).x)`, rows: true},
+	{sql: `SELECT DISTINCT unnest('{3,1,3,NULL}'::int[]) u ORDER BY 1`, rows: true},
+	// Integer bitwise operators (PgJDBC's getIndexInfo tests indoption & 1).
+	{sql: `SELECT 5 & 3, 5::int8 | 2, 6 # 3, 1 << 3, 16 >> 2, 3::int2 & 1::smallint, pg_typeof(3::int2 & 1::smallint), (-1)::int2 << 4,
+		1::int2 << 15, 1 << 33, 5 & '1', pg_typeof(1::int2 << 2), 1::int8 << 40, -8 >> 1, 1::int2 << 17, 1 << 31, NULL::int & 1`, rows: true},
+	// PgJDBC 42.5's getPrimaryKeys, verbatim.
+	{sql: `SELECT        result.TABLE_CAT,        result.TABLE_SCHEM,        result.TABLE_NAME,        result.COLUMN_NAME,        result.KEY_SEQ,        result.PK_NAME FROM      (SELECT NULL AS TABLE_CAT, n.nspname AS TABLE_SCHEM,   ct.relname AS TABLE_NAME, a.attname AS COLUMN_NAME,   (information_schema._pg_expandarray(i.indkey)).n AS KEY_SEQ, ci.relname AS PK_NAME,   information_schema._pg_expandarray(i.indkey) AS KEYS, a.attnum AS A_ATTNUM FROM pg_catalog.pg_class ct   JOIN pg_catalog.pg_attribute a ON (ct.oid = a.attrelid)   JOIN pg_catalog.pg_namespace n ON (ct.relnamespace = n.oid)   JOIN pg_catalog.pg_index i ON ( a.attrelid = i.indrelid)   JOIN pg_catalog.pg_class ci ON (ci.oid = i.indexrelid) WHERE true  AND n.nspname = 'public' AND ct.relname = 'llm_keys' AND i.indisprimary  ) result where  result.A_ATTNUM = (result.KEYS).x  ORDER BY result.table_name, result.pk_name, result.key_seq`, rows: true},
+	// PgJDBC 42.5's getIndexInfo, verbatim.
+	{sql: `SELECT     tmp.TABLE_CAT,     tmp.TABLE_SCHEM,     tmp.TABLE_NAME,     tmp.NON_UNIQUE,     tmp.INDEX_QUALIFIER,     tmp.INDEX_NAME,     tmp.TYPE,     tmp.ORDINAL_POSITION,     trim(both '"' from pg_catalog.pg_get_indexdef(tmp.CI_OID, tmp.ORDINAL_POSITION, false)) AS COLUMN_NAME,   CASE tmp.AM_NAME     WHEN 'btree' THEN CASE tmp.I_INDOPTION[tmp.ORDINAL_POSITION - 1] & 1::smallint       WHEN 1 THEN 'D'       ELSE 'A'     END     ELSE NULL   END AS ASC_OR_DESC,     tmp.CARDINALITY,     tmp.PAGES,     tmp.FILTER_CONDITION FROM (SELECT NULL AS TABLE_CAT, n.nspname AS TABLE_SCHEM,   ct.relname AS TABLE_NAME, NOT i.indisunique AS NON_UNIQUE,   NULL AS INDEX_QUALIFIER, ci.relname AS INDEX_NAME,   CASE i.indisclustered     WHEN true THEN 1    ELSE CASE am.amname       WHEN 'hash' THEN 2      ELSE 3    END   END AS TYPE,   (information_schema._pg_expandarray(i.indkey)).n AS ORDINAL_POSITION,   ci.reltuples AS CARDINALITY,   ci.relpages AS PAGES,   pg_catalog.pg_get_expr(i.indpred, i.indrelid) AS FILTER_CONDITION,   ci.oid AS CI_OID,   i.indoption AS I_INDOPTION,   am.amname AS AM_NAME FROM pg_catalog.pg_class ct   JOIN pg_catalog.pg_namespace n ON (ct.relnamespace = n.oid)   JOIN pg_catalog.pg_index i ON (ct.oid = i.indrelid)   JOIN pg_catalog.pg_class ci ON (ci.oid = i.indexrelid)   JOIN pg_catalog.pg_am am ON (ci.relam = am.oid) WHERE true  AND n.nspname = 'public' AND ct.relname = 'llm_keys') AS tmp ORDER BY NON_UNIQUE, TYPE, INDEX_NAME, ORDINAL_POSITION`, rows: true},
+	// PgJDBC 42.5's getImportedKeys, verbatim.
+	{sql: `SELECT NULL::text AS PKTABLE_CAT, pkn.nspname AS PKTABLE_SCHEM, pkc.relname AS PKTABLE_NAME, pka.attname AS PKCOLUMN_NAME, NULL::text AS FKTABLE_CAT, fkn.nspname AS FKTABLE_SCHEM, fkc.relname AS FKTABLE_NAME, fka.attname AS FKCOLUMN_NAME, pos.n AS KEY_SEQ, CASE con.confupdtype  WHEN 'c' THEN 0 WHEN 'n' THEN 2 WHEN 'd' THEN 4 WHEN 'r' THEN 1 WHEN 'p' THEN 1 WHEN 'a' THEN 3 ELSE NULL END AS UPDATE_RULE, CASE con.confdeltype  WHEN 'c' THEN 0 WHEN 'n' THEN 2 WHEN 'd' THEN 4 WHEN 'r' THEN 1 WHEN 'p' THEN 1 WHEN 'a' THEN 3 ELSE NULL END AS DELETE_RULE, con.conname AS FK_NAME, pkic.relname AS PK_NAME, CASE  WHEN con.condeferrable AND con.condeferred THEN 5 WHEN con.condeferrable THEN 6 ELSE 7 END AS DEFERRABILITY  FROM  pg_catalog.pg_namespace pkn, pg_catalog.pg_class pkc, pg_catalog.pg_attribute pka,  pg_catalog.pg_namespace fkn, pg_catalog.pg_class fkc, pg_catalog.pg_attribute fka,  pg_catalog.pg_constraint con,  pg_catalog.generate_series(1, 32) pos(n),  pg_catalog.pg_class pkic WHERE pkn.oid = pkc.relnamespace AND pkc.oid = pka.attrelid AND pka.attnum = con.confkey[pos.n] AND con.confrelid = pkc.oid  AND fkn.oid = fkc.relnamespace AND fkc.oid = fka.attrelid AND fka.attnum = con.conkey[pos.n] AND con.conrelid = fkc.oid  AND con.contype = 'f' AND (pkic.relkind = 'i' OR pkic.relkind = 'I') AND pkic.oid = con.conindid  AND fkn.nspname = 'public' AND fkc.relname = 'llm_keys' ORDER BY pkn.nspname,pkc.relname, con.conname,pos.n`, rows: true},
+	// PgJDBC 42.5's getBestRowIdentifier, verbatim.
+	{sql: `SELECT a.attname, a.atttypid, atttypmod FROM pg_catalog.pg_class ct   JOIN pg_catalog.pg_attribute a ON (ct.oid = a.attrelid)   JOIN pg_catalog.pg_namespace n ON (ct.relnamespace = n.oid)   JOIN (SELECT i.indexrelid, i.indrelid, i.indisprimary,              information_schema._pg_expandarray(i.indkey) AS keys         FROM pg_catalog.pg_index i) i     ON (a.attnum = (i.keys).x AND a.attrelid = i.indrelid) WHERE true  AND n.nspname = 'public' AND ct.relname = 'llm_keys' AND i.indisprimary  ORDER BY a.attnum`, rows: true},
+	// PgJDBC 42.5's getFunctions, verbatim.
+	{sql: `SELECT current_database() AS FUNCTION_CAT, n.nspname AS FUNCTION_SCHEM, p.proname AS FUNCTION_NAME,  d.description AS REMARKS,  CASE    WHEN (format_type(p.prorettype, null) = 'unknown') THEN 0   WHEN      (substring(pg_get_function_result(p.oid) from 0 for 6) = 'TABLE') OR      (substring(pg_get_function_result(p.oid) from 0 for 6) = 'SETOF') THEN 2   ELSE 1 END  AS FUNCTION_TYPE,  p.proname || '_' || p.oid AS SPECIFIC_NAME FROM pg_catalog.pg_proc p INNER JOIN pg_catalog.pg_namespace n ON p.pronamespace=n.oid LEFT JOIN pg_catalog.pg_description d ON p.oid=d.objoid WHERE true   AND p.prokind='f' AND n.nspname LIKE 'public' AND p.proname LIKE '%' ORDER BY FUNCTION_SCHEM, FUNCTION_NAME, p.oid::text`, rows: true},
+	// PgJDBC 42.5's getUDTs, verbatim.
+	{sql: `select null as type_cat, n.nspname as type_schem, t.typname as type_name,  null as class_name, CASE WHEN t.typtype='c' then 2002 else 2001 end as data_type, pg_catalog.obj_description(t.oid, 'pg_type')  as remarks, CASE WHEN t.typtype = 'd' then  (select CASE when base_type.oid = 1028 then 2003 when base_type.oid = 2950 then 1111 when base_type.oid = 2951 then 2003 when base_type.oid = 142 then 2009 when base_type.oid = 143 then 2003 when base_type.oid = 16 then -7 when base_type.oid = 17 then -2 when base_type.oid = 18 then 1 when base_type.oid = 1042 then 1 when base_type.oid = 1043 then 12 when base_type.oid = 19 then 12 when base_type.oid = 20 then -5 when base_type.oid = 21 then 5 when base_type.oid = 790 then 8 when base_type.oid = 23 then 4 when base_type.oid = 791 then 2003 when base_type.oid = 1560 then -7 when base_type.oid = 25 then 12 when base_type.oid = 1561 then 2003 when base_type.oid = 2201 then 2003 when base_type.oid = 26 then -5 when base_type.oid = 1182 then 2003 when base_type.oid = 1183 then 2003 when base_type.oid = 1184 then 93 when base_type.oid = 1185 then 2003 when base_type.oid = 1700 then 2 when base_type.oid = 1082 then 91 when base_type.oid = 1083 then 92 when base_type.oid = 700 then 7 when base_type.oid = 701 then 8 when base_type.oid = 199 then 2003 when base_type.oid = 1231 then 2003 when base_type.oid = 600 then 1111 when base_type.oid = 1114 then 93 when base_type.oid = 1115 then 2003 when base_type.oid = 603 then 1111 when base_type.oid = 1000 then 2003 when base_type.oid = 1001 then 2003 when base_type.oid = 1002 then 2003 when base_type.oid = 1003 then 2003 when base_type.oid = 1005 then 2003 when base_type.oid = 1007 then 2003 when base_type.oid = 1009 then 2003 when base_type.oid = 1266 then 92 when base_type.oid = 114 then 1111 when base_type.oid = 1014 then 2003 when base_type.oid = 1270 then 2003 when base_type.oid = 1015 then 2003 when base_type.oid = 1016 then 2003 when base_type.oid = 1017 then 2003 when base_type.oid = 1020 then 2003 when base_type.oid = 1021 then 2003 when base_type.oid = 1022 then 2003 when base_type.oid = 1790 then 2012 else 1111 end from pg_type base_type where base_type.oid=t.typbasetype) else null end as base_type from pg_catalog.pg_type t, pg_catalog.pg_namespace n where t.typnamespace = n.oid and n.nspname != 'pg_catalog' and n.nspname != 'pg_toast' and t.typtype IN ('c','d')  and t.typname like '%' and n.nspname like 'public' order by data_type, type_schem, type_name`, rows: true},
+	// PgJDBC 42.5's getProcedures, verbatim.
+	{sql: `SELECT NULL AS PROCEDURE_CAT, n.nspname AS PROCEDURE_SCHEM, p.proname AS PROCEDURE_NAME, NULL, NULL, NULL, d.description AS REMARKS, 2 AS PROCEDURE_TYPE,  p.proname || '_' || p.oid AS SPECIFIC_NAME  FROM pg_catalog.pg_namespace n, pg_catalog.pg_proc p  LEFT JOIN pg_catalog.pg_description d ON (p.oid=d.objoid)  LEFT JOIN pg_catalog.pg_class c ON (d.classoid=c.oid AND c.relname='pg_proc')  LEFT JOIN pg_catalog.pg_namespace pn ON (c.relnamespace=pn.oid AND pn.nspname='pg_catalog')  WHERE p.pronamespace=n.oid  AND p.prokind='p' AND n.nspname LIKE 'public' AND p.proname LIKE '%' ORDER BY PROCEDURE_SCHEM, PROCEDURE_NAME, p.oid::text`, rows: true},
+	// PgJDBC 42.5's getColumnPrivileges, verbatim.
+	{sql: `SELECT n.nspname,c.relname,r.rolname,c.relacl, a.attacl,  a.attname  FROM pg_catalog.pg_namespace n, pg_catalog.pg_class c,  pg_catalog.pg_roles r, pg_catalog.pg_attribute a  WHERE c.relnamespace = n.oid  AND c.relowner = r.oid  AND c.oid = a.attrelid  AND c.relkind = 'r'  AND a.attnum > 0 AND NOT a.attisdropped  AND n.nspname = 'public' AND c.relname = 'llm_keys' AND a.attname LIKE '%' ORDER BY attname`, rows: false},
 }
 
 // grafanaSchema is the search-path condition of Grafana's PostgreSQL data
@@ -411,8 +463,10 @@ func TestCatalogAgainstPostgres(t *testing.T) {
 			meta := connect(t, ctx, pgURL, false)
 			if mode.name == "extended" {
 				for _, c := range []*pgx.Conn{pgc, lc} {
-					if _, err := c.Exec(ctx, setup); err != nil {
-						t.Fatalf("setup: %v", err)
+					for _, q := range []string{setup, keysSetup} {
+						if _, err := c.Exec(ctx, q); err != nil {
+							t.Fatalf("setup: %v", err)
+						}
 					}
 				}
 			}

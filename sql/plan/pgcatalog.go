@@ -592,7 +592,7 @@ func init() {
 					if r.kind != "r" && r.kind != "p" {
 						continue
 					}
-					out = append(out, vt.row(map[string]types.Datum{"schemaname": dName(r.ns), "tablename": dName(r.name), "tableowner": dName(ci.User()), "tablespace": types.NullOf(types.TName)}))
+					out = append(out, vt.row(map[string]types.Datum{"schemaname": dName(r.ns), "tablename": dName(r.name), "tableowner": dName(ci.User()), "tablespace": types.NullOf(types.TName), "hasindexes": dBool(len(r.pkey) > 0)}))
 				}
 				return out, err
 			}),

@@ -416,19 +416,32 @@ func (p *Planner) regMaps() (*regMaps, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range rels {
-			oid := int64(ObjectOID(r.ns, r.name))
-			// regclass prints the bare name when the search path finds it.
-			shown := r.ns + "." + r.name
-			if isVisible(ci, r.ns) {
-				shown = r.name
-				if _, taken := m.relOID[r.name]; !taken {
-					m.relOID[r.name] = oid
+		// add registers a relation's (or type's) OID and name: regclass
+		// prints the bare name when the search path finds it.
+		add := func(names map[int64]string, oids map[string]int64, ns, name string, oid int64) {
+			shown := ns + "." + name
+			if isVisible(ci, ns) {
+				shown = name
+				if _, taken := oids[name]; !taken {
+					oids[name] = oid
 				}
 			}
-			m.relName[oid] = shown
-			m.relOID[r.ns+"."+r.name] = oid
+			names[oid] = shown
+			oids[ns+"."+name] = oid
 		}
+		for _, r := range rels {
+			add(m.relName, m.relOID, r.ns, r.name, int64(ObjectOID(r.ns, r.name)))
+			if len(r.pkey) > 0 {
+				add(m.relName, m.relOID, r.ns, r.pkeyName(), int64(r.pkeyOID()))
+			}
+		}
+		// Row types, after the built-in types, which win on a name.
+		defer func() {
+			for _, r := range rels {
+				row, _ := r.rowTypeOIDs()
+				add(m.typName, m.typOID, r.ns, r.name, int64(row))
+			}
+		}()
 	}
 	for _, pt := range pgTypes {
 		for _, t := range []types.T{pt.t, types.ArrayOf(pt.t.Kind)} {
