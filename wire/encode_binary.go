@@ -83,6 +83,14 @@ func binaryEncoder(t types.T, arr arrow.Array, errp *error) (appendFunc, error) 
 			}
 			return out
 		}, nil
+	case types.Record:
+		return func(buf []byte, i int) []byte {
+			out, err := appendRecordBinary(buf, t, a.Value(i))
+			if err != nil && *errp == nil {
+				*errp = err
+			}
+			return out
+		}, nil
 	case types.JSONB:
 		return func(buf []byte, i int) []byte { return append(append(buf, 1), a.Value(i)...) }, nil
 	case types.UUID:
@@ -157,6 +165,53 @@ func appendArrayBinary(buf []byte, t types.T, text string) ([]byte, error) {
 		binary.BigEndian.PutUint32(buf[at:], uint32(len(buf)-at-4))
 	}
 	return buf, encErr
+}
+
+// appendRecordBinary encodes a record from its text form in record_send's
+// format: the field count, then each field's type OID and length-prefixed
+// binary value.
+func appendRecordBinary(buf []byte, t types.T, text string) ([]byte, error) {
+	fields := types.RecordFields(t)
+	if fields == nil {
+		return buf, pgerr.New(pgerr.FeatureNotSupported, "binary output of an anonymous record is not supported")
+	}
+	vals, null, err := types.SplitRecordText(text)
+	if err != nil {
+		return buf, err
+	}
+	if len(vals) != len(fields) {
+		return buf, pgerr.New(pgerr.InternalError, "record %q does not have %d fields", text, len(fields))
+	}
+	buf = binary.BigEndian.AppendUint32(buf, uint32(len(fields)))
+	for k, f := range fields {
+		buf = binary.BigEndian.AppendUint32(buf, f.T.OID())
+		if null[k] {
+			buf = binary.BigEndian.AppendUint32(buf, 0xFFFFFFFF)
+			continue
+		}
+		d, err := types.ParseText(f.T, vals[k], time.UTC)
+		if err != nil {
+			return buf, err
+		}
+		b := expr.NewBuilder(f.T, 1)
+		b.Append(d)
+		arr := b.Finish()
+		var encErr error
+		enc, err := binaryEncoder(f.T, arr, &encErr)
+		if err != nil {
+			arr.Release()
+			return buf, err
+		}
+		at := len(buf)
+		buf = binary.BigEndian.AppendUint32(buf, 0)
+		buf = enc(buf, 0)
+		binary.BigEndian.PutUint32(buf[at:], uint32(len(buf)-at-4))
+		arr.Release()
+		if encErr != nil {
+			return buf, encErr
+		}
+	}
+	return buf, nil
 }
 
 func dateToPG(days int32) int32 {
