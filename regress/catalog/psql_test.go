@@ -37,6 +37,9 @@ var psqlTables = []struct{ pg, loam string }{
 		`CREATE TABLE sorted_calls (ts timestamptz, model text) SORTED BY (model)
 		WITH (retention = '7 days' ON ts, commit_interval = '2 seconds')`},
 	{`CREATE TABLE ct (id int, s text, ts timestamptz)`, `CREATE TABLE ct (id int, s text, ts timestamptz)`},
+	// A primary key: \d's "Indexes:" footer, \di and \d of the index.
+	{`CREATE TABLE keyed_calls (id int, model text, day date, PRIMARY KEY (model, id))`,
+		`CREATE TABLE keyed_calls (id int, model text, day date, PRIMARY KEY (model, id))`},
 }
 
 // loamFooter is, per psql command, how Loam's output differs from
@@ -129,6 +132,10 @@ func TestPsql(t *testing.T) {
 			{"-c", `\d+ plain_calls`},
 			{"-c", `\d sorted_calls`},
 			{"-c", `\d+ sorted_calls`},
+			{"-c", `\d keyed_calls`},
+			{"-c", `\d+ keyed_calls`},
+			{"-A", "-c", `\di`},
+			{"-c", `\d keyed_calls_pkey`},
 			{"-A", "-c", `\dt`},
 			{"-A", "-c", `\dt llm_*`},
 			{"-A", "-c", `\d`},

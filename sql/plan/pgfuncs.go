@@ -121,6 +121,9 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		for _, r := range rels {
 			if isVisible(ci, r.ns) {
 				visible[int64(ObjectOID(r.ns, r.name))] = true
+				if len(r.pkey) > 0 {
+					visible[int64(r.pkeyOID())] = true
+				}
 			}
 		}
 		return fn(types.TBool, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
