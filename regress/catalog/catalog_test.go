@@ -308,6 +308,8 @@ ORDER BY pg_catalog.pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT', c.oid::pg_ca
 	{sql: `SELECT information_schema._pg_expandarray(NULL::int[]), 1`, rows: true},
 	{sql: `SELECT pg_typeof(information_schema._pg_expandarray('{1}'::int[])), pg_typeof((information_schema._pg_expandarray('{1}'::int[])).x)`, rows: true},
 	{sql: `SELECT DISTINCT unnest('{3,1,3,NULL}'::int[]) u ORDER BY 1`, rows: true},
+	{sql: `SELECT * FROM information_schema._pg_expandarray('{5,NULL,7}'::int2[])`, rows: true},
+	{sql: `SELECT k, pos, e.pos * 2 FROM information_schema._pg_expandarray('{a,"b c"}'::text[]) e(k, pos)`, rows: true},
 	// Integer bitwise operators (PgJDBC's getIndexInfo tests indoption & 1).
 	{sql: `SELECT 5 & 3, 5::int8 | 2, 6 # 3, 1 << 3, 16 >> 2, 3::int2 & 1::smallint, pg_typeof(3::int2 & 1::smallint), (-1)::int2 << 4,
 		1::int2 << 15, 1 << 33, 5 & '1', pg_typeof(1::int2 << 2), 1::int8 << 40, -8 >> 1, 1::int2 << 17, 1 << 31, NULL::int & 1`, rows: true},

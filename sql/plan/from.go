@@ -713,6 +713,9 @@ func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 			}
 			return p.unnestItem(fc, table, col)
 		}
+		if name == "_pg_expandarray" && isSetFunc(fc) {
+			return p.recordSetItem(fc, rf.Alias)
+		}
 		if name == "json_each" || name == "jsonb_each" || name == "regexp_matches" {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "function %s in FROM is not supported yet", name).WithPosition(pos(p.query, fc.Location))
 		}

@@ -1,6 +1,10 @@
 package plan
 
 import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
@@ -108,4 +112,76 @@ func arraySetFunc(name string, arg expr.Expr) exec.SetFunc {
 		}
 		return next, nil
 	}}
+}
+
+// recordSetItem is a set-returning function of records in FROM
+// (information_schema._pg_expandarray): one column a field, named after
+// it unless the alias names the columns.
+func (p *Planner) recordSetItem(fc *pg.FuncCall, alias *pg.Alias) (*fromItem, error) {
+	name := funcName(fc)
+	if len(fc.Args) != 1 {
+		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name).WithPosition(pos(p.query, fc.Location))
+	}
+	b := &binder{p: p, where: "functions in FROM"}
+	arg, err := b.bind(fc.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if arg.Type().Kind != types.Array {
+		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, arg.Type()).WithPosition(pos(p.query, fc.Location)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	fn := arraySetFunc(name, arg)
+	fields := types.RecordFields(fn.T)
+	table := name
+	if alias != nil {
+		table = alias.Aliasname
+		if len(alias.Colnames) > len(fields) {
+			return nil, pgerr.New(pgerr.InvalidColumnReference, "table \"%s\" has %d columns available but %d columns specified", table, len(fields), len(alias.Colnames))
+		}
+	}
+	cols := make([]scopeCol, len(fields))
+	ts := make([]types.T, len(fields))
+	for i, f := range fields {
+		cols[i] = scopeCol{table: table, name: f.Name, t: f.T}
+		if alias != nil && i < len(alias.Colnames) {
+			cols[i].name = alias.Colnames[i].GetString_().Sval
+		}
+		ts[i] = f.T
+	}
+	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) {
+		return exec.NewRowSource(ts, func(ctx context.Context) ([][]types.Datum, error) {
+			one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
+			defer one.Release()
+			v, err := arg.Eval(p.ec, one)
+			if err != nil {
+				return nil, err
+			}
+			d := types.DatumAt(arg.Type(), v, 0)
+			v.Release()
+			next, err := fn.Start([]types.Datum{d}, p.ec)
+			if err != nil {
+				return nil, err
+			}
+			var rows [][]types.Datum
+			for rec, ok := next(); ok; rec, ok = next() {
+				vals, null, err := types.SplitRecordText(rec.S)
+				if err != nil {
+					return nil, err
+				}
+				row := make([]types.Datum, len(fields))
+				for i, f := range fields {
+					if null[i] {
+						row[i] = types.NullOf(f.T)
+						continue
+					}
+					if row[i], err = types.ParseText(f.T, vals[i], p.ec.Loc); err != nil {
+						return nil, err
+					}
+				}
+				rows = append(rows, row)
+			}
+			return rows, nil
+		}), nil
+	}}, nil
 }
