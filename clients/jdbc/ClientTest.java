@@ -613,6 +613,12 @@ public class ClientTest {
             }
         }
         check("getTables with indexes", got.toString(), "jdbc_pk2_pkey:INDEX;jdbc_pk_pkey:INDEX;jdbc_pk:TABLE;jdbc_pk2:TABLE;");
+        // PostgreSQL's keywords that are not SQL:2003's (DBeaver and
+        // SQuirreL highlight them).
+        String keywords = "," + md.getSQLKeywords() + ",";
+        check("getSQLKeywords", keywords.contains(",abort,") && keywords.contains(",analyse,") && !keywords.contains(",select,"), true);
+        check("getMaxColumnsInIndex", md.getMaxColumnsInIndex(), 32);
+        check("getMaxTableNameLength", md.getMaxTableNameLength(), 63);
         // The driver implements no getSuperTables or getSuperTypes.
         try {
             md.getSuperTables(null, "public", "jdbc_pk");

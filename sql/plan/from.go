@@ -713,6 +713,13 @@ func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 			}
 			return p.unnestItem(fc, table, col)
 		}
+		if name == "pg_get_keywords" && len(fc.Args) == 0 && (len(fc.Funcname) == 1 || schemaOf(fc) == "pg_catalog") {
+			alias := name
+			if rf.Alias != nil {
+				alias = rf.Alias.Aliasname
+			}
+			return p.virtualItem(keywordsTable, alias), nil
+		}
 		if name == "_pg_expandarray" && isSetFunc(fc) {
 			return p.recordSetItem(fc, rf.Alias)
 		}
