@@ -132,6 +132,9 @@ func (p *Planner) joinItem(je *pg.JoinExpr) (*fromItem, error) {
 		r, err = p.lateralNode(je.Rarg, l.cols, kind)
 	} else {
 		r, err = p.fromNode(je.Rarg)
+		if err != nil && je.Rarg.GetRangeSubselect() != nil {
+			err = notLateralError(err, l.cols)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -356,6 +359,9 @@ func (p *Planner) fromList(nodes []*pg.Node) ([]scopeCol, func(sc *scope, where 
 			it, err = p.lateralNode(n, cols, exec.InnerJoin)
 		} else {
 			it, err = p.fromNode(n)
+			if err != nil && n.GetRangeSubselect() != nil {
+				err = notLateralError(err, cols)
+			}
 		}
 		if err != nil {
 			return nil, nil, err

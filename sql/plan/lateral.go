@@ -2,6 +2,8 @@ package plan
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
@@ -177,6 +179,13 @@ func (p *Planner) selectInFrom(sel *pg.SelectStmt, lateral bool) (*Query, error)
 	f := &Planner{ctx: p.ctx, cat: p.cat, ec: p.ec, query: p.query, ParamTypes: p.ParamTypes, params: p.params, NoParams: p.NoParams,
 		ctes: p.ctes, reg: p.reg, outer: outer}
 	q, err := f.Select(sel)
+	if err != nil {
+		var skipped []scopeCol
+		for x := p.outer; x != outer; x = x.parent {
+			skipped = append(skipped, x.sc.cols...)
+		}
+		return nil, notLateralError(err, skipped)
+	}
 	p.ParamTypes = f.ParamTypes
 	if f.correlated {
 		// What the skipped rows' owners would have learned from p.
@@ -186,4 +195,28 @@ func (p *Planner) selectInFrom(sel *pg.SelectStmt, lateral bool) (*Query, error)
 		}
 	}
 	return q, err
+}
+
+// notLateralError words an error of a plain subquery in FROM that names
+// an item left of it as PostgreSQL does: that item exists but needs
+// LATERAL to be read.
+func notLateralError(err error, left []scopeCol) error {
+	var pe *pgerr.Error
+	if !errors.As(err, &pe) {
+		return err
+	}
+	for _, c := range left {
+		switch {
+		case pe.Code == pgerr.UndefinedTable && c.table != "" && pe.Message == fmt.Sprintf("missing FROM-clause entry for table %q", c.table):
+			out := *pe
+			out.Message = fmt.Sprintf("invalid reference to FROM-clause entry for table %q", c.table)
+			out.Hint = fmt.Sprintf("There is an entry for table %q, but it cannot be referenced from this part of the query.", c.table)
+			return &out
+		case pe.Code == pgerr.UndefinedColumn && c.table != "" && pe.Message == fmt.Sprintf("column %q does not exist", c.name):
+			out := *pe
+			out.Hint = fmt.Sprintf("There is a column named %q in table %q, but it cannot be referenced from this part of the query.", c.name, c.table)
+			return &out
+		}
+	}
+	return err
 }
