@@ -723,6 +723,9 @@ func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this function in FROM is not supported yet")
 	}
 	name := funcName(fc)
+	if name == "pg_partition_tree" {
+		return p.partitionTree(rf, fc)
+	}
 	b := &binder{p: p, where: "functions in FROM"}
 	var t types.T
 	var args []expr.Expr
