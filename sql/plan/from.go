@@ -714,7 +714,10 @@ func rewriteWith(e expr.Expr, f func(*expr.Col) expr.Expr, pre func(expr.Expr) (
 // is the one there is. Its column is named after the alias (AS g, or
 // AS g(t)), else after the function.
 func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
-	if rf.Ordinality || rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
+	if rf.Ordinality {
+		return p.withOrdinality(rf)
+	}
+	if rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this function in FROM is not supported yet")
 	}
 	items := rf.Functions[0].GetList().GetItems()

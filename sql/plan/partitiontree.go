@@ -50,3 +50,49 @@ func (p *Planner) partitionTree(rf *pg.RangeFunction, fc *pg.FuncCall) (*fromIte
 		return exec.NewFilter(exec.NewValues([][]expr.Expr{row}, ts, p.ec), &expr.IsNull{Arg: &expr.Col{Idx: 0, T: reg}, Negate: true}, p.ec), nil
 	}}, nil
 }
+
+// withOrdinality is a function in FROM WITH ORDINALITY: the function's
+// columns and a bigint one numbering its rows, named by the column alias
+// after the function's own, else "ordinality".
+func (p *Planner) withOrdinality(rf *pg.RangeFunction) (*fromItem, error) {
+	inner := &pg.RangeFunction{Lateral: rf.Lateral, IsRowsfrom: rf.IsRowsfrom, Functions: rf.Functions, Coldeflist: rf.Coldeflist}
+	var ordName string
+	if rf.Alias != nil {
+		inner.Alias = &pg.Alias{Aliasname: rf.Alias.Aliasname}
+	}
+	if rf.Alias != nil && len(rf.Alias.Colnames) > 0 {
+		// The function's own columns take the first aliases; try it with
+		// all of them but the last first (one-column functions).
+		inner.Alias.Colnames = rf.Alias.Colnames[:len(rf.Alias.Colnames)-1]
+		ordName = rf.Alias.Colnames[len(rf.Alias.Colnames)-1].GetString_().Sval
+	}
+	it, err := p.rangeFunction(inner)
+	if err != nil {
+		return nil, err
+	}
+	if ordName != "" && inner.Alias != nil && len(inner.Alias.Colnames) < len(it.cols) {
+		// Fewer aliases than the function has columns: none is the
+		// ordinality's.
+		inner.Alias.Colnames = rf.Alias.Colnames
+		if it, err = p.rangeFunction(inner); err != nil {
+			return nil, err
+		}
+		ordName = ""
+	}
+	if ordName == "" {
+		ordName = "ordinality"
+	}
+	table := ""
+	if len(it.cols) > 0 {
+		table = it.cols[0].table
+	}
+	n := len(it.cols)
+	cols := append(append([]scopeCol{}, it.cols...), scopeCol{table: table, name: ordName, t: types.TInt8})
+	return &fromItem{cols: cols, rows: -1, build: func(sc *scope, off int, _ expr.Expr) (exec.Operator, error) {
+		op, err := it.build(&scope{cols: sc.cols[off : off+n], used: sc.used[off : off+n]}, 0, nil)
+		if err != nil {
+			return nil, err
+		}
+		return exec.NewOrdinality(op), nil
+	}}, nil
+}
