@@ -424,13 +424,7 @@ func init() {
 			}),
 		defTable("pg_catalog", "pg_index", `indexrelid:oid indrelid:oid indnatts:smallint indnkeyatts:smallint indisunique:boolean indnullsnotdistinct:boolean indisprimary:boolean indisexclusion:boolean indimmediate:boolean indisclustered:boolean indisvalid:boolean indcheckxmin:boolean indisready:boolean indislive:boolean indisreplident:boolean indkey:int2vector indcollation:oidvector indclass:oidvector indoption:int2vector indexprs:pg_node_tree indpred:pg_node_tree`, noRows),
 		defTable("pg_catalog", "pg_constraint", `oid:oid conname:name connamespace:oid contype:"char" condeferrable:boolean condeferred:boolean convalidated:boolean conrelid:oid contypid:oid conindid:oid conparentid:oid confrelid:oid confupdtype:"char" confdeltype:"char" confmatchtype:"char" conislocal:boolean coninhcount:integer connoinherit:boolean conkey:smallint[] confkey:smallint[] conpfeqop:oid[] conppeqop:oid[] conffeqop:oid[] confdelsetcols:smallint[] conexclop:oid[] conbin:pg_node_tree`, noRows),
-		defTable("pg_catalog", "pg_description", `objoid:oid classoid:oid objsubid:integer description:text`,
-			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
-				// The extension pg_extension lists, described as in PostgreSQL
-				// (psql's \dx joins this); Loam keeps no other comments.
-				return [][]types.Datum{vt.row(map[string]types.Datum{"objoid": dOID(oidPlpgsql), "classoid": dOID(systemCatalogOIDs["pg_extension"]),
-					"objsubid": {I: 0}, "description": dText("PL/pgSQL procedural language")})}, nil
-			}),
+		defTable("pg_catalog", "pg_description", `objoid:oid classoid:oid objsubid:integer description:text`, noRows),
 		defTable("pg_catalog", "pg_am", `oid:oid amname:name amhandler:regproc amtype:"char"`,
 			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
 				return [][]types.Datum{vt.row(map[string]types.Datum{"oid": dOID(oidHeapAM), "amname": dName("heap"), "amhandler": dText("heap_tableam_handler"), "amtype": {S: "t"}})}, nil
