@@ -318,16 +318,6 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		return fn(types.TText, []types.T{types.TInt8}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
 			return dText(sizePretty(a[0].I)), nil
 		})
-	case "pg_function_is_visible", "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments", "pg_get_function_sqlbody":
-		// pg_proc lists no functions: every OID is unknown, which these
-		// answer with NULL in PostgreSQL (psql's \df).
-		rt := types.TText
-		if name == "pg_function_is_visible" {
-			rt = types.TBool
-		}
-		return fn(rt, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
-			return types.NullOf(rt), nil
-		})
 	case "pg_relation_is_publishable":
 		if len(args) == 1 {
 			return constant(dBool(false))
@@ -338,6 +328,16 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 				return dName(pgEncodings[a[0].I]), nil
 			}
 			return dName(""), nil
+		})
+	case "pg_function_is_visible", "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments", "pg_get_function_sqlbody":
+		// pg_proc lists no functions: every OID is unknown, which these
+		// answer with NULL in PostgreSQL (psql's \df).
+		rt := types.TText
+		if name == "pg_function_is_visible" {
+			rt = types.TBool
+		}
+		return fn(rt, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			return types.NullOf(rt), nil
 		})
 	case "obj_description", "col_description", "shobj_description":
 		// Loam keeps no comments.
