@@ -2,6 +2,8 @@ package exec
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/loamdb/loam/exec/expr"
@@ -24,21 +26,36 @@ type applyOp struct {
 	pending []arrow.RecordBatch
 	cur     arrow.RecordBatch // the left batch being worked through
 	row     int
+	// keyCols, when not nil, are the left columns the inner side reads:
+	// its rows are remembered by their values (memo), up to memoRows.
+	keyCols  []int
+	memo     map[string]arrow.RecordBatch
+	memoRows int
 }
+
+// memoRows bounds the inner rows an apply remembers.
+const memoRows = 1 << 20
 
 var _ Operator = (*applyOp)(nil)
 
 // NewApply joins each left row to the rows inner yields for it, where on
 // (over left columns then inner columns; nil: true) holds. A LeftJoin
-// keeps left rows with no match, NULL-extended.
-func NewApply(kind JoinKind, left Operator, innerTs []types.T, inner InnerFunc, on expr.Expr, ec *expr.Ctx) Operator {
+// keeps left rows with no match, NULL-extended. With keyCols (the left
+// columns inner depends on; nil when it may differ for equal ones, as
+// with volatile functions) the inner rows are built once per distinct
+// key.
+func NewApply(kind JoinKind, left Operator, innerTs []types.T, inner InnerFunc, keyCols []int, on expr.Expr, ec *expr.Ctx) Operator {
 	ts := append(append([]types.T{}, left.Types()...), innerTs...)
-	return &applyOp{kind: kind, left: left, innerTs: innerTs, inner: inner, on: on, ec: ec, ts: ts}
+	return &applyOp{kind: kind, left: left, innerTs: innerTs, inner: inner, keyCols: keyCols, on: on, ec: ec, ts: ts}
 }
 
 func (a *applyOp) Types() []types.T               { return a.ts }
 func (a *applyOp) Open(ctx context.Context) error { return a.left.Open(ctx) }
 func (a *applyOp) Close() error {
+	for _, m := range a.memo {
+		m.Release()
+	}
+	a.memo = nil
 	for _, p := range a.pending {
 		p.Release()
 	}
@@ -87,7 +104,7 @@ func (a *applyOp) joinRow(ctx context.Context, rec arrow.RecordBatch, i int) err
 	for k, t := range lts {
 		vals[k] = types.DatumAt(t, rec.Column(k), i)
 	}
-	in, err := a.inner(ctx, vals)
+	in, err := a.innerFor(ctx, vals)
 	if err != nil {
 		return err
 	}
@@ -112,6 +129,59 @@ func (a *applyOp) joinRow(ctx context.Context, rec arrow.RecordBatch, i int) err
 		}
 		a.pending = append(a.pending, out)
 	}
+}
+
+// innerFor is the inner side for one left row: remembered rows when the
+// key was seen, else built (and remembered while there is room).
+func (a *applyOp) innerFor(ctx context.Context, vals []types.Datum) (Operator, error) {
+	if a.keyCols == nil {
+		return a.inner(ctx, vals)
+	}
+	var key strings.Builder
+	for _, k := range a.keyCols {
+		d := vals[k]
+		if d.Null {
+			key.WriteString("N")
+		} else {
+			fmt.Fprintf(&key, "V%d:%d:%g:%q:%q", d.T.Kind, d.I, d.F, d.S, d.B)
+		}
+		key.WriteByte(0)
+	}
+	if rec, ok := a.memo[key.String()]; ok {
+		rec.Retain()
+		return &oneBatch{rec: rec, ts: a.innerTs}, nil
+	}
+	in, err := a.inner(ctx, vals)
+	if err != nil {
+		return nil, err
+	}
+	if a.memoRows >= memoRows {
+		return in, nil
+	}
+	if err := in.Open(ctx); err != nil {
+		in.Close()
+		return nil, err
+	}
+	rec, err := Drain(ctx, in)
+	if cerr := in.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		if rec != nil {
+			rec.Release()
+		}
+		return nil, err
+	}
+	if rec == nil {
+		rec = emptyBatch(a.innerTs)
+	}
+	if a.memo == nil {
+		a.memo = map[string]arrow.RecordBatch{}
+	}
+	a.memo[key.String()] = rec
+	a.memoRows += int(rec.NumRows()) + 1
+	rec.Retain()
+	return &oneBatch{rec: rec, ts: a.innerTs}, nil
 }
 
 // oneBatch is an operator yielding one batch it owns.

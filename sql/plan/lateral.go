@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
@@ -103,7 +104,19 @@ func (p *Planner) applyOp(kind exec.JoinKind, left exec.Operator, lat *fromItem,
 		}
 		return op, nil
 	}
-	return exec.NewApply(kind, left, ts, inner, on, p.ec)
+	// The inner rows depend only on the left columns it reads, unless a
+	// volatile function may make them differ for equal values: then the
+	// apply remembers them by those values.
+	var keyCols []int
+	if !mentionsVolatile(p.query) {
+		keyCols = []int{}
+		for k, u := range lat.lateral.leftUsed {
+			if u {
+				keyCols = append(keyCols, k)
+			}
+		}
+	}
+	return exec.NewApply(kind, left, ts, inner, keyCols, on, p.ec)
 }
 
 // markLeftUsed makes the scans left of a lateral item read the columns it
@@ -219,4 +232,17 @@ func notLateralError(err error, left []scopeCol) error {
 		}
 	}
 	return err
+}
+
+// mentionsVolatile tells whether a statement may call a volatile function
+// (by name, anywhere in its text: a cautious test).
+func mentionsVolatile(query string) bool {
+	q := strings.ToLower(query)
+	for _, v := range []string{"random", "clock_timestamp", "timeofday", "gen_random_uuid", "nextval", "setval",
+		"pg_sleep", "set_config", "statement_timestamp", "txid_current", "uuid_generate"} {
+		if strings.Contains(q, v) {
+			return true
+		}
+	}
+	return false
 }
