@@ -355,7 +355,7 @@ func (p *Planner) fromList(nodes []*pg.Node) ([]scopeCol, func(sc *scope, where 
 		var it *fromItem
 		var err error
 		// A join may hold a lateral item that reads the items before it.
-		if len(cols) > 0 && (isLateral(n) || n.GetJoinExpr() != nil) {
+		if len(cols) > 0 && (isLateral(n) || joinHasLateral(n)) {
 			it, err = p.lateralNode(n, cols, exec.InnerJoin)
 		} else {
 			it, err = p.fromNode(n)

@@ -32,6 +32,21 @@ func isLateral(n *pg.Node) bool {
 	return n.GetRangeFunction() != nil
 }
 
+// joinHasLateral tells whether a join in FROM holds an item that may read
+// the FROM items before the join.
+func joinHasLateral(n *pg.Node) bool {
+	je := n.GetJoinExpr()
+	if je == nil {
+		return false
+	}
+	for _, x := range []*pg.Node{je.Larg, je.Rarg} {
+		if isLateral(x) || joinHasLateral(x) {
+			return true
+		}
+	}
+	return false
+}
+
 // lateralNode plans FROM item n, which may refer to the columns left of
 // it. When it does, the item carries lateral and must be joined by an
 // apply; else it is an ordinary item.
@@ -46,11 +61,16 @@ func (p *Planner) lateralNode(n *pg.Node, left []scopeCol, kind exec.JoinKind) (
 	if err != nil {
 		return nil, err
 	}
-	p.ParamTypes = c.ParamTypes
 	corr := false
 	for _, u := range osc.used {
 		corr = corr || u
 	}
+	if !corr && n.GetJoinExpr() != nil {
+		// A join binds its ON clause when built, which must be p's doing
+		// (its parameters, no view of the items left of it): plan it again.
+		return p.fromNode(n)
+	}
+	p.ParamTypes = c.ParamTypes
 	if !corr {
 		return it, nil
 	}
