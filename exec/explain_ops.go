@@ -154,3 +154,12 @@ func (l *tiesOp) Explain() Explained {
 	return Explained{Name: "Limit", Details: []string{fmt.Sprintf("Limit: %d WITH TIES", l.limit), fmt.Sprintf("Offset: %d", l.offset)}}
 }
 func (l *tiesOp) Inputs() []*Operator { return []*Operator{&l.in} }
+
+func (a *applyOp) Explain() Explained {
+	ex := Explained{Name: "Nested Loop " + joinNames[a.kind] + " Join", Details: []string{"Inner: planned again for each outer row (LATERAL)"}}
+	if a.on != nil {
+		ex.Details = append(ex.Details, "Join Filter: "+a.on.String())
+	}
+	return ex
+}
+func (a *applyOp) Inputs() []*Operator { return []*Operator{&a.left} }

@@ -83,7 +83,9 @@ func gatherString(a *array.String, rows []int32) arrow.Array {
 	d := data.Bytes()
 	for i, r := range rows {
 		if a.IsValid(int(r)) {
-			copy(d[o[i]:o[i+1]], a.ValueBytes()[a.ValueOffset(int(r)):a.ValueOffset(int(r))+a.ValueLen(int(r))])
+			// Value, not ValueBytes with ValueOffset: those disagree on a
+			// sliced array (one is relative to the slice, one is not).
+			copy(d[o[i]:o[i+1]], a.Value(int(r)))
 		}
 	}
 	ad := array.NewData(a.DataType(), len(rows), []*memory.Buffer{valid, offs, data}, nil, nulls, 0)

@@ -176,6 +176,35 @@ func TestPsql(t *testing.T) {
 		}
 	})
 
+	t.Run("lists", func(t *testing.T) {
+		// Each server's one superuser (Loam's is its only role) leads its
+		// \du line, and sizes are the servers' own: both are masked.
+		size := regexp.MustCompile(`\|\d+ (bytes|kB|MB|GB)\|`)
+		for _, cmd := range [][]string{
+			{"-A", "-c", `\du`},
+			{"-A", "-c", `\dg`},
+			{"-c", `\du+`},
+			{"-A", "-c", `\df`},
+			{"-A", "-c", `\df+`},
+			{"-A", "-c", `\dv`},
+			{"-A", "-c", `\di`},
+			{"-A", "-c", `\dx`},
+			{"-c", `\dx`},
+			{"-A", "-c", `\dP+`},
+			{"-A", "-c", `\dP+ llm_h*`},
+		} {
+			pg, loam := both(t, "", "", cmd...)
+			pg = strings.ReplaceAll("\n"+pg, "\n"+users[pgURL]+"|", "\nROLE|")
+			loam = strings.ReplaceAll("\n"+loam, "\n"+users[loamURL]+"|", "\nROLE|")
+			pg = regexp.MustCompile(`(?m)^ `+regexp.QuoteMeta(users[pgURL])+` +\|`).ReplaceAllString(pg, " ROLE |")
+			loam = regexp.MustCompile(`(?m)^ `+regexp.QuoteMeta(users[loamURL])+` +\|`).ReplaceAllString(loam, " ROLE |")
+			pg, loam = size.ReplaceAllString(pg, "|SIZE|"), size.ReplaceAllString(loam, "|SIZE|")
+			if pg != loam {
+				t.Errorf("psql %s differs\nPostgreSQL:\n%s\nLoam:\n%s", strings.Join(cmd, " "), pg, loam)
+			}
+		}
+	})
+
 	t.Run("list databases", func(t *testing.T) {
 		// \l lists each server's own databases: the header must be
 		// PostgreSQL's, and Loam's one row its database, owned by the

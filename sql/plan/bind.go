@@ -504,6 +504,9 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			if e, ok := b.p.outerColumn(tbl, name); ok {
 				return e, nil
 			}
+			if tbl != "" {
+				return nil, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", tbl).WithPosition(pos(b.p.query, cr.Location))
+			}
 			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", name).WithPosition(pos(b.p.query, cr.Location))
 		}
 		i, err := b.sc.resolve(tbl, name)

@@ -21,6 +21,9 @@ type fromItem struct {
 	build func(sc *scope, off int, filter expr.Expr) (exec.Operator, error)
 	// rows estimates how many rows the item yields; -1 when unknown.
 	rows int64
+	// lateral, when set, is an item that reads the items before it: it is
+	// joined to them by an apply, not built once (see lateral.go).
+	lateral *lateralInfo
 }
 
 // tableRows is the row count of a table's snapshot, from its summary.
@@ -84,14 +87,11 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 		}}, nil
 	case n.GetRangeSubselect() != nil:
 		rs := n.GetRangeSubselect()
-		if rs.Lateral {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "LATERAL is not supported yet")
-		}
 		sel := rs.Subquery.GetSelectStmt()
 		if sel == nil {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "this subquery in FROM is not supported")
 		}
-		q, err := p.Select(sel)
+		q, err := p.selectInFrom(sel, rs.Lateral)
 		if err != nil {
 			return nil, err
 		}
@@ -125,12 +125,20 @@ func (p *Planner) joinItem(je *pg.JoinExpr) (*fromItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := p.fromNode(je.Rarg)
+	kind := map[pg.JoinType]exec.JoinKind{pg.JoinType_JOIN_INNER: exec.InnerJoin, pg.JoinType_JOIN_LEFT: exec.LeftJoin,
+		pg.JoinType_JOIN_RIGHT: exec.RightJoin, pg.JoinType_JOIN_FULL: exec.FullJoin}[je.Jointype]
+	var r *fromItem
+	if isLateral(je.Rarg) {
+		r, err = p.lateralNode(je.Rarg, l.cols, kind)
+	} else {
+		r, err = p.fromNode(je.Rarg)
+		if err != nil && je.Rarg.GetRangeSubselect() != nil {
+			err = notLateralError(err, l.cols)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	kind := map[pg.JoinType]exec.JoinKind{pg.JoinType_JOIN_INNER: exec.InnerJoin, pg.JoinType_JOIN_LEFT: exec.LeftJoin,
-		pg.JoinType_JOIN_RIGHT: exec.RightJoin, pg.JoinType_JOIN_FULL: exec.FullJoin}[je.Jointype]
 	// USING and NATURAL join on equal names.
 	var using []string
 	for _, u := range je.UsingClause {
@@ -259,9 +267,19 @@ func (p *Planner) joinOp(kind exec.JoinKind, l, r *fromItem, sc *scope, off int,
 			}
 			conds = append(conds, e)
 		}
+		if r.lateral != nil {
+			markLeftUsed(r, sc, off)
+		}
 		lop, err := l.build(sc, off, pruneOnly(lf))
 		if err != nil {
 			return nil, err
+		}
+		if r.lateral != nil {
+			var on expr.Expr
+			if len(conds) > 0 {
+				on = andOf(conds)
+			}
+			return p.applyOp(kind, lop, r, sc, off+len(l.cols), on), nil
 		}
 		rop, err := r.build(sc, off+len(l.cols), pruneOnly(rf))
 		if err != nil {
@@ -331,15 +349,29 @@ func (p *Planner) joinOp(kind exec.JoinKind, l, r *fromItem, sc *scope, off int,
 // each WHERE conjunct applied at the first join where all its columns are
 // there, so a chain of equalities never builds the whole cross product.
 func (p *Planner) fromList(nodes []*pg.Node) ([]scopeCol, func(sc *scope, where expr.Expr) (exec.Operator, error), error) {
-	items := make([]*fromItem, len(nodes))
+	var items []*fromItem
 	var cols []scopeCol
-	for i, n := range nodes {
-		it, err := p.fromNode(n)
+	for _, n := range nodes {
+		var it *fromItem
+		var err error
+		// A join may hold a lateral item that reads the items before it.
+		if len(cols) > 0 && (isLateral(n) || joinHasLateral(n)) {
+			it, err = p.lateralNode(n, cols, exec.InnerJoin)
+		} else {
+			it, err = p.fromNode(n)
+			if err != nil && n.GetRangeSubselect() != nil {
+				err = notLateralError(err, cols)
+			}
+		}
 		if err != nil {
 			return nil, nil, err
 		}
-		items[i] = it
 		cols = append(cols, it.cols...)
+		if it.lateral != nil {
+			items = []*fromItem{p.applyItem(items, it)}
+		} else {
+			items = append(items, it)
+		}
 	}
 	build := func(sc *scope, where expr.Expr) (exec.Operator, error) {
 		return p.joinList(sc, items, where)
@@ -682,7 +714,10 @@ func rewriteWith(e expr.Expr, f func(*expr.Col) expr.Expr, pre func(expr.Expr) (
 // is the one there is. Its column is named after the alias (AS g, or
 // AS g(t)), else after the function.
 func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
-	if rf.Lateral || rf.Ordinality || rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
+	if rf.Ordinality {
+		return p.withOrdinality(rf)
+	}
+	if rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this function in FROM is not supported yet")
 	}
 	items := rf.Functions[0].GetList().GetItems()
@@ -691,6 +726,9 @@ func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this function in FROM is not supported yet")
 	}
 	name := funcName(fc)
+	if name == "pg_partition_tree" {
+		return p.partitionTree(rf, fc)
+	}
 	b := &binder{p: p, where: "functions in FROM"}
 	var t types.T
 	var args []expr.Expr

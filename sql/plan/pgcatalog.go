@@ -584,6 +584,9 @@ func init() {
 					"rolbypassrls": dBool(true), "rolconnlimit": {I: -1},
 				})}, nil
 			}),
+		defTable("pg_catalog", "pg_language", `oid:oid lanname:name lanowner:oid lanispl:boolean lanpltrusted:boolean lanplcallfoid:oid laninline:oid lanvalidator:oid lanacl:aclitem[]`, noRows),
+		// The one role is a member of none (psql's \du reads this).
+		defTable("pg_catalog", "pg_auth_members", `roleid:oid member:oid grantor:oid admin_option:boolean`, noRows),
 		defTable("pg_catalog", "pg_tables", `schemaname:name tablename:name tableowner:name tablespace:name hasindexes:boolean hasrules:boolean hastriggers:boolean rowsecurity:boolean`,
 			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
 				rels, err := relations(ctx, ci)

@@ -248,9 +248,8 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		case len(args) == 3 && name == "pg_get_indexdef":
 			return fn(types.TText, []types.T{types.TOID, types.TInt4, types.TBool}, true, row)
 		}
-	case "pg_get_statisticsobjdef_columns", "pg_get_viewdef", "pg_get_triggerdef", "pg_get_ruledef", "pg_get_function_result", "pg_get_function_arguments":
-		// No extended statistics, views, triggers, rules or functions
-		// of pg_proc to describe.
+	case "pg_get_statisticsobjdef_columns", "pg_get_viewdef", "pg_get_triggerdef", "pg_get_ruledef":
+		// No extended statistics, views, triggers or rules to describe.
 		if len(args) >= 1 {
 			return constant(types.NullOf(types.TText))
 		}
@@ -362,7 +361,14 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		})
 	case "pg_size_pretty":
 		if len(args) == 1 && args[0].Type().Kind == types.Numeric {
-			return nil, true, pgerr.New(pgerr.FeatureNotSupported, "pg_size_pretty(numeric) is not supported yet").WithPosition(pos(b.p.query, loc))
+			// Sizes summed (psql's \dP+) are whole numbers within int8.
+			return fn(types.TText, []types.T{types.TNumeric}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+				n, err := strconv.ParseInt(strings.SplitN(a[0].S, ".", 2)[0], 10, 64)
+				if err != nil {
+					return types.Datum{}, pgerr.New(pgerr.FeatureNotSupported, "pg_size_pretty(%s) is not supported yet", a[0].S)
+				}
+				return dText(sizePretty(n)), nil
+			})
 		}
 		return fn(types.TText, []types.T{types.TInt8}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
 			return dText(sizePretty(a[0].I)), nil
@@ -377,6 +383,16 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 				return dName(pgEncodings[a[0].I]), nil
 			}
 			return dName(""), nil
+		})
+	case "pg_function_is_visible", "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments", "pg_get_function_sqlbody":
+		// pg_proc lists no functions: every OID is unknown, which these
+		// answer with NULL in PostgreSQL (psql's \df).
+		rt := types.TText
+		if name == "pg_function_is_visible" {
+			rt = types.TBool
+		}
+		return fn(rt, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			return types.NullOf(rt), nil
 		})
 	case "obj_description", "col_description", "shobj_description":
 		// Loam keeps no comments.

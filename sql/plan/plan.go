@@ -56,6 +56,9 @@ type Planner struct {
 	correlated bool
 	// ctes are the WITH queries in scope, innermost first.
 	ctes *cte
+	// inFrom: the planner plans one FROM item with the items left of it
+	// as its lateral outer row (lateral.go).
+	inFrom bool
 	// reg maps OIDs to names for regclass and regtype, read once a query.
 	reg *regMaps
 }

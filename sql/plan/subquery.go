@@ -18,6 +18,9 @@ type outerRow struct {
 	vals   []types.Datum
 	parent *outerRow
 	owner  *Planner // the planner whose scope sc is
+	// lateral: sc is the FROM items left of a LATERAL item, which only
+	// lateral items (not plain subqueries in FROM) may read.
+	lateral bool
 }
 
 // outerColumn resolves a name against the enclosing queries; a subquery's
