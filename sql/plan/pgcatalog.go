@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
@@ -249,13 +250,15 @@ type relation struct {
 }
 
 // pkeyName is the name PostgreSQL gives a table's primary key index and
-// constraint.
-func (r relation) pkeyName() string { return truncName(r.name + "_pkey") }
+// constraint: the table's name, cut to leave room for the suffix.
+func (r relation) pkeyName() string { return truncName(r.name, len("_pkey")) + "_pkey" }
 
-// truncName cuts an identifier to NAMEDATALEN-1 bytes, as PostgreSQL does.
-func truncName(s string) string {
-	if len(s) > 63 {
-		s = s[:63]
+// truncName cuts an identifier so that it and a suffix of so many bytes
+// fit in NAMEDATALEN-1 bytes, on a character boundary, as PostgreSQL does.
+func truncName(s string, suffix int) string {
+	for len(s)+suffix > 63 {
+		_, n := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-n]
 	}
 	return s
 }
@@ -454,7 +457,7 @@ func init() {
 						"typmodout": dText("-"), "typanalyze": dText("-"), "typalign": {S: "d"}, "typstorage": {S: "x"}, "typtypmod": {I: -1},
 					}))
 					out = append(out, vt.row(map[string]types.Datum{
-						"oid": dOID(arr), "typname": dName(truncName("_" + r.name)), "typnamespace": dOID(ObjectOID(r.ns, "")), "typowner": dOID(oidBootstrapRole),
+						"oid": dOID(arr), "typname": dName("_" + truncName(r.name, 1)), "typnamespace": dOID(ObjectOID(r.ns, "")), "typowner": dOID(oidBootstrapRole),
 						"typlen": {I: -1}, "typtype": {S: "b"}, "typcategory": {S: "A"}, "typisdefined": dBool(true), "typdelim": {S: ","},
 						"typelem": dOID(row), "typinput": dText("array_in"), "typoutput": dText("array_out"), "typreceive": dText("array_recv"),
 						"typsend": dText("array_send"), "typsubscript": dText("array_subscript_handler"), "typmodin": dText("-"), "typmodout": dText("-"),
