@@ -235,6 +235,8 @@ ORDER BY pg_catalog.pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT', c.oid::pg_ca
 	{sql: `SELECT pg_get_indexdef(0), pg_get_constraintdef(0), pg_get_expr(NULL, 'llm_calls'::regclass)`, rows: true},
 	{sql: `SELECT obj_description('llm_calls'::regclass, 'pg_class'), obj_description('llm_calls'::regclass), col_description('llm_calls'::regclass, 1)`, rows: true},
 	{sql: `SELECT pg_encoding_to_char(0), pg_encoding_to_char(6)`, rows: true},
+	// SQLAlchemy's reflection (clients/python/sqlalchemy_client.py).
+	{sql: `SELECT pg_type_is_visible(25), pg_type_is_visible(1007), pg_type_is_visible(0), pg_get_serial_sequence('llm_calls', 'model')`, rows: true},
 	{sql: `SELECT has_table_privilege('llm_calls', 'SELECT'), has_table_privilege('public.llm_calls', 'INSERT'),
 		has_table_privilege(current_user, 'llm_calls', 'SELECT'), has_table_privilege('llm_calls'::regclass, 'SELECT')`, rows: true},
 	{sql: `SELECT has_schema_privilege('public', 'USAGE'), has_schema_privilege('public', 'CREATE'), has_schema_privilege(current_user, 'public', 'USAGE')`, rows: true},

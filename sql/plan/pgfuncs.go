@@ -126,6 +126,20 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		return fn(types.TBool, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
 			return dBool(visible[a[0].I]), nil
 		})
+	case "pg_type_is_visible":
+		// Every type Loam has (pg_type's rows) lives in pg_catalog, which
+		// is always searched; an unknown OID is NULL, as in PostgreSQL.
+		known := map[int64]bool{}
+		for _, pt := range pgTypes {
+			known[int64(pt.t.OID())] = true
+			known[int64(types.ArrayOf(pt.t.Kind).OID())] = true
+		}
+		return fn(types.TBool, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			if !known[a[0].I] {
+				return types.NullOf(types.TBool), nil
+			}
+			return dBool(true), nil
+		})
 	case "format_type":
 		return fn(types.TText, []types.T{types.TOID, types.TInt4}, false, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
 			if a[0].Null {
@@ -311,6 +325,12 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		return fn(types.TText, []types.T{types.TInt8}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
 			return dText(sizePretty(a[0].I)), nil
 		})
+	case "pg_get_serial_sequence":
+		// Loam has no sequences, so no column owns one (SQLAlchemy's
+		// reflection asks for identity columns' options).
+		if len(args) == 2 {
+			return fn(types.TText, []types.T{types.TText, types.TText}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) { return types.NullOf(types.TText), nil })
+		}
 	case "pg_relation_is_publishable":
 		if len(args) == 1 {
 			return constant(dBool(false))
