@@ -50,6 +50,7 @@ func defaultSettings(user string) map[string]string {
 		"transaction_isolation":               "read committed",
 		"default_transaction_isolation":       "read committed",
 		"max_identifier_length":               "63",
+		"max_index_keys":                      "32",
 		"datestyle":                           "ISO, MDY",
 		"bytea_output":                        "hex",
 		"client_min_messages":                 "notice",
@@ -156,7 +157,7 @@ func (s *Session) set(name, value string) error {
 			return err
 		}
 		value = v
-	case "server_version", "server_encoding", "server_version_num", "integer_datetimes", "is_superuser", "in_hot_standby", "max_identifier_length":
+	case "server_version", "server_encoding", "server_version_num", "integer_datetimes", "is_superuser", "in_hot_standby", "max_identifier_length", "max_index_keys":
 		return pgerr.New(pgerr.CantChangeRuntimeParam, "parameter %q cannot be changed", name)
 	}
 	s.settings[name] = value

@@ -39,6 +39,7 @@ const (
 	oidDatabaseOwner = 6171
 	oidDatabase      = 16384
 	oidHeapAM        = 2
+	oidBtreeAM       = 403
 	oidPlpgsql       = 13001
 	// userOIDBase starts the range Loam's own objects hash into, above
 	// PostgreSQL's fixed OIDs (FirstNormalObjectId is 16384).
@@ -244,6 +245,33 @@ type relation struct {
 	cols     []vcol
 	notnull  []bool
 	clauses  loamClauses
+	pkey     []int // the PRIMARY KEY's attnums, in key order
+}
+
+// pkeyName is the name PostgreSQL gives a table's primary key index and
+// constraint.
+func (r relation) pkeyName() string { return truncName(r.name + "_pkey") }
+
+// truncName cuts an identifier to NAMEDATALEN-1 bytes, as PostgreSQL does.
+func truncName(s string) string {
+	if len(s) > 63 {
+		s = s[:63]
+	}
+	return s
+}
+
+// pkeyOID is the OID of a table's primary key index (a relation named
+// pkeyName in its schema); pkeyConOID that of its constraint.
+func (r relation) pkeyOID() uint32    { return ObjectOID(r.ns, r.pkeyName()) }
+func (r relation) pkeyConOID() uint32 { return ObjectOID(r.ns, "\x00constraint "+r.pkeyName()) }
+
+// int2Vector is an int2vector's (or smallint[]'s) text form.
+func int2Vector(v []int) string {
+	parts := make([]string, len(v))
+	for i, n := range v {
+		parts[i] = itoa(n)
+	}
+	return "{" + strings.Join(parts, ",") + "}"
 }
 
 func relations(ctx context.Context, ci CatalogInfo) ([]relation, error) {
@@ -265,6 +293,19 @@ func relations(ctx context.Context, ci CatalogInfo) ([]relation, error) {
 			for i, c := range ti.Columns {
 				r.cols = append(r.cols, vcol{c, ti.Types[i]})
 				r.notnull = append(r.notnull, i < len(ti.Required) && ti.Required[i])
+			}
+			if ti.Table != nil {
+				// A PRIMARY KEY is the Iceberg schema's identifier fields.
+				sc := ti.Table.Schema()
+				for _, id := range sc.IdentifierFieldIDs {
+					if f, ok := sc.FindFieldByID(id); ok {
+						for i, c := range ti.Columns {
+							if c == f.Name {
+								r.pkey = append(r.pkey, i+1)
+							}
+						}
+					}
+				}
 			}
 			out = append(out, r)
 		}
@@ -322,8 +363,18 @@ func init() {
 						"oid": dOID(ObjectOID(r.ns, r.name)), "relname": dName(r.name), "relnamespace": dOID(ObjectOID(r.ns, "")),
 						"relowner": dOID(oidBootstrapRole), "relam": dOID(am), "relpersistence": {S: "p"}, "relkind": {S: r.kind},
 						"relnatts": {I: int64(len(r.cols))}, "relispopulated": dBool(true), "relreplident": {S: "d"},
-						"reltuples": {F: -1}, "relfrozenxid": dText("0"), "relminmxid": dText("0"),
+						"reltuples": {F: -1}, "relfrozenxid": dText("0"), "relminmxid": dText("0"), "relhasindex": dBool(len(r.pkey) > 0),
 					}))
+					if len(r.pkey) > 0 {
+						// The primary key's btree index, as PostgreSQL builds it
+						// on an empty table (one metapage, no tuples).
+						out = append(out, vt.row(map[string]types.Datum{
+							"oid": dOID(r.pkeyOID()), "relname": dName(r.pkeyName()), "relnamespace": dOID(ObjectOID(r.ns, "")),
+							"relowner": dOID(oidBootstrapRole), "relam": dOID(oidBtreeAM), "relpersistence": {S: "p"}, "relkind": {S: "i"},
+							"relnatts": {I: int64(len(r.pkey))}, "relispopulated": dBool(true), "relreplident": {S: "n"},
+							"relpages": {I: 1}, "relfrozenxid": dText("0"), "relminmxid": dText("0"),
+						}))
+					}
 				}
 				return out, err
 			}),
@@ -333,19 +384,23 @@ func init() {
 				var out [][]types.Datum
 				for _, r := range rels {
 					for i, c := range r.cols {
-						var coll uint32
-						if c.t.IsString() && c.t.Kind != types.QChar {
-							coll = 100 // "default"
-							if c.t.Kind == types.Name {
-								coll = 950 // "C"
-							}
-						}
+						coll := collationOf(c.t)
 						out = append(out, vt.row(map[string]types.Datum{
 							"attrelid": dOID(ObjectOID(r.ns, r.name)), "attname": dName(c.name), "atttypid": dOID(c.t.OID()),
 							"attstattarget": {I: -1}, "attlen": {I: int64(c.t.Size())}, "attnum": {I: int64(i + 1)},
 							"attcacheoff": {I: -1}, "atttypmod": {I: int64(c.t.Typmod())}, "attbyval": dBool(c.t.Size() > 0 && c.t.Size() <= 8),
 							"attalign": {S: "i"}, "attstorage": {S: storage(c.t)}, "attislocal": dBool(true), "attcollation": dOID(coll),
 							"attnotnull": dBool(r.notnull != nil && r.notnull[i]),
+						}))
+					}
+					// The primary key index's columns.
+					for k, attnum := range r.pkey {
+						c := r.cols[attnum-1]
+						out = append(out, vt.row(map[string]types.Datum{
+							"attrelid": dOID(r.pkeyOID()), "attname": dName(c.name), "atttypid": dOID(c.t.OID()),
+							"attstattarget": {I: -1}, "attlen": {I: int64(c.t.Size())}, "attnum": {I: int64(k + 1)},
+							"attcacheoff": {I: -1}, "atttypmod": {I: int64(c.t.Typmod())}, "attbyval": dBool(c.t.Size() > 0 && c.t.Size() <= 8),
+							"attalign": {S: "i"}, "attstorage": {S: storage(c.t)}, "attislocal": dBool(true), "attcollation": dOID(collationOf(c.t)),
 						}))
 					}
 				}
@@ -422,12 +477,56 @@ func init() {
 				}
 				return out, nil
 			}),
-		defTable("pg_catalog", "pg_index", `indexrelid:oid indrelid:oid indnatts:smallint indnkeyatts:smallint indisunique:boolean indnullsnotdistinct:boolean indisprimary:boolean indisexclusion:boolean indimmediate:boolean indisclustered:boolean indisvalid:boolean indcheckxmin:boolean indisready:boolean indislive:boolean indisreplident:boolean indkey:int2vector indcollation:oidvector indclass:oidvector indoption:int2vector indexprs:pg_node_tree indpred:pg_node_tree`, noRows),
-		defTable("pg_catalog", "pg_constraint", `oid:oid conname:name connamespace:oid contype:"char" condeferrable:boolean condeferred:boolean convalidated:boolean conrelid:oid contypid:oid conindid:oid conparentid:oid confrelid:oid confupdtype:"char" confdeltype:"char" confmatchtype:"char" conislocal:boolean coninhcount:integer connoinherit:boolean conkey:smallint[] confkey:smallint[] conpfeqop:oid[] conppeqop:oid[] conffeqop:oid[] confdelsetcols:smallint[] conexclop:oid[] conbin:pg_node_tree`, noRows),
+		defTable("pg_catalog", "pg_index", `indexrelid:oid indrelid:oid indnatts:smallint indnkeyatts:smallint indisunique:boolean indnullsnotdistinct:boolean indisprimary:boolean indisexclusion:boolean indimmediate:boolean indisclustered:boolean indisvalid:boolean indcheckxmin:boolean indisready:boolean indislive:boolean indisreplident:boolean indkey:int2vector indcollation:oidvector indclass:oidvector indoption:int2vector indexprs:pg_node_tree indpred:pg_node_tree`, func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
+			rels, err := relations(ctx, ci)
+			var out [][]types.Datum
+			for _, r := range rels {
+				if len(r.pkey) == 0 {
+					continue
+				}
+				colls, zeros := make([]int, len(r.pkey)), make([]int, len(r.pkey))
+				for k, a := range r.pkey {
+					colls[k] = int(collationOf(r.cols[a-1].t))
+				}
+				out = append(out, vt.row(map[string]types.Datum{
+					"indexrelid": dOID(r.pkeyOID()), "indrelid": dOID(ObjectOID(r.ns, r.name)), "indnatts": {I: int64(len(r.pkey))},
+					"indnkeyatts": {I: int64(len(r.pkey))}, "indisunique": dBool(true), "indisprimary": dBool(true),
+					"indimmediate": dBool(true), "indisvalid": dBool(true), "indisready": dBool(true), "indislive": dBool(true),
+					"indkey": {S: int2Vector(r.pkey)}, "indcollation": {S: int2Vector(colls)}, "indclass": {S: int2Vector(zeros)},
+					"indoption": {S: int2Vector(zeros)},
+				}))
+			}
+			return out, err
+		}),
+		defTable("pg_catalog", "pg_constraint", `oid:oid conname:name connamespace:oid contype:"char" condeferrable:boolean condeferred:boolean convalidated:boolean conrelid:oid contypid:oid conindid:oid conparentid:oid confrelid:oid confupdtype:"char" confdeltype:"char" confmatchtype:"char" conislocal:boolean coninhcount:integer connoinherit:boolean conkey:smallint[] confkey:smallint[] conpfeqop:oid[] conppeqop:oid[] conffeqop:oid[] confdelsetcols:smallint[] conexclop:oid[] conbin:pg_node_tree`, func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
+			rels, err := relations(ctx, ci)
+			var out [][]types.Datum
+			for _, r := range rels {
+				if len(r.pkey) == 0 {
+					continue
+				}
+				out = append(out, vt.row(map[string]types.Datum{
+					"oid": dOID(r.pkeyConOID()), "conname": dName(r.pkeyName()), "connamespace": dOID(ObjectOID(r.ns, "")),
+					"contype": {S: "p"}, "convalidated": dBool(true), "conrelid": dOID(ObjectOID(r.ns, r.name)),
+					"conindid": dOID(r.pkeyOID()), "confupdtype": {S: " "}, "confdeltype": {S: " "}, "confmatchtype": {S: " "},
+					"conislocal": dBool(true), "connoinherit": dBool(true), "conkey": {S: int2Vector(r.pkey)},
+				}))
+			}
+			return out, err
+		}),
 		defTable("pg_catalog", "pg_description", `objoid:oid classoid:oid objsubid:integer description:text`, noRows),
 		defTable("pg_catalog", "pg_am", `oid:oid amname:name amhandler:regproc amtype:"char"`,
 			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
-				return [][]types.Datum{vt.row(map[string]types.Datum{"oid": dOID(oidHeapAM), "amname": dName("heap"), "amhandler": dText("heap_tableam_handler"), "amtype": {S: "t"}})}, nil
+				out := [][]types.Datum{vt.row(map[string]types.Datum{"oid": dOID(oidHeapAM), "amname": dName("heap"), "amhandler": dText("heap_tableam_handler"), "amtype": {S: "t"}})}
+				// PostgreSQL's index access methods; Loam's primary keys are btree.
+				for _, am := range []struct {
+					oid           uint32
+					name, handler string
+				}{{oidBtreeAM, "btree", "bthandler"}, {405, "hash", "hashhandler"}, {783, "gist", "gisthandler"}, {2742, "gin", "ginhandler"},
+					{4000, "spgist", "spghandler"}, {3580, "brin", "brinhandler"}} {
+					out = append(out, vt.row(map[string]types.Datum{"oid": dOID(am.oid), "amname": dName(am.name), "amhandler": dText(am.handler), "amtype": {S: "i"}}))
+				}
+				return out, nil
 			}),
 		defTable("pg_catalog", "pg_collation", `oid:oid collname:name collnamespace:oid collowner:oid collprovider:"char" collisdeterministic:boolean collencoding:integer collcollate:text collctype:text colliculocale:text collversion:text`,
 			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
@@ -580,6 +679,18 @@ func init() {
 				return out, err
 			}),
 	}
+}
+
+// collationOf is a column's attcollation: "default" for strings, "C" for
+// name, none for other types.
+func collationOf(t types.T) uint32 {
+	switch {
+	case t.Kind == types.Name:
+		return 950
+	case t.IsString() && t.Kind != types.QChar:
+		return 100
+	}
+	return 0
 }
 
 // storage is typstorage: plain for fixed-width types, main for numeric,

@@ -207,8 +207,61 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 			return fn(types.TText, []types.T{types.TText, types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) { return dText(a[0].S), nil })
 		}
 		return fn(types.TText, []types.T{types.TText, types.TOID, types.TBool}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) { return dText(a[0].S), nil })
-	case "pg_get_indexdef", "pg_get_constraintdef", "pg_get_statisticsobjdef_columns", "pg_get_viewdef", "pg_get_triggerdef", "pg_get_ruledef":
-		// No indexes, constraints, extended statistics, views… to describe.
+	case "pg_get_indexdef", "pg_get_constraintdef":
+		// The only indexes and constraints are primary keys.
+		rels, err := relations(b.p.ctx, ci)
+		if err != nil {
+			return nil, true, err
+		}
+		byOID := map[int64]relation{}
+		for _, r := range rels {
+			if len(r.pkey) == 0 {
+				continue
+			}
+			if name == "pg_get_indexdef" {
+				byOID[int64(r.pkeyOID())] = r
+			} else {
+				byOID[int64(r.pkeyConOID())] = r
+			}
+		}
+		def := func(a []types.Datum) (types.Datum, error) {
+			r, ok := byOID[a[0].I]
+			if !ok {
+				return types.NullOf(types.TText), nil
+			}
+			var cols []string
+			for _, k := range r.pkey {
+				cols = append(cols, expr.QuoteIdent(r.cols[k-1].name))
+			}
+			if name == "pg_get_constraintdef" {
+				return dText("PRIMARY KEY (" + strings.Join(cols, ", ") + ")"), nil
+			}
+			if len(a) == 3 && a[1].I != 0 {
+				// One column's definition: its name.
+				if a[1].I < 0 || int(a[1].I) > len(cols) {
+					return dText(""), nil
+				}
+				return dText(cols[a[1].I-1]), nil
+			}
+			// Pretty printing leaves out a schema on the search path.
+			tbl := expr.QuoteIdent(r.ns) + "." + expr.QuoteIdent(r.name)
+			if len(a) == 3 && a[2].I != 0 && isVisible(ci, r.ns) {
+				tbl = expr.QuoteIdent(r.name)
+			}
+			return dText("CREATE UNIQUE INDEX " + expr.QuoteIdent(r.pkeyName()) + " ON " + tbl + " USING btree (" + strings.Join(cols, ", ") + ")"), nil
+		}
+		row := func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) { return def(a) }
+		switch {
+		case len(args) == 1:
+			return fn(types.TText, []types.T{types.TOID}, true, row)
+		case len(args) == 2 && name == "pg_get_constraintdef":
+			return fn(types.TText, []types.T{types.TOID, types.TBool}, true, row)
+		case len(args) == 3 && name == "pg_get_indexdef":
+			return fn(types.TText, []types.T{types.TOID, types.TInt4, types.TBool}, true, row)
+		}
+	case "pg_get_statisticsobjdef_columns", "pg_get_viewdef", "pg_get_triggerdef", "pg_get_ruledef", "pg_get_function_result", "pg_get_function_arguments":
+		// No extended statistics, views, triggers, rules or functions
+		// of pg_proc to describe.
 		if len(args) >= 1 {
 			return constant(types.NullOf(types.TText))
 		}
