@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -142,37 +143,99 @@ func (it *seriesIter) next() (int64, bool) {
 	return v, true
 }
 
-// projectSetOp expands a generate_series in the SELECT list: each input row
-// becomes one row per series value, the other columns repeated. Column srf
-// receives the values; columns args hold the series' arguments.
-type projectSetOp struct {
-	in   Operator
-	srf  int
-	args []int
-	ts   []types.T
-	ec   *expr.Ctx
+// SetFunc is a set-returning function called in a select list: Start
+// begins one call on its arguments' values, and next yields the call's
+// values, false after the last.
+type SetFunc struct {
+	Name  string
+	T     types.T
+	Args  []expr.Expr
+	Start func(args []types.Datum, ec *expr.Ctx) (next func() (types.Datum, bool), err error)
+}
 
-	rec  arrow.RecordBatch // input batch being expanded
-	row  int
-	iter *seriesIter
+// SeriesFunc is generate_series as a SetFunc over arguments typed for t.
+func SeriesFunc(t types.T, args []expr.Expr) SetFunc {
+	return SetFunc{Name: "generate_series", T: t, Args: args, Start: func(vals []types.Datum, ec *expr.Ctx) (func() (types.Datum, bool), error) {
+		it, err := newSeriesIter(t, vals, ec)
+		if err != nil {
+			return nil, err
+		}
+		return func() (types.Datum, bool) {
+			v, ok := it.next()
+			return types.Int(t, v), ok
+		}, nil
+	}}
+}
+
+// projectSetOp runs the set-returning functions of a select list, as
+// PostgreSQL's ProjectSet: each input row becomes as many rows as its
+// longest call returns, the calls in lockstep (a shorter one gives NULL),
+// and none when every call is empty. Its rows are the input's columns
+// followed by one column per function, which the projection above reads.
+type projectSetOp struct {
+	in  Operator
+	fns []SetFunc
+	ts  []types.T
+	ec  *expr.Ctx
+
+	rec   arrow.RecordBatch // input batch being expanded
+	args  [][]arrow.Array   // its functions' arguments
+	row   int
+	iters []func() (types.Datum, bool) // the current row's calls; nil: not started
 }
 
 var _ Operator = (*projectSetOp)(nil)
 
-// NewProjectSet expands column srf of in's rows into a series of type t
-// (in's column srf is a placeholder of that type).
-func NewProjectSet(in Operator, srf int, args []int, ec *expr.Ctx) Operator {
-	return &projectSetOp{in: in, srf: srf, args: args, ts: in.Types(), ec: ec}
+// NewProjectSet expands in's rows by the set-returning functions fns.
+func NewProjectSet(in Operator, fns []SetFunc, ec *expr.Ctx) Operator {
+	ts := append([]types.T(nil), in.Types()...)
+	for _, f := range fns {
+		ts = append(ts, f.T)
+	}
+	return &projectSetOp{in: in, fns: fns, ts: ts, ec: ec}
 }
 
 func (p *projectSetOp) Types() []types.T               { return p.ts }
 func (p *projectSetOp) Open(ctx context.Context) error { return p.in.Open(ctx) }
-func (p *projectSetOp) Close() error {
+
+func (p *projectSetOp) release() {
 	if p.rec != nil {
 		p.rec.Release()
 		p.rec = nil
 	}
+	for _, as := range p.args {
+		for _, a := range as {
+			a.Release()
+		}
+	}
+	p.args = nil
+}
+
+func (p *projectSetOp) Close() error {
+	p.release()
 	return p.in.Close()
+}
+
+// nextBatch reads the next input batch and evaluates the functions'
+// arguments over it; false at the end of the input.
+func (p *projectSetOp) nextBatch(ctx context.Context) (bool, error) {
+	p.release()
+	rec, err := p.in.Next(ctx)
+	if err != nil || rec == nil {
+		return false, err
+	}
+	p.rec, p.row, p.iters = rec, 0, nil
+	p.args = make([][]arrow.Array, len(p.fns))
+	for i, f := range p.fns {
+		for _, a := range f.Args {
+			arr, err := a.Eval(p.ec, rec)
+			if err != nil {
+				return false, err
+			}
+			p.args[i] = append(p.args[i], arr)
+		}
+	}
+	return true, nil
 }
 
 func (p *projectSetOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -192,48 +255,58 @@ func (p *projectSetOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		return rec
 	}
+	nIn := len(p.ts) - len(p.fns)
+	vals := make([]types.Datum, len(p.fns))
 	n := 0
 	for n < BatchSize {
 		if p.rec == nil || p.row >= int(p.rec.NumRows()) {
-			if p.rec != nil {
-				p.rec.Release()
-				p.rec = nil
-			}
-			rec, err := p.in.Next(ctx)
+			ok, err := p.nextBatch(ctx)
 			if err != nil {
 				finish().Release()
 				return nil, err
 			}
-			if rec == nil {
+			if !ok {
 				break
 			}
-			p.rec, p.row, p.iter = rec, 0, nil
 			continue
 		}
-		if p.iter == nil {
-			vals := make([]types.Datum, len(p.args))
-			for k, a := range p.args {
-				vals[k] = types.DatumAt(p.ts[a], p.rec.Column(a), p.row)
+		if p.iters == nil {
+			p.iters = make([]func() (types.Datum, bool), len(p.fns))
+			for i, f := range p.fns {
+				args := make([]types.Datum, len(f.Args))
+				for k, a := range f.Args {
+					args[k] = types.DatumAt(a.Type(), p.args[i][k], p.row)
+				}
+				next, err := f.Start(args, p.ec)
+				if err != nil {
+					finish().Release()
+					return nil, err
+				}
+				p.iters[i] = next
 			}
-			it, err := newSeriesIter(p.ts[p.srf], vals, p.ec)
-			if err != nil {
-				finish().Release()
-				return nil, err
-			}
-			p.iter = it
 		}
-		v, ok := p.iter.next()
-		if !ok {
-			p.row++
-			p.iter = nil
-			continue
-		}
-		for c := range p.ts {
-			if c == p.srf {
-				bld[c].Append(types.Int(p.ts[c], v))
+		more := false
+		for i, next := range p.iters {
+			vals[i] = types.NullOf(p.fns[i].T)
+			if next == nil {
 				continue
 			}
+			if v, ok := next(); ok {
+				vals[i], more = v, true
+			} else {
+				p.iters[i] = nil
+			}
+		}
+		if !more {
+			p.row++
+			p.iters = nil
+			continue
+		}
+		for c := 0; c < nIn; c++ {
 			bld[c].Append(types.DatumAt(p.ts[c], p.rec.Column(c), p.row))
+		}
+		for i, v := range vals {
+			bld[nIn+i].Append(v)
 		}
 		n++
 	}
@@ -251,6 +324,10 @@ func (s *seriesOp) Explain() Explained {
 func (s *seriesOp) Inputs() []*Operator { return nil }
 
 func (p *projectSetOp) Explain() Explained {
-	return Explained{Name: "ProjectSet", Details: []string{fmt.Sprintf("generate_series into #%d from %v", p.srf, p.args)}}
+	var calls []string
+	for _, f := range p.fns {
+		calls = append(calls, f.Name+"("+ExprList(f.Args)+")")
+	}
+	return Explained{Name: "ProjectSet", Details: []string{"Functions: " + strings.Join(calls, ", ")}}
 }
 func (p *projectSetOp) Inputs() []*Operator { return []*Operator{&p.in} }

@@ -61,6 +61,11 @@ func ParseText(t T, s string, loc *time.Location) (Datum, error) {
 		d.S = s
 	case Void:
 		// void_in takes anything, and the value is always the same.
+	case Record:
+		if _, _, err := SplitRecordText(s); err != nil {
+			return d, err
+		}
+		d.S = s
 	case QChar:
 		// "char" keeps the first byte only.
 		if len(s) > 1 {

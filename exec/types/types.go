@@ -53,6 +53,9 @@ const (
 	// Void is the result of functions that return nothing (pg_sleep); its
 	// one value prints as the empty string.
 	Void
+	// Record is a composite value (a row): T.Width names its fields (see
+	// RecordOf), and batches carry it as its PostgreSQL text form, (1,"a b").
+	Record
 )
 
 // PostgreSQL type OIDs (pg_type.oid).
@@ -84,6 +87,7 @@ const (
 	OIDRegtype      = 2206
 	OIDRegnamespace = 4089
 	OIDVoid         = 2278
+	OIDRecord       = 2249
 )
 
 // T is a type with its modifier: the length of varchar/char, the precision and
@@ -108,7 +112,7 @@ var arrayOIDs = [...]uint32{
 	Varchar: 1015, Char: 1014, Bytea: 1001, Date: 1182,
 	Time: 1183, Timestamp: 1115, TimestampTZ: 1185,
 	UUID: 2951, JSON: 199, JSONB: 3807, Interval: 1187,
-	Name: 1003, OID: 1028, QChar: 1002, Regclass: 2210, Regtype: 2211, Regnamespace: 4090, Void: 0,
+	Name: 1003, OID: 1028, QChar: 1002, Regclass: 2210, Regtype: 2211, Regnamespace: 4090, Void: 0, Record: 2287,
 }
 
 // Of returns the type of a kind with no modifier.
@@ -144,7 +148,7 @@ var kindOIDs = [...]uint32{
 	Varchar: OIDVarchar, Char: OIDBpchar, Bytea: OIDBytea, Date: OIDDate,
 	Time: OIDTime, Timestamp: OIDTimestamp, TimestampTZ: OIDTimestampTZ,
 	UUID: OIDUUID, JSON: OIDJSON, JSONB: OIDJSONB, Interval: OIDInterval,
-	Array: 0, Name: OIDName, OID: OIDOid, QChar: OIDQChar, Regclass: OIDRegclass, Regtype: OIDRegtype, Regnamespace: OIDRegnamespace, Void: OIDVoid,
+	Array: 0, Name: OIDName, OID: OIDOid, QChar: OIDQChar, Regclass: OIDRegclass, Regtype: OIDRegtype, Regnamespace: OIDRegnamespace, Void: OIDVoid, Record: OIDRecord,
 }
 
 // OID is the pg_type OID clients see in RowDescription. An unresolved
@@ -218,7 +222,7 @@ var kindNames = [...]string{
 	Time: "time without time zone", Timestamp: "timestamp without time zone",
 	TimestampTZ: "timestamp with time zone", UUID: "uuid", JSON: "json", JSONB: "jsonb",
 	Interval: "interval", Array: "array", Name: "name", OID: "oid", QChar: `"char"`,
-	Regclass: "regclass", Regtype: "regtype", Regnamespace: "regnamespace", Void: "void",
+	Regclass: "regclass", Regtype: "regtype", Regnamespace: "regnamespace", Void: "void", Record: "record",
 }
 
 // String is the type's name as format_type prints it.

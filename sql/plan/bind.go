@@ -113,6 +113,8 @@ type binder struct {
 
 	win      *windowSet // nil where window calls are not allowed
 	inWindow bool       // binding inside a window call
+
+	srfs *[]srfCall // the select list's set-returning functions; nil elsewhere
 }
 
 // paramRef is a $n whose type is not known yet; the first context that
@@ -1013,8 +1015,8 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 		}
 		return b.bindAggregate(fc)
 	}
-	if name == "generate_series" {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "generate_series is supported in FROM and as a whole select-list item only").WithPosition(pos(b.p.query, fc.Location))
+	if isSetFunc(fc) {
+		return b.bindSetFunc(fc)
 	}
 	if bi, ok := expr.Builtins[name]; ok && hasNamedArgs(fc) {
 		args, err := b.funcArgs(name, bi, fc)

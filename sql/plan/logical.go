@@ -60,12 +60,11 @@ type distinctNode struct {
 	width int
 }
 
-// projectSetNode expands the generate_series of the select list: column
-// srf gets the series of the arguments in columns args, one row a value.
+// projectSetNode runs the select list's set-returning functions over its
+// input rows, adding a column for each after the input's.
 type projectSetNode struct {
 	in   node
-	srf  int
-	args []int
+	srfs []srfCall
 }
 
 // firstOfRunsNode is DISTINCT ON over input sorted on keys.
@@ -104,7 +103,11 @@ func (n *filterNode) describe() string   { return "Filter " + n.pred.String() }
 func (n *projectNode) describe() string  { return "Project " + exec.ExprList(n.exprs) }
 func (n *distinctNode) describe() string { return "Distinct" }
 func (n *projectSetNode) describe() string {
-	return fmt.Sprintf("ProjectSet generate_series into #%d from %v", n.srf, n.args)
+	var calls []string
+	for _, c := range n.srfs {
+		calls = append(calls, c.fn.Name+"("+exec.ExprList(c.fn.Args)+")")
+	}
+	return "ProjectSet " + strings.Join(calls, ", ")
 }
 func (n *firstOfRunsNode) describe() string { return fmt.Sprintf("DistinctOn %v", n.keys) }
 func (n *aggregateNode) describe() string {
@@ -242,7 +245,14 @@ func (p *Planner) lower(n node) (exec.Operator, error) {
 	case *projectNode:
 		return exec.NewProject(ins[0], x.exprs, p.ec), nil
 	case *projectSetNode:
-		return exec.NewProjectSet(ins[0], x.srf, x.args, p.ec), nil
+		// The projection above reads each function's column after the
+		// input's, whose width only the operator below knows.
+		fns := make([]exec.SetFunc, len(x.srfs))
+		for k, c := range x.srfs {
+			c.ref.Idx = len(ins[0].Types()) + k
+			fns[k] = c.fn
+		}
+		return exec.NewProjectSet(ins[0], fns, p.ec), nil
 	case *distinctNode:
 		keyCols := make([]expr.Expr, x.width)
 		ts := ins[0].Types()

@@ -653,12 +653,56 @@ func (b *binder) bindSubscript(ind *pg.A_Indirection) (expr.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(ind.Indirection) != 1 || ind.Indirection[0].GetAIndices() == nil || ind.Indirection[0].GetAIndices().IsSlice {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "only one array subscript (no slices or fields) is supported yet")
+	for _, step := range ind.Indirection {
+		if f := step.GetString_(); f != nil {
+			if arr, err = b.fieldSelect(arr, f.Sval, nodeLocation(ind.Arg)); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if step.GetAIndices() == nil || step.GetAIndices().IsSlice {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "array slices are not supported yet")
+		}
+		if arr, err = b.subscript(arr, step.GetAIndices(), nodeLocation(ind.Arg)); err != nil {
+			return nil, err
+		}
 	}
-	at := ind.Indirection[0].GetAIndices()
+	return arr, nil
+}
+
+// fieldSelect is (record).field: the field's text in the record's text
+// form, read as the field's type.
+func (b *binder) fieldSelect(rec expr.Expr, name string, loc int32) (expr.Expr, error) {
+	fields := types.RecordFields(rec.Type())
+	k := -1
+	for i, f := range fields {
+		if f.Name == name {
+			k = i
+		}
+	}
+	if k < 0 {
+		if rec.Type().Kind == types.Record {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "could not identify column \"%s\" in record data type", name).WithPosition(pos(b.p.query, loc))
+		}
+		return nil, pgerr.New(pgerr.UndefinedColumn, "column notation .%s applied to type %s, which is not a composite type", name, rec.Type()).WithPosition(pos(b.p.query, loc))
+	}
+	ft := fields[k].T
+	return &expr.Func{Name: "field " + name, Args: []expr.Expr{rec}, T: ft, Strict: true, Fn: func(c *expr.Ctx, a []types.Datum) (types.Datum, error) {
+		vals, null, err := types.SplitRecordText(a[0].S)
+		if err != nil {
+			return types.Datum{}, err
+		}
+		if k >= len(vals) || null[k] {
+			return types.NullOf(ft), nil
+		}
+		return types.ParseText(ft, vals[k], c.Loc)
+	}}, nil
+}
+
+// subscript is arr[i].
+func (b *binder) subscript(arr expr.Expr, at *pg.A_Indices, loc int32) (expr.Expr, error) {
 	if arr.Type().Kind != types.Array {
-		return nil, pgerr.New(pgerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", arr.Type()).WithPosition(pos(b.p.query, nodeLocation(ind.Arg)))
+		return nil, pgerr.New(pgerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", arr.Type()).WithPosition(pos(b.p.query, loc))
 	}
 	i, err := b.bind(at.Uidx)
 	if err != nil {

@@ -215,23 +215,10 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 	// Bind the targets.
 	var exprs []expr.Expr
 	var cols []Column
-	srf := -1 // the target that is a generate_series, expanded after projecting
-	var srfArgs []expr.Expr
+	var srfs []srfCall // set-returning functions, run by a ProjectSet below the projection
+	out.srfs = &srfs
 	for _, t := range targets {
 		var e expr.Expr
-		if fc := t.node.GetFuncCall(); fc != nil && funcName(fc) == "generate_series" {
-			if srf >= 0 {
-				return nil, pgerr.New(pgerr.FeatureNotSupported, "more than one set-returning function in the select list is not supported yet").WithPosition(pos(p.query, fc.Location))
-			}
-			st, args, err := out.seriesArgs(fc)
-			if err != nil {
-				return nil, err
-			}
-			srf, srfArgs = len(exprs), args
-			exprs = append(exprs, &expr.Const{D: types.NullOf(st)})
-			cols = append(cols, Column{Name: t.name, T: st})
-			continue
-		}
 		if t.node == nil {
 			e = &expr.Col{Idx: t.col, T: sc.cols[t.col].t, Name: t.name}
 			if hasAgg {
@@ -260,12 +247,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		cols = append(cols, Column{Name: t.name, T: e.Type(), TableOID: o.table, ColumnNum: o.attnum})
 	}
 
-	// The series' arguments ride along as hidden columns.
-	var srfArgCols []int
-	for _, a := range srfArgs {
-		srfArgCols = append(srfArgCols, len(exprs))
-		exprs = append(exprs, a)
-	}
+	out.srfs = nil
 
 	var having expr.Expr
 	if s.HavingClause != nil {
@@ -419,12 +401,12 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 	if wins.used() {
 		root = &windowNode{in: root, ws: wins}
 	}
-	root = &projectNode{in: root, exprs: exprs}
-	if srf >= 0 {
-		root = &projectSetNode{in: root, srf: srf, args: srfArgCols}
+	if len(srfs) > 0 {
+		root = &projectSetNode{in: root, srfs: srfs}
 	}
+	root = &projectNode{in: root, exprs: exprs}
 	if s.DistinctClause != nil && !distinctOn {
-		// Only the output columns: hidden series arguments are not keys.
+		// Only the output columns: hidden ORDER BY expressions are not keys.
 		root = &distinctNode{in: root, width: len(cols)}
 	}
 	limit, offset, err := p.limits(s)

@@ -1,0 +1,111 @@
+package plan
+
+import (
+	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
+	pg "github.com/pganalyze/pg_query_go/v5"
+)
+
+// srfCall is a set-returning function of a select list: ProjectSet runs
+// it, and ref, the placeholder the binder returned for the call, reads
+// its column (placed once ProjectSet's input width is known).
+type srfCall struct {
+	fn  exec.SetFunc
+	ref *expr.Col
+}
+
+// isSetFunc names the set-returning functions a select list can call.
+func isSetFunc(fc *pg.FuncCall) bool {
+	switch funcName(fc) {
+	case "generate_series", "unnest":
+		return len(fc.Funcname) == 1 || schemaOf(fc) == "pg_catalog"
+	case "_pg_expandarray":
+		return schemaOf(fc) == "information_schema"
+	}
+	return false
+}
+
+func schemaOf(fc *pg.FuncCall) string {
+	if len(fc.Funcname) < 2 {
+		return ""
+	}
+	return fc.Funcname[len(fc.Funcname)-2].GetString_().Sval
+}
+
+// bindSetFunc binds a set-returning function call of the select list to
+// the placeholder of its ProjectSet column.
+func (b *binder) bindSetFunc(fc *pg.FuncCall) (expr.Expr, error) {
+	name := funcName(fc)
+	if b.srfs == nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "set-returning functions are not allowed in %s", b.where).WithPosition(pos(b.p.query, fc.Location))
+	}
+	var fn exec.SetFunc
+	if name == "generate_series" {
+		t, args, err := b.seriesArgs(fc)
+		if err != nil {
+			return nil, err
+		}
+		fn = exec.SeriesFunc(t, args)
+	} else {
+		if len(fc.Args) != 1 {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "%s of several arrays is not supported yet", name).WithPosition(pos(b.p.query, fc.Location))
+		}
+		arg, err := b.bind(fc.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if arg.Type().Kind != types.Array {
+			return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, arg.Type()).WithPosition(pos(b.p.query, fc.Location)).
+				WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+		}
+		fn = arraySetFunc(name, arg)
+	}
+	ref := &expr.Col{Idx: -1, T: fn.T, Name: name}
+	*b.srfs = append(*b.srfs, srfCall{fn: fn, ref: ref})
+	return ref, nil
+}
+
+// arraySetFunc is unnest(array), one row an element, or
+// information_schema._pg_expandarray(array), one row (x, n) an element:
+// the element and its 1-based position, as PgJDBC's key queries read them.
+func arraySetFunc(name string, arg expr.Expr) exec.SetFunc {
+	et := types.Of(arg.Type().Elem)
+	t := et
+	if name == "_pg_expandarray" {
+		t = types.RecordOf(types.Field{Name: "x", T: et}, types.Field{Name: "n", T: types.TInt4})
+	}
+	return exec.SetFunc{Name: name, T: t, Args: []expr.Expr{arg}, Start: func(a []types.Datum, ec *expr.Ctx) (func() (types.Datum, bool), error) {
+		if a[0].Null {
+			return func() (types.Datum, bool) { return types.Datum{}, false }, nil
+		}
+		elems, null, err := types.SplitArrayText(a[0].S)
+		if err != nil {
+			return nil, err
+		}
+		i := 0
+		var bad error
+		next := func() (types.Datum, bool) {
+			if i >= len(elems) || bad != nil {
+				return types.Datum{}, false
+			}
+			k := i
+			i++
+			if name == "_pg_expandarray" {
+				return types.Datum{T: t, S: types.FormatRecord([]string{elems[k], itoa(k + 1)}, []bool{null[k], false})}, true
+			}
+			if null[k] {
+				return types.NullOf(et), true
+			}
+			d, err := types.ParseText(et, elems[k], ec.Loc)
+			if err != nil {
+				// Malformed elements cannot come out of a typed array.
+				bad = err
+				return types.Datum{}, false
+			}
+			return d, true
+		}
+		return next, nil
+	}}
+}
