@@ -47,7 +47,7 @@ def core(engine):
         check("select 1", conn.execute(text("SELECT 1")).scalar(), 1)
         check("server version", engine.dialect.server_version_info[0], 15)
         check("default schema", engine.dialect.default_schema_name, "public")
-        for t in ("sqla_calls", "sqla_models", "sqla_meta", "sqla_df", "sqla_multi"):
+        for t in ("sqla_calls", "sqla_models", "sqla_pk2", "sqla_df", "sqla_multi"):
             conn.execute(text(f"DROP TABLE IF EXISTS {t}"))
         conn.execute(text("""CREATE TABLE sqla_calls (
             id int8 NOT NULL PRIMARY KEY, ts timestamptz NOT NULL, model text,
@@ -170,6 +170,17 @@ def core(engine):
             conn.execute(models.insert(), {"name": "n", "vendor": None})
     raises("not null violation", insert_null, "23502")
 
+    # A composite primary key reflects in its declared column order.
+    md3 = sa.MetaData()
+    sa.Table("sqla_pk2", md3, sa.Column("b", sa.Text), sa.Column("a", sa.Integer),
+             sa.Column("v", sa.Float), sa.PrimaryKeyConstraint("b", "a"))
+    md3.drop_all(engine)
+    md3.create_all(engine)
+    check("composite pk", inspect(engine).get_pk_constraint("sqla_pk2"),
+          {"constrained_columns": ["b", "a"], "name": "sqla_pk2_pkey"})
+    md3.drop_all(engine)
+    check("drop_all", inspect(engine).has_table("sqla_pk2"), False)
+
     reflected = sa.Table("sqla_models", sa.MetaData(), autoload_with=engine)
     check("reflected create_all types", [str(c.type) for c in reflected.columns],
           ["TEXT", "VARCHAR(32)", "INTEGER", "NUMERIC(12, 6)", "DOUBLE_PRECISION", "BIGINT", "SMALLINT",
@@ -227,6 +238,22 @@ def frames(engine):
         raise AssertionError("to_sql if_exists=fail: no error")
     except ValueError:
         pass
+
+    # to_sql with its defaults writes the index as a column named "index"
+    # and creates an index on it.
+    check("to_sql defaults", out.to_sql("sqla_df", engine, if_exists="replace"), 3)
+    back = pd.read_sql_table("sqla_df", engine, index_col="index")
+    back.index.name = None
+    pd.testing.assert_frame_equal(back, out)
+    # Loam accepts CREATE INDEX and keeps no index (it prunes files by
+    # partition and column statistics), so the inspector lists none.
+    loam = "(Loam)" in engine.execute(text("SELECT version()")).scalar()
+    check("get_indexes after to_sql", [(i["name"], i["column_names"], i["unique"])
+                                       for i in inspect(engine).get_indexes("sqla_df")],
+          [] if loam else [("ix_sqla_df_index", ["index"], False)])
+    chunks = list(pd.read_sql("SELECT n, name FROM sqla_df ORDER BY n", engine, chunksize=2))
+    check("read_sql chunksize", [len(c) for c in chunks], [2, 1])
+    check("chunk values", pd.concat(chunks)["n"].tolist(), [1, 2, 3])
 
     big = pd.DataFrame({"id": range(250), "label": [f"l{i}" for i in range(250)],
                         "v": [i / 4 for i in range(250)]})
