@@ -15,6 +15,7 @@ import sys
 import pandas as pd
 import sqlalchemy as sa
 from sqlalchemy import func, inspect, text
+from sqlalchemy.orm import Session, declarative_base
 
 D = decimal.Decimal
 UTC = dt.timezone.utc
@@ -120,6 +121,24 @@ def core(engine):
         q = sa.select(calls.c.id).where(calls.c.model.in_(["claude", "x"])).order_by(calls.c.id)
         check("in_ (expanding)", conn.execute(q).scalars().all(), [3, 4])
 
+    # The ORM, reading: a mapped class, a grouped query, get by key.
+    Base = declarative_base()
+
+    class Call(Base):
+        __tablename__ = "sqla_calls"
+        id = sa.Column(sa.BigInteger, primary_key=True)
+        model = sa.Column(sa.Text)
+        tokens = sa.Column(sa.Integer)
+
+    with Session(engine) as s:
+        check("orm query", s.query(Call.model, func.sum(Call.tokens)).group_by(Call.model).order_by(Call.model).all(),
+              [("claude", 250), ("gpt-4o", 200)])
+        check("orm get", (s.get(Call, 3).model, s.get(Call, 99)), ("claude", None))
+
+    check("views", insp.get_view_names(include=("plain", "materialized")), [])
+    check("sequences", insp.get_sequence_names(), [])
+    check("enums", insp.get_enums(), [])
+
     # MetaData.create_all, executemany through Core insert(), rollback.
     md2 = sa.MetaData()
     models = sa.Table("sqla_models", md2,
@@ -212,6 +231,15 @@ def frames(engine):
                            "WHERE id < %(n)s ORDER BY id", engine, params={"n": 3})
     check("pyformat params", df.values.tolist(), [[CALLS[0][1].timestamp(), 120.0], [CALLS[1][1].timestamp(), 80.0]])
 
+    # Other types as pandas makes them.
+    df = pd.read_sql("SELECT '1 day 02:00'::interval AS iv, '{\"a\": 1}'::jsonb AS j, true AS b, "
+                     "'2024-01-02'::date AS d, 1.5::float4 AS f, 7::int2 AS s, ARRAY[1, 2] AS arr, "
+                     "'2024-01-02 03:04:05'::timestamp AS ts", engine)
+    check("more dtypes", [str(t) for t in df.dtypes],
+          ["timedelta64[ns]", "object", "bool", "object", "float64", "int64", "object", "datetime64[ns]"])
+    check("more values", df.iloc[0].tolist(),
+          [pd.Timedelta(hours=26), {"a": 1}, True, dt.date(2024, 1, 2), 1.5, 7, [1, 2], pd.Timestamp("2024-01-02 03:04:05")])
+
     # to_sql: create (replace), append, multi-row VALUES; read back.
     out = pd.DataFrame({
         "name": ["a", "b", None],
@@ -261,6 +289,12 @@ def frames(engine):
                                      method="multi", chunksize=100), 250)
     back = pd.read_sql_table("sqla_multi", engine, columns=["id", "v"])
     check("multi read back", (len(back), back["v"].sum()), (250, sum(i / 4 for i in range(250))))
+    # A server-side cursor (psycopg2's named cursor: DECLARE, FETCH), read
+    # in chunks, as notebooks do with tables bigger than memory.
+    with engine.connect() as conn:
+        stream = conn.execution_options(stream_results=True)
+        sizes = [len(c) for c in pd.read_sql(text("SELECT * FROM sqla_multi ORDER BY id"), stream, chunksize=100)]
+    check("stream_results chunks", sizes, [100, 100, 50])
     back = pd.read_sql_table("sqla_calls", engine, index_col="id", parse_dates=["ts"])
     check("read_sql_table index", list(back.index), [1, 2, 3, 4])
 
