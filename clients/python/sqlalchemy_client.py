@@ -11,7 +11,9 @@ pg_get_constraintdef, pg_index, ANY(ARRAY[...]), regclass casts…).
 import datetime as dt
 import decimal
 import sys
+import warnings
 
+import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 from sqlalchemy import func, inspect, text
@@ -48,7 +50,7 @@ def core(engine):
         check("select 1", conn.execute(text("SELECT 1")).scalar(), 1)
         check("server version", engine.dialect.server_version_info[0], 15)
         check("default schema", engine.dialect.default_schema_name, "public")
-        for t in ("sqla_calls", "sqla_models", "sqla_pk2", "sqla_df", "sqla_multi"):
+        for t in ("sqla_calls", "sqla_models", "sqla_pk2", "sqla_df", "sqla_multi", "sqla_odd"):
             conn.execute(text(f"DROP TABLE IF EXISTS {t}"))
         conn.execute(text("""CREATE TABLE sqla_calls (
             id int8 NOT NULL PRIMARY KEY, ts timestamptz NOT NULL, model text,
@@ -282,6 +284,29 @@ def frames(engine):
     chunks = list(pd.read_sql("SELECT n, name FROM sqla_df ORDER BY n", engine, chunksize=2))
     check("read_sql chunksize", [len(c) for c in chunks], [2, 1])
     check("chunk values", pd.concat(chunks)["n"].tolist(), [1, 2, 3])
+
+    # Columns of other dtypes: to_sql types them (Decimals and categories
+    # become text, timedeltas bigint nanoseconds), then reads them back.
+    odd = pd.DataFrame({
+        "d": [dt.date(2024, 1, 1), dt.date(2024, 1, 2)], "td": pd.to_timedelta([1, 2], unit="s"),
+        "cat": pd.Categorical(["a", "b"]), "dec": [D("1.5"), D("2.25")],
+        "i32": np.array([1, 2], dtype="int32"), "f32": np.array([1.5, 2], dtype="float32"),
+        "nb": pd.array([1, None], dtype="Int64"), "t": [dt.time(1, 2, 3), dt.time(4, 5, 6)]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pandas warns that timedeltas are written as integers
+        check("to_sql other dtypes", odd.to_sql("sqla_odd", engine, if_exists="replace", index=False), 2)
+    check("other dtypes' columns", [(c["name"], str(c["type"])) for c in inspect(engine).get_columns("sqla_odd")],
+          [("d", "DATE"), ("td", "BIGINT"), ("cat", "TEXT"), ("dec", "TEXT"), ("i32", "INTEGER"),
+           ("f32", "REAL"), ("nb", "BIGINT"), ("t", "TIME")])
+    back = pd.read_sql_table("sqla_odd", engine)
+    check("other dtypes back", [str(t) for t in back.dtypes],
+          ["datetime64[ns]", "int64", "object", "object", "int64", "float64", "float64", "object"])
+    check("other values back", back.fillna(-1).values.tolist(),
+          [[pd.Timestamp("2024-01-01"), 1000000000, "a", "1.5", 1, 1.5, 1.0, dt.time(1, 2, 3)],
+           [pd.Timestamp("2024-01-02"), 2000000000, "b", "2.25", 2, 2.0, -1.0, dt.time(4, 5, 6)]])
+    js = pd.DataFrame({"k": [1, 2], "js": [{"a": 1}, {"b": [2]}]})
+    js.to_sql("sqla_odd", engine, if_exists="replace", index=False, dtype={"js": sa.JSON})
+    check("json column", pd.read_sql_table("sqla_odd", engine)["js"].tolist(), [{"a": 1}, {"b": [2]}])
 
     big = pd.DataFrame({"id": range(250), "label": [f"l{i}" for i in range(250)],
                         "v": [i / 4 for i in range(250)]})
