@@ -324,6 +324,21 @@ def frames(engine):
     check("read_sql_table index", list(back.index), [1, 2, 3, 4])
 
 
+def search_path(url):
+    """A schema picked in a BI tool (Superset's SQL Lab): the search path
+    set by the startup packet's options."""
+    engine = sa.create_engine(url, connect_args={"options": "-csearch_path=pg_catalog,public"})
+    try:
+        with engine.connect() as conn:
+            check("options search_path", conn.exec_driver_sql("SHOW search_path").scalar(), "pg_catalog,public")
+            check("current_schema", conn.exec_driver_sql("SELECT current_schema()").scalar(), "pg_catalog")
+            check("unqualified table", conn.exec_driver_sql("SELECT count(*) FROM sqla_calls").scalar(), 4)
+        check("default schema", engine.dialect.default_schema_name, "pg_catalog")
+        check("tables of public", "sqla_calls" in inspect(engine).get_table_names(schema="public"), True)
+    finally:
+        engine.dispose()
+
+
 def main(url):
     # The URL as users write it, with the driver named.
     url = url.replace("postgres://", "postgresql+psycopg2://", 1)
@@ -338,6 +353,7 @@ def main(url):
         frames(engine)
     finally:
         engine.dispose()
+    search_path(url)
     print("ok")
 
 

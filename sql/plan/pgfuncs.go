@@ -34,9 +34,11 @@ func (b *binder) sessionValue(op pg.SQLValueFunctionOp) (expr.Expr, bool) {
 	return nil, false
 }
 
-// currentSchema is the first schema of the search path that exists.
+// currentSchema is the first schema of the search path that exists
+// (pg_catalog and information_schema included: BI tools connect with
+// options=-csearch_path=...).
 func currentSchema(ctx context.Context, ci CatalogInfo) types.Datum {
-	nss, _ := ci.Namespaces(ctx)
+	nss, _ := allSchemas(ctx, ci)
 	for _, s := range ci.SearchPath() {
 		for _, ns := range nss {
 			if ns == s {
@@ -80,19 +82,22 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 			return constant(currentSchema(b.p.ctx, ci))
 		}
 	case "current_schemas":
-		// The implicit pg_catalog comes first when asked for.
-		nss, _ := ci.Namespaces(b.p.ctx)
+		// The implicit pg_catalog comes first when asked for, unless the
+		// path names it.
+		nss, _ := allSchemas(b.p.ctx, ci)
 		var path []string
+		explicit := false
 		for _, s := range ci.SearchPath() {
 			for _, ns := range nss {
 				if ns == s {
 					path = append(path, s)
+					explicit = explicit || s == "pg_catalog"
 				}
 			}
 		}
 		return fn(types.ArrayOf(types.Name), []types.T{types.TBool}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
 			p := path
-			if a[0].I != 0 {
+			if a[0].I != 0 && !explicit {
 				p = append([]string{"pg_catalog"}, path...)
 			}
 			return types.Datum{T: types.ArrayOf(types.Name), S: "{" + strings.Join(p, ",") + "}"}, nil
