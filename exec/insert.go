@@ -3,6 +3,9 @@ package exec
 import (
 	"context"
 	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -25,6 +28,8 @@ type Target struct {
 	Types    []types.T
 	Required []bool
 	Arrow    *arrow.Schema
+	// Loc formats timestamptz values in error details.
+	Loc *time.Location
 }
 
 // Insert streams all rows of in to sink, batch by batch. in produces one
@@ -59,8 +64,13 @@ func Insert(ctx context.Context, sink Sink, t *Target, in Operator) (int64, erro
 func (t *Target) Write(sink Sink, rec arrow.RecordBatch) error {
 	for i, req := range t.Required {
 		if req && rec.Column(i).NullN() > 0 {
+			row := 0
+			for rec.Column(i).IsValid(row) {
+				row++
+			}
 			return &pgerr.Error{Code: pgerr.NotNullViolation,
-				Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", t.Names[i], t.Table)}
+				Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", t.Names[i], t.Table),
+				Detail:  "Failing row contains " + t.describeRow(rec, row) + "."}
 		}
 	}
 	cols := make([]arrow.Array, len(t.Types))
@@ -80,4 +90,36 @@ func (t *Target) Write(sink Sink, rec arrow.RecordBatch) error {
 	out := array.NewRecordBatch(t.Arrow, cols, rec.NumRows())
 	defer out.Release()
 	return sink.Add(out)
+}
+
+// describeRow prints a row as PostgreSQL's error details do: each value in
+// its text form, cut at 64 bytes, null as null.
+func (t *Target) describeRow(rec arrow.RecordBatch, row int) string {
+	loc := t.Loc
+	if loc == nil {
+		loc = time.UTC
+	}
+	var b strings.Builder
+	b.WriteByte('(')
+	for i := range t.Types {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		col := rec.Column(i)
+		if col.IsNull(row) {
+			b.WriteString("null")
+			continue
+		}
+		v := types.TextWriter(t.Types[i], col, loc)(nil, row)
+		if len(v) > 64 {
+			n := 64
+			for n > 0 && !utf8.RuneStart(v[n]) {
+				n--
+			}
+			v = append(v[:n:n], "..."...)
+		}
+		b.Write(v)
+	}
+	b.WriteByte(')')
+	return b.String()
 }

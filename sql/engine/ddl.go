@@ -130,6 +130,7 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 			return nil, err
 		}
 	}
+	s.eng.missing.forget(link.Key{NS: ns, Name: rv.Relname})
 	_, err := s.eng.store.Create(ctx, ns, rv.Relname, sc, spec, order, props)
 	if err == nil {
 		settings := tableSettings(ps.Table, props)
@@ -146,6 +147,8 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	if err != nil {
 		return nil, err
 	}
+	// Again: a lookup may have raced the create.
+	s.eng.missing.forget(link.Key{NS: ns, Name: rv.Relname})
 	if s.tx != 'I' || s.implicit {
 		s.created = append(s.created, link.Key{NS: ns, Name: rv.Relname})
 	}

@@ -49,6 +49,8 @@ type Engine struct {
 	meta  meta.Store
 	store *icetable.Store
 	link  *link.Manager
+	// missing caches failed table lookups (see missingTables).
+	missing missingTables
 }
 
 // prepared is what Execute needs to run a statement again.
@@ -150,8 +152,13 @@ func (c *catalog) Table(ctx context.Context, schema, name string) (*plan.TableIn
 		search = c.s.searchPath()
 	}
 	for _, ns := range search {
+		key := link.Key{NS: ns, Name: name}
+		if c.e.missing.has(key) {
+			continue
+		}
 		v, err := c.e.link.View(ctx, ns, name)
 		if errors.Is(err, icetable.ErrNoSuchTable) || errors.Is(err, icetable.ErrNoSuchNamespace) {
+			c.e.missing.add(key)
 			continue
 		}
 		if err != nil {

@@ -25,7 +25,7 @@ func (s *Session) write(ctx context.Context, ti *plan.TableInfo, fill func(*link
 		txn.Abort()
 		return 0, err
 	}
-	t := &exec.Target{Table: ti.Name, Names: ti.Columns, Types: ti.Types, Required: ti.Required, Arrow: sc}
+	t := &exec.Target{Table: ti.Name, Names: ti.Columns, Types: ti.Types, Required: ti.Required, Arrow: sc, Loc: s.loc}
 	n, err := fill(txn, t)
 	if err != nil {
 		txn.Abort()

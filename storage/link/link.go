@@ -277,10 +277,15 @@ func (m *Manager) Forget(key Key) {
 // View is a consistent read of a table: a pinned Iceberg table and the
 // tail chunks its snapshot does not hold.
 type View struct {
-	m      *Manager
-	Table  *table.Table
-	chunks []chunkRef
-	once   sync.Once
+	m     *Manager
+	Table *table.Table
+	// tail shares st.tail's array: entries are never changed in place
+	// (CommitAll copies before inserting out of order), so pinning is
+	// O(1) however long the tail has grown. from chunks of the first
+	// entry are already in Table.
+	tail []txnEntry
+	from int
+	once sync.Once
 }
 
 // View pins a table for a query. Release must be called when the query
@@ -295,22 +300,33 @@ func (m *Manager) View(ctx context.Context, ns, name string) (*View, error) {
 	}
 	m.trimMu.RLock()
 	st.mu.Lock()
-	v := &View{m: m, Table: st.tbl}
-	for i, e := range st.tail {
-		from := 0
-		if i == 0 && e.commit == st.pos.Commit {
-			from = st.pos.Chunks
-		}
-		v.chunks = append(v.chunks, e.chunks[from:]...)
+	v := &View{m: m, Table: st.tbl, tail: st.tail}
+	if len(st.tail) > 0 && st.tail[0].commit == st.pos.Commit {
+		v.from = st.pos.Chunks
 	}
 	st.mu.Unlock()
 	return v, nil
 }
 
+// chunks yields the view's tail chunks in commit order.
+func (v *View) chunks(yield func(chunkRef) bool) {
+	for i, e := range v.tail {
+		cs := e.chunks
+		if i == 0 {
+			cs = cs[v.from:]
+		}
+		for _, c := range cs {
+			if !yield(c) {
+				return
+			}
+		}
+	}
+}
+
 // TailRows is the number of rows in the view's tail.
 func (v *View) TailRows() int64 {
 	var n int64
-	for _, c := range v.chunks {
+	for c := range v.chunks {
 		n += c.rows
 	}
 	return n
@@ -319,7 +335,7 @@ func (v *View) TailRows() int64 {
 // Tail yields the tail's rows, one batch a chunk, in the table's Iceberg
 // Arrow schema. Each batch is the caller's to release.
 func (v *View) Tail(yield func(arrow.RecordBatch, error) bool) {
-	for _, c := range v.chunks {
+	for c := range v.chunks {
 		rec, err := v.m.readChunk(c.pos)
 		if !yield(rec, err) || err != nil {
 			return
@@ -499,13 +515,22 @@ func (m *Manager) CommitAll(txns []*Txn) error {
 		st.mu.Lock()
 		delete(st.pending, pos)
 		if serr == nil && !st.dropped {
-			e := txnEntry{commit: pos, chunks: chunks[st]}
-			i, _ := slices.BinarySearchFunc(st.tail, pos, func(e txnEntry, p wal.Pos) int { return cmpPos(e.commit, p) })
-			st.tail = slices.Insert(st.tail, i, e)
+			st.insertTail(txnEntry{commit: pos, chunks: chunks[st]})
 		}
 		st.mu.Unlock()
 	}
 	return serr
+}
+
+// insertTail puts a committed transaction into the tail in commit order;
+// st.mu is held. Commits reach here in log order but for a race between
+// two syncs, when the entry goes into a copy: views share the array.
+func (st *tableState) insertTail(e txnEntry) {
+	i, _ := slices.BinarySearchFunc(st.tail, e.commit, func(e txnEntry, p wal.Pos) int { return cmpPos(e.commit, p) })
+	if i < len(st.tail) {
+		st.tail = slices.Clone(st.tail)
+	}
+	st.tail = slices.Insert(st.tail, i, e)
 }
 
 func cmpPos(a, b wal.Pos) int {

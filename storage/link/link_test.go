@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -340,4 +341,34 @@ func TestCommitAllReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after checkpoint")
+}
+
+// A view shares the tail's array; a commit that lands out of order (two
+// syncs racing) must not change what a pinned view reads.
+func TestViewSharesTailSafely(t *testing.T) {
+	st := &tableState{}
+	ref := func(p wal.Pos) txnEntry { return txnEntry{commit: p, chunks: []chunkRef{{pos: p, rows: 1}}} }
+	st.insertTail(ref(10))
+	st.insertTail(ref(30))
+	st.insertTail(ref(40))
+	if cap(st.tail) == len(st.tail) {
+		t.Fatal("the test needs spare capacity in the tail's array")
+	}
+	v := &View{tail: st.tail}
+	st.insertTail(ref(20)) // out of order
+	st.insertTail(ref(50)) // in order: appended
+	var got []wal.Pos
+	for c := range v.chunks {
+		got = append(got, c.pos)
+	}
+	if !slices.Equal(got, []wal.Pos{10, 30, 40}) {
+		t.Fatalf("pinned view reads %v, want [10 30 40]", got)
+	}
+	var all []wal.Pos
+	for _, e := range st.tail {
+		all = append(all, e.commit)
+	}
+	if !slices.Equal(all, []wal.Pos{10, 20, 30, 40, 50}) {
+		t.Fatalf("tail %v, want [10 20 30 40 50]", all)
+	}
 }

@@ -51,6 +51,39 @@ var methods = []method{
 	{"copy-text", copyLoader(gen.Text), copyPrepare(gen.Text)},
 	{"copy-binary", copyLoader(gen.Binary), copyPrepare(gen.Binary)},
 	{"insert", insertLoad, nil},
+	// An application logging each call as it happens: one single-row
+	// INSERT a transaction, or a hundred in one BEGIN … COMMIT. Slow by
+	// nature: run them with a small BENCH_ROWS.
+	{"insert-row", rowInserter(1), nil},
+	{"insert-tx", rowInserter(100), nil},
+}
+
+// rowInserter loads with single-row INSERTs, perTx of them in each
+// transaction block (1: no block, each commits on its own).
+func rowInserter(perTx int) func(context.Context, *pgx.Conn, string, uint64, uint64, uint64) error {
+	return func(ctx context.Context, conn *pgx.Conn, table string, seed, from, to uint64) error {
+		sql := insertSQL(table, 1)
+		g := gen.NewAt(seed, from)
+		args := make([]any, 0, len(gen.Columns))
+		for i := from; i < to; i++ {
+			inBlock := perTx > 1
+			if inBlock && (i-from)%uint64(perTx) == 0 {
+				if _, err := conn.Exec(ctx, "BEGIN"); err != nil {
+					return err
+				}
+			}
+			args = gen.AppendArgs(args[:0], g.Next())
+			if _, err := conn.Exec(ctx, sql, args...); err != nil {
+				return fmt.Errorf("INSERT of row %d: %w", i, err)
+			}
+			if inBlock && ((i-from)%uint64(perTx) == uint64(perTx-1) || i == to-1) {
+				if _, err := conn.Exec(ctx, "COMMIT"); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 }
 
 // copyLoader loads with COPY … FROM STDIN, generating the data as pgconn
