@@ -324,6 +324,25 @@ def frames(engine):
     check("read_sql_table index", list(back.index), [1, 2, 3, 4])
 
 
+def partitioned(engine):
+    """Loam only (PostgreSQL has no PARTITIONED BY, and its partitioned
+    tables take no rows without partitions): the LLM-call table as users
+    declare it, which pg_class lists as partitioned (relkind 'p'), appended
+    to by to_sql and reflected like any table."""
+    with engine.begin() as conn:
+        conn.execute(text("DROP TABLE IF EXISTS sqla_llm_calls"))
+        conn.execute(text("""CREATE TABLE sqla_llm_calls (ts timestamptz NOT NULL, tenant text, model text,
+            cost_usd numeric(12,6)) PARTITIONED BY (day(ts))"""))
+    df = pd.DataFrame({"ts": pd.to_datetime(["2026-11-01T00:00:00Z", "2026-11-02T12:00:00Z"], utc=True),
+                       "tenant": ["acme", "globex"], "model": ["gpt-4o", "claude"], "cost_usd": [0.125, 0.25]})
+    check("to_sql into a partitioned table", df.to_sql("sqla_llm_calls", engine, if_exists="append", index=False), 2)
+    check("partitioned table listed", "sqla_llm_calls" in inspect(engine).get_table_names(), True)
+    check("partitioned columns", [(c["name"], str(c["type"])) for c in inspect(engine).get_columns("sqla_llm_calls")],
+          [("ts", "TIMESTAMP"), ("tenant", "TEXT"), ("model", "TEXT"), ("cost_usd", "NUMERIC(12, 6)")])
+    back = pd.read_sql_table("sqla_llm_calls", engine)
+    pd.testing.assert_frame_equal(back.sort_values("ts", ignore_index=True), df)
+
+
 def search_path(url):
     """A schema picked in a BI tool (Superset's SQL Lab): the search path
     set by the startup packet's options."""
@@ -351,6 +370,8 @@ def main(url):
     engine = sa.create_engine(url)
     try:
         frames(engine)
+        if "(Loam)" in engine.execute(text("SELECT version()")).scalar():
+            partitioned(engine)
     finally:
         engine.dispose()
     search_path(url)
