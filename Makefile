@@ -103,13 +103,14 @@ clients: build postgres pgjdbc clients-deps
 
 clients-deps: clients-python clients-node
 
-# psycopg2 and psycopg 3 are Debian's packages, for Debian's /usr/bin/python3.
+# psycopg2, psycopg 3, SQLAlchemy 1.4 and pandas 1.5 are Debian's packages,
+# for Debian's /usr/bin/python3.
 clients-python:
-	@/usr/bin/python3 -c 'import psycopg2, psycopg' 2>/dev/null || { \
-	  echo "psycopg2/psycopg 3 not found: installing Debian's python3-psycopg2 python3-psycopg"; \
+	@/usr/bin/python3 -c 'import psycopg2, psycopg, sqlalchemy, pandas' 2>/dev/null || { \
+	  echo "psycopg2/psycopg 3/SQLAlchemy/pandas not found: installing Debian's python3-psycopg2 python3-psycopg python3-sqlalchemy python3-pandas"; \
 	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
-	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 python3-psycopg2 python3-psycopg; }
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 python3-psycopg2 python3-psycopg python3-sqlalchemy python3-pandas; }
 
 # node-postgres from npm at package-lock.json's versions; npm ci again only
 # when the lock file changes.

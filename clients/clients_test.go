@@ -11,9 +11,10 @@
 //	make clients                                  install the drivers, run all
 //	LOAM_BIN=$PWD/bin/loam go test ./clients/ -run 'TestClients/psycopg2/loam'
 //
-// The drivers: Debian's python3-psycopg2 and python3-psycopg (run with
-// /usr/bin/python3, whose packages they are) and npm's pg, installed by
-// `npm ci` in node/. `make clients-deps` installs whichever is missing.
+// The drivers: Debian's python3-psycopg2 and python3-psycopg, and
+// SQLAlchemy 1.4 with pandas 1.5 over psycopg2 (python3-sqlalchemy,
+// python3-pandas; all run with /usr/bin/python3, whose packages they are),
+// and npm's pg, installed by `npm ci` in node/. `make clients-deps` installs whichever is missing.
 package clients
 
 import (
@@ -53,6 +54,7 @@ type script struct {
 var scripts = []script{
 	{"psycopg2", "python", []string{python, "psycopg2_client.py"}, pythonModule("psycopg2", "python3-psycopg2")},
 	{"psycopg3", "python", []string{python, "psycopg3_client.py"}, pythonModule("psycopg", "python3-psycopg")},
+	{"sqlalchemy", "python", []string{python, "sqlalchemy_client.py"}, pythonModule("sqlalchemy, pandas, psycopg2", "python3-sqlalchemy python3-pandas")},
 	{"node-postgres", "node", []string{"node", "pg_client.js"}, nodeModule},
 }
 

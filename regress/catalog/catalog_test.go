@@ -245,6 +245,146 @@ ORDER BY pg_catalog.pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT', c.oid::pg_ca
 	{sql: `SELECT pg_get_indexdef(0), pg_get_constraintdef(0), pg_get_expr(NULL, 'llm_calls'::regclass)`, rows: true},
 	{sql: `SELECT obj_description('llm_calls'::regclass, 'pg_class'), obj_description('llm_calls'::regclass), col_description('llm_calls'::regclass, 1)`, rows: true},
 	{sql: `SELECT pg_encoding_to_char(0), pg_encoding_to_char(6)`, rows: true},
+	// SQLAlchemy's reflection (clients/python/sqlalchemy_client.py).
+	{sql: `SELECT pg_type_is_visible(25), pg_type_is_visible(1007), pg_type_is_visible(0), pg_get_serial_sequence('llm_calls', 'model')`, rows: true},
+	// SQLAlchemy 1.4's reflection queries, verbatim (get_columns, domains,
+	// enums, get_pk_constraint, get_foreign_keys, get_indexes,
+	// get_unique_constraints, get_check_constraints, get_table_comment).
+	{sql: `SELECT a.attname,
+	  pg_catalog.format_type(a.atttypid, a.atttypmod),
+	  (
+	    SELECT pg_catalog.pg_get_expr(d.adbin, d.adrelid)
+	    FROM pg_catalog.pg_attrdef d
+	    WHERE d.adrelid = a.attrelid AND d.adnum = a.attnum
+	    AND a.atthasdef
+	  ) AS DEFAULT,
+	  a.attnotnull,
+	  a.attrelid as table_oid,
+	  pgd.description as comment,
+	  a.attgenerated as generated,
+	                  (SELECT json_build_object(
+	        'always', a.attidentity = 'a',
+	        'start', s.seqstart,
+	        'increment', s.seqincrement,
+	        'minvalue', s.seqmin,
+	        'maxvalue', s.seqmax,
+	        'cache', s.seqcache,
+	        'cycle', s.seqcycle)
+	    FROM pg_catalog.pg_sequence s
+	    JOIN pg_catalog.pg_class c on s.seqrelid = c."oid"
+	    WHERE c.relkind = 'S'
+	    AND a.attidentity != ''
+	    AND s.seqrelid = pg_catalog.pg_get_serial_sequence(
+	        a.attrelid::regclass::text, a.attname
+	    )::regclass::oid
+	    ) as identity_options
+	FROM pg_catalog.pg_attribute a
+	LEFT JOIN pg_catalog.pg_description pgd ON (
+	    pgd.objoid = a.attrelid AND pgd.objsubid = a.attnum)
+	WHERE a.attrelid = %[1]s
+	AND a.attnum > 0 AND NOT a.attisdropped
+	ORDER BY a.attnum`, oid: true},
+	{sql: `SELECT t.typname as "name",
+	   pg_catalog.format_type(t.typbasetype, t.typtypmod) as "attype",
+	   not t.typnotnull as "nullable",
+	   t.typdefault as "default",
+	   pg_catalog.pg_type_is_visible(t.oid) as "visible",
+	   n.nspname as "schema"
+	FROM pg_catalog.pg_type t
+	   LEFT JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+	WHERE t.typtype = 'd'`}, // PostgreSQL's rows: information_schema's domains, which Loam lacks
+	{sql: `SELECT t.typname as "name",
+	   -- no enum defaults in 8.4 at least
+	   -- t.typdefault as "default",
+	   pg_catalog.pg_type_is_visible(t.oid) as "visible",
+	   n.nspname as "schema",
+	   e.enumlabel as "label"
+	FROM pg_catalog.pg_type t
+	     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+	     LEFT JOIN pg_catalog.pg_enum e ON t.oid = e.enumtypid
+	WHERE t.typtype = 'e'
+	ORDER BY "schema", "name", e.oid`, rows: true},
+	{sql: `SELECT a.attname
+	FROM pg_attribute a JOIN (
+	    SELECT unnest(ix.indkey) attnum,
+	           generate_subscripts(ix.indkey, 1) ord
+	    FROM pg_index ix
+	    WHERE ix.indrelid = %[1]s AND ix.indisprimary
+	    ) k ON a.attnum=k.attnum
+	WHERE a.attrelid = %[1]s
+	ORDER BY k.ord`, oid: true, rows: true},
+	{sql: `SELECT conname
+	   FROM  pg_catalog.pg_constraint r
+	   WHERE r.conrelid = %[1]s AND r.contype = 'p'
+	   ORDER BY 1`, oid: true, rows: true},
+	{sql: `SELECT r.conname,
+	        pg_catalog.pg_get_constraintdef(r.oid, true) as condef,
+	        n.nspname as conschema
+	  FROM  pg_catalog.pg_constraint r,
+	        pg_namespace n,
+	        pg_class c
+	  WHERE r.conrelid = %[1]s AND
+	        r.contype = 'f' AND
+	        c.oid = confrelid AND
+	        n.oid = c.relnamespace
+	  ORDER BY 1`, oid: true, rows: true},
+	{sql: `SELECT
+	      i.relname as relname,
+	      ix.indisunique, ix.indexprs,
+	      a.attname, a.attnum, c.conrelid, ix.indkey::varchar,
+	      ix.indoption::varchar, i.reloptions, am.amname,
+	      pg_get_expr(ix.indpred, ix.indrelid),
+	      ix.indnkeyatts as indnkeyatts
+	  FROM
+	      pg_class t
+	            join pg_index ix on t.oid = ix.indrelid
+	            join pg_class i on i.oid = ix.indexrelid
+	            left outer join
+	                pg_attribute a
+	                on t.oid = a.attrelid and a.attnum = ANY(ix.indkey)
+	            left outer join
+	                pg_constraint c
+	                on (ix.indrelid = c.conrelid and
+	                    ix.indexrelid = c.conindid and
+	                    c.contype in ('p', 'u', 'x'))
+	            left outer join
+	                pg_am am
+	                on i.relam = am.oid
+	  WHERE
+	      t.relkind IN ('r', 'v', 'f', 'm', 'p')
+	      and t.oid = %[1]s
+	      and ix.indisprimary = 'f'
+	  ORDER BY
+	      t.relname,
+	      i.relname`, oid: true, rows: true},
+	{sql: `SELECT
+	    cons.conname as name,
+	    cons.conkey as key,
+	    a.attnum as col_num,
+	    a.attname as col_name
+	FROM
+	    pg_catalog.pg_constraint cons
+	    join pg_attribute a
+	      on cons.conrelid = a.attrelid AND
+	        a.attnum = ANY(cons.conkey)
+	WHERE
+	    cons.conrelid = %[1]s AND
+	    cons.contype = 'u'`, oid: true, rows: true},
+	{sql: `SELECT
+	    cons.conname as name,
+	    pg_get_constraintdef(cons.oid) as src
+	FROM
+	    pg_catalog.pg_constraint cons
+	WHERE
+	    cons.conrelid = %[1]s AND
+	    cons.contype = 'c'`, oid: true, rows: true},
+	{sql: `SELECT
+	    pgd.description as table_comment
+	FROM
+	    pg_catalog.pg_description pgd
+	WHERE
+	    pgd.objsubid = 0 AND
+	    pgd.objoid = %[1]s`, oid: true, rows: true},
 	{sql: `SELECT has_table_privilege('llm_calls', 'SELECT'), has_table_privilege('public.llm_calls', 'INSERT'),
 		has_table_privilege(current_user, 'llm_calls', 'SELECT'), has_table_privilege('llm_calls'::regclass, 'SELECT')`, rows: true},
 	{sql: `SELECT has_schema_privilege('public', 'USAGE'), has_schema_privilege('public', 'CREATE'), has_schema_privilege(current_user, 'public', 'USAGE')`, rows: true},

@@ -33,7 +33,7 @@ func (p *Planner) InsertValues(s *pg.SelectStmt, colTypes []types.T, target []in
 			if err != nil {
 				return nil, err
 			}
-			if _, ok := types.Common(e.Type(), want); !ok && e.Type().Kind != types.Text {
+			if _, ok := types.Common(e.Type(), want); !ok && e.Type().Kind != types.Text && !AssignsToString(want) {
 				return nil, pgerr.New(pgerr.DatatypeMismatch, "column is of type %s but expression is of type %s", want, e.Type()).
 					WithPosition(pos(p.query, nodeLocation(it))).WithHint("You will need to rewrite or cast the expression.")
 			}
@@ -49,4 +49,15 @@ func (p *Planner) InsertValues(s *pg.SelectStmt, colTypes []types.T, target []in
 		cols[j] = Column{Name: "column" + itoa(j+1), T: ts[j]}
 	}
 	return &Query{Root: exec.NewValues(rows, ts, p.ec), Columns: cols}, nil
+}
+
+// AssignsToString reports whether t is a string type, which every type is
+// assignment-cast to (PostgreSQL's I/O conversion casts): pandas' to_sql
+// writes Decimals into the text column it makes for object dtypes.
+func AssignsToString(t types.T) bool {
+	switch t.Kind {
+	case types.Text, types.Varchar, types.Char:
+		return true
+	}
+	return false
 }

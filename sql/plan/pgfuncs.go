@@ -34,9 +34,11 @@ func (b *binder) sessionValue(op pg.SQLValueFunctionOp) (expr.Expr, bool) {
 	return nil, false
 }
 
-// currentSchema is the first schema of the search path that exists.
+// currentSchema is the first schema of the search path that exists
+// (pg_catalog and information_schema included: BI tools connect with
+// options=-csearch_path=...).
 func currentSchema(ctx context.Context, ci CatalogInfo) types.Datum {
-	nss, _ := ci.Namespaces(ctx)
+	nss, _ := allSchemas(ctx, ci)
 	for _, s := range ci.SearchPath() {
 		for _, ns := range nss {
 			if ns == s {
@@ -80,19 +82,22 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 			return constant(currentSchema(b.p.ctx, ci))
 		}
 	case "current_schemas":
-		// The implicit pg_catalog comes first when asked for.
-		nss, _ := ci.Namespaces(b.p.ctx)
+		// The implicit pg_catalog comes first when asked for, unless the
+		// path names it.
+		nss, _ := allSchemas(b.p.ctx, ci)
 		var path []string
+		explicit := false
 		for _, s := range ci.SearchPath() {
 			for _, ns := range nss {
 				if ns == s {
 					path = append(path, s)
+					explicit = explicit || s == "pg_catalog"
 				}
 			}
 		}
 		return fn(types.ArrayOf(types.Name), []types.T{types.TBool}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
 			p := path
-			if a[0].I != 0 {
+			if a[0].I != 0 && !explicit {
 				p = append([]string{"pg_catalog"}, path...)
 			}
 			return types.Datum{T: types.ArrayOf(types.Name), S: "{" + strings.Join(p, ",") + "}"}, nil
@@ -128,6 +133,20 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		}
 		return fn(types.TBool, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
 			return dBool(visible[a[0].I]), nil
+		})
+	case "pg_type_is_visible":
+		// Every type Loam has (pg_type's rows) lives in pg_catalog, which
+		// is always searched; an unknown OID is NULL, as in PostgreSQL.
+		known := map[int64]bool{}
+		for _, pt := range pgTypes {
+			known[int64(pt.t.OID())] = true
+			known[int64(types.ArrayOf(pt.t.Kind).OID())] = true
+		}
+		return fn(types.TBool, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			if !known[a[0].I] {
+				return types.NullOf(types.TBool), nil
+			}
+			return dBool(true), nil
 		})
 	case "format_type":
 		return fn(types.TText, []types.T{types.TOID, types.TInt4}, false, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
@@ -373,6 +392,12 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		return fn(types.TText, []types.T{types.TInt8}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
 			return dText(sizePretty(a[0].I)), nil
 		})
+	case "pg_get_serial_sequence":
+		// Loam has no sequences, so no column owns one (SQLAlchemy's
+		// reflection asks for identity columns' options).
+		if len(args) == 2 {
+			return fn(types.TText, []types.T{types.TText, types.TText}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) { return types.NullOf(types.TText), nil })
+		}
 	case "pg_relation_is_publishable":
 		if len(args) == 1 {
 			return constant(dBool(false))

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -23,7 +24,7 @@ type srfCall struct {
 // isSetFunc names the set-returning functions a select list can call.
 func isSetFunc(fc *pg.FuncCall) bool {
 	switch funcName(fc) {
-	case "generate_series", "unnest":
+	case "generate_series", "unnest", "generate_subscripts":
 		return len(fc.Funcname) == 1 || schemaOf(fc) == "pg_catalog"
 	case "_pg_expandarray":
 		return schemaOf(fc) == "information_schema"
@@ -52,6 +53,12 @@ func (b *binder) bindSetFunc(fc *pg.FuncCall) (expr.Expr, error) {
 			return nil, err
 		}
 		fn = exec.SeriesFunc(t, args)
+	} else if name == "generate_subscripts" {
+		f, err := b.subscriptsFunc(fc)
+		if err != nil {
+			return nil, err
+		}
+		fn = f
 	} else {
 		if len(fc.Args) != 1 {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "%s of several arrays is not supported yet", name).WithPosition(pos(b.p.query, fc.Location))
@@ -183,5 +190,57 @@ func (p *Planner) recordSetItem(fc *pg.FuncCall, alias *pg.Alias) (*fromItem, er
 			}
 			return rows, nil
 		}), nil
+	}}, nil
+}
+
+// subscriptsFunc is generate_subscripts(array, dim [, reverse]): the
+// subscripts of the array's dimension dim, as SQLAlchemy's primary key
+// reflection numbers pg_index.indkey. Loam's arrays are one-dimensional
+// with lower bound 1, so any other dimension has no subscripts.
+func (b *binder) subscriptsFunc(fc *pg.FuncCall) (exec.SetFunc, error) {
+	args := make([]expr.Expr, len(fc.Args))
+	names := make([]string, len(fc.Args))
+	for i, a := range fc.Args {
+		e, err := b.bind(a)
+		if err != nil {
+			return exec.SetFunc{}, err
+		}
+		args[i], names[i] = e, e.Type().String()
+	}
+	if (len(args) != 2 && len(args) != 3) || args[0].Type().Kind != types.Array {
+		return exec.SetFunc{}, pgerr.New(pgerr.UndefinedFunction, "function generate_subscripts(%s) does not exist", strings.Join(names, ", ")).
+			WithPosition(pos(b.p.query, fc.Location)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	want := []types.T{args[0].Type(), types.TInt4, types.TBool}
+	for i := 1; i < len(args); i++ {
+		c, err := b.coerce(args[i], want[i], fc.Location)
+		if err != nil {
+			return exec.SetFunc{}, err
+		}
+		args[i] = c
+	}
+	return exec.SetFunc{Name: "generate_subscripts", T: types.TInt4, Args: args, Start: func(a []types.Datum, _ *expr.Ctx) (func() (types.Datum, bool), error) {
+		n := 0 // strict: a NULL argument gives no rows
+		if !a[0].Null && !a[1].Null && a[1].I == 1 && (len(a) < 3 || !a[2].Null) {
+			elems, _, err := types.SplitArrayText(a[0].S)
+			if err != nil {
+				return nil, err
+			}
+			n = len(elems)
+		}
+		reverse := len(a) == 3 && a[2].I != 0
+		i := 0
+		return func() (types.Datum, bool) {
+			if i >= n {
+				return types.Datum{}, false
+			}
+			i++
+			v := i
+			if reverse {
+				v = n + 1 - i
+			}
+			return types.Int(types.TInt4, int64(v)), true
+		}, nil
 	}}, nil
 }
