@@ -50,7 +50,7 @@ func Open(ctx context.Context, storeURL, warehouseURL string) (Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("metastore %s: %w", redact(storeURL), err)
 	}
-	return &sqlStore{db: db, d: d, cat: cat}, nil
+	return &sqlStore{db: db, d: d, cat: cat, warehouse: strings.TrimSuffix(warehouseURL, "/")}, nil
 }
 
 // openDB opens and pings the database at storeURL, with pool settings fit

@@ -25,6 +25,9 @@ type sqlStore struct {
 	db  *sql.DB
 	d   *dialect
 	cat *sqlcat.Catalog
+	// warehouse is where view metadata files go (views.go).
+	warehouse string
+	views     viewCache
 }
 
 var _ Store = (*sqlStore)(nil)

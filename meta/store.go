@@ -71,6 +71,15 @@ type Store interface {
 	TableSettings(ctx context.Context, ns, name string) (TableSettings, error)
 	DeleteTableSettings(ctx context.Context, ns, name string) error
 
+	// Views are Iceberg views (views.go). CreateView: ErrExists when a
+	// table or view holds the name. ReplaceView, View, DropView:
+	// ErrNotFound when there is no such view. ListViews is sorted.
+	CreateView(ctx context.Context, ns, name string, v View) error
+	ReplaceView(ctx context.Context, ns, name string, v View) error
+	View(ctx context.Context, ns, name string) (View, error)
+	DropView(ctx context.Context, ns, name string) error
+	ListViews(ctx context.Context, ns string) ([]string, error)
+
 	// Roles and grants (used by a later issue). CreateRole: ErrExists when
 	// taken. DropRole drops the role's grants too; ErrNotFound when there
 	// is none. Grant: ErrNotFound for a missing role, granting twice is no

@@ -108,6 +108,9 @@ func (s *Session) copyTarget(ctx context.Context, cs *pg.CopyStmt, cat *catalog)
 	if err != nil {
 		return nil, nil, err
 	}
+	if ti.ViewSQL != "" {
+		return nil, nil, pgerr.New(pgerr.WrongObjectType, "cannot copy from view %q", ti.Name).WithHint("Try the COPY (SELECT ...) TO variant.")
+	}
 	var cols []int
 	if len(cs.Attlist) == 0 {
 		for i := range ti.Columns {

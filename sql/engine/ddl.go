@@ -343,6 +343,9 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 				}
 				return nil, err
 			}
+			if ti.ViewSQL != "" {
+				return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a table", name).WithHint("Use DROP VIEW to remove a view.")
+			}
 			if err := s.dropTable(ctx, ti.Namespace, ti.Name); err != nil {
 				return nil, err
 			}
@@ -366,10 +369,17 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 			if err != nil {
 				return nil, err
 			}
-			if len(tables) > 0 {
+			views, err := s.eng.meta.ListViews(ctx, ns)
+			if err != nil {
+				return nil, err
+			}
+			if len(tables)+len(views) > 0 {
 				deps := make([]string, len(tables))
 				for i, t := range tables {
 					deps[i] = fmt.Sprintf("table %s.%s", ns, t)
+				}
+				for _, v := range views {
+					deps = append(deps, fmt.Sprintf("view %s.%s", ns, v))
 				}
 				if ds.Behavior != pg.DropBehavior_DROP_CASCADE {
 					detail := make([]string, len(deps))
@@ -386,6 +396,11 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 				} else {
 					s.noticeDetail(fmt.Sprintf("drop cascades to %d other objects", len(deps)), "drop cascades to "+strings.Join(deps, "\ndrop cascades to "))
 				}
+				for _, v := range views {
+					if err := s.eng.meta.DropView(ctx, ns, v); err != nil && !errors.Is(err, meta.ErrNotFound) {
+						return nil, fmt.Errorf("drop view %s.%s: %w", ns, v, err)
+					}
+				}
 				for _, t := range tables {
 					s.eng.link.Forget(link.Key{NS: ns, Name: t})
 					if err := s.eng.store.Drop(ctx, ns, t); err != nil {
@@ -401,6 +416,8 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 			}
 		}
 		return &Cursor{tag: "DROP SCHEMA", sess: s}, nil
+	case pg.ObjectType_OBJECT_VIEW:
+		return s.dropViews(ctx, ds)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported", ds.RemoveType.String()[len("OBJECT_"):])
 }

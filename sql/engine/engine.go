@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -154,11 +155,17 @@ func (c *catalog) Table(ctx context.Context, schema, name string) (*plan.TableIn
 	for _, ns := range search {
 		key := link.Key{NS: ns, Name: name}
 		if c.e.missing.has(key) {
+			if ti, err := c.view(ctx, ns, name); ti != nil || err != nil {
+				return ti, err
+			}
 			continue
 		}
 		v, err := c.e.link.View(ctx, ns, name)
 		if errors.Is(err, icetable.ErrNoSuchTable) || errors.Is(err, icetable.ErrNoSuchNamespace) {
 			c.e.missing.add(key)
+			if ti, err := c.view(ctx, ns, name); ti != nil || err != nil {
+				return ti, err
+			}
 			continue
 		}
 		if err != nil {
@@ -302,6 +309,12 @@ func (c *catalog) Tables(ctx context.Context, ns string) ([]*plan.TableInfo, err
 	if err != nil {
 		return nil, fmt.Errorf("list tables of %s: %w", ns, err)
 	}
+	views, err := c.e.meta.ListViews(ctx, ns)
+	if err != nil {
+		return nil, fmt.Errorf("list views of %s: %w", ns, err)
+	}
+	names = append(names, views...)
+	slices.Sort(names)
 	var out []*plan.TableInfo
 	for _, n := range names {
 		ti, err := c.Table(ctx, ns, n)

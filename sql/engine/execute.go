@@ -228,6 +228,8 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return &Cursor{tag: fmt.Sprintf("INSERT 0 %d", count), sess: s}, nil
 	case *pg.Node_CreateStmt:
 		return s.createTable(ctx, n.CreateStmt, ps, st.prep.query)
+	case *pg.Node_ViewStmt:
+		return s.createView(ctx, n.ViewStmt, ps, st.prep.query)
 	case *pg.Node_CreateSchemaStmt:
 		return s.createSchemaStmt(ctx, n.CreateSchemaStmt)
 	case *pg.Node_DropStmt:
@@ -355,6 +357,9 @@ func (s *Session) planInsert(ctx context.Context, p *plan.Planner, ins *pg.Inser
 	ti, err := cat.Table(ctx, rv.Schemaname, rv.Relname)
 	if err != nil {
 		return nil, nil, nil, pgerr.From(err).WithPosition(parse.CharPos(p.Query(), int(rv.Location)))
+	}
+	if ti.ViewSQL != "" {
+		return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "cannot insert into view %q: Loam views are read-only", ti.Name).WithPosition(parse.CharPos(p.Query(), int(rv.Location)))
 	}
 	src, err := s.insertSource(p, ins, ti)
 	if err != nil || len(ins.ReturningList) == 0 {

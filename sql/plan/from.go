@@ -59,6 +59,9 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 		if err != nil {
 			return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
 		}
+		if ti.ViewSQL != "" {
+			return p.viewItem(ti, rv)
+		}
 		alias := ti.Name
 		if rv.Alias != nil {
 			alias = rv.Alias.Aliasname

@@ -246,7 +246,8 @@ type relation struct {
 	cols     []vcol
 	notnull  []bool
 	clauses  loamClauses
-	pkey     []int // the PRIMARY KEY's attnums, in key order
+	pkey     []int  // the PRIMARY KEY's attnums, in key order
+	def      string // a view's SELECT text
 }
 
 // pkeyName is the name PostgreSQL gives a table's primary key index and
@@ -297,6 +298,9 @@ func relations(ctx context.Context, ci CatalogInfo) ([]relation, error) {
 			r := relation{ns: ns, name: ti.Name, kind: "r", clauses: clausesOf(ti.Table)}
 			if r.clauses.partKey != "" {
 				r.kind = "p"
+			}
+			if ti.ViewSQL != "" {
+				r.kind, r.def = "v", ti.ViewSQL
 			}
 			for i, c := range ti.Columns {
 				r.cols = append(r.cols, vcol{c, ti.Types[i]})
@@ -602,7 +606,7 @@ func init() {
 				}
 				return out, err
 			}),
-		defTable("pg_catalog", "pg_views", `schemaname:name viewname:name viewowner:name definition:text`, noRows),
+		defTable("pg_catalog", "pg_views", `schemaname:name viewname:name viewowner:name definition:text`, viewRows),
 		defTable("pg_catalog", "pg_matviews", `schemaname:name matviewname:name matviewowner:name tablespace:name hasindexes:boolean ispopulated:boolean definition:text`, noRows),
 		defTable("pg_catalog", "pg_tablespace", `oid:oid spcname:name spcowner:oid spcacl:aclitem[] spcoptions:text[]`,
 			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
@@ -661,11 +665,7 @@ func init() {
 				return out, err
 			}),
 		defTable("information_schema", "views", `table_catalog:sql_identifier table_schema:sql_identifier table_name:sql_identifier view_definition:character_data check_option:character_data is_updatable:yes_or_no is_insertable_into:yes_or_no is_trigger_updatable:yes_or_no is_trigger_deletable:yes_or_no is_trigger_insertable_into:yes_or_no`,
-			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
-				// Only Loam's own user views would be listed; information_schema's
-				// and pg_catalog's are not in PostgreSQL either (no privilege).
-				return nil, nil
-			}),
+			viewRows),
 		defTable("information_schema", "columns", `table_catalog:sql_identifier table_schema:sql_identifier table_name:sql_identifier column_name:sql_identifier ordinal_position:cardinal_number column_default:character_data is_nullable:yes_or_no data_type:character_data character_maximum_length:cardinal_number character_octet_length:cardinal_number numeric_precision:cardinal_number numeric_precision_radix:cardinal_number numeric_scale:cardinal_number datetime_precision:cardinal_number interval_type:character_data interval_precision:cardinal_number character_set_catalog:sql_identifier character_set_schema:sql_identifier character_set_name:sql_identifier collation_catalog:sql_identifier collation_schema:sql_identifier collation_name:sql_identifier domain_catalog:sql_identifier domain_schema:sql_identifier domain_name:sql_identifier udt_catalog:sql_identifier udt_schema:sql_identifier udt_name:sql_identifier scope_catalog:sql_identifier scope_schema:sql_identifier scope_name:sql_identifier maximum_cardinality:cardinal_number dtd_identifier:sql_identifier is_self_referencing:yes_or_no is_identity:yes_or_no identity_generation:character_data identity_start:character_data identity_increment:character_data identity_maximum:character_data identity_minimum:character_data identity_cycle:yes_or_no is_generated:character_data generation_expression:character_data is_updatable:yes_or_no`,
 			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
 				rels, err := relations(ctx, ci)

@@ -267,8 +267,15 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		case len(args) == 3 && name == "pg_get_indexdef":
 			return fn(types.TText, []types.T{types.TOID, types.TInt4, types.TBool}, true, row)
 		}
-	case "pg_get_statisticsobjdef_columns", "pg_get_viewdef", "pg_get_triggerdef", "pg_get_ruledef":
-		// No extended statistics, views, triggers or rules to describe.
+	case "pg_get_viewdef":
+		defs, err := viewDefs(b.p.ctx, ci)
+		if err != nil {
+			return nil, true, err
+		}
+		want := []types.T{types.TOID, types.TBool}[:len(args)]
+		return fn(types.TText, want, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) { return defs(a[0].I), nil })
+	case "pg_get_statisticsobjdef_columns", "pg_get_triggerdef", "pg_get_ruledef":
+		// No extended statistics, triggers or rules to describe.
 		if len(args) >= 1 {
 			return constant(types.NullOf(types.TText))
 		}

@@ -28,6 +28,8 @@ type TableInfo struct {
 	// Tail yields the rows committed to the write log but not yet to the
 	// pinned Iceberg snapshot, in the table's Iceberg Arrow schema.
 	Tail iter.Seq2[arrow.RecordBatch, error]
+	// ViewSQL is a view's SELECT text; Table is nil then (views.go).
+	ViewSQL string
 }
 
 // Catalog resolves table names for the planner.
@@ -61,6 +63,8 @@ type Planner struct {
 	inFrom bool
 	// reg maps OIDs to names for regclass and regtype, read once a query.
 	reg *regMaps
+	// viewDepth counts the views being expanded around this planner.
+	viewDepth int
 }
 
 // New starts a planner. paramTypes may be extended as $n are found;

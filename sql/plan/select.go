@@ -39,18 +39,27 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 	var sc *scope
 	var scan *exec.TableScan
 	var general func(sc *scope, where expr.Expr) (exec.Operator, error)
-	switch {
-	case len(s.FromClause) == 0:
-		src = exec.NewValues([][]expr.Expr{{}}, nil, p.ec)
-		sc = newScope(nil)
-	case len(s.FromClause) == 1 && s.FromClause[0].GetRangeVar() != nil && p.lookupCTE(s.FromClause[0].GetRangeVar()) == nil &&
-		lookupVirtual(s.FromClause[0].GetRangeVar().Schemaname, s.FromClause[0].GetRangeVar().Relname) == nil:
-		// One table: the scan takes the WHERE for pruning.
+	// One table (not a view, which expands as a subquery): the scan takes
+	// the WHERE for pruning.
+	var one *TableInfo
+	if len(s.FromClause) == 1 && s.FromClause[0].GetRangeVar() != nil && p.lookupCTE(s.FromClause[0].GetRangeVar()) == nil &&
+		lookupVirtual(s.FromClause[0].GetRangeVar().Schemaname, s.FromClause[0].GetRangeVar().Relname) == nil {
 		rv := s.FromClause[0].GetRangeVar()
 		ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
 		if err != nil {
 			return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
 		}
+		if ti.ViewSQL == "" {
+			one = ti
+		}
+	}
+	switch {
+	case len(s.FromClause) == 0:
+		src = exec.NewValues([][]expr.Expr{{}}, nil, p.ec)
+		sc = newScope(nil)
+	case one != nil:
+		rv := s.FromClause[0].GetRangeVar()
+		ti := one
 		alias := ti.Name
 		if rv.Alias != nil {
 			alias = rv.Alias.Aliasname

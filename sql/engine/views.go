@@ -1,0 +1,224 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/apache/iceberg-go"
+	"github.com/loamdb/loam/exec/ice"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/meta"
+	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/parse"
+	"github.com/loamdb/loam/sql/plan"
+	pg "github.com/pganalyze/pg_query_go/v5"
+)
+
+// Views are Iceberg views in the metastore (meta/views.go): the SELECT
+// text as written, in dialect "postgresql", and the columns it yielded at
+// CREATE. A query expands a view by planning that text again (plan/views.go),
+// so a view reads what its tables hold now, write-log tail included, and
+// names in it resolve by the reading session's search_path. Nothing
+// records what a view reads: dropping a table under a view is allowed,
+// and the view fails when read (42P01), where PostgreSQL refuses the drop
+// (2BP01).
+
+// view is ns.name as a view, nil when there is no such view.
+func (c *catalog) view(ctx context.Context, ns, name string) (*plan.TableInfo, error) {
+	v, err := c.e.meta.View(ctx, ns, name)
+	if errors.Is(err, meta.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load view %s.%s: %w", ns, name, err)
+	}
+	ts, err := ice.ColumnTypes(v.Schema, v.Properties)
+	if err != nil {
+		return nil, fmt.Errorf("load view %s.%s: %w", ns, name, err)
+	}
+	ti := &plan.TableInfo{Namespace: ns, Name: name, Types: ts, ViewSQL: v.SQL}
+	for _, f := range v.Schema.Fields() {
+		ti.Columns = append(ti.Columns, f.Name)
+		ti.Required = append(ti.Required, false)
+	}
+	return ti, nil
+}
+
+// viewText is the SELECT of a CREATE VIEW statement as written: the text
+// after the AS that follows the name, column list and options.
+func viewText(stmt string) (string, error) {
+	toks, err := pg.Scan(stmt)
+	if err != nil {
+		return "", err
+	}
+	depth := 0
+	for _, t := range toks.Tokens {
+		switch t.Token {
+		case pg.Token_ASCII_40:
+			depth++
+		case pg.Token_ASCII_41:
+			depth--
+		case pg.Token_AS:
+			if depth == 0 {
+				text := strings.TrimSpace(stmt[t.End:])
+				return strings.TrimSpace(strings.TrimSuffix(text, ";")), nil
+			}
+		}
+	}
+	return "", pgerr.New(pgerr.SyntaxError, "CREATE VIEW without AS")
+}
+
+func (s *Session) createView(ctx context.Context, vs *pg.ViewStmt, ps parse.Statement, q string) (*Cursor, error) {
+	at := func(loc int32) int { return parse.CharPos(q, int(loc)) }
+	rv := vs.View
+	if rv.Relpersistence == "t" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "temporary views are not supported").WithPosition(at(rv.Location))
+	}
+	if vs.WithCheckOption != pg.ViewCheckOption_NO_CHECK_OPTION || len(vs.Options) > 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "view options and WITH CHECK OPTION are not supported: Loam views are read-only").WithPosition(at(rv.Location))
+	}
+	sel := vs.Query.GetSelectStmt()
+	if sel == nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "a view must be a SELECT").WithPosition(at(rv.Location))
+	}
+	text, err := viewText(ps.Text)
+	if err != nil {
+		return nil, err
+	}
+	ns := rv.Schemaname
+	if ns == "" {
+		if ns, err = s.createSchema(ctx); err != nil {
+			return nil, err
+		}
+	} else if ok, err := s.eng.store.NamespaceExists(ctx, ns); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", ns).WithPosition(at(rv.Location))
+	}
+
+	// The SELECT must plan now, in the statement's text (for positions).
+	cat := s.catalog()
+	defer cat.release()
+	p := plan.New(ctx, cat, s.exprCtx(), q, nil, nil)
+	p.NoParams = true
+	query, err := p.Select(sel)
+	if err != nil {
+		return nil, err
+	}
+	if len(vs.Aliases) > len(query.Columns) {
+		return nil, pgerr.New(pgerr.SyntaxError, "CREATE VIEW specifies more column names than columns")
+	}
+	names := make([]string, len(query.Columns))
+	colTypes := make([]types.T, len(query.Columns))
+	seen := map[string]bool{}
+	var fields []iceberg.NestedField
+	ids := make([]int, len(query.Columns))
+	for i, c := range query.Columns {
+		names[i] = c.Name
+		if i < len(vs.Aliases) {
+			names[i] = vs.Aliases[i].GetString_().Sval
+		}
+		if seen[names[i]] {
+			return nil, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", names[i])
+		}
+		seen[names[i]] = true
+		t := c.T
+		if t.Kind == types.Unknown {
+			t = types.Of(types.Text) // as PostgreSQL resolves an untyped literal column of a view
+		}
+		colTypes[i] = t
+		it, err := ice.ToIceberg(t)
+		if err != nil {
+			// The Loam type property below carries the true type; outside
+			// engines see the column as a string.
+			it = iceberg.PrimitiveTypes.String
+		}
+		ids[i] = i + 1
+		fields = append(fields, iceberg.NestedField{ID: i + 1, Name: names[i], Type: it})
+	}
+	v := meta.View{SQL: text, Schema: iceberg.NewSchema(0, fields...),
+		Properties: map[string]string{ice.TypesProperty: ice.EncodeTypes(ids, colTypes)}}
+
+	cur, err := cat.Table(ctx, ns, rv.Relname)
+	if err != nil && pgerr.Code(err) != pgerr.UndefinedTable {
+		return nil, err
+	}
+	if cur != nil {
+		if !vs.Replace {
+			return nil, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", rv.Relname)
+		}
+		if cur.ViewSQL == "" {
+			return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a view", rv.Relname)
+		}
+		if err := replaceable(cur, names, colTypes); err != nil {
+			return nil, err
+		}
+		if err := s.eng.meta.ReplaceView(ctx, ns, rv.Relname, v); err != nil {
+			return nil, err
+		}
+		return &Cursor{tag: "CREATE VIEW", sess: s}, nil
+	}
+	err = s.eng.meta.CreateView(ctx, ns, rv.Relname, v)
+	if errors.Is(err, meta.ErrExists) {
+		return nil, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", rv.Relname)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Cursor{tag: "CREATE VIEW", sess: s}, nil
+}
+
+// replaceable checks CREATE OR REPLACE VIEW's rule: the new query keeps
+// the old columns, names and types, in order, and may add columns at the
+// end.
+func replaceable(cur *plan.TableInfo, names []string, ts []types.T) error {
+	if len(names) < len(cur.Columns) {
+		return pgerr.New(pgerr.InvalidTableDefinition, "cannot drop columns from view")
+	}
+	for i, old := range cur.Columns {
+		if names[i] != old {
+			return pgerr.New(pgerr.InvalidTableDefinition, "cannot change name of view column %q to %q", old, names[i]).
+				WithHint("Use ALTER VIEW ... RENAME COLUMN ... to change name of view column instead.")
+		}
+		if ts[i] != cur.Types[i] {
+			return pgerr.New(pgerr.InvalidTableDefinition, "cannot change data type of view column %q from %s to %s", old, cur.Types[i], ts[i])
+		}
+	}
+	return nil
+}
+
+// dropViews is DROP VIEW.
+func (s *Session) dropViews(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
+	for _, obj := range ds.Objects {
+		var names []string
+		for _, n := range obj.GetList().Items {
+			names = append(names, n.GetString_().Sval)
+		}
+		schema, name := "", names[len(names)-1]
+		if len(names) > 1 {
+			schema = names[len(names)-2]
+		}
+		cat := s.catalog()
+		ti, err := cat.Table(ctx, schema, name)
+		cat.release()
+		if err != nil {
+			if pgerr.Code(err) == pgerr.UndefinedTable {
+				if ds.MissingOk {
+					s.notice("view %q does not exist, skipping", name)
+					continue
+				}
+				return nil, pgerr.New(pgerr.UndefinedTable, "view %q does not exist", name)
+			}
+			return nil, err
+		}
+		if ti.ViewSQL == "" {
+			return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a view", name).WithHint("Use DROP TABLE to remove a table.")
+		}
+		if err := s.eng.meta.DropView(ctx, ti.Namespace, ti.Name); err != nil && !errors.Is(err, meta.ErrNotFound) {
+			return nil, err
+		}
+	}
+	return &Cursor{tag: "DROP VIEW", sess: s}, nil
+}

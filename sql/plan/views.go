@@ -1,0 +1,134 @@
+package plan
+
+import (
+	"context"
+
+	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/parse"
+	pg "github.com/pganalyze/pg_query_go/v5"
+)
+
+// maxViewDepth bounds views over views: a view replaced to read itself
+// would otherwise expand for ever.
+const maxViewDepth = 64
+
+// PlanView plans a view's stored SELECT text on its own: no parameters,
+// no outer query, no CTEs of the query that reads it. Positions of its
+// errors would point into the view's text, not the query's, so they are
+// dropped.
+func (p *Planner) PlanView(name, text string) (*Query, error) {
+	if p.viewDepth >= maxViewDepth {
+		return nil, pgerr.New("42P17", "infinite recursion detected in rules for relation %q", name)
+	}
+	stmts, err := parse.Parse(text)
+	if err != nil {
+		return nil, noPosition(err)
+	}
+	if len(stmts) != 1 || stmts[0].Node.GetSelectStmt() == nil {
+		return nil, pgerr.New("42P17", "view %q does not hold one SELECT", name)
+	}
+	f := &Planner{ctx: p.ctx, cat: p.cat, ec: p.ec, query: text, NoParams: true, reg: p.reg, viewDepth: p.viewDepth + 1}
+	q, err := f.Select(stmts[0].Node.GetSelectStmt())
+	if err != nil {
+		return nil, noPosition(err)
+	}
+	return q, nil
+}
+
+func noPosition(err error) error {
+	if pe := pgerr.From(err); pe.Position != 0 {
+		return pe.WithPosition(0)
+	}
+	return err
+}
+
+// viewItem expands a view in FROM like a subquery, its columns named as
+// the view declares them. A SELECT * over a table that gained columns
+// since CREATE VIEW yields more; only the view's own are kept, as
+// PostgreSQL fixes * at creation.
+func (p *Planner) viewItem(ti *TableInfo, rv *pg.RangeVar) (*fromItem, error) {
+	q, err := p.PlanView(ti.Name, ti.ViewSQL)
+	if err != nil {
+		return nil, err
+	}
+	if len(q.Columns) < len(ti.Columns) {
+		return nil, pgerr.New("42P17", "view %q yields %d columns, not the %d it was created with; recreate it",
+			ti.Name, len(q.Columns), len(ti.Columns))
+	}
+	alias := ti.Name
+	var names []string
+	if rv.Alias != nil {
+		alias = rv.Alias.Aliasname
+		for _, c := range rv.Alias.Colnames {
+			names = append(names, c.GetString_().Sval)
+		}
+	}
+	oid := ObjectOID(ti.Namespace, ti.Name)
+	cols := make([]scopeCol, len(ti.Columns))
+	for i, c := range ti.Columns {
+		name := c
+		if i < len(names) {
+			name = names[i]
+		}
+		cols[i] = scopeCol{table: alias, name: name, t: q.Columns[i].T, origin: origin{oid, int16(i + 1)}}
+	}
+	root := q.Root
+	if len(q.Columns) > len(ti.Columns) {
+		keep := make([]expr.Expr, len(ti.Columns))
+		for i := range keep {
+			keep[i] = &expr.Col{Idx: i, T: q.Columns[i].T}
+		}
+		root = exec.NewProject(root, keep, p.ec)
+	}
+	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) { return root, nil }}, nil
+}
+
+// viewRows lists Loam's views for pg_views and information_schema.views
+// (the system's own views are not listed: information_schema's shows only
+// views the user owns, and Loam's pg_catalog views are virtual tables).
+// The definition is the SELECT as written, where PostgreSQL deparses it.
+func viewRows(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
+	rels, err := relations(ctx, ci)
+	var out [][]types.Datum
+	for _, r := range rels {
+		if r.kind != "v" || r.def == "" {
+			continue
+		}
+		out = append(out, vt.row(map[string]types.Datum{
+			"schemaname": dName(r.ns), "viewname": dName(r.name), "viewowner": dName(ci.User()), "definition": dText(viewDef(r.def)),
+			"table_catalog": dName(ci.Database()), "table_schema": dName(r.ns), "table_name": dName(r.name), "view_definition": dText(viewDef(r.def)),
+			"check_option": dText("NONE"), "is_updatable": dText("NO"), "is_insertable_into": dText("NO"),
+			"is_trigger_updatable": dText("NO"), "is_trigger_deletable": dText("NO"), "is_trigger_insertable_into": dText("NO"),
+		}))
+	}
+	return out, err
+}
+
+// viewDef is a view's definition as pg_get_viewdef shows it: the stored
+// text, ended by a semicolon as PostgreSQL's deparsed form is (which also
+// qualifies columns and lays the query out on its own lines).
+func viewDef(text string) string { return text + ";" }
+
+// viewDefs maps a view's OID to its pg_get_viewdef text; NULL for other
+// OIDs (PostgreSQL errors for a table; clients call it on views only).
+func viewDefs(ctx context.Context, ci CatalogInfo) (func(oid int64) types.Datum, error) {
+	rels, err := relations(ctx, ci)
+	if err != nil {
+		return nil, err
+	}
+	m := map[int64]string{}
+	for _, r := range rels {
+		if r.kind == "v" && r.def != "" {
+			m[int64(ObjectOID(r.ns, r.name))] = viewDef(r.def)
+		}
+	}
+	return func(oid int64) types.Datum {
+		if d, ok := m[oid]; ok {
+			return dText(d)
+		}
+		return types.NullOf(types.TText)
+	}, nil
+}
