@@ -355,4 +355,57 @@ func TestPsql(t *testing.T) {
 			t.Errorf("psql \\conninfo differs\nPostgreSQL:\n%s\nLoam:\n%s", pg, loamInfo)
 		}
 	})
+
+	t.Run("views", func(t *testing.T) {
+		for _, url := range []string{pgURL, loamURL} {
+			c := connect(t, ctx, url, false)
+			for _, q := range psqlViews {
+				if _, err := c.Exec(ctx, q); err != nil {
+					t.Fatalf("setup %s: %v", q, err)
+				}
+			}
+		}
+		// A view's definition is PostgreSQL's deparsed query there and the
+		// text as written on Loam: masked.
+		def := regexp.MustCompile(`(?s)View definition:\n.*?\n\n`)
+		size := regexp.MustCompile(`\|\d+ (bytes|kB|MB|GB)\|`)
+		for _, cmd := range [][]string{
+			{"-A", "-c", `\dv`},
+			{"-A", "-c", `\dv+`},
+			{"-A", "-c", `\dv model_*`},
+			{"-A", "-c", `\d`},
+			{"-c", `\d model_tokens`},
+			{"-c", `\d recent`},
+			{"-c", `\d+ model_tokens`},
+			{"-c", `\d+ recent`},
+			{"-A", "-c", `SELECT table_name, table_type, is_insertable_into FROM information_schema.tables
+				WHERE table_schema = 'public' ORDER BY 1`},
+			{"-A", "-c", `SELECT table_name, check_option, is_updatable, is_insertable_into FROM information_schema.views
+				WHERE table_schema = 'public' ORDER BY 1`},
+			{"-A", "-c", `SELECT schemaname, viewname FROM pg_views WHERE schemaname = 'public' ORDER BY 2`},
+			{"-A", "-c", `SELECT relname, relkind, relam <> 0 AS has_am, relhasindex FROM pg_class
+				WHERE relnamespace = 'public'::regnamespace AND relkind = 'v' ORDER BY 1`},
+			{"-A", "-c", `SELECT attrelid::regclass, attname, attnum, format_type(atttypid, atttypmod) FROM pg_attribute
+				WHERE attrelid IN ('model_tokens'::regclass, 'recent'::regclass) ORDER BY 1, 3`},
+			{"-A", "-c", `SELECT column_name, data_type, is_nullable FROM information_schema.columns
+				WHERE table_name = 'recent' ORDER BY ordinal_position`},
+			{"-A", "-c", `SELECT pg_get_viewdef('model_tokens'::regclass, true) IS NOT NULL AS has_def`},
+		} {
+			pg, loam := both(t, "", "", cmd...)
+			pg, loam = size.ReplaceAllString(pg, "|SIZE|"), size.ReplaceAllString(loam, "|SIZE|")
+			pg, loam = def.ReplaceAllString(pg, "View definition: DEF\n\n"), def.ReplaceAllString(loam, "View definition: DEF\n\n")
+			// recent is a simple view, which PostgreSQL can write through;
+			// Loam's views are read-only.
+			pg = strings.NewReplacer("recent|VIEW|YES", "recent|VIEW|NO", "recent|NONE|YES|YES", "recent|NONE|NO|NO").Replace(pg)
+			if pg != loam {
+				t.Errorf("psql %s differs\nPostgreSQL:\n%s\nLoam:\n%s", strings.Join(cmd, " "), pg, loam)
+			}
+		}
+	})
+}
+
+// psqlViews are the views the psql views test describes, on both servers.
+var psqlViews = []string{
+	`CREATE VIEW model_tokens AS SELECT model, sum(tokens) AS tokens, count(*) AS calls FROM plain_calls GROUP BY model`,
+	`CREATE VIEW recent (at, m) AS SELECT ts, model, tokens FROM plain_calls WHERE ts > now() - interval '1 hour'`,
 }
