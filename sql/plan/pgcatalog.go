@@ -368,6 +368,11 @@ func init() {
 					if r.kind != "r" {
 						am = 0 // PostgreSQL gives views and partitioned tables no access method
 					}
+					// A view is its _RETURN rule, and has no replica identity.
+					rules, replident := r.kind == "v", "d"
+					if r.kind == "v" {
+						replident = "n"
+					}
 					opts := types.NullOf(types.ArrayOf(types.Text))
 					if len(r.clauses.options) > 0 {
 						opts = types.Datum{S: textArray(r.clauses.options)}
@@ -375,7 +380,7 @@ func init() {
 					out = append(out, vt.row(map[string]types.Datum{"reloptions": opts,
 						"oid": dOID(ObjectOID(r.ns, r.name)), "relname": dName(r.name), "relnamespace": dOID(ObjectOID(r.ns, "")),
 						"relowner": dOID(oidBootstrapRole), "relam": dOID(am), "relpersistence": {S: "p"}, "relkind": {S: r.kind}, "reltype": dOID(rowType),
-						"relnatts": {I: int64(len(r.cols))}, "relispopulated": dBool(true), "relreplident": {S: "d"},
+						"relnatts": {I: int64(len(r.cols))}, "relispopulated": dBool(true), "relreplident": {S: replident}, "relhasrules": dBool(rules),
 						"reltuples": {F: -1}, "relfrozenxid": dText("0"), "relminmxid": dText("0"), "relhasindex": dBool(len(r.pkey) > 0),
 					}))
 					if len(r.pkey) > 0 {

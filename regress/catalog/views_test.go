@@ -1,0 +1,89 @@
+package catalog
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loamdb/loam/meta/pgtest"
+)
+
+// viewSetup makes a table and two views on both servers.
+var viewSetup = []string{
+	`CREATE TABLE vt (ts timestamptz NOT NULL, model text, tokens int, cost numeric(10,4))`,
+	`CREATE VIEW vt_cost AS SELECT model, sum(cost) AS total, count(*) AS calls FROM vt GROUP BY model`,
+	`CREATE VIEW vt_recent (at, m) AS SELECT ts, model, tokens FROM vt`,
+}
+
+// viewQueries are compared between PostgreSQL 15 and Loam: column names
+// and types always, rows where rows is set. A view's definition is
+// PostgreSQL's deparsed query there and the text as written on Loam, so
+// the queries that show rows leave it out.
+var viewQueries = []query{
+	{sql: `SELECT * FROM pg_catalog.pg_views WHERE schemaname = 'public'`},
+	{sql: `SELECT schemaname, viewname, definition IS NOT NULL FROM pg_catalog.pg_views WHERE schemaname = 'public' ORDER BY 2`, rows: true},
+	{sql: `SELECT * FROM information_schema.views WHERE table_schema = 'public'`},
+	{sql: `SELECT table_catalog IS NOT NULL, table_schema, table_name, check_option, is_trigger_updatable, is_trigger_deletable,
+		is_trigger_insertable_into FROM information_schema.views WHERE table_schema = 'public' ORDER BY 3`, rows: true},
+	{sql: `SELECT table_schema, table_name, table_type FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 2`, rows: true},
+	{sql: `SELECT relname, relkind, relam, relpages, reltuples, relallvisible, relhasindex, relisshared, relpersistence, relnatts,
+		relchecks, relhasrules, relhastriggers, relhassubclass, relispopulated, relreplident, relispartition, reloptions
+		FROM pg_catalog.pg_class WHERE relnamespace = 'public'::regnamespace ORDER BY 1`, rows: true},
+	{sql: `SELECT c.relname, a.attname, a.attnum, format_type(a.atttypid, a.atttypmod), a.attnotnull, a.atthasdef, a.attlen,
+		a.attstorage, a.attcollation <> 0 FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
+		WHERE c.relnamespace = 'public'::regnamespace AND a.attnum > 0 ORDER BY 1, 3`, rows: true},
+	{sql: `SELECT table_name, column_name, ordinal_position, data_type, is_nullable, numeric_precision, numeric_scale
+		FROM information_schema.columns WHERE table_schema = 'public' ORDER BY 1, 3`, rows: true},
+	{sql: `SELECT c.relname, pg_get_viewdef(c.oid) IS NOT NULL, pg_get_viewdef(c.oid, true) IS NOT NULL
+		FROM pg_catalog.pg_class c WHERE c.relkind = 'v' AND c.relnamespace = 'public'::regnamespace ORDER BY 1`, rows: true},
+	// Metabase's and DBeaver's listing of tables and views.
+	{sql: `SELECT n.nspname, c.relname, CASE c.relkind WHEN 'r' THEN 'TABLE' WHEN 'v' THEN 'VIEW' END AS type
+		FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+		WHERE c.relkind IN ('r', 'v', 'p') AND n.nspname = 'public' ORDER BY 2`, rows: true},
+	{sql: `SELECT model, total, calls FROM vt_cost ORDER BY 1`, rows: true},
+	{sql: `SELECT at, m, tokens FROM vt_recent ORDER BY 1`, rows: true},
+}
+
+func TestViewCatalogAgainstPostgres(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	pgURL := pgtest.Database(t)
+	loamURL := startLoam(t)
+	pgc := connect(t, ctx, pgURL, true)
+	lc := connect(t, ctx, loamURL, true)
+	meta := connect(t, ctx, pgURL, false)
+	for _, q := range viewSetup {
+		if _, err := pgc.Exec(ctx, q); err != nil {
+			t.Fatalf("setup on PostgreSQL: %v\n%s", err, q)
+		}
+		if _, err := lc.Exec(ctx, q); err != nil {
+			t.Fatalf("setup on Loam: %v\n%s", err, q)
+		}
+	}
+	for _, c := range []string{`INSERT INTO vt VALUES ('2026-11-01 10:00:00+00', 'gpt-4o', 100, 0.5), ('2026-11-01 11:00:00+00', 'claude', 50, 0.25), ('2026-11-01 12:00:00+00', 'gpt-4o', 10, 0.125)`} {
+		if _, err := pgc.Exec(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := lc.Exec(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, q := range viewQueries {
+		pcols, prows, err := shape(ctx, pgc, meta, q.sql)
+		if err != nil {
+			t.Fatalf("query %d on PostgreSQL: %v\n%s", i, err, q.sql)
+		}
+		lcols, lrows, err := shape(ctx, lc, nil, q.sql)
+		if err != nil {
+			t.Errorf("query %d on Loam: %v\n%s", i, err, q.sql)
+			continue
+		}
+		if strings.Join(pcols, " ") != strings.Join(lcols, " ") {
+			t.Errorf("query %d: columns differ\n%s\nPostgreSQL: %v\nLoam:       %v", i, q.sql, pcols, lcols)
+		}
+		if q.rows && strings.Join(prows, "\n") != strings.Join(lrows, "\n") {
+			t.Errorf("query %d: rows differ\n%s\nPostgreSQL:\n%s\nLoam:\n%s", i, q.sql, strings.Join(prows, "\n"), strings.Join(lrows, "\n"))
+		}
+	}
+}
