@@ -39,6 +39,7 @@ func Run(t *testing.T, fresh Fresh) {
 	t.Run("NamespacesAgreeWithIceberg", s.testNamespacesAgree)
 	t.Run("TablePointers", s.testTablePointers)
 	t.Run("IcebergCatalogReadsLoamTables", s.testIcebergInterop)
+	t.Run("Views", s.testViews)
 	t.Run("TableSettings", s.testSettings)
 	t.Run("RolesAndGrants", s.testRoles)
 	t.Run("Leases", s.testLeases)
@@ -387,6 +388,63 @@ func (s *suite) testIcebergInterop(t *testing.T) {
 	if reloaded.Properties()["written-by"] != "iceberg-go" {
 		t.Errorf("Loam's catalog does not see iceberg-go's commit: %v", reloaded.Properties())
 	}
+}
+
+// testViews: views are Iceberg views that iceberg-go's own catalog lists
+// and loads, with the SQL in dialect "postgresql"; they share the name
+// space of tables and are not listed as tables.
+func (s *suite) testViews(t *testing.T) {
+	ctx := context.Background()
+	storeURL, wh := s.fresh(t)
+	st := openAt(t, storeURL, wh)
+	must(t, "CreateNamespace", st.CreateNamespace(ctx, "public", nil))
+	createTable(t, st, "public", "llm_calls")
+	v := meta.View{SQL: "SELECT id FROM llm_calls", Schema: iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64}), Properties: map[string]string{"k": "v"}}
+	must(t, "CreateView", st.CreateView(ctx, "public", "ids", v))
+	wantErr(t, "CreateView twice", st.CreateView(ctx, "public", "ids", v), meta.ErrExists)
+	wantErr(t, "CreateView over a table", st.CreateView(ctx, "public", "llm_calls", v), meta.ErrExists)
+	wantErr(t, "CreateView in a missing namespace", st.CreateView(ctx, "nosuch", "ids", v), meta.ErrNotFound)
+	got, err := st.View(ctx, "public", "ids")
+	must(t, "View", err)
+	if got.SQL != v.SQL || got.Properties["k"] != "v" || len(got.Schema.Fields()) != 1 {
+		t.Fatalf("View = %+v, want %+v", got, v)
+	}
+	tables, err := st.ListTables(ctx, "public")
+	must(t, "ListTables", err)
+	views, err := st.ListViews(ctx, "public")
+	must(t, "ListViews", err)
+	if !slices.Equal(tables, []string{"llm_calls"}) || !slices.Equal(views, []string{"ids"}) {
+		t.Fatalf("ListTables = %q, ListViews = %q", tables, views)
+	}
+
+	v.SQL = "SELECT id, msg FROM llm_calls"
+	v.Schema = iceberg.NewSchema(0, iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64},
+		iceberg.NestedField{ID: 2, Name: "msg", Type: iceberg.PrimitiveTypes.String})
+	must(t, "ReplaceView", st.ReplaceView(ctx, "public", "ids", v))
+	wantErr(t, "ReplaceView of a missing view", st.ReplaceView(ctx, "public", "nosuch", v), meta.ErrNotFound)
+
+	other := independentCatalog(t, storeURL, wh)
+	var listed []string
+	for id, err := range other.ListViews(ctx, table.Identifier{"public"}) {
+		must(t, "iceberg ListViews", err)
+		listed = append(listed, strings.Join(id, "."))
+	}
+	if want := []string{"public.ids"}; !slices.Equal(listed, want) {
+		t.Fatalf("iceberg ListViews = %q, want %q", listed, want)
+	}
+	md, err := other.LoadView(ctx, table.Identifier{"public", "ids"})
+	must(t, "iceberg LoadView", err)
+	cur := md.CurrentVersion()
+	if len(cur.Representations) != 1 || cur.Representations[0].Dialect != meta.ViewDialect || cur.Representations[0].Sql != v.SQL ||
+		len(md.Versions()) != 2 || len(md.CurrentSchema().Fields()) != 2 {
+		t.Fatalf("iceberg LoadView: version %+v of %d, schema %v", cur, len(md.Versions()), md.CurrentSchema())
+	}
+
+	must(t, "DropView", st.DropView(ctx, "public", "ids"))
+	wantErr(t, "DropView twice", st.DropView(ctx, "public", "ids"), meta.ErrNotFound)
+	wantErr(t, "View after drop", func() error { _, err := st.View(ctx, "public", "ids"); return err }(), meta.ErrNotFound)
+	wantErr(t, "DropView of a table", st.DropView(ctx, "public", "llm_calls"), meta.ErrNotFound)
 }
 
 func (s *suite) testSettings(t *testing.T) {
