@@ -137,7 +137,7 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 		settings.Keys = keys
 		err = s.eng.meta.PutTableSettings(ctx, ns, rv.Relname, settings)
 	}
-	if errors.Is(err, icetable.ErrTableExists) {
+	if errors.Is(err, icetable.ErrTableExists) || errors.Is(err, icetable.ErrViewExists) {
 		if cs.IfNotExists {
 			s.notice("relation %q already exists, skipping", rv.Relname)
 			return &Cursor{tag: "CREATE TABLE", sess: s}, nil

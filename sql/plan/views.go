@@ -68,19 +68,25 @@ func (p *Planner) viewItem(ti *TableInfo, rv *pg.RangeVar) (*fromItem, error) {
 	}
 	oid := ObjectOID(ti.Namespace, ti.Name)
 	cols := make([]scopeCol, len(ti.Columns))
+	keep := make([]expr.Expr, len(ti.Columns))
+	project := len(q.Columns) > len(ti.Columns)
 	for i, c := range ti.Columns {
 		name := c
 		if i < len(names) {
 			name = names[i]
 		}
-		cols[i] = scopeCol{table: alias, name: name, t: q.Columns[i].T, origin: origin{oid, int16(i + 1)}}
+		t := q.Columns[i].T
+		keep[i] = &expr.Col{Idx: i, T: t}
+		if t.Kind == types.Unknown {
+			// An untyped literal column is text, as CREATE VIEW recorded.
+			t = ti.Types[i]
+			keep[i] = &expr.Cast{Arg: keep[i], T: t}
+			project = true
+		}
+		cols[i] = scopeCol{table: alias, name: name, t: t, origin: origin{oid, int16(i + 1)}}
 	}
 	root := q.Root
-	if len(q.Columns) > len(ti.Columns) {
-		keep := make([]expr.Expr, len(ti.Columns))
-		for i := range keep {
-			keep[i] = &expr.Col{Idx: i, T: q.Columns[i].T}
-		}
+	if project {
 		root = exec.NewProject(root, keep, p.ec)
 	}
 	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) { return root, nil }}, nil

@@ -45,9 +45,11 @@ func (s *Store) SetScanCache(limit int64) {
 // ErrNoSuchTable and friends are the catalog's, re-exported so callers need
 // not import iceberg-go to test for them.
 var (
-	ErrNoSuchTable       = catalog.ErrNoSuchTable
-	ErrNoSuchNamespace   = catalog.ErrNoSuchNamespace
-	ErrTableExists       = catalog.ErrTableAlreadyExists
+	ErrNoSuchTable     = catalog.ErrNoSuchTable
+	ErrNoSuchNamespace = catalog.ErrNoSuchNamespace
+	ErrTableExists     = catalog.ErrTableAlreadyExists
+	// ErrViewExists: a view holds the name a table was to take.
+	ErrViewExists        = catalog.ErrViewAlreadyExists
 	ErrNamespaceExists   = catalog.ErrNamespaceAlreadyExists
 	ErrNamespaceNotEmpty = catalog.ErrNamespaceNotEmpty
 )
