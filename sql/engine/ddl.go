@@ -311,6 +311,9 @@ func (s *Session) dropTable(ctx context.Context, ns, name string) error {
 func (s *Session) dropCreated(i int) {
 	for j := len(s.created) - 1; j >= i; j-- {
 		k := s.created[j]
+		if err := s.eng.meta.DropView(context.Background(), k.NS, k.Name); err == nil {
+			continue // a view the block created
+		}
 		if err := s.dropTable(context.Background(), k.NS, k.Name); err != nil {
 			s.eng.log.Warn("rollback: drop of a table created in the transaction failed", "table", k, "err", err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
+	"github.com/loamdb/loam/storage/link"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
@@ -166,6 +167,11 @@ func (s *Session) createView(ctx context.Context, vs *pg.ViewStmt, ps parse.Stat
 	}
 	if err != nil {
 		return nil, err
+	}
+	// A rolled back block drops it again, as it does its new tables (a
+	// replaced definition is not restored).
+	if s.tx != 'I' || s.implicit {
+		s.created = append(s.created, link.Key{NS: ns, Name: rv.Relname})
 	}
 	return &Cursor{tag: "CREATE VIEW", sess: s}, nil
 }
