@@ -2,10 +2,14 @@ package catalog
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/loamdb/loam/meta/pgtest"
 )
 
@@ -84,6 +88,56 @@ func TestViewCatalogAgainstPostgres(t *testing.T) {
 		}
 		if q.rows && strings.Join(prows, "\n") != strings.Join(lrows, "\n") {
 			t.Errorf("query %d: rows differ\n%s\nPostgreSQL:\n%s\nLoam:\n%s", i, q.sql, strings.Join(prows, "\n"), strings.Join(lrows, "\n"))
+		}
+	}
+}
+
+// TestViewErrorsAgainstPostgres: the errors of view DDL carry
+// PostgreSQL's SQLSTATE, message and hint.
+func TestViewErrorsAgainstPostgres(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	pgURL := pgtest.Database(t)
+	loamURL := startLoam(t)
+	conns := []*pgx.Conn{connect(t, ctx, pgURL, false), connect(t, ctx, loamURL, false)}
+	for _, c := range conns {
+		for _, q := range viewSetup {
+			if _, err := c.Exec(ctx, q); err != nil {
+				t.Fatalf("setup: %v\n%s", err, q)
+			}
+		}
+	}
+	for _, q := range []string{
+		`CREATE VIEW vt_cost AS SELECT 1`,
+		`CREATE VIEW vt AS SELECT 1`,
+		`CREATE TABLE vt_cost (a int)`,
+		`CREATE VIEW vbad AS SELECT model, model FROM vt`,
+		`CREATE VIEW vbad (a, b, c) AS SELECT model, tokens FROM vt`,
+		`CREATE VIEW vbad AS SELECT nosuch FROM vt`,
+		`CREATE VIEW vbad AS SELECT * FROM nosuch`,
+		`CREATE VIEW nosuch.vbad AS SELECT 1`,
+		`CREATE OR REPLACE VIEW vt AS SELECT 1`,
+		`CREATE OR REPLACE VIEW vt_cost AS SELECT model FROM vt`,
+		`CREATE OR REPLACE VIEW vt_cost AS SELECT model AS m, sum(cost) AS total, count(*) AS calls FROM vt GROUP BY model`,
+		`CREATE OR REPLACE VIEW vt_cost AS SELECT model, sum(tokens) AS total, count(*) AS calls FROM vt GROUP BY model`,
+		`DROP VIEW vt`,
+		`DROP TABLE vt_cost`,
+		`DROP VIEW nosuch`,
+		`DROP VIEW vt_cost, nosuch`,
+		`SELECT * FROM vt_cost, vt_recent, nosuch`,
+	} {
+		var got [2]string
+		for i, c := range conns {
+			_, err := c.Exec(ctx, q)
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) {
+				got[i] = fmt.Sprintf("no error (%v)", err)
+				continue
+			}
+			got[i] = fmt.Sprintf("%s %s (hint %q)", pe.Code, pe.Message, pe.Hint)
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s\nPostgreSQL: %s\nLoam:       %s", q, got[0], got[1])
 		}
 	}
 }

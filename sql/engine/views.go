@@ -195,8 +195,10 @@ func replaceable(cur *plan.TableInfo, names []string, ts []types.T) error {
 	return nil
 }
 
-// dropViews is DROP VIEW.
+// dropViews is DROP VIEW. Every name is resolved before any view is
+// dropped, so a missing one drops none, as in PostgreSQL.
 func (s *Session) dropViews(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
+	var drop []*plan.TableInfo
 	for _, obj := range ds.Objects {
 		var names []string
 		for _, n := range obj.GetList().Items {
@@ -222,6 +224,9 @@ func (s *Session) dropViews(ctx context.Context, ds *pg.DropStmt) (*Cursor, erro
 		if ti.ViewSQL == "" {
 			return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a view", name).WithHint("Use DROP TABLE to remove a table.")
 		}
+		drop = append(drop, ti)
+	}
+	for _, ti := range drop {
 		if err := s.eng.meta.DropView(ctx, ti.Namespace, ti.Name); err != nil && !errors.Is(err, meta.ErrNotFound) {
 			return nil, err
 		}
