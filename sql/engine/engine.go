@@ -52,6 +52,8 @@ type Engine struct {
 	link  *link.Manager
 	// missing caches failed table lookups (see missingTables).
 	missing missingTables
+	// missingViews likewise for views, looked up where no table is.
+	missingViews missingTables
 }
 
 // prepared is what Execute needs to run a statement again.

@@ -28,8 +28,13 @@ import (
 
 // view is ns.name as a view, nil when there is no such view.
 func (c *catalog) view(ctx context.Context, ns, name string) (*plan.TableInfo, error) {
+	key := link.Key{NS: ns, Name: name}
+	if c.e.missingViews.has(key) {
+		return nil, nil
+	}
 	v, err := c.e.meta.View(ctx, ns, name)
 	if errors.Is(err, meta.ErrNotFound) {
+		c.e.missingViews.add(key)
 		return nil, nil
 	}
 	if err != nil {
@@ -161,7 +166,9 @@ func (s *Session) createView(ctx context.Context, vs *pg.ViewStmt, ps parse.Stat
 		}
 		return &Cursor{tag: "CREATE VIEW", sess: s}, nil
 	}
+	s.eng.missingViews.forget(link.Key{NS: ns, Name: rv.Relname})
 	err = s.eng.meta.CreateView(ctx, ns, rv.Relname, v)
+	s.eng.missingViews.forget(link.Key{NS: ns, Name: rv.Relname}) // a lookup may have raced the create
 	if errors.Is(err, meta.ErrExists) {
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", rv.Relname)
 	}
