@@ -73,6 +73,29 @@ func TestViewCatalogAgainstPostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A column read from a view names the view and its attnum in the
+	// RowDescription, as PostgreSQL's does.
+	origins := map[string]string{}
+	for name, c := range map[string]*pgx.Conn{"PostgreSQL": pgc, "Loam": lc} {
+		var oid uint32
+		if err := c.QueryRow(ctx, `SELECT 'vt_recent'::regclass::oid`).Scan(&oid); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := c.Query(ctx, `SELECT m, at, 1 AS one FROM vt_recent`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o []string
+		for _, fd := range rows.FieldDescriptions() {
+			o = append(o, fmt.Sprintf("%s:%v:%d", fd.Name, fd.TableOID == oid && oid != 0, fd.TableAttributeNumber))
+		}
+		rows.Close()
+		origins[name] = strings.Join(o, " ")
+	}
+	if origins["PostgreSQL"] != origins["Loam"] {
+		t.Errorf("column origins of a view differ\nPostgreSQL: %s\nLoam:       %s", origins["PostgreSQL"], origins["Loam"])
+	}
+
 	for i, q := range viewQueries {
 		pcols, prows, err := shape(ctx, pgc, meta, q.sql)
 		if err != nil {
