@@ -243,6 +243,11 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		// column statistics instead. Accept the statement as a no-op.
 		return &Cursor{tag: "CREATE INDEX", sess: s}, nil
 	case *pg.Node_CheckPointStmt:
+		// "INSERT …; CHECKPOINT" in one Query: the implicit transaction's
+		// rows commit first, so the checkpoint takes them along.
+		if err := s.Finish(); err != nil {
+			return nil, err
+		}
 		if err := s.eng.Checkpoint(ctx); err != nil {
 			return nil, err
 		}
