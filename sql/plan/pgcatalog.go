@@ -247,6 +247,10 @@ type relation struct {
 	notnull  []bool
 	clauses  loamClauses
 	pkey     []int // the PRIMARY KEY's attnums, in key order
+	// comment is COMMENT ON TABLE, docs COMMENT ON COLUMN by attnum-1
+	// ("" for none), from Iceberg (see pgcatalog_psql.go).
+	comment string
+	docs    []string
 }
 
 // pkeyName is the name PostgreSQL gives a table's primary key index and
@@ -295,6 +299,7 @@ func relations(ctx context.Context, ci CatalogInfo) ([]relation, error) {
 		}
 		for _, ti := range tis {
 			r := relation{ns: ns, name: ti.Name, kind: "r", clauses: clausesOf(ti.Table)}
+			r.comment, r.docs = commentsOf(ti)
 			if r.clauses.partKey != "" {
 				r.kind = "p"
 			}

@@ -67,6 +67,39 @@ func (s *Store) DropNamespace(ctx context.Context, ns string) error {
 	return s.cat.DropNamespace(ctx, table.Identifier{ns})
 }
 
+// NamespaceCommentProperty holds COMMENT ON SCHEMA among a namespace's
+// properties, the key Spark and Trino use.
+const NamespaceCommentProperty = "comment"
+
+// SetNamespaceComment sets or, for "", removes a namespace's comment.
+// PostgreSQL's public schema comes with a comment, which Loam reports while
+// the property is absent: removing it there stores an empty one instead.
+func (s *Store) SetNamespaceComment(ctx context.Context, ns, comment string) error {
+	id := table.Identifier{ns}
+	if ok, err := s.cat.CheckNamespaceExists(ctx, id); err != nil || !ok {
+		if err == nil {
+			err = ErrNoSuchNamespace
+		}
+		return err
+	}
+	var removals []string
+	updates := iceberg.Properties{}
+	if comment != "" || ns == "public" {
+		updates[NamespaceCommentProperty] = comment
+	} else {
+		removals = []string{NamespaceCommentProperty}
+		props, err := s.cat.LoadNamespaceProperties(ctx, id)
+		if err != nil {
+			return err
+		}
+		if _, ok := props[NamespaceCommentProperty]; !ok {
+			return nil
+		}
+	}
+	_, err := s.cat.UpdateNamespaceProperties(ctx, id, removals, updates)
+	return err
+}
+
 // ListTables lists the table names in ns.
 func (s *Store) ListTables(ctx context.Context, ns string) ([]string, error) {
 	var out []string
@@ -152,6 +185,30 @@ func (s *Store) Append(ctx context.Context, t *table.Table, rec arrow.RecordBatc
 		time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
 		if t, err = s.Load(ctx, t.Identifier()[0], t.Identifier()[1]); err != nil {
 			return nil, fmt.Errorf("append: reload after conflict: %w", err)
+		}
+	}
+}
+
+// Update commits a metadata change (properties, schema docs) that fn
+// makes to a transaction. A lost race on the catalog pointer is retried
+// with fn applied again to the fresh table state, so a concurrent commit
+// (the link's appends) and the change never lose each other.
+func (s *Store) Update(ctx context.Context, t *table.Table, fn func(*table.Transaction) error) (*table.Table, error) {
+	for attempt := 1; ; attempt++ {
+		tx := t.NewTransaction()
+		if err := fn(tx); err != nil {
+			return nil, err
+		}
+		nt, err := tx.Commit(ctx)
+		if err == nil {
+			return nt, nil
+		}
+		if !lostRace(err) || attempt >= maxCommitAttempts {
+			return nil, fmt.Errorf("update %s: commit: %w", t.Identifier(), err)
+		}
+		time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
+		if t, err = s.Load(ctx, t.Identifier()[0], t.Identifier()[1]); err != nil {
+			return nil, fmt.Errorf("update: reload after conflict: %w", err)
 		}
 	}
 }

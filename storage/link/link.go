@@ -727,6 +727,50 @@ func (m *Manager) linkOnce(ctx context.Context, st *tableState) (bool, error) {
 	return more, nil
 }
 
+// Alter commits a change to a table's metadata (a comment: a property or
+// a field's doc) that fn makes to a transaction. It holds the table's link
+// lock, so no link commit of this server runs meanwhile, and the lease, so
+// no other server's does; the new metadata then becomes the table's state
+// at once, keeping the tail, which the unchanged snapshot does not hold.
+func (m *Manager) Alter(ctx context.Context, ns, name string, fn func(*table.Transaction) error) error {
+	st, err := m.state(ctx, Key{ns, name})
+	if err != nil {
+		return err
+	}
+	if err := m.ensureLease(ctx, st, false); err != nil {
+		return err
+	}
+	st.linkMu.Lock()
+	defer st.linkMu.Unlock()
+	if m.leases != nil {
+		if err := m.reloadIfIdle(ctx, st); err != nil {
+			return err
+		}
+	}
+	st.mu.Lock()
+	tbl, pos := st.tbl, st.pos
+	st.mu.Unlock()
+	nt, err := m.store.Update(ctx, tbl, fn)
+	if err != nil {
+		return fmt.Errorf("alter %s: %w", st.key, err)
+	}
+	npos, err := positionOf(nt)
+	if err != nil {
+		return err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.dropped {
+		return nil
+	}
+	// A retry may have found a snapshot another writer committed; its
+	// position then replaces ours only where no tail depends on ours.
+	if npos == pos || len(st.tail) == 0 {
+		st.tbl, st.pos = nt, npos
+	}
+	return nil
+}
+
 // trim removes log segments no table and no open transaction needs.
 func (m *Manager) trim() {
 	need := m.log.End()
