@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/apache/iceberg-go"
-	"github.com/apache/iceberg-go/table"
 	pg "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/loamdb/loam/pgerr"
@@ -38,12 +36,7 @@ func (s *Session) comment(ctx context.Context, cs *pg.CommentStmt) (*Cursor, err
 		if err != nil {
 			return nil, err
 		}
-		err = s.eng.link.Alter(ctx, ti.Namespace, ti.Name, func(tx *table.Transaction) error {
-			if cs.Comment == "" {
-				return tx.RemoveProperties([]string{CommentProperty})
-			}
-			return tx.SetProperties(iceberg.Properties{CommentProperty: cs.Comment})
-		})
+		err = s.eng.link.Alter(ctx, ti.Namespace, ti.Name, icetable.SetProperty(CommentProperty, cs.Comment))
 		if err != nil {
 			return nil, fmt.Errorf("comment on table %s.%s: %w", ti.Namespace, ti.Name, err)
 		}
@@ -65,10 +58,7 @@ func (s *Session) comment(ctx context.Context, cs *pg.CommentStmt) (*Cursor, err
 		if !found {
 			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", col, name)
 		}
-		err = s.eng.link.Alter(ctx, ti.Namespace, ti.Name, func(tx *table.Transaction) error {
-			return tx.UpdateSchema(true, false).UpdateColumn([]string{col},
-				table.ColumnUpdate{Doc: iceberg.Optional[string]{Valid: true, Val: cs.Comment}}).Commit()
-		})
+		err = s.eng.link.Alter(ctx, ti.Namespace, ti.Name, icetable.SetColumnDoc(col, cs.Comment))
 		if err != nil {
 			return nil, fmt.Errorf("comment on column %s.%s.%s: %w", ti.Namespace, ti.Name, col, err)
 		}

@@ -100,3 +100,16 @@ func TestCommentErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCommentKeepsPrimaryKey: a column comment rewrites the Iceberg schema
+// and must keep the primary key's column order.
+func TestCommentKeepsPrimaryKey(t *testing.T) {
+	e := openEngine(t)
+	s := newSession(t, e)
+	mustRun(t, s, `CREATE TABLE k (id int, model text, PRIMARY KEY (model, id))`)
+	mustRun(t, s, `COMMENT ON COLUMN k.id IS 'call id'`)
+	got := mustRun(t, s, `SELECT pg_get_constraintdef(oid), col_description('k'::regclass, 1) FROM pg_constraint WHERE conrelid = 'k'::regclass`).rows
+	if want := "[[PRIMARY KEY (model, id) call id]]"; fmt.Sprint(got) != want {
+		t.Errorf("got %v, want %s", got, want)
+	}
+}

@@ -189,27 +189,80 @@ func (s *Store) Append(ctx context.Context, t *table.Table, rec arrow.RecordBatc
 	}
 }
 
-// Update commits a metadata change (properties, schema docs) that fn
-// makes to a transaction. A lost race on the catalog pointer is retried
-// with fn applied again to the fresh table state, so a concurrent commit
-// (the link's appends) and the change never lose each other.
-func (s *Store) Update(ctx context.Context, t *table.Table, fn func(*table.Transaction) error) (*table.Table, error) {
+// Change is a metadata change computed from a table's current state: the
+// updates, and what must still hold of the table for them to apply.
+type Change func(t *table.Table) ([]table.Requirement, []table.Update, error)
+
+// Update commits a metadata change (properties, schema docs). A lost race
+// on the catalog pointer is retried with the change computed again on the
+// fresh table state, so a concurrent commit (the link's appends) and the
+// change never lose each other. No updates: nothing is committed.
+func (s *Store) Update(ctx context.Context, t *table.Table, change Change) (*table.Table, error) {
+	id := t.Identifier()
 	for attempt := 1; ; attempt++ {
-		tx := t.NewTransaction()
-		if err := fn(tx); err != nil {
-			return nil, err
+		reqs, ups, err := change(t)
+		if err != nil || len(ups) == 0 {
+			return t, err
 		}
-		nt, err := tx.Commit(ctx)
+		reqs = append(reqs, table.AssertTableUUID(t.Metadata().TableUUID()))
+		_, _, err = s.cat.CommitTable(ctx, id, reqs, ups)
 		if err == nil {
+			nt, err := s.Load(ctx, id[0], id[1])
+			if err != nil {
+				return nil, fmt.Errorf("update %s: reload: %w", id, err)
+			}
 			return nt, nil
 		}
 		if !lostRace(err) || attempt >= maxCommitAttempts {
-			return nil, fmt.Errorf("update %s: commit: %w", t.Identifier(), err)
+			return nil, fmt.Errorf("update %s: commit: %w", id, err)
 		}
 		time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
-		if t, err = s.Load(ctx, t.Identifier()[0], t.Identifier()[1]); err != nil {
-			return nil, fmt.Errorf("update: reload after conflict: %w", err)
+		if t, err = s.Load(ctx, id[0], id[1]); err != nil {
+			return nil, fmt.Errorf("update %s: reload after conflict: %w", id, err)
 		}
+	}
+}
+
+// SetProperty sets a table property, or removes it for "".
+func SetProperty(key, value string) Change {
+	return func(t *table.Table) ([]table.Requirement, []table.Update, error) {
+		if old, ok := t.Properties()[key]; ok == (value != "") && old == value {
+			return nil, nil, nil
+		}
+		if value == "" {
+			return nil, []table.Update{table.NewRemovePropertiesUpdate([]string{key})}, nil
+		}
+		return nil, []table.Update{table.NewSetPropertiesUpdate(iceberg.Properties{key: value})}, nil
+	}
+}
+
+// SetColumnDoc sets a top-level field's doc ("" removes it) in a new
+// current schema. iceberg-go's UpdateSchema would do it but re-sorts the
+// identifier field IDs, whose order is the primary key's to Loam, so the
+// schema is rebuilt here with everything else as it was.
+func SetColumnDoc(column, doc string) Change {
+	return func(t *table.Table) ([]table.Requirement, []table.Update, error) {
+		sc := t.Schema()
+		fields := sc.Fields()
+		found := false
+		for i := range fields {
+			if fields[i].Name == column {
+				if fields[i].Doc == doc {
+					return nil, nil, nil
+				}
+				fields[i].Doc, found = doc, true
+			}
+		}
+		if !found {
+			return nil, nil, fmt.Errorf("set doc: %s has no column %s", t.Identifier(), column)
+		}
+		next := 0
+		for _, s := range t.Metadata().Schemas() {
+			next = max(next, s.ID+1)
+		}
+		ns := iceberg.NewSchemaWithIdentifiers(next, sc.IdentifierFieldIDs, fields...)
+		return []table.Requirement{table.AssertCurrentSchemaID(sc.ID)},
+			[]table.Update{table.NewAddSchemaUpdate(ns), table.NewSetCurrentSchemaUpdate(-1)}, nil
 	}
 }
 

@@ -728,11 +728,11 @@ func (m *Manager) linkOnce(ctx context.Context, st *tableState) (bool, error) {
 }
 
 // Alter commits a change to a table's metadata (a comment: a property or
-// a field's doc) that fn makes to a transaction. It holds the table's link
+// a field's doc). It holds the table's link
 // lock, so no link commit of this server runs meanwhile, and the lease, so
 // no other server's does; the new metadata then becomes the table's state
 // at once, keeping the tail, which the unchanged snapshot does not hold.
-func (m *Manager) Alter(ctx context.Context, ns, name string, fn func(*table.Transaction) error) error {
+func (m *Manager) Alter(ctx context.Context, ns, name string, change icetable.Change) error {
 	st, err := m.state(ctx, Key{ns, name})
 	if err != nil {
 		return err
@@ -750,7 +750,7 @@ func (m *Manager) Alter(ctx context.Context, ns, name string, fn func(*table.Tra
 	st.mu.Lock()
 	tbl, pos := st.tbl, st.pos
 	st.mu.Unlock()
-	nt, err := m.store.Update(ctx, tbl, fn)
+	nt, err := m.store.Update(ctx, tbl, change)
 	if err != nil {
 		return fmt.Errorf("alter %s: %w", st.key, err)
 	}
