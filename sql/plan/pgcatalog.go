@@ -355,7 +355,12 @@ func init() {
 					if ns == "public" {
 						owner = oidDatabaseOwner
 					}
-					out = append(out, vt.row(map[string]types.Datum{"oid": dOID(ObjectOID(ns, "")), "nspname": dName(ns), "nspowner": dOID(owner)}))
+					row := map[string]types.Datum{"oid": dOID(ObjectOID(ns, "")), "nspname": dName(ns), "nspowner": dOID(owner)}
+					if ns == "public" {
+						// PostgreSQL 15's grants on public, which \dn+ shows.
+						row["nspacl"] = types.Datum{T: types.ArrayOf(types.Text), S: "{pg_database_owner=UC/pg_database_owner,=U/pg_database_owner}"}
+					}
+					out = append(out, vt.row(row))
 				}
 				return out, err
 			}),
