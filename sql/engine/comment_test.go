@@ -113,3 +113,37 @@ func TestCommentKeepsPrimaryKey(t *testing.T) {
 		t.Errorf("got %v, want %s", got, want)
 	}
 }
+
+// TestCommentRestart: rows written before and after a column comment,
+// some linked and some still in the write log at shutdown, all come back
+// after a restart with the comment.
+func TestCommentRestart(t *testing.T) {
+	dir := t.TempDir()
+	e := openEngineAt(t, dir)
+	s := newSession(t, e)
+	mustRun(t, s, createLLMCalls)
+	mustRun(t, s, insertSQL(calls[:2]))
+	mustRun(t, s, "CHECKPOINT")
+	mustRun(t, s, insertSQL(calls[2:4]))
+	mustRun(t, s, `COMMENT ON COLUMN llm_calls.tenant IS 'customer'`)
+	mustRun(t, s, insertSQL(calls[4:6]))
+	want := mustRun(t, s, `SELECT tenant, model, cost_usd FROM llm_calls ORDER BY 1, 2, 3`).rows
+	if len(want) != 6 {
+		t.Fatalf("%d rows before restart, want 6", len(want))
+	}
+	e.Close()
+	e = openEngineAt(t, dir)
+	s = newSession(t, e)
+	got := mustRun(t, s, `SELECT tenant, model, cost_usd FROM llm_calls ORDER BY 1, 2, 3`).rows
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after restart\n%v\nwant\n%v", got, want)
+	}
+	mustRun(t, s, "CHECKPOINT")
+	got = mustRun(t, s, `SELECT tenant, model, cost_usd FROM llm_calls ORDER BY 1, 2, 3`).rows
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after restart and checkpoint\n%v\nwant\n%v", got, want)
+	}
+	if d := mustRun(t, s, `SELECT col_description('llm_calls'::regclass, 2)`).rows[0][0]; d != "customer" {
+		t.Errorf("comment after restart %q", d)
+	}
+}
