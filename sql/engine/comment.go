@@ -36,6 +36,9 @@ func (s *Session) comment(ctx context.Context, cs *pg.CommentStmt) (*Cursor, err
 		if err != nil {
 			return nil, err
 		}
+		s.onRollback(func(ctx context.Context) error {
+			return s.eng.link.Alter(ctx, ti.Namespace, ti.Name, icetable.SetProperty(CommentProperty, ti.Comment))
+		})
 		err = s.eng.link.Alter(ctx, ti.Namespace, ti.Name, icetable.SetProperty(CommentProperty, cs.Comment))
 		if err != nil {
 			return nil, fmt.Errorf("comment on table %s.%s: %w", ti.Namespace, ti.Name, err)
@@ -51,13 +54,18 @@ func (s *Session) comment(ctx context.Context, cs *pg.CommentStmt) (*Cursor, err
 		if err != nil {
 			return nil, err
 		}
-		found := false
-		for _, c := range ti.Columns {
-			found = found || c == col
+		prev, found := "", false
+		for i, c := range ti.Columns {
+			if c == col {
+				prev, found = ti.Docs[i], true
+			}
 		}
 		if !found {
 			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", col, name)
 		}
+		s.onRollback(func(ctx context.Context) error {
+			return s.eng.link.Alter(ctx, ti.Namespace, ti.Name, icetable.SetColumnDoc(col, prev))
+		})
 		err = s.eng.link.Alter(ctx, ti.Namespace, ti.Name, icetable.SetColumnDoc(col, cs.Comment))
 		if err != nil {
 			return nil, fmt.Errorf("comment on column %s.%s.%s: %w", ti.Namespace, ti.Name, col, err)
@@ -67,7 +75,11 @@ func (s *Session) comment(ctx context.Context, cs *pg.CommentStmt) (*Cursor, err
 		if len(names) != 1 {
 			return nil, pgerr.New(pgerr.SyntaxError, "schema name cannot be qualified")
 		}
-		err := s.eng.store.SetNamespaceComment(ctx, names[0], cs.Comment)
+		prev, _, err := s.catalog().NamespaceComment(ctx, names[0])
+		if err == nil {
+			s.onRollback(func(ctx context.Context) error { return s.eng.store.SetNamespaceComment(ctx, names[0], prev) })
+			err = s.eng.store.SetNamespaceComment(ctx, names[0], cs.Comment)
+		}
 		if errors.Is(err, icetable.ErrNoSuchNamespace) {
 			return nil, pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", names[0])
 		}
@@ -96,12 +108,43 @@ func (s *Session) resolveTable(ctx context.Context, schema, name string) (*table
 	if err != nil {
 		return nil, err
 	}
-	return &tableRef{Namespace: ti.Namespace, Name: ti.Name, Columns: ti.Columns}, nil
+	ref := &tableRef{Namespace: ti.Namespace, Name: ti.Name, Columns: ti.Columns}
+	if ti.Table != nil {
+		ref.Comment = ti.Table.Properties()[CommentProperty]
+		sc := ti.Table.Schema()
+		for _, c := range ti.Columns {
+			f, _ := sc.FindFieldByName(c)
+			ref.Docs = append(ref.Docs, f.Doc)
+		}
+	}
+	return ref, nil
 }
 
+// tableRef is a table COMMENT changes, with its comments before.
 type tableRef struct {
 	Namespace, Name string
 	Columns         []string
+	Comment         string
+	Docs            []string
+}
+
+// onRollback records how to undo a COMMENT made in a transaction, which
+// PostgreSQL's rollback undoes; Iceberg has it at once.
+func (s *Session) onRollback(undo func(context.Context) error) {
+	if s.tx != 'I' || s.implicit {
+		s.commented = append(s.commented, undo)
+	}
+}
+
+// undoComments undoes the transaction's COMMENTs from the i-th on, last
+// first.
+func (s *Session) undoComments(i int) {
+	for j := len(s.commented) - 1; j >= i; j-- {
+		if err := s.commented[j](context.Background()); err != nil {
+			s.eng.log.Warn("rollback: undoing a COMMENT failed", "err", err)
+		}
+	}
+	s.commented = s.commented[:i]
 }
 
 // objectKind names an object type as COMMENT ON spells it.

@@ -147,3 +147,25 @@ func TestCommentRestart(t *testing.T) {
 		t.Errorf("comment after restart %q", d)
 	}
 }
+
+// TestCommentRollback: a rolled back transaction (or savepoint) takes its
+// COMMENTs back, as in PostgreSQL.
+func TestCommentRollback(t *testing.T) {
+	e := openEngine(t)
+	s := newSession(t, e)
+	mustRun(t, s, `CREATE TABLE r (a int, b text)`)
+	mustRun(t, s, `COMMENT ON TABLE r IS 'kept'`)
+	mustRun(t, s, `COMMENT ON COLUMN r.a IS 'kept a'`)
+	mustRun(t, s, `BEGIN; COMMENT ON TABLE r IS 'gone'; COMMENT ON COLUMN r.a IS NULL; COMMENT ON COLUMN r.b IS 'gone b';
+		COMMENT ON SCHEMA public IS 'gone schema'; ROLLBACK`)
+	q := `SELECT obj_description('r'::regclass, 'pg_class'), col_description('r'::regclass, 1), col_description('r'::regclass, 2),
+		obj_description('public'::regnamespace, 'pg_namespace')`
+	if got, want := fmt.Sprint(mustRun(t, s, q).rows), fmt.Sprint([][]string{{"kept", "kept a", null, "standard public schema"}}); got != want {
+		t.Errorf("after ROLLBACK %s, want %s", got, want)
+	}
+	mustRun(t, s, `BEGIN; COMMENT ON TABLE r IS 'one'; SAVEPOINT x; COMMENT ON TABLE r IS 'two'; COMMENT ON COLUMN r.b IS 'b';
+		ROLLBACK TO x; COMMIT`)
+	if got, want := fmt.Sprint(mustRun(t, s, q).rows), fmt.Sprint([][]string{{"one", "kept a", null, "standard public schema"}}); got != want {
+		t.Errorf("after ROLLBACK TO %s, want %s", got, want)
+	}
+}

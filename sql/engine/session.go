@@ -84,8 +84,11 @@ type Session struct {
 	// created are the tables the transaction created, dropped again if it
 	// rolls back.
 	created []link.Key
-	loc     *time.Location
-	notices []*pgerr.Error
+	// commented undo the transaction's COMMENTs (stored at once) if it
+	// rolls back.
+	commented []func(context.Context) error
+	loc       *time.Location
+	notices   []*pgerr.Error
 	// localSaved are the values to put back when the transaction ends, of
 	// the settings SET LOCAL (or set_config(…, true)) changed in it.
 	localSaved map[string]string
@@ -181,4 +184,5 @@ type savepoint struct {
 	settings map[string]string
 	written  int // len(Session.written) when the savepoint was set
 	created  int // len(Session.created) likewise
+	comments int // len(Session.commented) likewise
 }
