@@ -84,11 +84,8 @@ type Session struct {
 	// created are the tables the transaction created, dropped again if it
 	// rolls back.
 	created []link.Key
-	// commented undo the transaction's COMMENTs (stored at once) if it
-	// rolls back.
-	commented []func(context.Context) error
-	loc       *time.Location
-	notices   []*pgerr.Error
+	loc     *time.Location
+	notices []*pgerr.Error
 	// localSaved are the values to put back when the transaction ends, of
 	// the settings SET LOCAL (or set_config(…, true)) changed in it.
 	localSaved map[string]string
@@ -96,6 +93,10 @@ type Session struct {
 	// runCtx is the context of the Execute or fetch running now, which
 	// pg_sleep waits on: a portal's rows may be read under a later one.
 	runCtx context.Context
+
+	// commented undo the transaction's COMMENTs (stored at once) if it
+	// rolls back.
+	commented []func(context.Context) error
 }
 
 // NewSession starts a session for user on database, applying the startup
