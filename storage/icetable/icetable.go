@@ -199,6 +199,12 @@ type Change func(t *table.Table) ([]table.Requirement, []table.Update, error)
 // change never lose each other. No updates: nothing is committed.
 func (s *Store) Update(ctx context.Context, t *table.Table, change Change) (*table.Table, error) {
 	id := t.Identifier()
+	// The change is computed on the catalog's current state, not the
+	// caller's, which may be behind another server's commits.
+	t, err := s.Load(ctx, id[0], id[1])
+	if err != nil {
+		return nil, fmt.Errorf("update %s: load: %w", id, err)
+	}
 	for attempt := 1; ; attempt++ {
 		reqs, ups, err := change(t)
 		if err != nil || len(ups) == 0 {

@@ -728,25 +728,20 @@ func (m *Manager) linkOnce(ctx context.Context, st *tableState) (bool, error) {
 }
 
 // Alter commits a change to a table's metadata (a comment: a property or
-// a field's doc). It holds the table's link
-// lock, so no link commit of this server runs meanwhile, and the lease, so
-// no other server's does; the new metadata then becomes the table's state
-// at once, keeping the tail, which the unchanged snapshot does not hold.
+// a field's doc). It needs no write lease: the catalog applies the change
+// to the table's current metadata, checking only what the change asserts
+// (the schema it rebuilt), so it and any server's link commits, which
+// assert only their snapshot, never lose each other; a lost race on the
+// pointer is retried. It holds the table's link lock so this server's link
+// does not race it, and the new metadata becomes the table's state at
+// once, keeping the tail, which the unchanged snapshot does not hold.
 func (m *Manager) Alter(ctx context.Context, ns, name string, change icetable.Change) error {
 	st, err := m.state(ctx, Key{ns, name})
 	if err != nil {
 		return err
 	}
-	if err := m.ensureLease(ctx, st, false); err != nil {
-		return err
-	}
 	st.linkMu.Lock()
 	defer st.linkMu.Unlock()
-	if m.leases != nil {
-		if err := m.reloadIfIdle(ctx, st); err != nil {
-			return err
-		}
-	}
 	st.mu.Lock()
 	tbl, pos := st.tbl, st.pos
 	st.mu.Unlock()
