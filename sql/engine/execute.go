@@ -232,6 +232,9 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return s.createSchemaStmt(ctx, n.CreateSchemaStmt)
 	case *pg.Node_DropStmt:
 		return s.drop(ctx, n.DropStmt)
+	case *pg.Node_CommentStmt:
+		cat.release()
+		return s.comment(ctx, n.CommentStmt)
 	case *pg.Node_TransactionStmt:
 		return s.transaction(n.TransactionStmt)
 	case *pg.Node_VariableSetStmt:
