@@ -40,6 +40,11 @@ var psqlTables = []struct{ pg, loam string }{
 	// A primary key: \d's "Indexes:" footer, \di and \d of the index.
 	{`CREATE TABLE keyed_calls (id int, model text, day date, PRIMARY KEY (model, id))`,
 		`CREATE TABLE keyed_calls (id int, model text, day date, PRIMARY KEY (model, id))`},
+	// Comments: \dt+'s Description, \d+'s column descriptions.
+	{`COMMENT ON TABLE plain_calls IS 'calls, unpartitioned'`, `COMMENT ON TABLE plain_calls IS 'calls, unpartitioned'`},
+	{`COMMENT ON COLUMN plain_calls.model IS 'model id'`, `COMMENT ON COLUMN plain_calls.model IS 'model id'`},
+	{`COMMENT ON COLUMN keyed_calls.day IS 'UTC day'`, `COMMENT ON COLUMN keyed_calls.day IS 'UTC day'`},
+	{`COMMENT ON SCHEMA public IS 'LLM telemetry'`, `COMMENT ON SCHEMA public IS 'LLM telemetry'`},
 }
 
 // loamFooter is, per psql command, how Loam's output differs from
@@ -141,6 +146,7 @@ func TestPsql(t *testing.T) {
 			{"-A", "-c", `\d`},
 			{"-c", `\d nosuchtable`},
 			{"-c", `\dn`},
+			{"-c", `\dn+`},
 			{"-A", "-c", `\dP`},
 			// What else sees a partitioned table as PostgreSQL shows one.
 			{"-A", "-c", `SELECT table_name, table_type, is_insertable_into FROM information_schema.tables
