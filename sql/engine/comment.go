@@ -108,6 +108,10 @@ func (s *Session) resolveTable(ctx context.Context, schema, name string) (*table
 	if err != nil {
 		return nil, err
 	}
+	if ti.ViewSQL != "" {
+		// A view has no Iceberg table to keep comments in (views.go).
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "comments on view %q are not supported yet", ti.Name)
+	}
 	ref := &tableRef{Namespace: ti.Namespace, Name: ti.Name, Columns: ti.Columns}
 	if ti.Table != nil {
 		ref.Comment = ti.Table.Properties()[CommentProperty]
