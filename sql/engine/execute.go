@@ -465,7 +465,7 @@ func (s *Session) insertSource(p *plan.Planner, ins *pg.InsertStmt, ti *plan.Tab
 	}
 	var q *plan.Query
 	if len(sel.ValuesLists) > 0 {
-		q, err = p.InsertValues(sel, ti.Types, target)
+		q, err = p.InsertValues(sel, ti.Types, target, ti.Defaults)
 	} else {
 		q, err = p.Select(sel)
 	}
@@ -481,6 +481,12 @@ func (s *Session) insertSource(p *plan.Planner, ins *pg.InsertStmt, ti *plan.Tab
 	exprs := make([]expr.Expr, len(ti.Columns))
 	for i, t := range ti.Types {
 		exprs[i] = &expr.Const{D: types.NullOf(t)}
+		if ti.Defaults != nil && ti.Defaults[i] != "" {
+			// Columns not given take their default.
+			if exprs[i], err = p.BindDefault(ti.Defaults[i], t); err != nil {
+				return nil, err
+			}
+		}
 	}
 	for k, idx := range target {
 		var e expr.Expr = &expr.Col{Idx: k, T: q.Columns[k].T}
