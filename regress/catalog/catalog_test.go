@@ -26,6 +26,13 @@ const setup = `CREATE TABLE llm_calls (ts timestamptz NOT NULL, model text, toke
 // of PgJDBC's key and index metadata.
 const keysSetup = `CREATE TABLE llm_keys (id int, model text, day date, PRIMARY KEY (model, id))`
 
+// defaultsSetup is a table whose columns have DEFAULTs of the kinds
+// applications declare (and SQLAlchemy's server_default emits).
+const defaultsSetup = `CREATE TABLE llm_usage (id uuid DEFAULT gen_random_uuid(), created_at timestamptz NOT NULL DEFAULT now(),
+	tenant text DEFAULT 'none', tokens int DEFAULT 0, neg int DEFAULT -1, total bigint DEFAULT 1 + 1, at2 timestamptz DEFAULT current_timestamp,
+	day date DEFAULT CURRENT_DATE, score float8 DEFAULT 1.5, loss float8 DEFAULT -0.5, note varchar(20) DEFAULT 'it''s', ok bool DEFAULT true,
+	since timestamptz DEFAULT '2026-01-01', up text DEFAULT upper('a'), nothing int DEFAULT NULL, plain text)`
+
 // standIns are PostgreSQL catalog column types Loam does not have yet,
 // and the type it reports those columns as instead.
 var standIns = map[uint32]uint32{
@@ -98,6 +105,13 @@ var queries = []query{
 		numeric_precision, numeric_precision_radix, numeric_scale, datetime_precision, udt_schema, udt_name
 		FROM information_schema.columns WHERE table_name = 'llm_calls' ORDER BY ordinal_position`, rows: true},
 	{sql: `SELECT schema_name FROM information_schema.schemata WHERE schema_name = 'public'`, rows: true},
+	// Column DEFAULTs: pg_attrdef, atthasdef, the deparsed expressions.
+	{sql: `SELECT a.attname, a.atthasdef, pg_get_expr(d.adbin, d.adrelid), pg_get_expr(d.adbin, d.adrelid, true), d.adnum = a.attnum
+		FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+		WHERE a.attrelid = 'llm_usage'::regclass AND a.attnum > 0 ORDER BY a.attnum`, rows: true},
+	{sql: `SELECT column_name, column_default, is_nullable FROM information_schema.columns
+		WHERE table_name = 'llm_usage' ORDER BY ordinal_position`, rows: true},
+	{sql: `SELECT count(*), count(DISTINCT oid) FROM pg_attrdef WHERE adrelid = 'llm_usage'::regclass`, rows: true},
 	{sql: `SELECT t.oid, t.typname, t.typlen, t.typbyval, t.typcategory, t.typelem, t.typarray FROM pg_type t
 		WHERE t.typname IN ('int4', 'text', 'name', 'oid', 'char', 'bool', 'timestamptz', 'numeric', '_int4', 'varchar')
 		ORDER BY t.oid`, rows: true},
@@ -616,7 +630,7 @@ func TestCatalogAgainstPostgres(t *testing.T) {
 			meta := connect(t, ctx, pgURL, false)
 			if mode.name == "extended" {
 				for _, c := range []*pgx.Conn{pgc, lc} {
-					for _, q := range []string{setup, keysSetup} {
+					for _, q := range []string{setup, keysSetup, defaultsSetup} {
 						if _, err := c.Exec(ctx, q); err != nil {
 							t.Fatalf("setup: %v", err)
 						}

@@ -40,6 +40,11 @@ var psqlTables = []struct{ pg, loam string }{
 	// A primary key: \d's "Indexes:" footer, \di and \d of the index.
 	{`CREATE TABLE keyed_calls (id int, model text, day date, PRIMARY KEY (model, id))`,
 		`CREATE TABLE keyed_calls (id int, model text, day date, PRIMARY KEY (model, id))`},
+	// Column DEFAULTs: \d's Default column.
+	{`CREATE TABLE default_calls (id uuid DEFAULT gen_random_uuid(), ts timestamptz NOT NULL DEFAULT now(), tenant text DEFAULT 'none',
+		tokens int DEFAULT 0, total bigint DEFAULT 1 + 1, at2 timestamptz DEFAULT current_timestamp, loss float8 DEFAULT -0.5)`,
+		`CREATE TABLE default_calls (id uuid DEFAULT gen_random_uuid(), ts timestamptz NOT NULL DEFAULT now(), tenant text DEFAULT 'none',
+		tokens int DEFAULT 0, total bigint DEFAULT 1 + 1, at2 timestamptz DEFAULT current_timestamp, loss float8 DEFAULT -0.5)`},
 }
 
 // loamFooter is, per psql command, how Loam's output differs from
@@ -134,6 +139,8 @@ func TestPsql(t *testing.T) {
 			{"-c", `\d+ sorted_calls`},
 			{"-c", `\d keyed_calls`},
 			{"-c", `\d+ keyed_calls`},
+			{"-c", `\d default_calls`},
+			{"-c", `\d+ default_calls`},
 			{"-A", "-c", `\di`},
 			{"-c", `\d keyed_calls_pkey`},
 			{"-A", "-c", `\dt`},

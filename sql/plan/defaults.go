@@ -37,7 +37,23 @@ func (p *Planner) CheckDefault(n *pg.Node, col string, t types.T) (string, error
 	if _, err := b.coerce(e, t, nodeLocation(n)); err != nil {
 		return "", err
 	}
-	return deparseDefault(n, t, p.ec), nil
+	text := deparseDefault(n, t, p.ec)
+	if e.Type().Kind != t.Kind && prettyExpr(text) != text {
+		// An implicit cast to the column type keeps the parentheses even
+		// in pg_get_expr's pretty mode; a second pair records that (see
+		// DefaultText).
+		text = "(" + text + ")"
+	}
+	return text, nil
+}
+
+// DefaultText is a stored DEFAULT as pg_get_expr prints it, pretty or not.
+func DefaultText(stored string, pretty bool) string {
+	once := prettyExpr(stored)
+	if pretty || (once != stored && prettyExpr(once) != once) {
+		return once
+	}
+	return stored
 }
 
 func assignable(from, to types.T, col string) error {
@@ -240,4 +256,28 @@ func DecodeDefaults(prop string, ids []int) ([]string, error) {
 		out[i] = m[strconv.Itoa(id)]
 	}
 	return out, nil
+}
+
+// prettyExpr drops the parentheses around a whole deparsed expression, as
+// pg_get_expr's pretty mode does for a top-level operator.
+func prettyExpr(s string) string {
+	if len(s) < 2 || s[0] != '(' || s[len(s)-1] != ')' {
+		return s
+	}
+	depth, inStr := 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\'':
+			inStr = !inStr
+		case inStr:
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+			if depth == 0 && i < len(s)-1 {
+				return s
+			}
+		}
+	}
+	return s[1 : len(s)-1]
 }
