@@ -34,8 +34,12 @@ func (p *Planner) CheckDefault(n *pg.Node, col string, t types.T) (string, error
 	if err := assignable(e.Type(), t, col); err != nil {
 		return "", err
 	}
-	if _, err := b.coerce(e, t, nodeLocation(n)); err != nil {
-		return "", err
+	if e.Type().Kind == types.Unknown {
+		// A literal takes the column's type now (PostgreSQL reports 'x'
+		// for an integer here); a cast of a typed value runs at insert.
+		if _, err := b.coerce(e, t, nodeLocation(n)); err != nil {
+			return "", err
+		}
 	}
 	text := deparseDefault(n, t, p.ec)
 	if e.Type().Kind != t.Kind && prettyExpr(text) != text {
@@ -57,7 +61,7 @@ func DefaultText(stored string, pretty bool) string {
 }
 
 func assignable(from, to types.T, col string) error {
-	if from.Kind == to.Kind || from.Kind == types.Unknown || from.Kind == types.Text || AssignsToString(to) {
+	if from.Kind == to.Kind || from.Kind == types.Unknown || AssignsToString(to) {
 		return nil
 	}
 	if _, ok := types.Common(from, to); ok {
