@@ -266,6 +266,7 @@ func TestPsql(t *testing.T) {
 		write("multi.csv", "1,\"multi\nline\",x\n")
 		write("long.csv", strings.Repeat("x", 150)+",b,c\n")
 		write("extra.txt", "1\t\"a\tb\t\\N\tmore\n")
+		write("defaults.csv", "1,a\n2,\n3,c\n")
 		write("in.txt", "4\tt1\t2026-01-01 00:00:00+00\n5\t\\N\t\\N\n6\ttab\\there\t2026-03-01 00:00:00+00\n")
 		for _, cmd := range [][]string{
 			{"-c", `\copy ct from 'in.csv' (format csv)`, "-c", `\copy ct from 'in.txt'`,
@@ -281,6 +282,10 @@ func TestPsql(t *testing.T) {
 			{"-c", `\copy ct from 'long.csv' csv`},
 			{"-c", `\copy ct from 'extra.txt'`},
 			{"-c", `SELECT count(*), count(s), count(ts) FROM ct`},
+			// Columns a column list leaves out take their defaults, per row.
+			{"-c", `\copy default_calls (tokens, tenant) from 'defaults.csv' csv`, "-c",
+				`SELECT tokens, tenant, total, loss, at2 IS NOT NULL AS at2, ts IS NOT NULL AS ts FROM default_calls ORDER BY tokens`,
+				"-c", `SELECT count(*), count(DISTINCT id) FROM default_calls`},
 		} {
 			pg, loam := both(t, dir, "", cmd...)
 			if pg != loam {
