@@ -31,7 +31,11 @@ const keysSetup = `CREATE TABLE llm_keys (id int, model text, day date, PRIMARY 
 const defaultsSetup = `CREATE TABLE llm_usage (id uuid DEFAULT gen_random_uuid(), created_at timestamptz NOT NULL DEFAULT now(),
 	tenant text DEFAULT 'none', tokens int DEFAULT 0, neg int DEFAULT -1, total bigint DEFAULT 1 + 1, at2 timestamptz DEFAULT current_timestamp,
 	day date DEFAULT CURRENT_DATE, score float8 DEFAULT 1.5, loss float8 DEFAULT -0.5, note varchar(20) DEFAULT 'it''s', ok bool DEFAULT true,
-	since timestamptz DEFAULT '2026-01-01', up text DEFAULT upper('a'), nothing int DEFAULT NULL, plain text)`
+	since timestamptz DEFAULT '2026-01-01', up text DEFAULT upper('a'), nothing int DEFAULT NULL, plain text,
+	prec int DEFAULT 1 + 2 * 3, paren int DEFAULT (1 + 2) * 3, c0 bigint DEFAULT 0::bigint, c1 bigint DEFAULT (1 + 1)::bigint,
+	vc varchar(10) DEFAULT 'n'::varchar(10), nul text DEFAULT NULL::text, tomorrow date DEFAULT current_date + 1,
+	big bigint DEFAULT 5000000000, num numeric DEFAULT '0', later timestamptz DEFAULT now() + interval '1 day',
+	cat text DEFAULT 'a' || lower('B'), lt timestamp DEFAULT localtimestamp(3), who text DEFAULT current_user)`
 
 // standIns are PostgreSQL catalog column types Loam does not have yet,
 // and the type it reports those columns as instead.

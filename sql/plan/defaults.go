@@ -20,16 +20,17 @@ const whereDefault = "DEFAULT expressions"
 // PostgreSQL's cookDefault does (no column references or subqueries, a
 // type assignable to the column), and returns the text to store: the
 // expression as PostgreSQL's pg_get_expr deparses it, which is also valid
-// SQL that BindDefault binds again at each insert. "" means no default
-// (DEFAULT NULL stores none, as in PostgreSQL).
+// SQL that BindDefault binds again at each insert, followed by a comment
+// with the pretty form when that differs (see DefaultText). "" means no
+// default (a NULL default stores none, as in PostgreSQL).
 func (p *Planner) CheckDefault(n *pg.Node, col string, t types.T) (string, error) {
-	if c := n.GetAConst(); c != nil && c.Isnull {
-		return "", nil
-	}
 	b := &binder{p: p, where: whereDefault}
 	e, err := b.bind(n)
 	if err != nil {
 		return "", err
+	}
+	if c, ok := e.(*expr.Const); ok && c.D.Null {
+		return "", nil
 	}
 	if err := assignable(e.Type(), t, col); err != nil {
 		return "", err
@@ -41,23 +42,32 @@ func (p *Planner) CheckDefault(n *pg.Node, col string, t types.T) (string, error
 			return "", err
 		}
 	}
-	text := deparseDefault(n, t, p.ec)
-	if e.Type().Kind != t.Kind && prettyExpr(text) != text {
-		// An implicit cast to the column type keeps the parentheses even
-		// in pg_get_expr's pretty mode; a second pair records that (see
-		// DefaultText).
-		text = "(" + text + ")"
+	// A value of another type is under an implicit cast, which hides but
+	// parenthesizes an operator in pretty mode: bigint DEFAULT 1 + 1 is
+	// "(1 + 1)" either way.
+	top := parentTop
+	if k := e.Type().Kind; k != t.Kind && k != types.Unknown {
+		top = parentCast
 	}
-	return text, nil
+	plain := deparseDefault(n, t, deparser{ec: p.ec}, parentTop)
+	pretty := deparseDefault(n, t, deparser{ec: p.ec, pretty: true}, top)
+	if pretty != plain {
+		return plain + prettyMark + pretty, nil
+	}
+	return plain, nil
 }
+
+// prettyMark separates a stored default's pretty form, as an SQL comment
+// so the whole still parses.
+const prettyMark = "\n--pretty "
 
 // DefaultText is a stored DEFAULT as pg_get_expr prints it, pretty or not.
 func DefaultText(stored string, pretty bool) string {
-	once := prettyExpr(stored)
-	if pretty || (once != stored && prettyExpr(once) != once) {
-		return once
+	plain, pp, ok := strings.Cut(stored, prettyMark)
+	if ok && pretty {
+		return pp
 	}
-	return stored
+	return plain
 }
 
 func assignable(from, to types.T, col string) error {
@@ -93,21 +103,45 @@ func (p *Planner) BindDefault(text string, t types.T) (expr.Expr, error) {
 	return b.coerce(e, t, nodeLocation(n))
 }
 
-// deparseDefault prints a DEFAULT expression as PostgreSQL's ruleutils
-// does for the stored (cooked) expression: literals coerced to the column
-// type become typed constants, implicit casts are not shown. What it does
-// not know it prints as pg_query deparses it.
-func deparseDefault(n *pg.Node, t types.T, ec *expr.Ctx) string {
+// deparser prints DEFAULT expressions as PostgreSQL's ruleutils does for
+// the stored (cooked) expression: literals coerced to their type become
+// typed constants, implicit casts are not shown, and in pretty mode only
+// the parentheses precedence needs are kept.
+type deparser struct {
+	ec     *expr.Ctx
+	pretty bool
+}
+
+// parent is what an expression is printed under, for the parentheses.
+type parent struct {
+	kind   int    // parentTop, parentCast, parentArg or parentOp
+	op     string // parentOp: the operator
+	isLeft bool   // parentOp: the expression is its left operand
+}
+
+const (
+	parentTop = iota
+	parentCast
+	parentArg
+	parentOp
+)
+
+var (
+	castParent = parent{kind: parentCast}
+)
+
+// deparseDefault prints n, a DEFAULT of a column of type t; what the
+// deparser does not know it prints as pg_query deparses it.
+func deparseDefault(n *pg.Node, t types.T, d deparser, top int) string {
 	if c := n.GetAConst(); c != nil {
 		if s := c.GetSval(); s != nil {
 			// An untyped literal becomes a constant of the column's type.
-			d, err := types.ParseText(t, s.Sval, ec.Loc)
-			if err == nil {
-				return constText(d, ec)
+			if v, err := types.ParseText(t, s.Sval, d.ec.Loc); err == nil {
+				return constText(v, d.ec, false)
 			}
 		}
 	}
-	if s, ok := deparseExpr(n, ec); ok {
+	if s, ok := d.expr(n, parent{kind: top}); ok {
 		return s
 	}
 	res, err := pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
@@ -118,7 +152,7 @@ func deparseDefault(n *pg.Node, t types.T, ec *expr.Ctx) string {
 	return strings.TrimPrefix(res, "SELECT ")
 }
 
-func deparseExpr(n *pg.Node, ec *expr.Ctx) (string, bool) {
+func (d deparser) expr(n *pg.Node, par parent) (string, bool) {
 	switch {
 	case n.GetAConst() != nil:
 		c := n.GetAConst()
@@ -126,14 +160,14 @@ func deparseExpr(n *pg.Node, ec *expr.Ctx) (string, bool) {
 		case c.Isnull:
 			return "NULL", true
 		case c.GetIval() != nil:
-			return constText(types.Datum{T: types.TInt4, I: int64(c.GetIval().Ival)}, ec), true
+			return constText(types.Datum{T: types.TInt4, I: int64(c.GetIval().Ival)}, d.ec, false), true
 		case c.GetFval() != nil:
 			v := c.GetFval().Fval
-			if d, err := types.ParseText(types.TInt8, v, ec.Loc); err == nil {
-				return constText(d, ec), true
+			if x, err := types.ParseText(types.TInt8, v, d.ec.Loc); err == nil {
+				return constText(x, d.ec, false), true
 			}
-			if d, err := types.ParseText(types.T{Kind: types.Numeric, Width: -1}, v, ec.Loc); err == nil {
-				return constText(d, ec), true
+			if x, err := types.ParseText(types.T{Kind: types.Numeric, Width: -1}, v, d.ec.Loc); err == nil {
+				return constText(x, d.ec, false), true
 			}
 		case c.GetBoolval() != nil:
 			return strconv.FormatBool(c.GetBoolval().Boolval), true
@@ -142,17 +176,26 @@ func deparseExpr(n *pg.Node, ec *expr.Ctx) (string, bool) {
 		}
 	case n.GetTypeCast() != nil:
 		tc := n.GetTypeCast()
-		if c := tc.Arg.GetAConst(); c != nil && c.GetSval() != nil {
-			t, err := TypeOf(tc.TypeName, "")
-			if err != nil {
-				return "", false
-			}
-			d, err := types.ParseText(t, c.GetSval().Sval, ec.Loc)
-			if err != nil {
-				return "", false
-			}
-			return constText(d, ec), true
+		t, err := TypeOf(tc.TypeName, "")
+		if err != nil {
+			return "", false
 		}
+		if c := tc.Arg.GetAConst(); c != nil && c.GetSval() != nil {
+			// A cast literal is a constant of the type, typmod and all.
+			v, err := types.ParseText(t, c.GetSval().Sval, d.ec.Loc)
+			if err != nil {
+				return "", false
+			}
+			return constText(v, d.ec, true), true
+		}
+		arg, ok := d.expr(tc.Arg, castParent)
+		if !ok {
+			return "", false
+		}
+		if !d.pretty {
+			arg = "(" + arg + ")"
+		}
+		return arg + "::" + t.String(), true
 	case n.GetSqlvalueFunction() != nil:
 		sv := n.GetSqlvalueFunction()
 		name := strings.TrimPrefix(sv.Op.String(), "SVFOP_")
@@ -167,7 +210,7 @@ func deparseExpr(n *pg.Node, ec *expr.Ctx) (string, bool) {
 		}
 		args := make([]string, len(fc.Args))
 		for i, a := range fc.Args {
-			s, ok := deparseExpr(a, ec)
+			s, ok := d.expr(a, parent{kind: parentArg})
 			if !ok {
 				return "", false
 			}
@@ -180,26 +223,54 @@ func deparseExpr(n *pg.Node, ec *expr.Ctx) (string, bool) {
 			return "", false
 		}
 		op := ae.Name[0].GetString_().GetSval()
-		r, ok := deparseExpr(ae.Rexpr, ec)
+		r, ok := d.expr(ae.Rexpr, parent{kind: parentOp, op: op})
 		if !ok {
 			return "", false
 		}
-		if ae.Lexpr == nil {
-			return "(" + op + " " + r + ")", true
+		s := op + " " + r
+		if ae.Lexpr != nil {
+			l, ok := d.expr(ae.Lexpr, parent{kind: parentOp, op: op, isLeft: true})
+			if !ok {
+				return "", false
+			}
+			s = l + " " + s
 		}
-		l, ok := deparseExpr(ae.Lexpr, ec)
-		if !ok {
-			return "", false
+		if !d.pretty || !simpleOp(op, ae.Lexpr == nil, par) {
+			s = "(" + s + ")"
 		}
-		return "(" + l + " " + op + " " + r + ")", true
+		return s, true
 	}
 	return "", false
 }
 
+// simpleOp is ruleutils' isSimpleNode for an operator expression: whether
+// pretty mode prints it without parentheses under par.
+func simpleOp(op string, prefix bool, par parent) bool {
+	switch par.kind {
+	case parentTop, parentArg:
+		return true
+	case parentOp:
+		lo, hi := strings.Contains("+-", op), strings.Contains("*/%", op)
+		plo, phi := strings.Contains("+-", par.op), strings.Contains("*/%", par.op)
+		if prefix || len(op) != 1 || len(par.op) != 1 || !(lo || hi) || !(plo || phi) {
+			return false
+		}
+		if hi && plo {
+			return true
+		}
+		if lo && phi {
+			return false
+		}
+		return par.isLeft
+	}
+	return false
+}
+
 // constText prints a constant as ruleutils' get_const_expr: non-negative
 // integers and plain decimal numbers bare, booleans as keywords, anything
-// else a quoted literal labelled with its type.
-func constText(d types.Datum, ec *expr.Ctx) string {
+// else a quoted literal labelled with its type (with its typmod when
+// typmod, as a cast literal has one).
+func constText(d types.Datum, ec *expr.Ctx, typmod bool) string {
 	v := types.FormatText(d, ec.Loc)
 	switch d.T.Kind {
 	case types.Int4:
@@ -207,7 +278,7 @@ func constText(d types.Datum, ec *expr.Ctx) string {
 			return v
 		}
 	case types.Numeric:
-		if v != "" && v[0] >= '0' && v[0] <= '9' && strings.ContainsAny(v, ".eE") {
+		if v != "" && v[0] >= '0' && v[0] <= '9' && strings.ContainsAny(v, ".eE") && (!typmod || d.T.Width < 0) {
 			return v
 		}
 	case types.Bool:
@@ -216,7 +287,11 @@ func constText(d types.Datum, ec *expr.Ctx) string {
 		}
 		return "false"
 	}
-	return quoteLiteral(v) + "::" + types.T{Kind: d.T.Kind, Width: -1, Elem: d.T.Elem}.String()
+	t := d.T
+	if !typmod {
+		t = types.T{Kind: d.T.Kind, Width: -1, Elem: d.T.Elem}
+	}
+	return quoteLiteral(v) + "::" + t.String()
 }
 
 func quoteLiteral(s string) string {
@@ -260,28 +335,4 @@ func DecodeDefaults(prop string, ids []int) ([]string, error) {
 		out[i] = m[strconv.Itoa(id)]
 	}
 	return out, nil
-}
-
-// prettyExpr drops the parentheses around a whole deparsed expression, as
-// pg_get_expr's pretty mode does for a top-level operator.
-func prettyExpr(s string) string {
-	if len(s) < 2 || s[0] != '(' || s[len(s)-1] != ')' {
-		return s
-	}
-	depth, inStr := 0, false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\'':
-			inStr = !inStr
-		case inStr:
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-			if depth == 0 && i < len(s)-1 {
-				return s
-			}
-		}
-	}
-	return s[1 : len(s)-1]
 }
