@@ -159,7 +159,7 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 				if settings.Defaults == nil {
 					settings.Defaults = map[string]string{}
 				}
-				settings.Defaults[fields[i].Name] = d
+				settings.Defaults[fields[i].Name] = plan.DefaultText(d, false)
 			}
 		}
 		err = s.eng.meta.PutTableSettings(ctx, ns, rv.Relname, settings)
