@@ -463,14 +463,23 @@ func (s *Session) insertSource(p *plan.Planner, ins *pg.InsertStmt, ti *plan.Tab
 		sel = &pg.SelectStmt{ValuesLists: []*pg.Node{{Node: &pg.Node_List{List: &pg.List{}}}}}
 		target = nil
 	}
+	// With no column list, fewer expressions than columns fill the first
+	// columns; the rest take their defaults, as in PostgreSQL.
+	implicit := len(ins.Cols) == 0 && target != nil
 	var q *plan.Query
 	if len(sel.ValuesLists) > 0 {
+		if n := len(sel.ValuesLists[0].GetList().GetItems()); implicit && n < len(target) {
+			target = target[:n]
+		}
 		q, err = p.InsertValues(sel, ti.Types, target, ti.Defaults)
 	} else {
 		q, err = p.Select(sel)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if implicit && len(q.Columns) < len(target) {
+		target = target[:len(q.Columns)]
 	}
 	if len(q.Columns) > len(target) {
 		return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")

@@ -18,6 +18,9 @@ func (p *Planner) InsertValues(s *pg.SelectStmt, colTypes []types.T, target []in
 	rows := make([][]expr.Expr, len(s.ValuesLists))
 	for i, vl := range s.ValuesLists {
 		items := vl.GetList().Items
+		if i > 0 && len(items) != len(s.ValuesLists[0].GetList().Items) {
+			return nil, pgerr.New(pgerr.SyntaxError, "VALUES lists must all be the same length")
+		}
 		if len(items) > len(target) {
 			return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns").WithPosition(pos(p.query, nodeLocation(items[len(target)])))
 		}
