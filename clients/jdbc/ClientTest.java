@@ -467,6 +467,25 @@ public class ClientTest {
                 }
             }
             check("getTables", got.toString(), "jdbc_bad;jdbc_batch;jdbc_t;jdbc_time;");
+            // Comments (COMMENT ON) are the REMARKS of getTables and getColumns.
+            try (Statement s = c.createStatement()) {
+                s.execute("COMMENT ON TABLE jdbc_t IS 'one value of each type'");
+                s.execute("COMMENT ON COLUMN jdbc_t.l IS 'int8, it''s big'");
+            }
+            got.setLength(0);
+            try (ResultSet rs = md.getTables(null, "public", "jdbc_t", new String[] {"TABLE"})) {
+                while (rs.next()) {
+                    got.append(rs.getString("TABLE_NAME")).append(':').append(rs.getString("REMARKS")).append(';');
+                }
+            }
+            check("getTables REMARKS", got.toString(), "jdbc_t:one value of each type;");
+            got.setLength(0);
+            try (ResultSet rs = md.getColumns(null, "public", "jdbc_t", "_")) {
+                while (rs.next()) {
+                    got.append(rs.getString("COLUMN_NAME")).append(':').append(rs.getString("REMARKS")).append(';');
+                }
+            }
+            check("getColumns REMARKS", got.toString(), "i:null;l:int8, it's big;s:null;d:null;f:null;n:null;b:null;t:null;u:null;");
             got.setLength(0);
             try (ResultSet rs = md.getColumns(null, "public", "jdbc_t", "%")) {
                 while (rs.next()) {

@@ -202,6 +202,26 @@ def core(engine):
     md3.drop_all(engine)
     check("drop_all", inspect(engine).has_table("sqla_pk2"), False)
 
+    # Comments: create_all emits COMMENT ON for Table(comment=) and
+    # Column(comment=); the inspector reads them back.
+    md4 = sa.MetaData()
+    sa.Table("sqla_doc", md4, sa.Column("id", sa.Integer, comment="call id"),
+             sa.Column("model", sa.Text, comment="the model's name"), sa.Column("cost", sa.Float),
+             comment="LLM calls, documented")
+    md4.drop_all(engine)
+    md4.create_all(engine)
+    insp = inspect(engine)
+    check("table comment round trip", insp.get_table_comment("sqla_doc"), {"text": "LLM calls, documented"})
+    check("column comments round trip", [(c["name"], c.get("comment")) for c in insp.get_columns("sqla_doc")],
+          [("id", "call id"), ("model", "the model's name"), ("cost", None)])
+    with engine.begin() as conn:
+        conn.execute(text("COMMENT ON COLUMN sqla_doc.id IS NULL"))
+        conn.execute(text("COMMENT ON TABLE sqla_doc IS ''"))
+    insp = inspect(engine)
+    check("comments removed", (insp.get_table_comment("sqla_doc"), [c.get("comment") for c in insp.get_columns("sqla_doc")]),
+          ({"text": None}, [None, "the model's name", None]))
+    md4.drop_all(engine)
+
     reflected = sa.Table("sqla_models", sa.MetaData(), autoload_with=engine)
     check("reflected create_all types", [str(c.type) for c in reflected.columns],
           ["TEXT", "VARCHAR(32)", "INTEGER", "NUMERIC(12, 6)", "DOUBLE_PRECISION", "BIGINT", "SMALLINT",

@@ -37,6 +37,17 @@ const defaultsSetup = `CREATE TABLE llm_usage (id uuid DEFAULT gen_random_uuid()
 	big bigint DEFAULT 5000000000, num numeric DEFAULT '0', later timestamptz DEFAULT now() + interval '1 day',
 	cat text DEFAULT 'a' || lower('B'), lt timestamp DEFAULT localtimestamp(3), who text DEFAULT current_user)`
 
+// commentSetup documents llm_calls as data teams do (COMMENT ON), so the
+// queries of psql, PgJDBC and SQLAlchemy that read comments compare them.
+var commentSetup = []string{
+	`COMMENT ON TABLE llm_calls IS 'one row per LLM call'`,
+	`COMMENT ON COLUMN llm_calls.model IS 'model id, as the provider names it'`,
+	`COMMENT ON COLUMN public.llm_calls.cost IS 'USD'`,
+	`COMMENT ON COLUMN llm_calls.tokens IS 'dropped'`,
+	`COMMENT ON COLUMN llm_calls.tokens IS NULL`,
+	`COMMENT ON COLUMN llm_keys.id IS ''`,
+}
+
 // standIns are PostgreSQL catalog column types Loam does not have yet,
 // and the type it reports those columns as instead.
 var standIns = map[uint32]uint32{
@@ -123,6 +134,15 @@ var queries = []query{
 	{sql: `SELECT amname, amtype FROM pg_am WHERE amname = 'heap'`, rows: true},
 	{sql: `SELECT count(*) FROM pg_inherits`, rows: true},
 	{sql: `SELECT count(*) FROM pg_description WHERE objoid = (SELECT oid FROM pg_class WHERE relname = 'llm_calls')`, rows: true},
+	{sql: `SELECT c.relname, d.objsubid, d.description FROM pg_description d JOIN pg_class c ON c.oid = d.objoid
+		AND d.classoid = 'pg_class'::regclass WHERE c.relnamespace = 'public'::regnamespace ORDER BY 1, 2`, rows: true},
+	{sql: `SELECT n.nspname, d.description FROM pg_namespace n JOIN pg_description d ON d.objoid = n.oid
+		AND d.classoid = 'pg_namespace'::regclass WHERE n.nspname IN ('public', 'pg_catalog', 'information_schema') ORDER BY 1`, rows: true},
+	{sql: `SELECT a.attname, col_description(a.attrelid, a.attnum), obj_description(a.attrelid, 'pg_class'),
+		obj_description(a.attrelid, 'pg_namespace'), obj_description(a.attrelid) FROM pg_attribute a
+		WHERE a.attrelid = 'llm_calls'::regclass AND a.attnum > 0 ORDER BY a.attnum`, rows: true},
+	{sql: `SELECT obj_description('public'::regnamespace, 'pg_namespace'), obj_description('pg_catalog'::regnamespace),
+		col_description('llm_calls'::regclass, 0), col_description('llm_calls'::regclass, 99), obj_description(NULL, 'pg_class')`, rows: true},
 	{sql: `SELECT 'abc'::name, 26::oid, '-1'::oid, 'xy'::"char", 5::oid = 5, (3::oid)::int8`, rows: true},
 	// psql's \dt+ and \d+ print sizes through pg_size_pretty: its units
 	// and rounding at each boundary.
@@ -634,7 +654,7 @@ func TestCatalogAgainstPostgres(t *testing.T) {
 			meta := connect(t, ctx, pgURL, false)
 			if mode.name == "extended" {
 				for _, c := range []*pgx.Conn{pgc, lc} {
-					for _, q := range []string{setup, keysSetup, defaultsSetup} {
+					for _, q := range append([]string{setup, keysSetup, defaultsSetup}, commentSetup...) {
 						if _, err := c.Exec(ctx, q); err != nil {
 							t.Fatalf("setup: %v", err)
 						}

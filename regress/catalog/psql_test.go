@@ -45,6 +45,11 @@ var psqlTables = []struct{ pg, loam string }{
 		tokens int DEFAULT 0, total bigint DEFAULT 1 + 1, at2 timestamptz DEFAULT current_timestamp, loss float8 DEFAULT -0.5)`,
 		`CREATE TABLE default_calls (id uuid DEFAULT gen_random_uuid(), ts timestamptz NOT NULL DEFAULT now(), tenant text DEFAULT 'none',
 		tokens int DEFAULT 0, total bigint DEFAULT 1 + 1, at2 timestamptz DEFAULT current_timestamp, loss float8 DEFAULT -0.5)`},
+	// Comments: \dt+'s Description, \d+'s column descriptions.
+	{`COMMENT ON TABLE plain_calls IS 'calls, unpartitioned'`, `COMMENT ON TABLE plain_calls IS 'calls, unpartitioned'`},
+	{`COMMENT ON COLUMN plain_calls.model IS 'model id'`, `COMMENT ON COLUMN plain_calls.model IS 'model id'`},
+	{`COMMENT ON COLUMN keyed_calls.day IS 'UTC day'`, `COMMENT ON COLUMN keyed_calls.day IS 'UTC day'`},
+	{`COMMENT ON SCHEMA public IS 'LLM telemetry'`, `COMMENT ON SCHEMA public IS 'LLM telemetry'`},
 }
 
 // loamFooter is, per psql command, how Loam's output differs from
@@ -148,6 +153,7 @@ func TestPsql(t *testing.T) {
 			{"-A", "-c", `\d`},
 			{"-c", `\d nosuchtable`},
 			{"-c", `\dn`},
+			{"-c", `\dn+`},
 			{"-A", "-c", `\dP`},
 			// What else sees a partitioned table as PostgreSQL shows one.
 			{"-A", "-c", `SELECT table_name, table_type, is_insertable_into FROM information_schema.tables

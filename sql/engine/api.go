@@ -114,6 +114,7 @@ func (s *Session) markFailed() {
 		// The implicit transaction fails whole.
 		s.abortWrites(0)
 		s.dropCreated(0)
+		s.undoComments(0)
 	}
 }
 
@@ -131,7 +132,7 @@ func (s *Session) Finish() error {
 	if s.tx != 'I' {
 		return nil
 	}
-	s.created = nil
+	s.created, s.commented = nil, nil
 	if len(s.written) == 0 {
 		return nil
 	}

@@ -232,6 +232,9 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return s.createSchemaStmt(ctx, n.CreateSchemaStmt)
 	case *pg.Node_DropStmt:
 		return s.drop(ctx, n.DropStmt)
+	case *pg.Node_CommentStmt:
+		cat.release()
+		return s.comment(ctx, n.CommentStmt)
 	case *pg.Node_TransactionStmt:
 		return s.transaction(n.TransactionStmt)
 	case *pg.Node_VariableSetStmt:
@@ -243,6 +246,11 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		// column statistics instead. Accept the statement as a no-op.
 		return &Cursor{tag: "CREATE INDEX", sess: s}, nil
 	case *pg.Node_CheckPointStmt:
+		// "INSERT …; CHECKPOINT" in one Query: the implicit transaction's
+		// rows commit first, so the checkpoint takes them along.
+		if err := s.Finish(); err != nil {
+			return nil, err
+		}
 		if err := s.eng.Checkpoint(ctx); err != nil {
 			return nil, err
 		}

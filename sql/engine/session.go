@@ -93,6 +93,10 @@ type Session struct {
 	// runCtx is the context of the Execute or fetch running now, which
 	// pg_sleep waits on: a portal's rows may be read under a later one.
 	runCtx context.Context
+
+	// commented undo the transaction's COMMENTs (stored at once) if it
+	// rolls back.
+	commented []func(context.Context) error
 }
 
 // NewSession starts a session for user on database, applying the startup
@@ -181,4 +185,5 @@ type savepoint struct {
 	settings map[string]string
 	written  int // len(Session.written) when the savepoint was set
 	created  int // len(Session.created) likewise
+	comments int // len(Session.commented) likewise
 }

@@ -68,7 +68,8 @@ func (s *Session) savepoint(ts *pg.TransactionStmt) (*Cursor, error) {
 		return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "%s can only be used in transaction blocks", verb)
 	}
 	if ts.Kind == pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT {
-		s.savepoints = append(s.savepoints, savepoint{name: ts.SavepointName, settings: maps.Clone(s.settings), written: len(s.written), created: len(s.created)})
+		s.savepoints = append(s.savepoints, savepoint{name: ts.SavepointName, settings: maps.Clone(s.settings), written: len(s.written), created: len(s.created),
+			comments: len(s.commented)})
 		return &Cursor{tag: tag, sess: s}, nil
 	}
 	i := len(s.savepoints) - 1
@@ -85,6 +86,7 @@ func (s *Session) savepoint(ts *pg.TransactionStmt) (*Cursor, error) {
 	s.restoreSettings(s.savepoints[i].settings)
 	s.abortWrites(s.savepoints[i].written)
 	s.dropCreated(s.savepoints[i].created)
+	s.undoComments(s.savepoints[i].comments)
 	s.savepoints = s.savepoints[:i+1]
 	s.tx = 'T'
 	return &Cursor{tag: tag, sess: s}, nil
@@ -104,8 +106,9 @@ func (s *Session) endTx(commit bool) error {
 	s.abortWrites(0)
 	if !commit || err != nil {
 		s.dropCreated(0)
+		s.undoComments(0)
 	}
-	s.created = nil
+	s.created, s.commented = nil, nil
 	if (!commit || err != nil) && s.txSettings != nil {
 		s.restoreSettings(s.txSettings)
 		s.localSaved = nil

@@ -3,6 +3,8 @@ package engine_test
 import (
 	"context"
 	"testing"
+
+	"github.com/apache/iceberg-go/table"
 )
 
 // Writes inside a transaction block become visible to other sessions only
@@ -155,5 +157,33 @@ func BenchmarkInsertInBlock(b *testing.B) {
 		if i%100 == 99 || i == b.N-1 {
 			mustRun(b, s, "COMMIT")
 		}
+	}
+}
+
+// "INSERT …; CHECKPOINT" as one Query: the INSERT belongs to the Query's
+// implicit transaction, and CHECKPOINT commits it first, so an outside
+// reader sees the rows.
+func TestCheckpointTakesImplicitWrites(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e := openEngineAt(t, dir)
+	s := newSession(t, e)
+	s.ImplicitTransactions()
+	mustRun(t, s, "CREATE TABLE ck (a int)")
+	if err := s.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, s, "INSERT INTO ck VALUES (1), (2); CHECKPOINT")
+	if err := s.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	tbl, err := openIcebergCatalog(t, dir).LoadTable(ctx, table.Identifier{"public", "ck"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := tbl.CurrentSnapshot()
+	if snap == nil || snap.Summary == nil || snap.Summary.Properties["total-records"] != "2" {
+		t.Fatalf("snapshot after CHECKPOINT: %+v, want 2 records", snap)
 	}
 }

@@ -248,6 +248,10 @@ type relation struct {
 	clauses  loamClauses
 	pkey     []int    // the PRIMARY KEY's attnums, in key order
 	defaults []string // columns' DEFAULT texts ("" none); nil when none
+	// comment is COMMENT ON TABLE, docs COMMENT ON COLUMN by attnum-1
+	// ("" for none), from Iceberg (see pgcatalog_psql.go).
+	comment string
+	docs    []string
 }
 
 // hasDefault says whether column i (0-based) has a DEFAULT.
@@ -299,6 +303,7 @@ func relations(ctx context.Context, ci CatalogInfo) ([]relation, error) {
 		}
 		for _, ti := range tis {
 			r := relation{ns: ns, name: ti.Name, kind: "r", clauses: clausesOf(ti.Table), defaults: ti.Defaults}
+			r.comment, r.docs = commentsOf(ti)
 			if r.clauses.partKey != "" {
 				r.kind = "p"
 			}
@@ -354,7 +359,12 @@ func init() {
 					if ns == "public" {
 						owner = oidDatabaseOwner
 					}
-					out = append(out, vt.row(map[string]types.Datum{"oid": dOID(ObjectOID(ns, "")), "nspname": dName(ns), "nspowner": dOID(owner)}))
+					row := map[string]types.Datum{"oid": dOID(ObjectOID(ns, "")), "nspname": dName(ns), "nspowner": dOID(owner)}
+					if ns == "public" {
+						// PostgreSQL 15's grants on public, which \dn+ shows.
+						row["nspacl"] = types.Datum{T: types.ArrayOf(types.Text), S: "{pg_database_owner=UC/pg_database_owner,=U/pg_database_owner}"}
+					}
+					out = append(out, vt.row(row))
 				}
 				return out, err
 			}),

@@ -423,11 +423,13 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		return fn(rt, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
 			return types.NullOf(rt), nil
 		})
-	case "obj_description", "col_description", "shobj_description":
-		// Loam keeps no comments.
-		if len(args) >= 1 && len(args) <= 2 {
+	case "shobj_description":
+		// Loam keeps no comments on shared objects (databases, roles).
+		if len(args) == 2 {
 			return constant(types.NullOf(types.TText))
 		}
+	case "obj_description", "col_description":
+		return b.descriptionFunc(ci, name, args, fn)
 	}
 	if e, ok, err := b.privilegeFunc(ci, name, args, loc); ok || err != nil {
 		return e, ok, err
@@ -958,4 +960,59 @@ var pgEncodings = []string{
 	"WIN1256", "WIN1258", "WIN866", "WIN874", "KOI8R", "WIN1251", "WIN1252", "ISO_8859_5", "ISO_8859_6",
 	"ISO_8859_7", "ISO_8859_8", "WIN1250", "WIN1253", "WIN1254", "WIN1255", "WIN1257", "KOI8U",
 	"SJIS", "BIG5", "GBK", "UHC", "GB18030", "JOHAB", "SHIFT_JIS_2004",
+}
+
+// descriptionFunc is obj_description(oid[, catalog]) and
+// col_description(oid, attnum), looked up in the comments pg_description
+// lists, read once when the call is bound.
+func (b *binder) descriptionFunc(ci CatalogInfo, name string, args []expr.Expr,
+	fn func(types.T, []types.T, bool, expr.RowFunc) (expr.Expr, bool, error)) (expr.Expr, bool, error) {
+	type key struct {
+		objoid, classoid int64
+		objsubid         int64
+	}
+	descs, err := descriptions(b.p.ctx, ci)
+	if err != nil {
+		return nil, true, err
+	}
+	byKey := map[key]string{}
+	anyClass := map[int64]string{} // obj_description's one-argument form
+	add := func(d description) {
+		byKey[key{int64(d.objoid), int64(d.classoid), int64(d.objsubid)}] = d.text
+		if d.objsubid == 0 {
+			anyClass[int64(d.objoid)] = d.text
+		}
+	}
+	add(description{oidPlpgsql, systemCatalogOIDs["pg_extension"], 0, "PL/pgSQL procedural language"})
+	for _, d := range descs {
+		add(d)
+	}
+	found := func(s string, ok bool) (types.Datum, error) {
+		if !ok {
+			return types.NullOf(types.TText), nil
+		}
+		return dText(s), nil
+	}
+	switch {
+	case name == "col_description" && len(args) == 2:
+		return fn(types.TText, []types.T{types.TOID, types.TInt4}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			s, ok := byKey[key{a[0].I, int64(systemCatalogOIDs["pg_class"]), a[1].I}]
+			return found(s, ok)
+		})
+	case name == "obj_description" && len(args) == 2:
+		return fn(types.TText, []types.T{types.TOID, types.TName}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			cls, ok := systemCatalogOIDs[a[1].S]
+			if !ok {
+				return types.NullOf(types.TText), nil
+			}
+			s, ok := byKey[key{a[0].I, int64(cls), 0}]
+			return found(s, ok)
+		})
+	case name == "obj_description" && len(args) == 1:
+		return fn(types.TText, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			s, ok := anyClass[a[0].I]
+			return found(s, ok)
+		})
+	}
+	return nil, false, nil
 }

@@ -67,6 +67,39 @@ func (s *Store) DropNamespace(ctx context.Context, ns string) error {
 	return s.cat.DropNamespace(ctx, table.Identifier{ns})
 }
 
+// NamespaceCommentProperty holds COMMENT ON SCHEMA among a namespace's
+// properties, the key Spark and Trino use.
+const NamespaceCommentProperty = "comment"
+
+// SetNamespaceComment sets or, for "", removes a namespace's comment.
+// PostgreSQL's public schema comes with a comment, which Loam reports while
+// the property is absent: removing it there stores an empty one instead.
+func (s *Store) SetNamespaceComment(ctx context.Context, ns, comment string) error {
+	id := table.Identifier{ns}
+	if ok, err := s.cat.CheckNamespaceExists(ctx, id); err != nil || !ok {
+		if err == nil {
+			err = ErrNoSuchNamespace
+		}
+		return err
+	}
+	var removals []string
+	updates := iceberg.Properties{}
+	if comment != "" || ns == "public" {
+		updates[NamespaceCommentProperty] = comment
+	} else {
+		removals = []string{NamespaceCommentProperty}
+		props, err := s.cat.LoadNamespaceProperties(ctx, id)
+		if err != nil {
+			return err
+		}
+		if _, ok := props[NamespaceCommentProperty]; !ok {
+			return nil
+		}
+	}
+	_, err := s.cat.UpdateNamespaceProperties(ctx, id, removals, updates)
+	return err
+}
+
 // ListTables lists the table names in ns.
 func (s *Store) ListTables(ctx context.Context, ns string) ([]string, error) {
 	var out []string
@@ -153,6 +186,89 @@ func (s *Store) Append(ctx context.Context, t *table.Table, rec arrow.RecordBatc
 		if t, err = s.Load(ctx, t.Identifier()[0], t.Identifier()[1]); err != nil {
 			return nil, fmt.Errorf("append: reload after conflict: %w", err)
 		}
+	}
+}
+
+// Change is a metadata change computed from a table's current state: the
+// updates, and what must still hold of the table for them to apply.
+type Change func(t *table.Table) ([]table.Requirement, []table.Update, error)
+
+// Update commits a metadata change (properties, schema docs). A lost race
+// on the catalog pointer is retried with the change computed again on the
+// fresh table state, so a concurrent commit (the link's appends) and the
+// change never lose each other. No updates: nothing is committed.
+func (s *Store) Update(ctx context.Context, t *table.Table, change Change) (*table.Table, error) {
+	id := t.Identifier()
+	// The change is computed on the catalog's current state, not the
+	// caller's, which may be behind another server's commits.
+	t, err := s.Load(ctx, id[0], id[1])
+	if err != nil {
+		return nil, fmt.Errorf("update %s: load: %w", id, err)
+	}
+	for attempt := 1; ; attempt++ {
+		reqs, ups, err := change(t)
+		if err != nil || len(ups) == 0 {
+			return t, err
+		}
+		reqs = append(reqs, table.AssertTableUUID(t.Metadata().TableUUID()))
+		_, _, err = s.cat.CommitTable(ctx, id, reqs, ups)
+		if err == nil {
+			nt, err := s.Load(ctx, id[0], id[1])
+			if err != nil {
+				return nil, fmt.Errorf("update %s: reload: %w", id, err)
+			}
+			return nt, nil
+		}
+		if !lostRace(err) || attempt >= maxCommitAttempts {
+			return nil, fmt.Errorf("update %s: commit: %w", id, err)
+		}
+		time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
+		if t, err = s.Load(ctx, id[0], id[1]); err != nil {
+			return nil, fmt.Errorf("update %s: reload after conflict: %w", id, err)
+		}
+	}
+}
+
+// SetProperty sets a table property, or removes it for "".
+func SetProperty(key, value string) Change {
+	return func(t *table.Table) ([]table.Requirement, []table.Update, error) {
+		if old, ok := t.Properties()[key]; ok == (value != "") && old == value {
+			return nil, nil, nil
+		}
+		if value == "" {
+			return nil, []table.Update{table.NewRemovePropertiesUpdate([]string{key})}, nil
+		}
+		return nil, []table.Update{table.NewSetPropertiesUpdate(iceberg.Properties{key: value})}, nil
+	}
+}
+
+// SetColumnDoc sets a top-level field's doc ("" removes it) in a new
+// current schema. iceberg-go's UpdateSchema would do it but re-sorts the
+// identifier field IDs, whose order is the primary key's to Loam, so the
+// schema is rebuilt here with everything else as it was.
+func SetColumnDoc(column, doc string) Change {
+	return func(t *table.Table) ([]table.Requirement, []table.Update, error) {
+		sc := t.Schema()
+		fields := sc.Fields()
+		found := false
+		for i := range fields {
+			if fields[i].Name == column {
+				if fields[i].Doc == doc {
+					return nil, nil, nil
+				}
+				fields[i].Doc, found = doc, true
+			}
+		}
+		if !found {
+			return nil, nil, fmt.Errorf("set doc: %s has no column %s", t.Identifier(), column)
+		}
+		next := 0
+		for _, s := range t.Metadata().Schemas() {
+			next = max(next, s.ID+1)
+		}
+		ns := iceberg.NewSchemaWithIdentifiers(next, sc.IdentifierFieldIDs, fields...)
+		return []table.Requirement{table.AssertCurrentSchemaID(sc.ID)},
+			[]table.Update{table.NewAddSchemaUpdate(ns), table.NewSetCurrentSchemaUpdate(-1)}, nil
 	}
 }
 

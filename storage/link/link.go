@@ -727,6 +727,45 @@ func (m *Manager) linkOnce(ctx context.Context, st *tableState) (bool, error) {
 	return more, nil
 }
 
+// Alter commits a change to a table's metadata (a comment: a property or
+// a field's doc). It needs no write lease: the catalog applies the change
+// to the table's current metadata, checking only what the change asserts
+// (the schema it rebuilt), so it and any server's link commits, which
+// assert only their snapshot, never lose each other; a lost race on the
+// pointer is retried. It holds the table's link lock so this server's link
+// does not race it, and the new metadata becomes the table's state at
+// once, keeping the tail, which the unchanged snapshot does not hold.
+func (m *Manager) Alter(ctx context.Context, ns, name string, change icetable.Change) error {
+	st, err := m.state(ctx, Key{ns, name})
+	if err != nil {
+		return err
+	}
+	st.linkMu.Lock()
+	defer st.linkMu.Unlock()
+	st.mu.Lock()
+	tbl, pos := st.tbl, st.pos
+	st.mu.Unlock()
+	nt, err := m.store.Update(ctx, tbl, change)
+	if err != nil {
+		return fmt.Errorf("alter %s: %w", st.key, err)
+	}
+	npos, err := positionOf(nt)
+	if err != nil {
+		return err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.dropped {
+		return nil
+	}
+	// A retry may have found a snapshot another writer committed; its
+	// position then replaces ours only where no tail depends on ours.
+	if npos == pos || len(st.tail) == 0 {
+		st.tbl, st.pos = nt, npos
+	}
+	return nil
+}
+
 // trim removes log segments no table and no open transaction needs.
 func (m *Manager) trim() {
 	need := m.log.End()
