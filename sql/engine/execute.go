@@ -235,6 +235,9 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 	case *pg.Node_CommentStmt:
 		cat.release()
 		return s.comment(ctx, n.CommentStmt)
+	case *pg.Node_AlterTableStmt:
+		cat.release()
+		return s.alterTable(ctx, n.AlterTableStmt, st.prep.query)
 	case *pg.Node_TransactionStmt:
 		return s.transaction(n.TransactionStmt)
 	case *pg.Node_VariableSetStmt:
