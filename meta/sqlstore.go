@@ -264,12 +264,13 @@ func (s *sqlStore) ListTables(ctx context.Context, ns string) ([]string, error) 
 // settingsJSON is the stored form of TableSettings; its field names are
 // the format, so rename Go fields freely but never these tags.
 type settingsJSON struct {
-	PartitionBy     []string `json:"partition_by,omitempty"`
-	SortedBy        []string `json:"sorted_by,omitempty"`
-	Retention       string   `json:"retention,omitempty"`
-	RetentionColumn string   `json:"retention_column,omitempty"`
-	CommitInterval  string   `json:"commit_interval,omitempty"` // time.Duration text
-	Keys            []string `json:"keys,omitempty"`
+	PartitionBy     []string          `json:"partition_by,omitempty"`
+	SortedBy        []string          `json:"sorted_by,omitempty"`
+	Retention       string            `json:"retention,omitempty"`
+	RetentionColumn string            `json:"retention_column,omitempty"`
+	CommitInterval  string            `json:"commit_interval,omitempty"` // time.Duration text
+	Keys            []string          `json:"keys,omitempty"`
+	Defaults        map[string]string `json:"defaults,omitempty"`
 }
 
 // PutTableSettings stores (or replaces) the settings of ns.name; the table
@@ -278,7 +279,7 @@ func (s *sqlStore) PutTableSettings(ctx context.Context, ns, name string, ts Tab
 	j := settingsJSON{
 		PartitionBy: ts.PartitionBy, SortedBy: ts.SortedBy,
 		Retention: ts.Retention, RetentionColumn: ts.RetentionColumn,
-		Keys: ts.Keys,
+		Keys: ts.Keys, Defaults: ts.Defaults,
 	}
 	if ts.CommitInterval != 0 {
 		j.CommitInterval = ts.CommitInterval.String()
@@ -313,7 +314,7 @@ func (s *sqlStore) TableSettings(ctx context.Context, ns, name string) (TableSet
 	ts := TableSettings{
 		PartitionBy: j.PartitionBy, SortedBy: j.SortedBy,
 		Retention: j.Retention, RetentionColumn: j.RetentionColumn,
-		Keys: j.Keys,
+		Keys: j.Keys, Defaults: j.Defaults,
 	}
 	if j.CommitInterval != "" {
 		if ts.CommitInterval, err = time.ParseDuration(j.CommitInterval); err != nil {

@@ -113,12 +113,13 @@ type Store interface {
 
 // TableSettings are the Loam clauses of a table, as declared.
 type TableSettings struct {
-	PartitionBy     []string      // e.g. ["day(ts)"]
-	SortedBy        []string      // e.g. ["tenant", "model", "ts DESC"]
-	Retention       string        // interval text, "" for none
-	RetentionColumn string        // the ON column
-	CommitInterval  time.Duration // 0: the server's --link-interval
-	Keys            []string      // primary key columns of keyed tables
+	PartitionBy     []string          // e.g. ["day(ts)"]
+	SortedBy        []string          // e.g. ["tenant", "model", "ts DESC"]
+	Retention       string            // interval text, "" for none
+	RetentionColumn string            // the ON column
+	CommitInterval  time.Duration     // 0: the server's --link-interval
+	Keys            []string          // primary key columns of keyed tables
+	Defaults        map[string]string // column DEFAULT expressions, deparsed
 }
 
 // Role is a database role.

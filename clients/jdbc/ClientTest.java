@@ -536,7 +536,18 @@ public class ClientTest {
         try (Statement s = c.createStatement()) {
             s.execute("CREATE TABLE jdbc_pk (id INT PRIMARY KEY, name TEXT)");
             s.execute("CREATE TABLE jdbc_pk2 (a INT, b TEXT, c INT, PRIMARY KEY (b, a))");
+            s.execute("CREATE TABLE jdbc_def (id INT, tenant TEXT DEFAULT 'none', tokens BIGINT DEFAULT 0,"
+                    + " ts TIMESTAMPTZ DEFAULT now(), at TIMESTAMPTZ DEFAULT CURRENT_TIMESTAMP)");
         }
+        // COLUMN_DEF: pg_get_expr of pg_attrdef, as PostgreSQL deparses it.
+        StringBuilder defs = new StringBuilder();
+        try (ResultSet rs = md.getColumns(null, "public", "jdbc_def", "%")) {
+            while (rs.next()) {
+                defs.append(rs.getString("COLUMN_NAME")).append('=').append(rs.getString("COLUMN_DEF")).append(';');
+            }
+        }
+        check("getColumns COLUMN_DEF", defs.toString(),
+                "id=null;tenant='none'::text;tokens=0;ts=now();at=CURRENT_TIMESTAMP;");
         String keyCols = "table_cat:text table_schem:name table_name:name column_name:name key_seq:int4 pk_name:name";
         checkMeta("getPrimaryKeys", md.getPrimaryKeys(null, "public", "jdbc_pk2"), keyCols,
                 "null|public|jdbc_pk2|b|1|jdbc_pk2_pkey;null|public|jdbc_pk2|a|2|jdbc_pk2_pkey;");
@@ -648,6 +659,7 @@ public class ClientTest {
         try (Statement s = c.createStatement()) {
             s.execute("DROP TABLE jdbc_pk");
             s.execute("DROP TABLE jdbc_pk2");
+            s.execute("DROP TABLE jdbc_def");
         }
     }
 

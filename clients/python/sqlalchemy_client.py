@@ -229,6 +229,35 @@ def core(engine):
     check("reflected pk", [c.name for c in reflected.primary_key.columns], ["name"])
 
 
+def server_defaults(engine):
+    """Columns declared with server_default: CREATE TABLE … DEFAULT, inserts
+    that leave them out, and reflection's get_columns default."""
+    md = sa.MetaData()
+    t = sa.Table("sqla_defaults", md,
+                 sa.Column("id", sa.Integer, nullable=False),
+                 sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=func.now()),
+                 sa.Column("tenant", sa.Text, server_default="none"),
+                 sa.Column("tokens", sa.Integer, server_default=text("0")),
+                 sa.Column("ok", sa.Boolean, server_default=sa.true()),
+                 sa.Column("at", sa.DateTime(timezone=True), server_default=text("CURRENT_TIMESTAMP")))
+    md.drop_all(engine)
+    md.create_all(engine)
+    with engine.begin() as conn:
+        conn.execute(t.insert(), [{"id": 1}, {"id": 2}])
+        conn.execute(t.insert().values(id=3, tenant="acme", tokens=5))
+    with engine.connect() as conn:
+        got = [tuple(r) for r in conn.execute(sa.select(t.c.id, t.c.tenant, t.c.tokens, t.c.ok,
+                                                        t.c.created_at.isnot(None), t.c.at.isnot(None)).order_by(t.c.id))]
+        check("server_default inserts", got, [(1, "none", 0, True, True, True), (2, "none", 0, True, True, True),
+                                              (3, "acme", 5, True, True, True)])
+    check("reflected server defaults", [(c["name"], c["default"]) for c in inspect(engine).get_columns("sqla_defaults")],
+          [("id", None), ("created_at", "now()"), ("tenant", "'none'::text"), ("tokens", "0"), ("ok", "true"),
+           ("at", "CURRENT_TIMESTAMP")])
+    reflected = sa.Table("sqla_defaults", sa.MetaData(), autoload_with=engine)
+    check("reflected server_default text", str(reflected.c.tenant.server_default.arg), "'none'::text")
+    md.drop_all(engine)
+
+
 def frames(engine):
     df = pd.read_sql("SELECT id, ts, model, tokens, cost, status FROM sqla_calls ORDER BY id", engine)
     check("read_sql columns", list(df.columns), ["id", "ts", "model", "tokens", "cost", "status"])
@@ -385,6 +414,7 @@ def main(url):
     engine = sa.create_engine(url, future=True)
     try:
         core(engine)
+        server_defaults(engine)
     finally:
         engine.dispose()
     engine = sa.create_engine(url)

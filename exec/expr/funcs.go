@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"math"
 	"strings"
 
@@ -159,6 +161,19 @@ var Builtins = map[string]Builtin{
 	"now": {Result: func(args []types.T) (types.T, bool) { return types.TTimestampTZ, len(args) == 0 },
 		Coerce: sameAsArgs, Fn: func(c *Ctx, _ []types.Datum) (types.Datum, error) {
 			return types.Int(types.TTimestampTZ, c.Now.UnixMicro()), nil
+		}},
+	// gen_random_uuid is a version 4 UUID, new per call (volatile), the
+	// usual DEFAULT of uuid keys.
+	"gen_random_uuid": {Result: nArgs(0, types.TUUID), Coerce: sameAsArgs,
+		Fn: func(*Ctx, []types.Datum) (types.Datum, error) {
+			var u [16]byte
+			if _, err := rand.Read(u[:]); err != nil {
+				return types.Datum{}, err
+			}
+			u[6] = u[6]&0x0f | 0x40
+			u[8] = u[8]&0x3f | 0x80
+			h := hex.EncodeToString(u[:])
+			return types.Datum{T: types.TUUID, S: h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]}, nil
 		}},
 }
 

@@ -457,6 +457,7 @@ func (s *suite) testSettings(t *testing.T) {
 		RetentionColumn: "ts",
 		CommitInterval:  2500 * time.Millisecond,
 		Keys:            []string{"id"},
+		Defaults:        map[string]string{"tenant": "'none'::text", "ts": "now()"},
 	}
 	_, err := st.TableSettings(ctx, "public", "t")
 	wantErr(t, "TableSettings before Put", err, meta.ErrNotFound)

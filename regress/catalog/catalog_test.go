@@ -26,6 +26,17 @@ const setup = `CREATE TABLE llm_calls (ts timestamptz NOT NULL, model text, toke
 // of PgJDBC's key and index metadata.
 const keysSetup = `CREATE TABLE llm_keys (id int, model text, day date, PRIMARY KEY (model, id))`
 
+// defaultsSetup is a table whose columns have DEFAULTs of the kinds
+// applications declare (and SQLAlchemy's server_default emits).
+const defaultsSetup = `CREATE TABLE llm_usage (id uuid DEFAULT gen_random_uuid(), created_at timestamptz NOT NULL DEFAULT now(),
+	tenant text DEFAULT 'none', tokens int DEFAULT 0, neg int DEFAULT -1, total bigint DEFAULT 1 + 1, at2 timestamptz DEFAULT current_timestamp,
+	day date DEFAULT CURRENT_DATE, score float8 DEFAULT 1.5, loss float8 DEFAULT -0.5, note varchar(20) DEFAULT 'it''s', ok bool DEFAULT true,
+	since timestamptz DEFAULT '2026-01-01', up text DEFAULT upper('a'), nothing int DEFAULT NULL, plain text,
+	prec int DEFAULT 1 + 2 * 3, paren int DEFAULT (1 + 2) * 3, c0 bigint DEFAULT 0::bigint, c1 bigint DEFAULT (1 + 1)::bigint,
+	vc varchar(10) DEFAULT 'n'::varchar(10), nul text DEFAULT NULL::text, tomorrow date DEFAULT current_date + 1,
+	big bigint DEFAULT 5000000000, num numeric DEFAULT '0', later timestamptz DEFAULT now() + interval '1 day',
+	cat text DEFAULT 'a' || lower('B'), lt timestamp DEFAULT localtimestamp(3), who text DEFAULT current_user)`
+
 // commentSetup documents llm_calls as data teams do (COMMENT ON), so the
 // queries of psql, PgJDBC and SQLAlchemy that read comments compare them.
 var commentSetup = []string{
@@ -109,6 +120,13 @@ var queries = []query{
 		numeric_precision, numeric_precision_radix, numeric_scale, datetime_precision, udt_schema, udt_name
 		FROM information_schema.columns WHERE table_name = 'llm_calls' ORDER BY ordinal_position`, rows: true},
 	{sql: `SELECT schema_name FROM information_schema.schemata WHERE schema_name = 'public'`, rows: true},
+	// Column DEFAULTs: pg_attrdef, atthasdef, the deparsed expressions.
+	{sql: `SELECT a.attname, a.atthasdef, pg_get_expr(d.adbin, d.adrelid), pg_get_expr(d.adbin, d.adrelid, true), d.adnum = a.attnum
+		FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+		WHERE a.attrelid = 'llm_usage'::regclass AND a.attnum > 0 ORDER BY a.attnum`, rows: true},
+	{sql: `SELECT column_name, column_default, is_nullable FROM information_schema.columns
+		WHERE table_name = 'llm_usage' ORDER BY ordinal_position`, rows: true},
+	{sql: `SELECT count(*), count(DISTINCT oid) FROM pg_attrdef WHERE adrelid = 'llm_usage'::regclass`, rows: true},
 	{sql: `SELECT t.oid, t.typname, t.typlen, t.typbyval, t.typcategory, t.typelem, t.typarray FROM pg_type t
 		WHERE t.typname IN ('int4', 'text', 'name', 'oid', 'char', 'bool', 'timestamptz', 'numeric', '_int4', 'varchar')
 		ORDER BY t.oid`, rows: true},
@@ -636,7 +654,7 @@ func TestCatalogAgainstPostgres(t *testing.T) {
 			meta := connect(t, ctx, pgURL, false)
 			if mode.name == "extended" {
 				for _, c := range []*pgx.Conn{pgc, lc} {
-					for _, q := range append([]string{setup, keysSetup}, commentSetup...) {
+					for _, q := range append([]string{setup, keysSetup, defaultsSetup}, commentSetup...) {
 						if _, err := c.Exec(ctx, q); err != nil {
 							t.Fatalf("setup: %v", err)
 						}

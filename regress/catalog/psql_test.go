@@ -40,6 +40,11 @@ var psqlTables = []struct{ pg, loam string }{
 	// A primary key: \d's "Indexes:" footer, \di and \d of the index.
 	{`CREATE TABLE keyed_calls (id int, model text, day date, PRIMARY KEY (model, id))`,
 		`CREATE TABLE keyed_calls (id int, model text, day date, PRIMARY KEY (model, id))`},
+	// Column DEFAULTs: \d's Default column.
+	{`CREATE TABLE default_calls (id uuid DEFAULT gen_random_uuid(), ts timestamptz NOT NULL DEFAULT now(), tenant text DEFAULT 'none',
+		tokens int DEFAULT 0, total bigint DEFAULT 1 + 1, at2 timestamptz DEFAULT current_timestamp, loss float8 DEFAULT -0.5)`,
+		`CREATE TABLE default_calls (id uuid DEFAULT gen_random_uuid(), ts timestamptz NOT NULL DEFAULT now(), tenant text DEFAULT 'none',
+		tokens int DEFAULT 0, total bigint DEFAULT 1 + 1, at2 timestamptz DEFAULT current_timestamp, loss float8 DEFAULT -0.5)`},
 	// Comments: \dt+'s Description, \d+'s column descriptions.
 	{`COMMENT ON TABLE plain_calls IS 'calls, unpartitioned'`, `COMMENT ON TABLE plain_calls IS 'calls, unpartitioned'`},
 	{`COMMENT ON COLUMN plain_calls.model IS 'model id'`, `COMMENT ON COLUMN plain_calls.model IS 'model id'`},
@@ -139,6 +144,8 @@ func TestPsql(t *testing.T) {
 			{"-c", `\d+ sorted_calls`},
 			{"-c", `\d keyed_calls`},
 			{"-c", `\d+ keyed_calls`},
+			{"-c", `\d default_calls`},
+			{"-c", `\d+ default_calls`},
 			{"-A", "-c", `\di`},
 			{"-c", `\d keyed_calls_pkey`},
 			{"-A", "-c", `\dt`},
@@ -265,6 +272,7 @@ func TestPsql(t *testing.T) {
 		write("multi.csv", "1,\"multi\nline\",x\n")
 		write("long.csv", strings.Repeat("x", 150)+",b,c\n")
 		write("extra.txt", "1\t\"a\tb\t\\N\tmore\n")
+		write("defaults.csv", "1,a\n2,\n3,c\n")
 		write("in.txt", "4\tt1\t2026-01-01 00:00:00+00\n5\t\\N\t\\N\n6\ttab\\there\t2026-03-01 00:00:00+00\n")
 		for _, cmd := range [][]string{
 			{"-c", `\copy ct from 'in.csv' (format csv)`, "-c", `\copy ct from 'in.txt'`,
@@ -280,6 +288,10 @@ func TestPsql(t *testing.T) {
 			{"-c", `\copy ct from 'long.csv' csv`},
 			{"-c", `\copy ct from 'extra.txt'`},
 			{"-c", `SELECT count(*), count(s), count(ts) FROM ct`},
+			// Columns a column list leaves out take their defaults, per row.
+			{"-c", `\copy default_calls (tokens, tenant) from 'defaults.csv' csv`, "-c",
+				`SELECT tokens, tenant, total, loss, at2 IS NOT NULL AS at2, ts IS NOT NULL AS ts FROM default_calls ORDER BY tokens`,
+				"-c", `SELECT count(*), count(DISTINCT id) FROM default_calls`},
 		} {
 			pg, loam := both(t, dir, "", cmd...)
 			if pg != loam {

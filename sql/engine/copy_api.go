@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/copyfmt"
 	"github.com/loamdb/loam/exec/expr"
@@ -204,13 +206,25 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 	for k, i := range cols {
 		ccols[k] = copyfmt.Column{Name: ti.Columns[i], T: ti.Types[i], Required: ti.Required[i]}
 	}
-	// Columns left out of the list are NULL, which NOT NULL forbids.
+	// Columns left out of the list take their default, else NULL, which
+	// NOT NULL forbids.
 	listed := map[int]bool{}
 	for _, i := range cols {
 		listed[i] = true
 	}
+	defs := map[int]expr.Expr{}
+	ec := s.exprCtx()
+	for i, d := range ti.Defaults {
+		if d != "" && !listed[i] {
+			e, err := plan.New(ctx, cat, ec, "", nil, nil).BindDefault(d, ti.Types[i])
+			if err != nil {
+				return "", err
+			}
+			defs[i] = e
+		}
+	}
 	for i, req := range ti.Required {
-		if req && !listed[i] {
+		if req && !listed[i] && defs[i] == nil {
 			return "", pgerr.New(pgerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", ti.Columns[i], ti.Name)
 		}
 	}
@@ -231,6 +245,11 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 			}
 			full := exec.WidenBatch(rec, cols, ti.Types)
 			rec.Release()
+			if len(defs) > 0 {
+				if full, err = fillDefaults(ec, full, defs); err != nil {
+					return n, err
+				}
+			}
 			err = t.Write(txn, full)
 			n += full.NumRows()
 			full.Release()
@@ -332,4 +351,31 @@ func (s *Session) copyOut(ctx context.Context, st *Statement, w io.Writer) (stri
 		return "", err
 	}
 	return fmt.Sprintf("COPY %d", wr.Rows()), nil
+}
+
+// fillDefaults replaces the columns of rec that defs has expressions for
+// with the expressions' values, evaluated per row. It releases rec.
+func fillDefaults(ec *expr.Ctx, rec arrow.RecordBatch, defs map[int]expr.Expr) (arrow.RecordBatch, error) {
+	defer rec.Release()
+	cols := make([]arrow.Array, rec.NumCols())
+	for i := range cols {
+		if e := defs[i]; e != nil {
+			a, err := e.Eval(ec, rec)
+			if err != nil {
+				for _, c := range cols[:i] {
+					c.Release()
+				}
+				return nil, err
+			}
+			cols[i] = a
+		} else {
+			cols[i] = rec.Column(i)
+			cols[i].Retain()
+		}
+	}
+	out := array.NewRecordBatch(rec.Schema(), cols, rec.NumRows())
+	for _, c := range cols {
+		c.Release()
+	}
+	return out, nil
 }

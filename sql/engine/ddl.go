@@ -49,6 +49,8 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	var fields []iceberg.NestedField
 	var colTypes []types.T
 	var keys []string // PRIMARY KEY columns
+	var defaults []string
+	var defPlan *plan.Planner
 	byName := map[string]int{}
 	for _, el := range cs.TableElts {
 		cd := el.GetColumnDef()
@@ -86,6 +88,20 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 				keys = append(keys, cd.Colname)
 				required = true
 			case pg.ConstrType_CONSTR_NULL:
+			case pg.ConstrType_CONSTR_DEFAULT:
+				if defPlan == nil {
+					cat := s.catalog()
+					defer cat.release()
+					defPlan = plan.New(ctx, cat, s.exprCtx(), q, nil, nil)
+				}
+				if defaults == nil {
+					defaults = make([]string, len(cs.TableElts))
+				}
+				d, err := defPlan.CheckDefault(con.RawExpr, cd.Colname, t)
+				if err != nil {
+					return nil, err
+				}
+				defaults[len(fields)] = d
 			default:
 				return nil, pgerr.New(pgerr.FeatureNotSupported, "column constraint %s is not supported yet; only NOT NULL is",
 					con.Contype.String()[len("CONSTR_"):]).WithPosition(at(con.Location))
@@ -115,6 +131,9 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 		ids[i] = fields[i].ID
 	}
 	props := iceberg.Properties{ice.TypesProperty: ice.EncodeTypes(ids, colTypes)}
+	if d := plan.EncodeDefaults(ids, defaults); d != "" {
+		props[plan.PropDefaults] = d
+	}
 
 	var spec *iceberg.PartitionSpec
 	order := table.UnsortedSortOrder
@@ -135,6 +154,14 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	if err == nil {
 		settings := tableSettings(ps.Table, props)
 		settings.Keys = keys
+		for i, d := range defaults {
+			if d != "" {
+				if settings.Defaults == nil {
+					settings.Defaults = map[string]string{}
+				}
+				settings.Defaults[fields[i].Name] = plan.DefaultText(d, false)
+			}
+		}
 		err = s.eng.meta.PutTableSettings(ctx, ns, rv.Relname, settings)
 	}
 	if errors.Is(err, icetable.ErrTableExists) || errors.Is(err, icetable.ErrViewExists) {

@@ -206,9 +206,14 @@ func tableInfo(ns, name string, t *table.Table) (*plan.TableInfo, error) {
 		return nil, err
 	}
 	ti := &plan.TableInfo{Namespace: ns, Name: name, Table: t, Types: ts}
+	var ids []int
 	for _, f := range sc.Fields() {
 		ti.Columns = append(ti.Columns, f.Name)
 		ti.Required = append(ti.Required, f.Required)
+		ids = append(ids, f.ID)
+	}
+	if ti.Defaults, err = plan.DecodeDefaults(t.Properties()[plan.PropDefaults], ids); err != nil {
+		return nil, fmt.Errorf("table %s.%s: %w", ns, name, err)
 	}
 	return ti, nil
 }

@@ -237,6 +237,9 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 	case *pg.Node_CommentStmt:
 		cat.release()
 		return s.comment(ctx, n.CommentStmt)
+	case *pg.Node_AlterTableStmt:
+		cat.release()
+		return s.alterTable(ctx, n.AlterTableStmt, st.prep.query)
 	case *pg.Node_TransactionStmt:
 		return s.transaction(n.TransactionStmt)
 	case *pg.Node_VariableSetStmt:
@@ -476,14 +479,23 @@ func (s *Session) insertSource(p *plan.Planner, ins *pg.InsertStmt, ti *plan.Tab
 		sel = &pg.SelectStmt{ValuesLists: []*pg.Node{{Node: &pg.Node_List{List: &pg.List{}}}}}
 		target = nil
 	}
+	// With no column list, fewer expressions than columns fill the first
+	// columns; the rest take their defaults, as in PostgreSQL.
+	implicit := len(ins.Cols) == 0 && target != nil
 	var q *plan.Query
 	if len(sel.ValuesLists) > 0 {
-		q, err = p.InsertValues(sel, ti.Types, target)
+		if n := len(sel.ValuesLists[0].GetList().GetItems()); implicit && n < len(target) {
+			target = target[:n]
+		}
+		q, err = p.InsertValues(sel, ti.Types, target, ti.Defaults)
 	} else {
 		q, err = p.Select(sel)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if implicit && len(q.Columns) < len(target) {
+		target = target[:len(q.Columns)]
 	}
 	if len(q.Columns) > len(target) {
 		return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")
@@ -494,6 +506,12 @@ func (s *Session) insertSource(p *plan.Planner, ins *pg.InsertStmt, ti *plan.Tab
 	exprs := make([]expr.Expr, len(ti.Columns))
 	for i, t := range ti.Types {
 		exprs[i] = &expr.Const{D: types.NullOf(t)}
+		if ti.Defaults != nil && ti.Defaults[i] != "" {
+			// Columns not given take their default.
+			if exprs[i], err = p.BindDefault(ti.Defaults[i], t); err != nil {
+				return nil, err
+			}
+		}
 	}
 	for k, idx := range target {
 		var e expr.Expr = &expr.Col{Idx: k, T: q.Columns[k].T}

@@ -486,6 +486,9 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 	switch {
 	case n.GetColumnRef() != nil:
 		cr := n.GetColumnRef()
+		if b.where == whereDefault {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression").WithPosition(pos(b.p.query, cr.Location))
+		}
 		var tbl, name string
 		switch len(cr.Fields) {
 		case 1:
@@ -694,6 +697,9 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		}
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this SQL value function is not supported yet").WithPosition(pos(b.p.query, sv.Location))
 	case n.GetSubLink() != nil:
+		if b.where == whereDefault {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression").WithPosition(pos(b.p.query, n.GetSubLink().Location))
+		}
 		return b.bindSubquery(n.GetSubLink())
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "expression %T is not supported yet", n.Node)

@@ -10,12 +10,17 @@ import (
 
 // InsertValues plans the VALUES of an INSERT, typing each item by its
 // target column (as PostgreSQL does), so '2026-11-29 10:00' or $1 become
-// the column's type directly.
-func (p *Planner) InsertValues(s *pg.SelectStmt, colTypes []types.T, target []int) (*Query, error) {
+// the column's type directly. DEFAULT items take the column's default
+// (defaults as TableInfo.Defaults), bound per item so volatile ones are
+// evaluated per row.
+func (p *Planner) InsertValues(s *pg.SelectStmt, colTypes []types.T, target []int, defaults []string) (*Query, error) {
 	b := &binder{p: p, where: "VALUES"}
 	rows := make([][]expr.Expr, len(s.ValuesLists))
 	for i, vl := range s.ValuesLists {
 		items := vl.GetList().Items
+		if i > 0 && len(items) != len(s.ValuesLists[0].GetList().Items) {
+			return nil, pgerr.New(pgerr.SyntaxError, "VALUES lists must all be the same length")
+		}
 		if len(items) > len(target) {
 			return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns").WithPosition(pos(p.query, nodeLocation(items[len(target)])))
 		}
@@ -26,7 +31,15 @@ func (p *Planner) InsertValues(s *pg.SelectStmt, colTypes []types.T, target []in
 		for j, it := range items {
 			want := colTypes[target[j]]
 			if it.GetSetToDefault() != nil {
-				rows[i][j] = &expr.Const{D: types.NullOf(want)}
+				if defaults == nil || defaults[target[j]] == "" {
+					rows[i][j] = &expr.Const{D: types.NullOf(want)}
+					continue
+				}
+				e, err := p.BindDefault(defaults[target[j]], want)
+				if err != nil {
+					return nil, err
+				}
+				rows[i][j] = e
 				continue
 			}
 			e, err := b.bind(it)

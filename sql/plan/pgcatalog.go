@@ -246,13 +246,17 @@ type relation struct {
 	cols     []vcol
 	notnull  []bool
 	clauses  loamClauses
-	pkey     []int // the PRIMARY KEY's attnums, in key order
+	pkey     []int    // the PRIMARY KEY's attnums, in key order
+	defaults []string // columns' DEFAULT texts ("" none); nil when none
 	// comment is COMMENT ON TABLE, docs COMMENT ON COLUMN by attnum-1
 	// ("" for none), from Iceberg (see pgcatalog_psql.go).
 	comment string
 	docs    []string
 	def     string // a view's SELECT text
 }
+
+// hasDefault says whether column i (0-based) has a DEFAULT.
+func (r relation) hasDefault(i int) bool { return i < len(r.defaults) && r.defaults[i] != "" }
 
 // pkeyName is the name PostgreSQL gives a table's primary key index and
 // constraint: the table's name, cut to leave room for the suffix.
@@ -299,7 +303,7 @@ func relations(ctx context.Context, ci CatalogInfo) ([]relation, error) {
 			return nil, err
 		}
 		for _, ti := range tis {
-			r := relation{ns: ns, name: ti.Name, kind: "r", clauses: clausesOf(ti.Table)}
+			r := relation{ns: ns, name: ti.Name, kind: "r", clauses: clausesOf(ti.Table), defaults: ti.Defaults}
 			r.comment, r.docs = commentsOf(ti)
 			if r.clauses.partKey != "" {
 				r.kind = "p"
@@ -418,7 +422,7 @@ func init() {
 							"attstattarget": {I: -1}, "attlen": {I: int64(c.t.Size())}, "attnum": {I: int64(i + 1)},
 							"attcacheoff": {I: -1}, "atttypmod": {I: int64(c.t.Typmod())}, "attbyval": dBool(c.t.Size() > 0 && c.t.Size() <= 8),
 							"attalign": {S: "i"}, "attstorage": {S: storage(c.t)}, "attislocal": dBool(true), "attcollation": dOID(coll),
-							"attnotnull": dBool(r.notnull != nil && r.notnull[i]),
+							"attnotnull": dBool(r.notnull != nil && r.notnull[i]), "atthasdef": dBool(r.hasDefault(i)),
 						}))
 					}
 					// The primary key index's columns.
@@ -650,7 +654,23 @@ func init() {
 				}
 				return [][]types.Datum{vt.row(set)}, nil
 			}),
-		defTable("pg_catalog", "pg_attrdef", `oid:oid adrelid:oid adnum:smallint adbin:pg_node_tree`, noRows),
+		// adbin holds the deparsed text rather than a node tree, which
+		// pg_get_expr passes through.
+		defTable("pg_catalog", "pg_attrdef", `oid:oid adrelid:oid adnum:smallint adbin:pg_node_tree`,
+			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
+				rels, err := relations(ctx, ci)
+				var out [][]types.Datum
+				for _, r := range rels {
+					for i := range r.cols {
+						if r.hasDefault(i) {
+							out = append(out, vt.row(map[string]types.Datum{
+								"oid": dOID(ObjectOID(r.ns, "\x00attrdef "+r.name+" "+itoa(i+1))), "adrelid": dOID(ObjectOID(r.ns, r.name)),
+								"adnum": {I: int64(i + 1)}, "adbin": {S: r.defaults[i]}}))
+						}
+					}
+				}
+				return out, err
+			}),
 		defTable("pg_catalog", "pg_inherits", `inhrelid:oid inhparent:oid inhseqno:integer inhdetachpending:boolean`, noRows),
 		defTable("pg_catalog", "pg_extension", `oid:oid extname:name extowner:oid extnamespace:oid extrelocatable:boolean extversion:text extconfig:oid[] extcondition:text[]`,
 			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
@@ -692,6 +712,9 @@ func init() {
 							"data_type": dText(dataType(c.t)), "udt_catalog": dName(ci.Database()), "udt_schema": dName("pg_catalog"),
 							"udt_name": dName(udtName(c.t)), "dtd_identifier": dName(itoa(i + 1)), "is_self_referencing": dText("NO"),
 							"is_identity": dText("NO"), "identity_cycle": dText("NO"), "is_generated": dText("NEVER"), "is_updatable": dText("YES")}
+						if r.hasDefault(i) {
+							set["column_default"] = dText(DefaultText(r.defaults[i], false))
+						}
 						switch c.t.Kind {
 						case types.Varchar, types.Char:
 							if c.t.Width >= 0 {

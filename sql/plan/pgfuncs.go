@@ -209,12 +209,16 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		}
 		return fn(types.ArrayOf(types.Text), []types.T{types.TText, types.TBool}, true, parse)
 	case "pg_get_expr":
-		// Loam stores no expression trees (defaults, partition bounds,
-		// policies): the text stand-in column is passed through.
+		// Loam stores no expression trees: the text stand-ins are passed
+		// through, column defaults (pg_attrdef.adbin) as DefaultText.
 		if len(args) == 2 {
-			return fn(types.TText, []types.T{types.TText, types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) { return dText(a[0].S), nil })
+			return fn(types.TText, []types.T{types.TText, types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+				return dText(DefaultText(a[0].S, false)), nil
+			})
 		}
-		return fn(types.TText, []types.T{types.TText, types.TOID, types.TBool}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) { return dText(a[0].S), nil })
+		return fn(types.TText, []types.T{types.TText, types.TOID, types.TBool}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			return dText(DefaultText(a[0].S, a[2].I != 0)), nil
+		})
 	case "pg_get_indexdef", "pg_get_constraintdef":
 		// The only indexes and constraints are primary keys.
 		rels, err := relations(b.p.ctx, ci)

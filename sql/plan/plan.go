@@ -25,6 +25,9 @@ type TableInfo struct {
 	Columns         []string
 	Types           []types.T
 	Required        []bool
+	// Defaults are the columns' DEFAULT expressions as stored (deparsed
+	// text, see CheckDefault); "" for none. Nil when no column has one.
+	Defaults []string
 	// Tail yields the rows committed to the write log but not yet to the
 	// pinned Iceberg snapshot, in the table's Iceberg Arrow schema.
 	Tail iter.Seq2[arrow.RecordBatch, error]

@@ -1,0 +1,114 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/iceberg-go/table"
+	pg "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/parse"
+	"github.com/loamdb/loam/sql/plan"
+	"github.com/loamdb/loam/storage/icetable"
+)
+
+// alterTable runs ALTER TABLE … ALTER COLUMN … SET DEFAULT / DROP DEFAULT,
+// the only ALTER TABLE actions Loam has. The defaults are an Iceberg table
+// property, stored at once like COMMENT; ROLLBACK undoes them.
+func (s *Session) alterTable(ctx context.Context, at *pg.AlterTableStmt, q string) (*Cursor, error) {
+	rv := at.Relation
+	if at.Objtype != pg.ObjectType_OBJECT_TABLE {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER %s is not supported", objectKind(at.Objtype))
+	}
+	for _, n := range at.Cmds {
+		if c := n.GetAlterTableCmd(); c == nil || c.Subtype != pg.AlterTableType_AT_ColumnDefault {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "this ALTER TABLE action is not supported yet; only ALTER COLUMN … SET DEFAULT and DROP DEFAULT are").
+				WithPosition(parse.CharPos(q, int(rv.Location)))
+		}
+	}
+	done := &Cursor{tag: "ALTER TABLE", sess: s}
+	cat := s.catalog()
+	defer cat.release()
+	ti, err := cat.Table(ctx, rv.Schemaname, rv.Relname)
+	if err != nil {
+		if at.MissingOk && pgerr.From(err).Code == pgerr.UndefinedTable {
+			s.notice("relation %q does not exist, skipping", rv.Relname)
+			return done, nil
+		}
+		return nil, pgerr.From(err).WithPosition(parse.CharPos(q, int(rv.Location)))
+	}
+	p := plan.New(ctx, cat, s.exprCtx(), q, nil, nil)
+	set := map[string]string{}
+	for _, n := range at.Cmds {
+		c := n.GetAlterTableCmd()
+		idx := -1
+		for i, name := range ti.Columns {
+			if name == c.Name {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", c.Name, ti.Name)
+		}
+		text := ""
+		if c.Def != nil {
+			if text, err = p.CheckDefault(c.Def, c.Name, ti.Types[idx]); err != nil {
+				return nil, err
+			}
+		}
+		set[c.Name] = text
+	}
+	prev := ""
+	if ti.Table != nil {
+		prev = ti.Table.Properties()[plan.PropDefaults]
+	}
+	s.onRollback(func(ctx context.Context) error {
+		return s.eng.link.Alter(ctx, ti.Namespace, ti.Name, icetable.SetProperty(plan.PropDefaults, prev))
+	})
+	if err := s.eng.link.Alter(ctx, ti.Namespace, ti.Name, setDefaults(set)); err != nil {
+		return nil, fmt.Errorf("alter table %s.%s: %w", ti.Namespace, ti.Name, err)
+	}
+	// The metastore's record of the table's clauses follows.
+	if settings, err := s.eng.meta.TableSettings(ctx, ti.Namespace, ti.Name); err == nil {
+		for name, text := range set {
+			if text == "" {
+				delete(settings.Defaults, name)
+				continue
+			}
+			if settings.Defaults == nil {
+				settings.Defaults = map[string]string{}
+			}
+			settings.Defaults[name] = plan.DefaultText(text, false)
+		}
+		if err := s.eng.meta.PutTableSettings(ctx, ti.Namespace, ti.Name, settings); err != nil {
+			return nil, err
+		}
+	}
+	return done, nil
+}
+
+// setDefaults sets (text) or drops ("") the defaults of the named columns,
+// computed on the table's current metadata.
+func setDefaults(set map[string]string) icetable.Change {
+	return func(t *table.Table) ([]table.Requirement, []table.Update, error) {
+		fields := t.Schema().Fields()
+		ids := make([]int, len(fields))
+		for i, f := range fields {
+			ids[i] = f.ID
+		}
+		cur, err := plan.DecodeDefaults(t.Properties()[plan.PropDefaults], ids)
+		if err != nil {
+			return nil, nil, err
+		}
+		if cur == nil {
+			cur = make([]string, len(ids))
+		}
+		for i, f := range fields {
+			if text, ok := set[f.Name]; ok {
+				cur[i] = text
+			}
+		}
+		return icetable.SetProperty(plan.PropDefaults, plan.EncodeDefaults(ids, cur))(t)
+	}
+}
