@@ -348,33 +348,43 @@ func (s *Session) dropCreated(i int) {
 	s.created = s.created[:i]
 }
 
+// dropTarget resolves one name of a DROP TABLE or DROP VIEW (what is
+// "table" or "view"). A missing one is nil, with a notice, under IF EXISTS.
+func (s *Session) dropTarget(ctx context.Context, obj *pg.Node, missingOk bool, what string) (*plan.TableInfo, error) {
+	var names []string
+	for _, n := range obj.GetList().Items {
+		names = append(names, n.GetString_().Sval)
+	}
+	schema, name := "", names[len(names)-1]
+	if len(names) > 1 {
+		schema = names[len(names)-2]
+	}
+	cat := s.catalog()
+	ti, err := cat.Table(ctx, schema, name)
+	cat.release()
+	if pgerr.Code(err) == pgerr.UndefinedTable {
+		if missingOk {
+			s.notice("%s %q does not exist, skipping", what, name)
+			return nil, nil
+		}
+		return nil, pgerr.New(pgerr.UndefinedTable, "%s %q does not exist", what, name)
+	}
+	return ti, err
+}
+
 func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 	switch ds.RemoveType {
 	case pg.ObjectType_OBJECT_TABLE:
 		for _, obj := range ds.Objects {
-			var names []string
-			for _, n := range obj.GetList().Items {
-				names = append(names, n.GetString_().Sval)
-			}
-			schema, name := "", names[len(names)-1]
-			if len(names) > 1 {
-				schema = names[len(names)-2]
-			}
-			cat := s.catalog()
-			ti, err := cat.Table(ctx, schema, name)
-			cat.release()
+			ti, err := s.dropTarget(ctx, obj, ds.MissingOk, "table")
 			if err != nil {
-				if pgerr.Code(err) == pgerr.UndefinedTable {
-					if ds.MissingOk {
-						s.notice("table %q does not exist, skipping", name)
-						continue
-					}
-					return nil, pgerr.New(pgerr.UndefinedTable, "table %q does not exist", name)
-				}
 				return nil, err
 			}
+			if ti == nil {
+				continue
+			}
 			if ti.ViewSQL != "" {
-				return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a table", name).WithHint("Use DROP VIEW to remove a view.")
+				return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a table", ti.Name).WithHint("Use DROP VIEW to remove a view.")
 			}
 			if err := s.dropTable(ctx, ti.Namespace, ti.Name); err != nil {
 				return nil, err

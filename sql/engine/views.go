@@ -207,29 +207,15 @@ func replaceable(cur *plan.TableInfo, names []string, ts []types.T) error {
 func (s *Session) dropViews(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 	var drop []*plan.TableInfo
 	for _, obj := range ds.Objects {
-		var names []string
-		for _, n := range obj.GetList().Items {
-			names = append(names, n.GetString_().Sval)
-		}
-		schema, name := "", names[len(names)-1]
-		if len(names) > 1 {
-			schema = names[len(names)-2]
-		}
-		cat := s.catalog()
-		ti, err := cat.Table(ctx, schema, name)
-		cat.release()
+		ti, err := s.dropTarget(ctx, obj, ds.MissingOk, "view")
 		if err != nil {
-			if pgerr.Code(err) == pgerr.UndefinedTable {
-				if ds.MissingOk {
-					s.notice("view %q does not exist, skipping", name)
-					continue
-				}
-				return nil, pgerr.New(pgerr.UndefinedTable, "view %q does not exist", name)
-			}
 			return nil, err
 		}
+		if ti == nil {
+			continue
+		}
 		if ti.ViewSQL == "" {
-			return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a view", name).WithHint("Use DROP TABLE to remove a table.")
+			return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a view", ti.Name).WithHint("Use DROP TABLE to remove a table.")
 		}
 		drop = append(drop, ti)
 	}
