@@ -16,7 +16,10 @@ import (
 // Ctx is what evaluation needs from the session.
 type Ctx struct {
 	Loc *time.Location // session TimeZone
-	Now time.Time      // statement start, for now()
+	Now time.Time      // transaction start, for now() and CURRENT_TIMESTAMP
+	// Stmt is the statement's start, for statement_timestamp(); zero
+	// means Now.
+	Stmt time.Time
 }
 
 // Expr is a scalar expression over the columns of an input batch. Eval

@@ -1001,7 +1001,14 @@ func extractBuiltin(numeric bool) Builtin {
 var timeBuiltins = map[string]Builtin{
 	"now":                   nowAs(types.TTimestampTZ),
 	"transaction_timestamp": nowAs(types.TTimestampTZ),
-	"statement_timestamp":   nowAs(types.TTimestampTZ),
+	"statement_timestamp": {Result: nArgs(0, types.TTimestampTZ), Coerce: sameAsArgs,
+		Fn: func(c *Ctx, _ []types.Datum) (types.Datum, error) {
+			at := c.Stmt
+			if at.IsZero() {
+				at = c.Now
+			}
+			return types.Int(types.TTimestampTZ, at.UnixMicro()), nil
+		}},
 	"clock_timestamp": {Result: nArgs(0, types.TTimestampTZ), Coerce: sameAsArgs,
 		Fn: func(*Ctx, []types.Datum) (types.Datum, error) {
 			return types.Int(types.TTimestampTZ, time.Now().UnixMicro()), nil

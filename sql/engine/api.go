@@ -132,6 +132,7 @@ func (s *Session) Finish() error {
 	if s.tx != 'I' {
 		return nil
 	}
+	s.txNow = time.Time{}
 	s.created, s.commented = nil, nil
 	if len(s.written) == 0 {
 		return nil

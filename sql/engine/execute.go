@@ -32,6 +32,7 @@ func (s *Session) PrepareSimple(ctx context.Context, query string) ([]*Statement
 }
 
 func (s *Session) prepare(ctx context.Context, query string, paramOIDs []uint32, simple bool) ([]*Statement, error) {
+	s.stmtNow = time.Now() // a Query's statements share it, as in PostgreSQL
 	stmts, err := parse.Parse(query)
 	if err != nil {
 		return nil, err
@@ -104,7 +105,23 @@ func isTransactionExit(n *pg.Node) bool {
 	return false
 }
 
-func (s *Session) exprCtx() *expr.Ctx { return &expr.Ctx{Loc: s.loc, Now: time.Now()} }
+// exprCtx is the evaluation context of a statement. now() is the time its
+// transaction started, as in PostgreSQL: the block's, the implicit
+// transaction's (a Query's statements, messages up to a Sync), or the
+// statement's own.
+func (s *Session) exprCtx() *expr.Ctx {
+	stmt := s.stmtNow
+	if stmt.IsZero() {
+		stmt = time.Now()
+	}
+	if s.tx == 'I' && !s.implicit {
+		return &expr.Ctx{Loc: s.loc, Now: stmt, Stmt: stmt}
+	}
+	if s.txNow.IsZero() {
+		s.txNow = stmt
+	}
+	return &expr.Ctx{Loc: s.loc, Now: s.txNow, Stmt: stmt}
+}
 
 // describe plans a statement without running it, for its result columns
 // and parameter types.
@@ -155,6 +172,9 @@ func columns(q *plan.Query) []Column {
 // Execute runs a prepared statement with its parameters (one Datum per
 // ParamTypes entry, already decoded by the caller).
 func (s *Session) Execute(ctx context.Context, st *Statement, params []types.Datum) (*Cursor, error) {
+	if !st.simple {
+		s.stmtNow = time.Now() // an Execute message starts a statement
+	}
 	c, err := s.execute(ctx, st, params)
 	if err != nil {
 		s.markFailed()

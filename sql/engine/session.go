@@ -81,6 +81,11 @@ type Session struct {
 	written []*link.Txn
 	// implicit: writes outside a block also wait, for Finish.
 	implicit bool
+	// txNow is now() for the transaction under way; zero between them.
+	txNow time.Time
+	// stmtNow is statement_timestamp(): set by each Query (for all its
+	// statements) and each extended-protocol Execute.
+	stmtNow time.Time
 	// created are the tables the transaction created, dropped again if it
 	// rolls back.
 	created []link.Key

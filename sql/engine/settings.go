@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
@@ -21,6 +22,12 @@ func (s *Session) transaction(ts *pg.TransactionStmt) (*Cursor, error) {
 		// PostgreSQL warns about a nested BEGIN and carries on.
 		if s.tx == 'I' {
 			s.txSettings = maps.Clone(s.settings)
+			if s.txNow.IsZero() {
+				s.txNow = s.stmtNow // a block's now() is its BEGIN's
+				if s.txNow.IsZero() {
+					s.txNow = time.Now()
+				}
+			}
 		} else {
 			s.warning(pgerr.ActiveSQLTransaction, "there is already a transaction in progress")
 		}
@@ -116,6 +123,7 @@ func (s *Session) endTx(commit bool) error {
 	s.restoreLocal()
 	s.txSettings, s.savepoints = nil, nil
 	s.tx = 'I'
+	s.txNow = time.Time{}
 	s.closeCursors(false)
 	return err
 }
