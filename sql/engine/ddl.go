@@ -375,6 +375,9 @@ func (s *Session) dropTarget(ctx context.Context, obj *pg.Node, missingOk bool, 
 func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 	switch ds.RemoveType {
 	case pg.ObjectType_OBJECT_TABLE:
+		// Every name resolves, and no view is left reading one, before any
+		// table is dropped, as in PostgreSQL.
+		var drop []*plan.TableInfo
 		for _, obj := range ds.Objects {
 			ti, err := s.dropTarget(ctx, obj, ds.MissingOk, "table")
 			if err != nil {
@@ -386,6 +389,16 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 			if ti.ViewSQL != "" {
 				return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a table", ti.Name).WithHint("Use DROP VIEW to remove a view.")
 			}
+			drop = append(drop, ti)
+		}
+		targets := make([]dropObj, len(drop))
+		for i, ti := range drop {
+			targets[i] = dropObj{key: link.Key{NS: ti.Namespace, Name: ti.Name}}
+		}
+		if err := s.checkDependents(ctx, targets, ds.Behavior == pg.DropBehavior_DROP_CASCADE); err != nil {
+			return nil, err
+		}
+		for _, ti := range drop {
 			if err := s.dropTable(ctx, ti.Namespace, ti.Name); err != nil {
 				return nil, err
 			}

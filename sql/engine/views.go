@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/iceberg-go"
 	"github.com/loamdb/loam/exec/ice"
@@ -21,10 +24,10 @@ import (
 // text as written, in dialect "postgresql", and the columns it yielded at
 // CREATE. A query expands a view by planning that text again (plan/views.go),
 // so a view reads what its tables hold now, write-log tail included, and
-// names in it resolve by the reading session's search_path. Nothing
-// records what a view reads: dropping a table under a view is allowed,
-// and the view fails when read (42P01), where PostgreSQL refuses the drop
-// (2BP01).
+// names in it resolve by the reading session's search_path. CREATE VIEW
+// records the tables and views the SELECT reads (viewdeps.go), so DROP
+// refuses to drop them from under it (2BP01) or, with CASCADE, drops it
+// too.
 
 // view is ns.name as a view, nil when there is no such view.
 func (c *catalog) view(ctx context.Context, ns, name string) (*plan.TableInfo, error) {
@@ -107,7 +110,8 @@ func (s *Session) createView(ctx context.Context, vs *pg.ViewStmt, ps parse.Stat
 	// The SELECT must plan now, in the statement's text (for positions).
 	cat := s.catalog()
 	defer cat.release()
-	p := plan.New(ctx, cat, s.exprCtx(), q, nil, nil)
+	rec := &readsRecorder{catalog: cat}
+	p := plan.New(ctx, rec, s.exprCtx(), q, nil, nil)
 	p.NoParams = true
 	query, err := p.Select(sel)
 	if err != nil {
@@ -145,7 +149,11 @@ func (s *Session) createView(ctx context.Context, vs *pg.ViewStmt, ps parse.Stat
 		fields = append(fields, iceberg.NestedField{ID: i + 1, Name: names[i], Type: it})
 	}
 	v := meta.View{SQL: text, Schema: iceberg.NewSchema(0, fields...),
-		Properties: map[string]string{ice.TypesProperty: ice.EncodeTypes(ids, colTypes)}}
+		Properties: map[string]string{ice.TypesProperty: ice.EncodeTypes(ids, colTypes),
+			propViewCreated: strconv.FormatInt(time.Now().UnixNano(), 10)}}
+	self := link.Key{NS: ns, Name: rv.Relname}
+	rec.reads = slices.DeleteFunc(rec.reads, func(k link.Key) bool { return k == self })
+	v.Properties[propViewReads] = encodeReads(rec.reads)
 
 	cur, err := cat.Table(ctx, ns, rv.Relname)
 	if err != nil && pgerr.Code(err) != pgerr.UndefinedTable {
@@ -160,6 +168,11 @@ func (s *Session) createView(ctx context.Context, vs *pg.ViewStmt, ps parse.Stat
 		}
 		if err := replaceable(cur, names, colTypes); err != nil {
 			return nil, err
+		}
+		// The view keeps its creation time: PostgreSQL's replaced view keeps
+		// its OID, which orders the views a DROP reports.
+		if old, err := s.eng.meta.View(ctx, ns, rv.Relname); err == nil && old.Properties[propViewCreated] != "" {
+			v.Properties[propViewCreated] = old.Properties[propViewCreated]
 		}
 		if err := s.eng.meta.ReplaceView(ctx, ns, rv.Relname, v); err != nil {
 			return nil, err
@@ -218,6 +231,13 @@ func (s *Session) dropViews(ctx context.Context, ds *pg.DropStmt) (*Cursor, erro
 			return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a view", ti.Name).WithHint("Use DROP TABLE to remove a table.")
 		}
 		drop = append(drop, ti)
+	}
+	targets := make([]dropObj, len(drop))
+	for i, ti := range drop {
+		targets[i] = dropObj{key: link.Key{NS: ti.Namespace, Name: ti.Name}, isView: true}
+	}
+	if err := s.checkDependents(ctx, targets, ds.Behavior == pg.DropBehavior_DROP_CASCADE); err != nil {
+		return nil, err
 	}
 	for _, ti := range drop {
 		if err := s.eng.meta.DropView(ctx, ti.Namespace, ti.Name); err != nil && !errors.Is(err, meta.ErrNotFound) {
