@@ -116,7 +116,7 @@ func TestViewCatalogAgainstPostgres(t *testing.T) {
 }
 
 // TestViewErrorsAgainstPostgres: the errors of view DDL carry
-// PostgreSQL's SQLSTATE, message and hint.
+// PostgreSQL's SQLSTATE, message, detail and hint.
 func TestViewErrorsAgainstPostgres(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -148,6 +148,8 @@ func TestViewErrorsAgainstPostgres(t *testing.T) {
 		`DROP VIEW nosuch`,
 		`DROP VIEW vt_cost, nosuch`,
 		`SELECT * FROM vt_cost, vt_recent, nosuch`,
+		`DROP TABLE vt`,
+		`DROP TABLE vt RESTRICT`,
 	} {
 		var got [2]string
 		for i, c := range conns {
@@ -157,7 +159,98 @@ func TestViewErrorsAgainstPostgres(t *testing.T) {
 				got[i] = fmt.Sprintf("no error (%v)", err)
 				continue
 			}
-			got[i] = fmt.Sprintf("%s %s (hint %q)", pe.Code, pe.Message, pe.Hint)
+			got[i] = fmt.Sprintf("%s %s (detail %q, hint %q)", pe.Code, pe.Message, pe.Detail, pe.Hint)
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s\nPostgreSQL: %s\nLoam:       %s", q, got[0], got[1])
+		}
+	}
+}
+
+// TestViewDependenciesAgainstPostgres: DROP TABLE and DROP VIEW refuse to
+// drop what a view reads, and CASCADE drops the views too, with
+// PostgreSQL's errors, notices and resulting views.
+func TestViewDependenciesAgainstPostgres(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	pgURL := pgtest.Database(t)
+	loamURL := startLoam(t)
+	type conn struct {
+		c       *pgx.Conn
+		notices []string
+	}
+	var conns [2]*conn
+	for i, url := range []string{pgURL, loamURL} {
+		cfg, err := pgx.ParseConfig(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cn := &conn{}
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+		cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+			cn.notices = append(cn.notices, fmt.Sprintf("%s %s: %s (detail %q)", n.Severity, n.Code, n.Message, n.Detail))
+		}
+		if cn.c, err = pgx.ConnectConfig(ctx, cfg); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cn.c.Close(context.Background()) })
+		conns[i] = cn
+	}
+	for _, q := range []string{
+		`CREATE TABLE d1 (a int, b text)`,
+		`CREATE TABLE d2 (a int)`,
+		`CREATE SCHEMA vds`,
+		`CREATE VIEW dv1 AS SELECT a, b FROM d1`,
+		`CREATE VIEW dv2 AS SELECT a FROM dv1 WHERE a > 0`,
+		`CREATE VIEW dv3 AS SELECT d1.a FROM d1 JOIN d2 ON d1.a = d2.a`,
+		`CREATE VIEW vds.dx AS SELECT count(*) AS n FROM (SELECT * FROM public.d1) s`,
+		`CREATE VIEW dv4 AS WITH d2 AS (SELECT 1 AS a) SELECT a FROM d2`,
+		`CREATE VIEW dv5 AS SELECT * FROM dv2 UNION ALL SELECT a FROM d2 WHERE a IN (SELECT a FROM dv1)`,
+	} {
+		for _, c := range conns {
+			if _, err := c.c.Exec(ctx, q); err != nil {
+				t.Fatalf("setup: %v\n%s", err, q)
+			}
+		}
+	}
+	for _, q := range []string{
+		`DROP TABLE d1`,
+		`DROP TABLE d2`,
+		`DROP VIEW dv1`,
+		`DROP VIEW dv2`,
+		`DROP TABLE d1, d2`,
+		`DROP VIEW dv1, dv2 RESTRICT`,
+		`DROP VIEW dv5, dv4`,
+		`CREATE OR REPLACE VIEW dv3 AS SELECT a FROM d2`,
+		`DROP TABLE d1 CASCADE`,
+		`SELECT table_schema, table_name FROM information_schema.views WHERE table_schema IN ('public', 'vds') ORDER BY 1, 2`,
+		`DROP VIEW dv3 CASCADE`,
+		`DROP TABLE d2`,
+	} {
+		var got [2]string
+		for i, c := range conns {
+			c.notices = nil
+			rows, err := c.c.Query(ctx, q)
+			var out []string
+			if err == nil {
+				for rows.Next() {
+					vals, _ := rows.Values()
+					out = append(out, fmt.Sprint(vals...))
+				}
+				rows.Close()
+				err = rows.Err()
+			}
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) {
+				got[i] = fmt.Sprintf("%s %s (detail %q, hint %q)", pe.Code, pe.Message, pe.Detail, pe.Hint)
+			} else if err != nil {
+				got[i] = err.Error()
+			} else {
+				got[i] = "ok " + strings.Join(out, "; ")
+			}
+			if len(c.notices) > 0 {
+				got[i] += "\n" + strings.Join(c.notices, "\n")
+			}
 		}
 		if got[0] != got[1] {
 			t.Errorf("%s\nPostgreSQL: %s\nLoam:       %s", q, got[0], got[1])

@@ -207,7 +207,7 @@ func (s *Session) checkDependents(ctx context.Context, targets []dropObj, cascad
 		lines = append(lines, fmt.Sprintf("and %d other objects (see server log for list)", len(deps)-maxReportedDeps))
 	}
 	if !cascade {
-		msg := "cannot drop desired object(s) because other objects depend on it"
+		msg := "cannot drop desired object(s) because other objects depend on them"
 		if len(targets) == 1 {
 			msg = "cannot drop " + s.objectDescription(ctx, targets[0]) + " because other objects depend on it"
 		}
