@@ -226,6 +226,22 @@ func TestViewDependenciesAgainstPostgres(t *testing.T) {
 		`SELECT table_schema, table_name FROM information_schema.views WHERE table_schema IN ('public', 'vds') ORDER BY 1, 2`,
 		`DROP VIEW dv3 CASCADE`,
 		`DROP TABLE d2`,
+		// A schema's tables and views, and the views elsewhere that read them.
+		`CREATE TABLE vds.t (a int)`,
+		`CREATE VIEW vds.v AS SELECT a FROM vds.t`,
+		`CREATE VIEW pv AS SELECT a FROM vds.t`,
+		`CREATE VIEW pv2 AS SELECT a FROM pv`,
+		`DROP SCHEMA vds`,
+		`DROP TABLE vds.t`,
+		`DROP SCHEMA vds CASCADE`,
+		`SELECT table_schema, table_name FROM information_schema.views WHERE table_schema IN ('public', 'vds') ORDER BY 1, 2`,
+		`CREATE SCHEMA vds`,
+		`CREATE TABLE vds.t (a int)`,
+		`CREATE VIEW pv AS SELECT a FROM vds.t`,
+		`DROP SCHEMA vds CASCADE`,
+		`CREATE TABLE t3 (a int)`,
+		`CREATE VIEW pv AS SELECT a FROM t3`,
+		`DROP SCHEMA public CASCADE`,
 	} {
 		var got [2]string
 		for i, c := range conns {

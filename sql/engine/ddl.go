@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/apache/iceberg-go"
@@ -427,27 +427,22 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 				return nil, err
 			}
 			if len(tables)+len(views) > 0 {
-				deps := make([]string, len(tables))
-				for i, t := range tables {
-					deps[i] = fmt.Sprintf("table %s.%s", ns, t)
+				// The schema's tables, then its views, each followed by the
+				// views elsewhere that read it (which go too).
+				var targets []dropObj
+				for _, t := range tables {
+					targets = append(targets, dropObj{key: link.Key{NS: ns, Name: t}})
 				}
 				for _, v := range views {
-					deps = append(deps, fmt.Sprintf("view %s.%s", ns, v))
+					targets = append(targets, dropObj{key: link.Key{NS: ns, Name: v}, isView: true})
 				}
-				if ds.Behavior != pg.DropBehavior_DROP_CASCADE {
-					detail := make([]string, len(deps))
-					for i, d := range deps {
-						detail[i] = d + " depends on schema " + ns
-					}
-					return nil, &pgerr.Error{Code: pgerr.DependentObjectsStillExist,
-						Message: fmt.Sprintf("cannot drop schema %s because other objects depend on it", ns),
-						Detail:  strings.Join(detail, "\n"),
-						Hint:    "Use DROP ... CASCADE to drop the dependent objects too."}
+				slices.Reverse(targets) // dependents reports the last target first
+				deps, err := s.dependents(ctx, targets)
+				if err != nil {
+					return nil, err
 				}
-				if len(deps) == 1 {
-					s.notice("drop cascades to %s", deps[0])
-				} else {
-					s.noticeDetail(fmt.Sprintf("drop cascades to %d other objects", len(deps)), "drop cascades to "+strings.Join(deps, "\ndrop cascades to "))
+				if err := s.reportDependents(ctx, deps, "schema "+ns, ns, ds.Behavior == pg.DropBehavior_DROP_CASCADE); err != nil {
+					return nil, err
 				}
 				for _, v := range views {
 					if err := s.eng.meta.DropView(ctx, ns, v); err != nil && !errors.Is(err, meta.ErrNotFound) {

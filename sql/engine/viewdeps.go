@@ -105,16 +105,17 @@ type dropObj struct {
 	isView bool
 }
 
-// dependent is a view a DROP reaches, and the object it reaches it by.
+// dependent is a view a DROP reaches, and the object it reaches it by
+// (on is nil for a target of the DROP itself).
 type dependent struct {
-	view link.Key
-	on   dropObj
+	obj dropObj
+	on  *dropObj
 }
 
-// dependents lists the views that read targets, directly or through
-// other views, that are not targets themselves, in the order PostgreSQL
-// reports them: its deletion order (a depth-first walk, dependents
-// before what they depend on, newest dependents first) reversed.
+// dependents lists targets and the views that read them, directly or
+// through other views, in the order PostgreSQL reports them: its deletion
+// order (a depth-first walk from each target in turn, dependents before
+// what they depend on, newest dependents first) reversed.
 func (s *Session) dependents(ctx context.Context, targets []dropObj) ([]dependent, error) {
 	views, err := s.allViews(ctx)
 	if err != nil {
@@ -150,14 +151,12 @@ func (s *Session) dependents(ctx context.Context, targets []dropObj) ([]dependen
 		for _, r := range readers {
 			visit(dropObj{key: r.key, isView: true}, &o)
 		}
-		if on != nil && !isTarget[o.key] {
-			order = append(order, dependent{view: o.key, on: *on})
+		if isTarget[o.key] {
+			on = nil
 		}
+		order = append(order, dependent{obj: o, on: on})
 	}
 	for _, t := range targets {
-		if seen[t.key] {
-			continue
-		}
 		visit(t, nil)
 	}
 	slices.Reverse(order)
@@ -187,33 +186,57 @@ const maxReportedDeps = 100
 // reading what it drops (2BP01), and under CASCADE drops those views
 // (dependents first) with PostgreSQL's NOTICE.
 func (s *Session) checkDependents(ctx context.Context, targets []dropObj, cascade bool) error {
-	deps, err := s.dependents(ctx, targets)
-	if err != nil || len(deps) == 0 {
+	all, err := s.dependents(ctx, targets)
+	if err != nil {
 		return err
 	}
+	var deps []dependent
+	for _, d := range all {
+		if d.on != nil {
+			deps = append(deps, d)
+		}
+	}
+	if len(deps) == 0 {
+		return nil
+	}
+	what := "desired object(s)"
+	if len(targets) == 1 {
+		what = s.objectDescription(ctx, targets[0])
+	}
+	return s.reportDependents(ctx, deps, what, "", cascade)
+}
+
+// reportDependents raises PostgreSQL's 2BP01 for dropping what (a
+// description; "desired object(s)" for several) without CASCADE, or
+// queues its "drop cascades to" NOTICE and drops the views among deps.
+// schema names the schema a target depends on when a DROP SCHEMA drops
+// it ("" otherwise).
+func (s *Session) reportDependents(ctx context.Context, deps []dependent, what, schema string, cascade bool) error {
 	lines := make([]string, 0, len(deps))
 	for i, d := range deps {
 		if i == maxReportedDeps {
+			lines = append(lines, fmt.Sprintf("and %d other objects (see server log for list)", len(deps)-maxReportedDeps))
 			break
 		}
-		desc := s.objectDescription(ctx, dropObj{key: d.view, isView: true})
-		if cascade {
+		desc := s.objectDescription(ctx, d.obj)
+		switch {
+		case cascade:
 			lines = append(lines, "drop cascades to "+desc)
-		} else {
-			lines = append(lines, desc+" depends on "+s.objectDescription(ctx, d.on))
+		case d.on == nil:
+			lines = append(lines, desc+" depends on schema "+schema)
+		default:
+			lines = append(lines, desc+" depends on "+s.objectDescription(ctx, *d.on))
 		}
-	}
-	if len(deps) > maxReportedDeps {
-		lines = append(lines, fmt.Sprintf("and %d other objects (see server log for list)", len(deps)-maxReportedDeps))
 	}
 	if !cascade {
-		msg := "cannot drop desired object(s) because other objects depend on them"
-		if len(targets) == 1 {
-			msg = "cannot drop " + s.objectDescription(ctx, targets[0]) + " because other objects depend on it"
+		verb := "it"
+		if what == "desired object(s)" {
+			verb = "them"
 		}
-		return &pgerr.Error{Code: pgerr.DependentObjectsStillExist, Message: msg,
-			Detail: strings.Join(lines, "\n"),
-			Hint:   "Use DROP ... CASCADE to drop the dependent objects too."}
+		return &pgerr.Error{Code: pgerr.DependentObjectsStillExist,
+			Message: fmt.Sprintf("cannot drop %s because other objects depend on %s", what, verb),
+			Detail:  strings.Join(lines, "\n"),
+			Hint:    "Use DROP ... CASCADE to drop the dependent objects too."}
 	}
 	if len(deps) == 1 {
 		s.notice("%s", lines[0])
@@ -222,9 +245,10 @@ func (s *Session) checkDependents(ctx context.Context, targets []dropObj, cascad
 	}
 	// Deletion order: a view before the views it reads.
 	for i := len(deps) - 1; i >= 0; i-- {
-		k := deps[i].view
-		if err := s.eng.meta.DropView(ctx, k.NS, k.Name); err != nil && !errors.Is(err, meta.ErrNotFound) {
-			return fmt.Errorf("drop view %s.%s: %w", k.NS, k.Name, err)
+		if k := deps[i].obj.key; deps[i].obj.isView {
+			if err := s.eng.meta.DropView(ctx, k.NS, k.Name); err != nil && !errors.Is(err, meta.ErrNotFound) {
+				return fmt.Errorf("drop view %s.%s: %w", k.NS, k.Name, err)
+			}
 		}
 	}
 	return nil
