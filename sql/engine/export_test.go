@@ -1,0 +1,23 @@
+package engine
+
+import "context"
+
+// ForgetViewReads rewrites view ns.name as Loam wrote views before they
+// recorded what they read: without the reads and creation properties.
+func ForgetViewReads(ctx context.Context, e *Engine, ns, name string) error {
+	v, err := e.meta.View(ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	props := map[string]string{}
+	for k, val := range v.Properties {
+		if k != propViewReads && k != propViewCreated {
+			props[k] = val
+		}
+	}
+	v.Properties = props
+	if err := e.meta.DropView(ctx, ns, name); err != nil {
+		return err
+	}
+	return e.meta.CreateView(ctx, ns, name, v)
+}
