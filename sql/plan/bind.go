@@ -21,6 +21,9 @@ type scopeCol struct {
 	// hidden columns are reachable only by table name: the two sides of a
 	// JOIN … USING column, which is merged into one unqualified column.
 	hidden bool
+	// system columns (a catalog's tableoid) are left out of * and
+	// NATURAL joins, as PostgreSQL's are.
+	system bool
 	origin origin
 }
 

@@ -150,7 +150,7 @@ func (p *Planner) joinItem(je *pg.JoinExpr) (*fromItem, error) {
 	if je.IsNatural {
 		for _, lc := range l.cols {
 			for _, rc := range r.cols {
-				if lc.name == rc.name {
+				if lc.name == rc.name && !lc.system && !rc.system {
 					using = append(using, lc.name)
 				}
 			}

@@ -23,6 +23,10 @@ func init() {
 		}
 		out := [][]types.Datum{vt.row(map[string]types.Datum{"objoid": dOID(oidPlpgsql), "classoid": dOID(systemCatalogOIDs["pg_extension"]),
 			"objsubid": {I: 0}, "description": dText("PL/pgSQL procedural language")})}
+		for _, l := range pgLanguages {
+			out = append(out, vt.row(map[string]types.Datum{"objoid": dOID(l.oid), "classoid": dOID(systemCatalogOIDs["pg_language"]),
+				"objsubid": {I: 0}, "description": dText(l.desc)}))
+		}
 		for _, d := range descs {
 			out = append(out, vt.row(map[string]types.Datum{"objoid": dOID(d.objoid), "classoid": dOID(d.classoid),
 				"objsubid": {I: int64(d.objsubid)}, "description": dText(d.text)}))
@@ -95,3 +99,59 @@ func descriptions(ctx context.Context, ci CatalogInfo) ([]description, error) {
 	}
 	return out, nil
 }
+
+// Catalogs of objects Loam has none of (operators and casts beyond its
+// built-in ones are not listed yet, event triggers, conversions, foreign
+// servers and wrappers, text search), with PostgreSQL 15's columns, so
+// that psql's \do, \dC, \dy, \dc, \des, \dew and \dF list nothing rather
+// than fail.
+func init() {
+	virtualTables = append(virtualTables,
+		defTable("pg_catalog", "pg_operator", `oid:oid oprname:name oprnamespace:oid oprowner:oid oprkind:"char" oprcanmerge:boolean oprcanhash:boolean oprleft:oid oprright:oid oprresult:oid oprcom:oid oprnegate:oid oprcode:regproc oprrest:regproc oprjoin:regproc`, noRows),
+		defTable("pg_catalog", "pg_cast", `oid:oid castsource:oid casttarget:oid castfunc:oid castcontext:"char" castmethod:"char"`, noRows),
+		defTable("pg_catalog", "pg_event_trigger", `oid:oid evtname:name evtevent:name evtowner:oid evtfoid:oid evtenabled:"char" evttags:text[]`, noRows),
+		defTable("pg_catalog", "pg_conversion", `oid:oid conname:name connamespace:oid conowner:oid conforencoding:integer contoencoding:integer conproc:regproc condefault:boolean`, noRows),
+		defTable("pg_catalog", "pg_foreign_server", `oid:oid srvname:name srvowner:oid srvfdw:oid srvtype:text srvversion:text srvacl:aclitem[] srvoptions:text[]`, noRows),
+		defTable("pg_catalog", "pg_foreign_data_wrapper", `oid:oid fdwname:name fdwowner:oid fdwhandler:oid fdwvalidator:oid fdwacl:aclitem[] fdwoptions:text[]`, noRows),
+		defTable("pg_catalog", "pg_ts_config", `oid:oid cfgname:name cfgnamespace:oid cfgowner:oid cfgparser:oid`, noRows),
+		defTable("pg_catalog", "pg_ts_parser", `oid:oid prsname:name prsnamespace:oid prsstart:regproc prstoken:regproc prsend:regproc prsheadline:regproc prslextype:regproc`, noRows),
+	)
+	for name, oid := range map[string]uint32{"pg_language": 2612, "pg_operator": 2617, "pg_cast": 2605, "pg_event_trigger": 3466,
+		"pg_conversion": 2607, "pg_foreign_server": 1417, "pg_foreign_data_wrapper": 2328, "pg_ts_config": 3602, "pg_ts_parser": 3601} {
+		systemCatalogOIDs[name] = oid
+	}
+	// PostgreSQL 15's languages, as initdb makes them: three built in and
+	// plpgsql, whose handler functions pg_proc does not list (only \dL+
+	// shows them).
+	lang := lookupVirtual("pg_catalog", "pg_language")
+	if lang == nil {
+		panic("pg_language is not defined yet")
+	}
+	lang.rows = func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
+		var out [][]types.Datum
+		for _, l := range pgLanguages {
+			out = append(out, vt.row(map[string]types.Datum{"oid": dOID(l.oid), "lanname": dName(l.name), "lanowner": dOID(oidBootstrapRole),
+				"lanispl": dBool(l.pl), "lanpltrusted": dBool(l.trusted), "lanplcallfoid": dOID(l.call), "laninline": dOID(l.inline),
+				"lanvalidator": dOID(l.validator)}))
+		}
+		return out, nil
+	}
+}
+
+// pgLanguages are pg_language's rows with PostgreSQL 15's OIDs and
+// descriptions.
+var pgLanguages = []struct {
+	oid                     uint32
+	name                    string
+	pl, trusted             bool
+	call, inline, validator uint32
+	desc                    string
+}{
+	{12, "internal", false, false, 0, 0, 2246, "built-in functions"},
+	{13, "c", false, false, 0, 0, 2247, "dynamically-loaded C functions"},
+	{14, "sql", false, true, 0, 0, 2248, "SQL-language functions"},
+	{oidPlpgsqlLanguage, "plpgsql", true, true, 13560, 13561, 13562, "PL/pgSQL procedural language"},
+}
+
+// oidPlpgsqlLanguage is plpgsql's pg_language OID in a fresh PostgreSQL 15.
+const oidPlpgsqlLanguage = 13563

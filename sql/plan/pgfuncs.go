@@ -430,6 +430,12 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		return fn(rt, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
 			return types.NullOf(rt), nil
 		})
+	case "pg_tablespace_location":
+		// Loam's tablespaces are PostgreSQL's two built-in ones, which
+		// live in the data directory: an empty location.
+		return fn(types.TText, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			return dText(""), nil
+		})
 	case "shobj_description":
 		// Loam keeps no comments on shared objects (databases, roles).
 		if len(args) == 2 {
