@@ -23,10 +23,6 @@ func init() {
 		}
 		out := [][]types.Datum{vt.row(map[string]types.Datum{"objoid": dOID(oidPlpgsql), "classoid": dOID(systemCatalogOIDs["pg_extension"]),
 			"objsubid": {I: 0}, "description": dText("PL/pgSQL procedural language")})}
-		for _, l := range pgLanguages {
-			out = append(out, vt.row(map[string]types.Datum{"objoid": dOID(l.oid), "classoid": dOID(systemCatalogOIDs["pg_language"]),
-				"objsubid": {I: 0}, "description": dText(l.desc)}))
-		}
 		for _, d := range descs {
 			out = append(out, vt.row(map[string]types.Datum{"objoid": dOID(d.objoid), "classoid": dOID(d.classoid),
 				"objsubid": {I: int64(d.objsubid)}, "description": dText(d.text)}))
@@ -64,9 +60,18 @@ type description struct {
 	text             string
 }
 
-// descriptions are the comments of Loam's schemas, tables and columns.
+// descriptions are the comments of Loam's schemas, tables and columns,
+// after PostgreSQL's own of the built-in languages and types.
 func descriptions(ctx context.Context, ci CatalogInfo) ([]description, error) {
 	var out []description
+	for _, l := range pgLanguages {
+		out = append(out, description{l.oid, systemCatalogOIDs["pg_language"], 0, l.desc})
+	}
+	for _, pt := range pgTypes {
+		if d := pgTypeDescriptions[pt.name]; d != "" {
+			out = append(out, description{pt.t.OID(), systemCatalogOIDs["pg_type"], 0, d})
+		}
+	}
 	if nc, ok := ci.(NamespaceCommenter); ok {
 		nss, err := allSchemas(ctx, ci)
 		if err != nil {
@@ -102,9 +107,10 @@ func descriptions(ctx context.Context, ci CatalogInfo) ([]description, error) {
 
 // Catalogs of objects Loam has none of (operators and casts beyond its
 // built-in ones are not listed yet, event triggers, conversions, foreign
-// servers and wrappers, text search), with PostgreSQL 15's columns, so
-// that psql's \do, \dC, \dy, \dc, \des, \dew and \dF list nothing rather
-// than fail.
+// servers and wrappers, text search, default privileges, subscriptions,
+// per-database settings), with PostgreSQL 15's columns, so that psql's
+// \do, \dC, \dy, \dc, \des, \dew, \dF*, \ddp, \dRs and \drds list nothing
+// rather than fail.
 func init() {
 	virtualTables = append(virtualTables,
 		defTable("pg_catalog", "pg_operator", `oid:oid oprname:name oprnamespace:oid oprowner:oid oprkind:"char" oprcanmerge:boolean oprcanhash:boolean oprleft:oid oprright:oid oprresult:oid oprcom:oid oprnegate:oid oprcode:regproc oprrest:regproc oprjoin:regproc`, noRows),
@@ -114,10 +120,16 @@ func init() {
 		defTable("pg_catalog", "pg_foreign_server", `oid:oid srvname:name srvowner:oid srvfdw:oid srvtype:text srvversion:text srvacl:aclitem[] srvoptions:text[]`, noRows),
 		defTable("pg_catalog", "pg_foreign_data_wrapper", `oid:oid fdwname:name fdwowner:oid fdwhandler:oid fdwvalidator:oid fdwacl:aclitem[] fdwoptions:text[]`, noRows),
 		defTable("pg_catalog", "pg_ts_config", `oid:oid cfgname:name cfgnamespace:oid cfgowner:oid cfgparser:oid`, noRows),
+		defTable("pg_catalog", "pg_ts_dict", `oid:oid dictname:name dictnamespace:oid dictowner:oid dicttemplate:oid dictinitoption:text`, noRows),
+		defTable("pg_catalog", "pg_ts_template", `oid:oid tmplname:name tmplnamespace:oid tmplinit:regproc tmpllexize:regproc`, noRows),
+		defTable("pg_catalog", "pg_default_acl", `oid:oid defaclrole:oid defaclnamespace:oid defaclobjtype:"char" defaclacl:aclitem[]`, noRows),
+		defTable("pg_catalog", "pg_db_role_setting", `setdatabase:oid setrole:oid setconfig:text[]`, noRows),
+		defTable("pg_catalog", "pg_subscription", `oid:oid subdbid:oid subskiplsn:pg_lsn subname:name subowner:oid subenabled:boolean subbinary:boolean substream:boolean subtwophasestate:"char" subdisableonerr:boolean subconninfo:text subslotname:name subsynccommit:text subpublications:text[]`, noRows),
 		defTable("pg_catalog", "pg_ts_parser", `oid:oid prsname:name prsnamespace:oid prsstart:regproc prstoken:regproc prsend:regproc prsheadline:regproc prslextype:regproc`, noRows),
 	)
 	for name, oid := range map[string]uint32{"pg_language": 2612, "pg_operator": 2617, "pg_cast": 2605, "pg_event_trigger": 3466,
-		"pg_conversion": 2607, "pg_foreign_server": 1417, "pg_foreign_data_wrapper": 2328, "pg_ts_config": 3602, "pg_ts_parser": 3601} {
+		"pg_conversion": 2607, "pg_foreign_server": 1417, "pg_foreign_data_wrapper": 2328, "pg_ts_config": 3602, "pg_ts_parser": 3601,
+		"pg_ts_dict": 3600, "pg_ts_template": 3764, "pg_default_acl": 826, "pg_db_role_setting": 2964, "pg_subscription": 6100} {
 		systemCatalogOIDs[name] = oid
 	}
 	// PostgreSQL 15's languages, as initdb makes them: three built in and
@@ -155,3 +167,18 @@ var pgLanguages = []struct {
 
 // oidPlpgsqlLanguage is plpgsql's pg_language OID in a fresh PostgreSQL 15.
 const oidPlpgsqlLanguage = 13563
+
+// pgTypeDescriptions are PostgreSQL 15's descriptions of the types Loam
+// has (\dT shows them); array types have none.
+var pgTypeDescriptions = map[string]string{
+	"bool": "boolean, 'true'/'false'", "bytea": "variable-length string, binary values escaped", "char": "single character",
+	"name": "63-byte type for storing system identifiers", "int8": "~18 digit integer, 8-byte storage",
+	"int2": "-32 thousand to 32 thousand, 2-byte storage", "int4": "-2 billion to 2 billion integer, 4-byte storage",
+	"text": "variable-length string, no limit specified", "oid": "object identifier(oid), maximum 4 billion",
+	"json": "JSON stored as text", "float4": "single-precision floating point number, 4-byte storage",
+	"float8":  "double-precision floating point number, 8-byte storage",
+	"bpchar":  "char(length), blank-padded string, fixed storage length",
+	"varchar": "varchar(length), non-blank-padded string, variable storage length", "date": "date", "time": "time of day",
+	"timestamp": "date and time", "timestamptz": "date and time with time zone", "interval": "@ <number> <units>, time interval",
+	"numeric": "numeric(precision, decimal), arbitrary precision number", "uuid": "UUID datatype", "jsonb": "Binary JSON",
+}
