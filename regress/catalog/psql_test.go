@@ -260,6 +260,15 @@ func TestPsql(t *testing.T) {
 			{"-A", "-c", `\dRs`},
 			{"-A", "-c", `\dX`},
 			{"-A", "-c", `\drds`},
+			{"-A", "-c", `\des+`},
+			{"-A", "-c", `\dew+`},
+			// What those commands rely on: a catalog's tableoid (left out
+			// of *), and pg_options_to_table.
+			{"-A", "-c", `SELECT l.tableoid, l.* FROM pg_language l WHERE lanname = 'c'`},
+			{"-A", "-c", `SELECT option_name, option_value, option_value IS NULL AS no_value
+				FROM pg_options_to_table('{a=1,b,c=x=y}'::text[])`},
+			{"-A", "-c", `SELECT o.* FROM pg_options_to_table(ARRAY['k=v']) AS o(n, v)`},
+			{"-A", "-c", `SELECT count(*) FROM pg_options_to_table(NULL)`},
 		} {
 			pg, loam := both(t, "", "", cmd...)
 			pg, loam = size.ReplaceAllString(pg, "|SIZE|"), size.ReplaceAllString(loam, "|SIZE|")

@@ -754,6 +754,9 @@ func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 			}
 			return p.unnestItem(fc, table, col)
 		}
+		if name == "pg_options_to_table" && len(fc.Args) == 1 {
+			return p.optionsItem(fc, rf.Alias)
+		}
 		if name == "pg_get_keywords" && len(fc.Args) == 0 && (len(fc.Funcname) == 1 || schemaOf(fc) == "pg_catalog") {
 			alias := name
 			if rf.Alias != nil {
