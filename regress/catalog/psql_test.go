@@ -234,6 +234,8 @@ func TestPsql(t *testing.T) {
 			{"-A", "-c", `\dD`},
 			{"-A", "-c", `\dD+ public.*`},
 			{"-A", "-c", `\dL`},
+			{"-A", "-c", `\dL+`},
+			{"-A", "-c", `SELECT o, o::regproc, o::regprocedure FROM unnest('{0,2246,13560,13561,13562,99999}'::oid[]) o`},
 			{"-A", "-c", `\db`},
 			{"-A", "-c", `\db+`},
 			{"-A", "-c", `\dC plain_calls`},

@@ -572,6 +572,10 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if reg := tc.TypeName.Names[len(tc.TypeName.Names)-1].GetString_().GetSval(); (reg == "regproc" || reg == "regprocedure") &&
+			(arg.Type().Kind == types.OID || arg.Type().IsInteger()) {
+			return b.regprocOfOID(arg, reg == "regprocedure", tc.Location)
+		}
 		if names := tc.TypeName.Names; names[len(names)-1].GetString_().GetSval() == "regproc" {
 			// regproc prints a pg_catalog function's name unqualified.
 			if c, ok := arg.(*expr.Const); ok && !c.D.Null && (c.D.T.Kind == types.Unknown || c.D.T.IsString()) {

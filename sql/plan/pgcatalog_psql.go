@@ -251,3 +251,33 @@ func (p *Planner) optionsItem(fc *pg.FuncCall, alias *pg.Alias) (*fromItem, erro
 		}), nil
 	}}, nil
 }
+
+// regprocOfOID is oid::regproc and oid::regprocedure: the name (with
+// argument types) of a function catalogs point at (pg_language's
+// handlers, which psql's \dL+ shows), "-" for 0, else the number.
+func (b *binder) regprocOfOID(arg expr.Expr, withArgs bool, loc int32) (expr.Expr, error) {
+	arg, err := b.coerce(arg, types.TOID, loc)
+	if err != nil {
+		return nil, err
+	}
+	return &expr.Func{Name: "regproc", Args: []expr.Expr{arg}, T: types.TText, Strict: true, Fn: func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+		if a[0].I == 0 {
+			return dText("-"), nil
+		}
+		f, ok := handlerFuncs[uint32(a[0].I)]
+		if !ok {
+			return dText(itoa(int(a[0].I))), nil
+		}
+		if withArgs {
+			return dText(f[0] + "(" + f[1] + ")"), nil
+		}
+		return dText(f[0]), nil
+	}}, nil
+}
+
+// handlerFuncs are the languages' handler functions (name, argument
+// types) by their OIDs in PostgreSQL 15.
+var handlerFuncs = map[uint32][2]string{
+	2246: {"fmgr_internal_validator", "oid"}, 2247: {"fmgr_c_validator", "oid"}, 2248: {"fmgr_sql_validator", "oid"},
+	13560: {"plpgsql_call_handler", ""}, 13561: {"plpgsql_inline_handler", "internal"}, 13562: {"plpgsql_validator", "oid"},
+}
