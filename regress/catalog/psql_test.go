@@ -263,6 +263,13 @@ func TestPsql(t *testing.T) {
 			{"-A", "-c", `\dX`},
 			{"-A", "-c", `\drds`},
 			{"-A", "-c", `\des+`},
+			{"-A", "-c", `\deu`},
+			{"-A", "-c", `\det`},
+			{"-A", "-c", `\dd`},
+			{"-A", "-c", `\dd public.*`},
+			{"-A", "-c", `\dl`},
+			{"-A", "-c", `\dA`},
+			{"-A", "-c", `\dA+`},
 			{"-A", "-c", `\dew+`},
 			// What those commands rely on: a catalog's tableoid (left out
 			// of *), and pg_options_to_table.

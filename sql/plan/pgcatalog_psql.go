@@ -70,11 +70,20 @@ type description struct {
 }
 
 // descriptions are the comments of Loam's schemas, tables and columns,
-// after PostgreSQL's own of the built-in languages and types.
+// after PostgreSQL's own of the built-in languages, access methods and
+// types.
 func descriptions(ctx context.Context, ci CatalogInfo) ([]description, error) {
 	var out []description
 	for _, l := range pgLanguages {
 		out = append(out, description{l.oid, systemCatalogOIDs["pg_language"], 0, l.desc})
+	}
+	for _, am := range []struct {
+		oid  uint32
+		desc string
+	}{{oidHeapAM, "heap table access method"}, {oidBtreeAM, "b-tree index access method"}, {405, "hash index access method"},
+		{783, "GiST index access method"}, {2742, "GIN index access method"}, {4000, "SP-GiST index access method"},
+		{3580, "block range index (BRIN) access method"}} {
+		out = append(out, description{am.oid, systemCatalogOIDs["pg_am"], 0, am.desc})
 	}
 	for _, pt := range pgTypes {
 		if d := pgTypeDescriptions[pt.name]; d != "" {
@@ -117,9 +126,10 @@ func descriptions(ctx context.Context, ci CatalogInfo) ([]description, error) {
 // Catalogs of objects Loam has none of (operators and casts beyond its
 // built-in ones are not listed yet, event triggers, conversions, foreign
 // servers and wrappers, text search, default privileges, subscriptions,
-// per-database settings), with PostgreSQL 15's columns, so that psql's
-// \do, \dC, \dy, \dc, \des, \dew, \dF*, \ddp, \dRs and \drds list nothing
-// rather than fail.
+// per-database settings, operator classes, large objects, foreign tables
+// and user mappings), with PostgreSQL 15's columns, so that psql's \do,
+// \dC, \dy, \dc, \des, \dew, \dF*, \ddp, \dRs, \drds, \dd, \dl, \det and \deu
+// list nothing rather than fail.
 func init() {
 	virtualTables = append(virtualTables,
 		defTable("pg_catalog", "pg_operator", `oid:oid oprname:name oprnamespace:oid oprowner:oid oprkind:"char" oprcanmerge:boolean oprcanhash:boolean oprleft:oid oprright:oid oprresult:oid oprcom:oid oprnegate:oid oprcode:regproc oprrest:regproc oprjoin:regproc`, noRows),
@@ -134,11 +144,17 @@ func init() {
 		defTable("pg_catalog", "pg_default_acl", `oid:oid defaclrole:oid defaclnamespace:oid defaclobjtype:"char" defaclacl:aclitem[]`, noRows),
 		defTable("pg_catalog", "pg_db_role_setting", `setdatabase:oid setrole:oid setconfig:text[]`, noRows),
 		defTable("pg_catalog", "pg_subscription", `oid:oid subdbid:oid subskiplsn:pg_lsn subname:name subowner:oid subenabled:boolean subbinary:boolean substream:boolean subtwophasestate:"char" subdisableonerr:boolean subconninfo:text subslotname:name subsynccommit:text subpublications:text[]`, noRows),
+		defTable("pg_catalog", "pg_opclass", `oid:oid opcmethod:oid opcname:name opcnamespace:oid opcowner:oid opcfamily:oid opcintype:oid opcdefault:boolean opckeytype:oid`, noRows),
+		defTable("pg_catalog", "pg_opfamily", `oid:oid opfmethod:oid opfname:name opfnamespace:oid opfowner:oid`, noRows),
+		defTable("pg_catalog", "pg_largeobject_metadata", `oid:oid lomowner:oid lomacl:aclitem[]`, noRows),
+		defTable("pg_catalog", "pg_foreign_table", `ftrelid:oid ftserver:oid ftoptions:text[]`, noRows),
+		defTable("pg_catalog", "pg_user_mappings", `umid:oid srvid:oid srvname:name umuser:oid usename:name umoptions:text[]`, noRows),
 		defTable("pg_catalog", "pg_ts_parser", `oid:oid prsname:name prsnamespace:oid prsstart:regproc prstoken:regproc prsend:regproc prsheadline:regproc prslextype:regproc`, noRows),
 	)
 	for name, oid := range map[string]uint32{"pg_language": 2612, "pg_operator": 2617, "pg_cast": 2605, "pg_event_trigger": 3466,
 		"pg_conversion": 2607, "pg_foreign_server": 1417, "pg_foreign_data_wrapper": 2328, "pg_ts_config": 3602, "pg_ts_parser": 3601,
-		"pg_ts_dict": 3600, "pg_ts_template": 3764, "pg_default_acl": 826, "pg_db_role_setting": 2964, "pg_subscription": 6100} {
+		"pg_ts_dict": 3600, "pg_ts_template": 3764, "pg_default_acl": 826, "pg_db_role_setting": 2964, "pg_subscription": 6100,
+		"pg_opclass": 2616, "pg_opfamily": 2753, "pg_largeobject_metadata": 2995, "pg_foreign_table": 3118} {
 		systemCatalogOIDs[name] = oid
 	}
 	// PostgreSQL 15's languages, as initdb makes them: three built in and
