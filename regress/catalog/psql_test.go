@@ -218,6 +218,83 @@ func TestPsql(t *testing.T) {
 		}
 	})
 
+	t.Run("object lists", func(t *testing.T) {
+		// Types, languages, tablespaces, privileges, and the kinds of
+		// object Loam has none of, which must list as PostgreSQL lists
+		// none: a pattern (public.*, a table's name) keeps PostgreSQL's
+		// built-in ones out. Tablespace sizes are the servers' own.
+		size := regexp.MustCompile(`\|\d+ (bytes|kB|MB|GB)\|`)
+		for _, cmd := range [][]string{
+			{"-A", "-c", `\dT`},
+			{"-A", "-c", `\dT public.*`},
+			{"-A", "-c", `\dT+ public.*`},
+			{"-A", "-c", `\dT llm_calls`},
+			{"-A", "-c", `\dT bool|int4|text|numeric|timestamptz|uuid|jsonb`},
+			{"-A", "-c", `\dT+ int4`},
+			{"-A", "-c", `\dD`},
+			{"-A", "-c", `\dD+ public.*`},
+			{"-A", "-c", `\dL`},
+			{"-A", "-c", `\dL+`},
+			{"-A", "-c", `SELECT o, o::regproc, o::regprocedure FROM unnest('{0,2246,13560,13561,13562,99999}'::oid[]) o`},
+			{"-A", "-c", `\db`},
+			{"-A", "-c", `\db+`},
+			{"-A", "-c", `\dC plain_calls`},
+			{"-A", "-c", `\dC+ plain_calls`},
+			{"-A", "-c", `\do`},
+			{"-A", "-c", `\do public.*`},
+			{"-A", "-c", `\do+ public.*`},
+			{"-A", "-c", `\dy`},
+			{"-A", "-c", `\dy+`},
+			{"-A", "-c", `\dc`},
+			{"-A", "-c", `\dc+ public.*`},
+			{"-A", "-c", `\dp`},
+			{"-A", "-c", `\z llm_*`},
+			{"-c", `\dp plain_calls`},
+			{"-A", "-c", `\des`},
+			{"-A", "-c", `\dew`},
+			{"-A", "-c", `\dF public.*`},
+			{"-A", "-c", `\dFd public.*`},
+			{"-A", "-c", `\dFp public.*`},
+			{"-A", "-c", `\dFt public.*`},
+			{"-A", "-c", `\dO public.*`},
+			{"-A", "-c", `\dO`},
+			{"-A", "-c", `\ddp`},
+			{"-A", "-c", `\dRs`},
+			{"-A", "-c", `\dX`},
+			{"-A", "-c", `\drds`},
+			{"-A", "-c", `\des+`},
+			{"-A", "-c", `\deu`},
+			{"-A", "-c", `\det`},
+			{"-A", "-c", `\dd`},
+			{"-A", "-c", `\dd public.*`},
+			{"-A", "-c", `\dl`},
+			{"-A", "-c", `\dA`},
+			{"-A", "-c", `\dA+`},
+			{"-A", "-c", `\dew+`},
+			// What those commands rely on: a catalog's tableoid (left out
+			// of *), and pg_options_to_table.
+			{"-A", "-c", `SELECT l.tableoid, l.* FROM pg_language l WHERE lanname = 'c'`},
+			{"-A", "-c", `SELECT option_name, option_value, option_value IS NULL AS no_value
+				FROM pg_options_to_table('{a=1,b,c=x=y}'::text[])`},
+			{"-A", "-c", `SELECT o.* FROM pg_options_to_table(ARRAY['k=v']) AS o(n, v)`},
+			{"-A", "-c", `SELECT count(*) FROM pg_options_to_table(NULL)`},
+		} {
+			pg, loam := both(t, "", "", cmd...)
+			pg, loam = size.ReplaceAllString(pg, "|SIZE|"), size.ReplaceAllString(loam, "|SIZE|")
+			if pg != loam {
+				t.Errorf("psql %s differs\nPostgreSQL:\n%s\nLoam:\n%s", strings.Join(cmd, " "), pg, loam)
+			}
+		}
+		// Without a pattern these list PostgreSQL's built-in casts and
+		// text search configurations, which Loam does not: they must
+		// still succeed.
+		for _, cmd := range []string{`\dC`, `\dF`, `\dT+`} {
+			if _, loam := both(t, "", "", "-A", "-c", cmd); !strings.HasSuffix(loam, "(exit: <nil>)\n") {
+				t.Errorf("psql %s on Loam failed:\n%s", cmd, loam)
+			}
+		}
+	})
+
 	t.Run("list databases", func(t *testing.T) {
 		// \l lists each server's own databases: the header must be
 		// PostgreSQL's, and Loam's one row its database, owned by the

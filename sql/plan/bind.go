@@ -21,6 +21,9 @@ type scopeCol struct {
 	// hidden columns are reachable only by table name: the two sides of a
 	// JOIN … USING column, which is merged into one unqualified column.
 	hidden bool
+	// system columns (a catalog's tableoid) are left out of * and
+	// NATURAL joins, as PostgreSQL's are.
+	system bool
 	origin origin
 }
 
@@ -568,6 +571,10 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		arg, err := b.bind(tc.Arg)
 		if err != nil {
 			return nil, err
+		}
+		if reg := tc.TypeName.Names[len(tc.TypeName.Names)-1].GetString_().GetSval(); (reg == "regproc" || reg == "regprocedure") &&
+			(arg.Type().Kind == types.OID || arg.Type().IsInteger()) {
+			return b.regprocOfOID(arg, reg == "regprocedure", tc.Location)
 		}
 		if names := tc.TypeName.Names; names[len(names)-1].GetString_().GetSval() == "regproc" {
 			// regproc prints a pg_catalog function's name unqualified.

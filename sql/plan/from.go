@@ -150,7 +150,7 @@ func (p *Planner) joinItem(je *pg.JoinExpr) (*fromItem, error) {
 	if je.IsNatural {
 		for _, lc := range l.cols {
 			for _, rc := range r.cols {
-				if lc.name == rc.name {
+				if lc.name == rc.name && !lc.system && !rc.system {
 					using = append(using, lc.name)
 				}
 			}
@@ -753,6 +753,9 @@ func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 				}
 			}
 			return p.unnestItem(fc, table, col)
+		}
+		if name == "pg_options_to_table" && len(fc.Args) == 1 {
+			return p.optionsItem(fc, rf.Alias)
 		}
 		if name == "pg_get_keywords" && len(fc.Args) == 0 && (len(fc.Funcname) == 1 || schemaOf(fc) == "pg_catalog") {
 			alias := name

@@ -825,13 +825,27 @@ func (p *Planner) virtualItem(vt *vtable, alias string) *fromItem {
 		cols[i] = scopeCol{table: alias, name: c.name, t: c.t}
 		ts[i] = c.t
 	}
+	// A system catalog has the system column tableoid, its own OID
+	// (psql joins pg_description on it).
+	tableoid, system := systemCatalogOIDs[vt.name]
+	system = system && vt.schema == "pg_catalog"
+	if system {
+		cols = append(cols, scopeCol{table: alias, name: "tableoid", t: types.TOID, system: true})
+		ts = append(ts, types.TOID)
+	}
 	ci, _ := p.cat.(CatalogInfo)
 	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) {
 		return exec.NewRowSource(ts, func(ctx context.Context) ([][]types.Datum, error) {
 			if ci == nil {
 				return nil, nil
 			}
-			return vt.rows(ctx, ci, vt)
+			rows, err := vt.rows(ctx, ci, vt)
+			if system {
+				for i := range rows {
+					rows[i] = append(rows[i], dOID(tableoid))
+				}
+			}
+			return rows, err
 		}), nil
 	}}
 }

@@ -2,6 +2,15 @@ package plan
 
 import (
 	"context"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	pg "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/pgerr"
 
 	"github.com/loamdb/loam/exec/types"
 )
@@ -60,9 +69,27 @@ type description struct {
 	text             string
 }
 
-// descriptions are the comments of Loam's schemas, tables and columns.
+// descriptions are the comments of Loam's schemas, tables and columns,
+// after PostgreSQL's own of the built-in languages, access methods and
+// types.
 func descriptions(ctx context.Context, ci CatalogInfo) ([]description, error) {
 	var out []description
+	for _, l := range pgLanguages {
+		out = append(out, description{l.oid, systemCatalogOIDs["pg_language"], 0, l.desc})
+	}
+	for _, am := range []struct {
+		oid  uint32
+		desc string
+	}{{oidHeapAM, "heap table access method"}, {oidBtreeAM, "b-tree index access method"}, {405, "hash index access method"},
+		{783, "GiST index access method"}, {2742, "GIN index access method"}, {4000, "SP-GiST index access method"},
+		{3580, "block range index (BRIN) access method"}} {
+		out = append(out, description{am.oid, systemCatalogOIDs["pg_am"], 0, am.desc})
+	}
+	for _, pt := range pgTypes {
+		if d := pgTypeDescriptions[pt.name]; d != "" {
+			out = append(out, description{pt.t.OID(), systemCatalogOIDs["pg_type"], 0, d})
+		}
+	}
 	if nc, ok := ci.(NamespaceCommenter); ok {
 		nss, err := allSchemas(ctx, ci)
 		if err != nil {
@@ -94,4 +121,179 @@ func descriptions(ctx context.Context, ci CatalogInfo) ([]description, error) {
 		}
 	}
 	return out, nil
+}
+
+// Catalogs of objects Loam has none of (operators and casts beyond its
+// built-in ones are not listed yet, event triggers, conversions, foreign
+// servers and wrappers, text search, default privileges, subscriptions,
+// per-database settings, operator classes, large objects, foreign tables
+// and user mappings), with PostgreSQL 15's columns, so that psql's \do,
+// \dC, \dy, \dc, \des, \dew, \dF*, \ddp, \dRs, \drds, \dd, \dl, \det and \deu
+// list nothing rather than fail.
+func init() {
+	virtualTables = append(virtualTables,
+		defTable("pg_catalog", "pg_operator", `oid:oid oprname:name oprnamespace:oid oprowner:oid oprkind:"char" oprcanmerge:boolean oprcanhash:boolean oprleft:oid oprright:oid oprresult:oid oprcom:oid oprnegate:oid oprcode:regproc oprrest:regproc oprjoin:regproc`, noRows),
+		defTable("pg_catalog", "pg_cast", `oid:oid castsource:oid casttarget:oid castfunc:oid castcontext:"char" castmethod:"char"`, noRows),
+		defTable("pg_catalog", "pg_event_trigger", `oid:oid evtname:name evtevent:name evtowner:oid evtfoid:oid evtenabled:"char" evttags:text[]`, noRows),
+		defTable("pg_catalog", "pg_conversion", `oid:oid conname:name connamespace:oid conowner:oid conforencoding:integer contoencoding:integer conproc:regproc condefault:boolean`, noRows),
+		defTable("pg_catalog", "pg_foreign_server", `oid:oid srvname:name srvowner:oid srvfdw:oid srvtype:text srvversion:text srvacl:aclitem[] srvoptions:text[]`, noRows),
+		defTable("pg_catalog", "pg_foreign_data_wrapper", `oid:oid fdwname:name fdwowner:oid fdwhandler:oid fdwvalidator:oid fdwacl:aclitem[] fdwoptions:text[]`, noRows),
+		defTable("pg_catalog", "pg_ts_config", `oid:oid cfgname:name cfgnamespace:oid cfgowner:oid cfgparser:oid`, noRows),
+		defTable("pg_catalog", "pg_ts_dict", `oid:oid dictname:name dictnamespace:oid dictowner:oid dicttemplate:oid dictinitoption:text`, noRows),
+		defTable("pg_catalog", "pg_ts_template", `oid:oid tmplname:name tmplnamespace:oid tmplinit:regproc tmpllexize:regproc`, noRows),
+		defTable("pg_catalog", "pg_default_acl", `oid:oid defaclrole:oid defaclnamespace:oid defaclobjtype:"char" defaclacl:aclitem[]`, noRows),
+		defTable("pg_catalog", "pg_db_role_setting", `setdatabase:oid setrole:oid setconfig:text[]`, noRows),
+		defTable("pg_catalog", "pg_subscription", `oid:oid subdbid:oid subskiplsn:pg_lsn subname:name subowner:oid subenabled:boolean subbinary:boolean substream:boolean subtwophasestate:"char" subdisableonerr:boolean subconninfo:text subslotname:name subsynccommit:text subpublications:text[]`, noRows),
+		defTable("pg_catalog", "pg_opclass", `oid:oid opcmethod:oid opcname:name opcnamespace:oid opcowner:oid opcfamily:oid opcintype:oid opcdefault:boolean opckeytype:oid`, noRows),
+		defTable("pg_catalog", "pg_opfamily", `oid:oid opfmethod:oid opfname:name opfnamespace:oid opfowner:oid`, noRows),
+		defTable("pg_catalog", "pg_largeobject_metadata", `oid:oid lomowner:oid lomacl:aclitem[]`, noRows),
+		defTable("pg_catalog", "pg_foreign_table", `ftrelid:oid ftserver:oid ftoptions:text[]`, noRows),
+		defTable("pg_catalog", "pg_user_mappings", `umid:oid srvid:oid srvname:name umuser:oid usename:name umoptions:text[]`, noRows),
+		defTable("pg_catalog", "pg_ts_parser", `oid:oid prsname:name prsnamespace:oid prsstart:regproc prstoken:regproc prsend:regproc prsheadline:regproc prslextype:regproc`, noRows),
+	)
+	for name, oid := range map[string]uint32{"pg_language": 2612, "pg_operator": 2617, "pg_cast": 2605, "pg_event_trigger": 3466,
+		"pg_conversion": 2607, "pg_foreign_server": 1417, "pg_foreign_data_wrapper": 2328, "pg_ts_config": 3602, "pg_ts_parser": 3601,
+		"pg_ts_dict": 3600, "pg_ts_template": 3764, "pg_default_acl": 826, "pg_db_role_setting": 2964, "pg_subscription": 6100,
+		"pg_opclass": 2616, "pg_opfamily": 2753, "pg_largeobject_metadata": 2995, "pg_foreign_table": 3118} {
+		systemCatalogOIDs[name] = oid
+	}
+	// PostgreSQL 15's languages, as initdb makes them: three built in and
+	// plpgsql, whose handler functions pg_proc does not list (only \dL+
+	// shows them).
+	lang := lookupVirtual("pg_catalog", "pg_language")
+	if lang == nil {
+		panic("pg_language is not defined yet")
+	}
+	lang.rows = func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
+		var out [][]types.Datum
+		for _, l := range pgLanguages {
+			out = append(out, vt.row(map[string]types.Datum{"oid": dOID(l.oid), "lanname": dName(l.name), "lanowner": dOID(oidBootstrapRole),
+				"lanispl": dBool(l.pl), "lanpltrusted": dBool(l.trusted), "lanplcallfoid": dOID(l.call), "laninline": dOID(l.inline),
+				"lanvalidator": dOID(l.validator)}))
+		}
+		return out, nil
+	}
+}
+
+// pgLanguages are pg_language's rows with PostgreSQL 15's OIDs and
+// descriptions.
+var pgLanguages = []struct {
+	oid                     uint32
+	name                    string
+	pl, trusted             bool
+	call, inline, validator uint32
+	desc                    string
+}{
+	{12, "internal", false, false, 0, 0, 2246, "built-in functions"},
+	{13, "c", false, false, 0, 0, 2247, "dynamically-loaded C functions"},
+	{14, "sql", false, true, 0, 0, 2248, "SQL-language functions"},
+	{oidPlpgsqlLanguage, "plpgsql", true, true, 13560, 13561, 13562, "PL/pgSQL procedural language"},
+}
+
+// oidPlpgsqlLanguage is plpgsql's pg_language OID in a fresh PostgreSQL 15.
+const oidPlpgsqlLanguage = 13563
+
+// pgTypeDescriptions are PostgreSQL 15's descriptions of the types Loam
+// has (\dT shows them); array types have none.
+var pgTypeDescriptions = map[string]string{
+	"bool": "boolean, 'true'/'false'", "bytea": "variable-length string, binary values escaped", "char": "single character",
+	"name": "63-byte type for storing system identifiers", "int8": "~18 digit integer, 8-byte storage",
+	"int2": "-32 thousand to 32 thousand, 2-byte storage", "int4": "-2 billion to 2 billion integer, 4-byte storage",
+	"text": "variable-length string, no limit specified", "oid": "object identifier(oid), maximum 4 billion",
+	"json": "JSON stored as text", "float4": "single-precision floating point number, 4-byte storage",
+	"float8":  "double-precision floating point number, 8-byte storage",
+	"bpchar":  "char(length), blank-padded string, fixed storage length",
+	"varchar": "varchar(length), non-blank-padded string, variable storage length", "date": "date", "time": "time of day",
+	"timestamp": "date and time", "timestamptz": "date and time with time zone", "interval": "@ <number> <units>, time interval",
+	"numeric": "numeric(precision, decimal), arbitrary precision number", "uuid": "UUID datatype", "jsonb": "Binary JSON",
+}
+
+// optionsItem is pg_options_to_table(options text[]) in FROM: an
+// options array's name=value elements as rows (option_name,
+// option_value), for psql's \des+ and \dew+.
+func (p *Planner) optionsItem(fc *pg.FuncCall, alias *pg.Alias) (*fromItem, error) {
+	b := &binder{p: p, where: "functions in FROM"}
+	arg, err := b.bind(fc.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	at := types.ArrayOf(types.Text)
+	if arg, err = b.coerce(arg, at, fc.Location); err != nil {
+		return nil, err
+	}
+	table, names := "pg_options_to_table", []string{"option_name", "option_value"}
+	if alias != nil {
+		table = alias.Aliasname
+		for i, c := range alias.Colnames {
+			if i >= len(names) {
+				return nil, pgerr.New(pgerr.SyntaxError, "too many column aliases specified for function pg_options_to_table")
+			}
+			names[i] = c.GetString_().Sval
+		}
+	}
+	ts := []types.T{types.TText, types.TText}
+	cols := []scopeCol{{table: table, name: names[0], t: ts[0]}, {table: table, name: names[1], t: ts[1]}}
+	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) {
+		return exec.NewRowSource(ts, func(ctx context.Context) ([][]types.Datum, error) {
+			one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
+			defer one.Release()
+			v, err := arg.Eval(p.ec, one)
+			if err != nil {
+				return nil, err
+			}
+			d := types.DatumAt(at, v, 0)
+			v.Release()
+			if d.Null {
+				return nil, nil
+			}
+			elems, null, err := types.SplitArrayText(d.S)
+			if err != nil {
+				return nil, err
+			}
+			var rows [][]types.Datum
+			for i, e := range elems {
+				if null[i] {
+					continue
+				}
+				// An option without "=" has a NULL value, as in PostgreSQL.
+				n, val, ok := strings.Cut(e, "=")
+				value := types.NullOf(types.TText)
+				if ok {
+					value = dText(val)
+				}
+				rows = append(rows, []types.Datum{dText(n), value})
+			}
+			return rows, nil
+		}), nil
+	}}, nil
+}
+
+// regprocOfOID is oid::regproc and oid::regprocedure: the name (with
+// argument types) of a function catalogs point at (pg_language's
+// handlers, which psql's \dL+ shows), "-" for 0, else the number.
+func (b *binder) regprocOfOID(arg expr.Expr, withArgs bool, loc int32) (expr.Expr, error) {
+	arg, err := b.coerce(arg, types.TOID, loc)
+	if err != nil {
+		return nil, err
+	}
+	return &expr.Func{Name: "regproc", Args: []expr.Expr{arg}, T: types.TText, Strict: true, Fn: func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+		if a[0].I == 0 {
+			return dText("-"), nil
+		}
+		f, ok := handlerFuncs[uint32(a[0].I)]
+		if !ok {
+			return dText(itoa(int(a[0].I))), nil
+		}
+		if withArgs {
+			return dText(f[0] + "(" + f[1] + ")"), nil
+		}
+		return dText(f[0]), nil
+	}}, nil
+}
+
+// handlerFuncs are the languages' handler functions (name, argument
+// types) by their OIDs in PostgreSQL 15.
+var handlerFuncs = map[uint32][2]string{
+	2246: {"fmgr_internal_validator", "oid"}, 2247: {"fmgr_c_validator", "oid"}, 2248: {"fmgr_sql_validator", "oid"},
+	13560: {"plpgsql_call_handler", ""}, 13561: {"plpgsql_inline_handler", "internal"}, 13562: {"plpgsql_validator", "oid"},
 }

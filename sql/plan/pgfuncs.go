@@ -361,6 +361,28 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 			})
 		}
 		return fn(types.TInt8, []types.T{reg}, true, f)
+	case "pg_tablespace_size":
+		// pg_default holds every Loam table, pg_global nothing.
+		if len(args) != 1 {
+			break
+		}
+		rels, err := relations(b.p.ctx, ci)
+		if err != nil {
+			return nil, true, err
+		}
+		var total int64
+		for _, r := range rels {
+			total += r.clauses.size
+		}
+		return fn(types.TInt8, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			switch a[0].I {
+			case 1663:
+				return types.Datum{T: types.TInt8, I: total}, nil
+			case 1664:
+				return types.Datum{T: types.TInt8}, nil
+			}
+			return types.Datum{}, pgerr.New(pgerr.UndefinedObject, "tablespace with OID %d does not exist", a[0].I)
+		})
 	case "pg_database_size":
 		// The one database holds every Loam table.
 		if len(args) != 1 {
@@ -413,12 +435,42 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		if len(args) == 1 {
 			return constant(dBool(false))
 		}
+	case "pg_collation_is_visible":
+		// pg_collation's rows all live in pg_catalog.
+		return fn(types.TBool, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			switch a[0].I {
+			case 100, 950, 951:
+				return dBool(true), nil
+			}
+			return types.NullOf(types.TBool), nil
+		})
+	case "getdatabaseencoding":
+		if len(args) == 0 {
+			return constant(dName("UTF8"))
+		}
+	case "pg_char_to_encoding":
+		return fn(types.TInt4, []types.T{types.TName}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			for i, e := range pgEncodings {
+				if strings.EqualFold(e, a[0].S) {
+					return dInt(int64(i)), nil
+				}
+			}
+			return dInt(-1), nil
+		})
 	case "pg_encoding_to_char":
 		return fn(types.TName, []types.T{types.TInt4}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
 			if a[0].I >= 0 && a[0].I < int64(len(pgEncodings)) {
 				return dName(pgEncodings[a[0].I]), nil
 			}
 			return dName(""), nil
+		})
+	case "pg_operator_is_visible", "pg_conversion_is_visible", "pg_ts_config_is_visible", "pg_ts_parser_is_visible",
+		"pg_ts_dict_is_visible", "pg_ts_template_is_visible", "pg_opclass_is_visible", "pg_opfamily_is_visible",
+		"pg_statistics_obj_is_visible":
+		// Their catalogs list nothing: every OID is unknown, NULL as in
+		// PostgreSQL.
+		return fn(types.TBool, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			return types.NullOf(types.TBool), nil
 		})
 	case "pg_function_is_visible", "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments", "pg_get_function_sqlbody":
 		// pg_proc lists no functions: every OID is unknown, which these
@@ -429,6 +481,12 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 		}
 		return fn(rt, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
 			return types.NullOf(rt), nil
+		})
+	case "pg_tablespace_location":
+		// Loam's tablespaces are PostgreSQL's two built-in ones, which
+		// live in the data directory: an empty location.
+		return fn(types.TText, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+			return dText(""), nil
 		})
 	case "shobj_description":
 		// Loam keeps no comments on shared objects (databases, roles).

@@ -110,7 +110,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			}
 			found := false
 			for i, c := range sc.cols {
-				if tbl == "" && !c.hidden || tbl != "" && c.table == tbl {
+				if !c.system && (tbl == "" && !c.hidden || tbl != "" && c.table == tbl) {
 					targets = append(targets, target{name: c.name, col: i, loc: cr.Location})
 					sc.used[i] = true
 					found = true
