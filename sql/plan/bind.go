@@ -111,6 +111,7 @@ type binder struct {
 	inAgg     bool // binding an aggregate's arguments: no nested aggregates
 	groupStrs []string
 	groupTs   []types.T
+	groupCols []int // per scope column, its GROUP BY key or -1 (groupedCols)
 	aggs      *[]agg.Agg
 	grouping  *groupingInfo // for GROUPING(); nil outside GROUP BY
 
@@ -507,8 +508,8 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			return nil, pgerr.New(pgerr.SyntaxError, "* is not allowed here").WithPosition(pos(b.p.query, cr.Location))
 		}
 		if b.sc == nil {
-			if e, ok := b.p.outerColumn(tbl, name); ok {
-				return e, nil
+			if e, ok, err := b.p.outerColumn(tbl, name, cr.Location); ok || err != nil {
+				return e, err
 			}
 			if tbl != "" {
 				return nil, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", tbl).WithPosition(pos(b.p.query, cr.Location))
@@ -518,8 +519,8 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		i, err := b.sc.resolve(tbl, name)
 		if err != nil {
 			if code := pgerr.Code(err); code == pgerr.UndefinedColumn || code == pgerr.UndefinedTable {
-				if e, ok := b.p.outerColumn(tbl, name); ok {
-					return e, nil
+				if e, ok, err := b.p.outerColumn(tbl, name, cr.Location); ok || err != nil {
+					return e, err
 				}
 			}
 			return nil, b.errAt(pgerr.From(err), cr.Location)
