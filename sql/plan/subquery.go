@@ -47,7 +47,8 @@ func groupedCols(sc *scope, groupBy []expr.Expr) []int {
 
 // outerColumn resolves a name against the enclosing queries; a subquery's
 // reference to them is a constant of the current outer row.
-func (p *Planner) outerColumn(tbl, name string, loc int32) (expr.Expr, bool, error) {
+// inAgg: the reference is in an aggregate's arguments.
+func (p *Planner) outerColumn(tbl, name string, loc int32, inAgg bool) (expr.Expr, bool, error) {
 	for o := p.outer; o != nil; o = o.parent {
 		if o.sc == nil {
 			continue
@@ -67,6 +68,11 @@ func (p *Planner) outerColumn(tbl, name string, loc int32) (expr.Expr, bool, err
 			qual := c.name
 			if c.table != "" {
 				qual = c.table + "." + c.name
+			}
+			if inAgg {
+				// PostgreSQL may make such an aggregate the outer query's
+				// (one over its rows), which Loam does not do.
+				return nil, false, pgerr.New(pgerr.FeatureNotSupported, "aggregates of an outer query's ungrouped column %q in a subquery are not supported yet", qual).WithPosition(pos(p.query, loc))
 			}
 			return nil, false, pgerr.New(pgerr.GroupingError, "subquery uses ungrouped column %q from outer query", qual).WithPosition(pos(p.query, loc))
 		}
