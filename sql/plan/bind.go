@@ -111,6 +111,7 @@ type binder struct {
 	inAgg     bool // binding an aggregate's arguments: no nested aggregates
 	groupStrs []string
 	groupTs   []types.T
+	groupCols []int // per scope column, its GROUP BY key or -1 (groupedCols)
 	aggs      *[]agg.Agg
 	grouping  *groupingInfo // for GROUPING(); nil outside GROUP BY
 
@@ -220,7 +221,8 @@ func (b *binder) bind(n *pg.Node) (expr.Expr, error) {
 			return b.bindAggregate(fc)
 		}
 		sub := &binder{p: b.p, sc: b.sc, where: b.where}
-		if e, err := sub.bind(n); err == nil {
+		e, err := sub.bind(n)
+		if err == nil {
 			s := e.String()
 			for i, g := range b.groupStrs {
 				if g == s {
@@ -229,6 +231,13 @@ func (b *binder) bind(n *pg.Node) (expr.Expr, error) {
 			}
 		}
 		if cr := n.GetColumnRef(); cr != nil {
+			if _, local := e.(*expr.Col); err == nil && !local {
+				// An outer query's column is a constant within each group.
+				return e, nil
+			}
+			if err != nil && pgerr.Code(err) == pgerr.GroupingError {
+				return nil, err // an ungrouped column of a grouped outer query
+			}
 			name := columnRefName(cr)
 			return nil, pgerr.New(pgerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", name).WithPosition(pos(b.p.query, cr.Location))
 		}
@@ -507,8 +516,8 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			return nil, pgerr.New(pgerr.SyntaxError, "* is not allowed here").WithPosition(pos(b.p.query, cr.Location))
 		}
 		if b.sc == nil {
-			if e, ok := b.p.outerColumn(tbl, name); ok {
-				return e, nil
+			if e, ok, err := b.p.outerColumn(tbl, name, cr.Location, b.inAgg); ok || err != nil {
+				return e, err
 			}
 			if tbl != "" {
 				return nil, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", tbl).WithPosition(pos(b.p.query, cr.Location))
@@ -518,8 +527,8 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		i, err := b.sc.resolve(tbl, name)
 		if err != nil {
 			if code := pgerr.Code(err); code == pgerr.UndefinedColumn || code == pgerr.UndefinedTable {
-				if e, ok := b.p.outerColumn(tbl, name); ok {
-					return e, nil
+				if e, ok, err := b.p.outerColumn(tbl, name, cr.Location, b.inAgg); ok || err != nil {
+					return e, err
 				}
 			}
 			return nil, b.errAt(pgerr.From(err), cr.Location)

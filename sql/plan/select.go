@@ -215,6 +215,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			sets = append(sets, set)
 		}
 		out = &binder{p: p, sc: sc, where: "SELECT", aggMode: true, aggs: &aggs, grouping: grouping, win: wins}
+		out.groupCols = groupedCols(sc, groupBy)
 		for _, g := range groupBy {
 			out.groupStrs = append(out.groupStrs, g.String())
 			out.groupTs = append(out.groupTs, g.Type())

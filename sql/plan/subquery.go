@@ -21,11 +21,34 @@ type outerRow struct {
 	// lateral: sc is the FROM items left of a LATERAL item, which only
 	// lateral items (not plain subqueries in FROM) may read.
 	lateral bool
+	// grouped is set for a subquery above GROUP BY: per column of sc, the
+	// aggregate output column of the GROUP BY key that is that column, or
+	// -1 when it is not grouped (reading it is a 42803 error).
+	grouped []int
+}
+
+// groupedCols maps each column of sc to the GROUP BY key that is exactly
+// that column (its index among the aggregate's output columns), else -1.
+func groupedCols(sc *scope, groupBy []expr.Expr) []int {
+	if sc == nil {
+		return []int{}
+	}
+	out := make([]int, len(sc.cols))
+	for k := range out {
+		out[k] = -1
+	}
+	for i, g := range groupBy {
+		if c, ok := g.(*expr.Col); ok && c.Idx < len(out) && out[c.Idx] < 0 {
+			out[c.Idx] = i
+		}
+	}
+	return out
 }
 
 // outerColumn resolves a name against the enclosing queries; a subquery's
 // reference to them is a constant of the current outer row.
-func (p *Planner) outerColumn(tbl, name string) (expr.Expr, bool) {
+// inAgg: the reference is in an aggregate's arguments.
+func (p *Planner) outerColumn(tbl, name string, loc int32, inAgg bool) (expr.Expr, bool, error) {
 	for o := p.outer; o != nil; o = o.parent {
 		if o.sc == nil {
 			continue
@@ -40,6 +63,19 @@ func (p *Planner) outerColumn(tbl, name string) (expr.Expr, bool) {
 		if found < 0 {
 			continue
 		}
+		if o.grouped != nil && o.grouped[found] < 0 {
+			c := o.sc.cols[found]
+			qual := c.name
+			if c.table != "" {
+				qual = c.table + "." + c.name
+			}
+			if inAgg {
+				// PostgreSQL may make such an aggregate the outer query's
+				// (one over its rows), which Loam does not do.
+				return nil, false, pgerr.New(pgerr.FeatureNotSupported, "aggregates of an outer query's ungrouped column %q in a subquery are not supported yet", qual).WithPosition(pos(p.query, loc))
+			}
+			return nil, false, pgerr.New(pgerr.GroupingError, "subquery uses ungrouped column %q from outer query", qual).WithPosition(pos(p.query, loc))
+		}
 		o.sc.used[found] = true
 		// Every subquery between this one and the owner of the column
 		// depends on the outer row.
@@ -49,11 +85,11 @@ func (p *Planner) outerColumn(tbl, name string) (expr.Expr, bool) {
 		}
 		t := o.sc.cols[found].t
 		if o.vals == nil {
-			return &expr.Const{D: types.NullOf(t)}, true
+			return &expr.Const{D: types.NullOf(t)}, true, nil
 		}
-		return &expr.Const{D: o.vals[found]}, true
+		return &expr.Const{D: o.vals[found]}, true, nil
 	}
-	return nil, false
+	return nil, false, nil
 }
 
 type subKind uint8
@@ -77,6 +113,7 @@ type subqueryExpr struct {
 	negate   bool
 	t        types.T // scalar: the subquery's column type; IN: the compared type
 	corr     bool
+	grouped  []int // see outerRow.grouped; nil below GROUP BY
 	once     sync.Once
 	cached   []types.Datum
 	cachedOK bool
@@ -107,7 +144,7 @@ func (e *subqueryExpr) String() string {
 // first column of its rows.
 func (e *subqueryExpr) run(ctx context.Context, vals []types.Datum, limit int) ([]types.Datum, error) {
 	child := &Planner{ctx: ctx, cat: e.p.cat, ec: e.p.ec, query: e.p.query, ParamTypes: e.p.ParamTypes, params: e.p.params, ctes: e.ctes,
-		outer: &outerRow{sc: e.sc, vals: vals, parent: e.p.outer, owner: e.p}}
+		outer: &outerRow{sc: e.sc, vals: vals, parent: e.p.outer, owner: e.p, grouped: e.grouped}}
 	q, err := child.Select(e.sel)
 	if err != nil {
 		return nil, err
@@ -166,7 +203,15 @@ func (e *subqueryExpr) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, erro
 		} else {
 			vals = vals[:0]
 			for k, col := range e.sc.cols {
-				vals = append(vals, types.DatumAt(col.t, b.Column(k), i))
+				switch {
+				case e.grouped == nil:
+					vals = append(vals, types.DatumAt(col.t, b.Column(k), i))
+				case e.grouped[k] >= 0:
+					// Above GROUP BY the rows are groups: the key columns.
+					vals = append(vals, types.DatumAt(col.t, b.Column(e.grouped[k]), i))
+				default:
+					vals = append(vals, types.NullOf(col.t))
+				}
 			}
 			limit := 0
 			switch e.kind {
@@ -276,17 +321,19 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 	// type, and finds out whether it refers to the outer row.
 	child := &Planner{ctx: b.p.ctx, cat: b.p.cat, ec: b.p.ec, query: b.p.query, ParamTypes: b.p.ParamTypes, params: b.p.params, ctes: b.p.ctes,
 		outer: &outerRow{sc: b.sc, parent: b.p.outer, owner: b.p}}
+	if b.aggMode {
+		child.outer.grouped = b.groupCols
+		if child.outer.grouped == nil {
+			child.outer.grouped = []int{}
+		}
+	}
 	q, err := child.Select(sel)
 	if err != nil {
 		return nil, err
 	}
 	b.p.ParamTypes = child.ParamTypes
 	q.Root.Close()
-	if b.aggMode && child.correlated {
-		// Above GROUP BY the rows are groups, not the scope's rows.
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "correlated subqueries in a grouped query are not supported yet").WithPosition(pos(b.p.query, sl.Location))
-	}
-	e := &subqueryExpr{p: b.p, sel: sel, sc: b.sc, corr: child.correlated, ctes: b.p.ctes}
+	e := &subqueryExpr{p: b.p, sel: sel, sc: b.sc, corr: child.correlated, ctes: b.p.ctes, grouped: child.outer.grouped}
 	if e.sc == nil {
 		e.sc = newScope(nil)
 	}
