@@ -50,11 +50,20 @@ func binaryAppender(t types.T, b array.Builder, loc *time.Location, decode Binar
 		return fixed(1, func(v []byte) { bb.Append(v[0] != 0) })
 	case *array.TimestampBuilder:
 		return fixed(8, func(v []byte) {
-			us := int64(binary.BigEndian.Uint64(v)) + pgEpochMicros
-			bb.Append(arrow.Timestamp(types.RoundMicros(us, t.Width)))
+			us := int64(binary.BigEndian.Uint64(v))
+			if !types.IsInfTimestamp(us) { // ±infinity are the same sentinels
+				us = types.RoundMicros(us+pgEpochMicros, t.Width)
+			}
+			bb.Append(arrow.Timestamp(us))
 		})
 	case *array.Date32Builder:
-		return fixed(4, func(v []byte) { bb.Append(arrow.Date32(int32(binary.BigEndian.Uint32(v)) + pgEpochDays)) })
+		return fixed(4, func(v []byte) {
+			days := int32(binary.BigEndian.Uint32(v))
+			if !types.IsInfDate(int64(days)) {
+				days += pgEpochDays
+			}
+			bb.Append(arrow.Date32(days))
+		})
 	case *array.StringBuilder:
 		if t.Kind == types.Text {
 			return func(v []byte) error {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -156,5 +157,33 @@ func TestBinaryRowsInOrder(t *testing.T) {
 	_, err := readAll(t, bytes.NewReader(torn[:len(torn)-3]), Options{Format: Binary})
 	if pgerr.Code(err) != pgerr.BadCopyFileFormat {
 		t.Fatalf("torn row: %v", err)
+	}
+}
+
+// TestBinaryInfinity: binary COPY's ±infinity timestamps and dates (the
+// int64 / int32 extremes) load as the same sentinels, not shifted by the
+// epoch difference.
+func TestBinaryInfinity(t *testing.T) {
+	cols := []Column{{Name: "ts", T: types.TTimestamp}, {Name: "tz", T: types.T{Kind: types.TimestampTZ, Width: 0}}, {Name: "d", T: types.TDate}}
+	buf := []byte("PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00")[:19]
+	buf = binary.BigEndian.AppendUint16(buf, 3)
+	buf = binary.BigEndian.AppendUint32(buf, 8)
+	buf = binary.BigEndian.AppendUint64(buf, uint64(math.MaxInt64))
+	buf = binary.BigEndian.AppendUint32(buf, 8)
+	buf = binary.BigEndian.AppendUint64(buf, 1<<63) // math.MinInt64
+	buf = binary.BigEndian.AppendUint32(buf, 4)
+	buf = binary.BigEndian.AppendUint32(buf, uint32(math.MaxInt32))
+	buf = binary.BigEndian.AppendUint16(buf, 0xffff)
+	rd := NewReader(bytes.NewReader(buf), Options{Format: Binary}, "t", cols, time.UTC, nil)
+	defer rd.Close()
+	rec, err := rd.Next()
+	if err != nil || rec == nil {
+		t.Fatalf("Next: %v, %v", rec, err)
+	}
+	defer rec.Release()
+	ts, tz := rec.Column(0).(*array.Timestamp).Value(0), rec.Column(1).(*array.Timestamp).Value(0)
+	d := rec.Column(2).(*array.Date32).Value(0)
+	if int64(ts) != math.MaxInt64 || int64(tz) != math.MinInt64 || int32(d) != math.MaxInt32 {
+		t.Errorf("got %d, %d, %d; want the int64/int32 extremes", ts, tz, d)
 	}
 }

@@ -217,11 +217,19 @@ func CastDatum(d types.Datum, to types.T, loc *time.Location) (types.Datum, erro
 			out.I = 1
 		}
 	case from.Kind == types.Date && (to.Kind == types.Timestamp || to.Kind == types.TimestampTZ):
+		if inf, ok := types.DateToTimestampInf(d.I); ok {
+			out.I = inf
+			return out, nil
+		}
 		out.I = d.I * 86400e6
 		if to.Kind == types.TimestampTZ {
 			out.I = zoneShift(out.I, loc, true)
 		}
 	case (from.Kind == types.Timestamp || from.Kind == types.TimestampTZ) && to.Kind == types.Date:
+		if inf, ok := types.TimestampToDateInf(d.I); ok {
+			out.I = inf
+			return out, nil
+		}
 		us := d.I
 		if from.Kind == types.TimestampTZ {
 			us = zoneShift(us, loc, false)
@@ -232,6 +240,9 @@ func CastDatum(d types.Datum, to types.T, loc *time.Location) (types.Datum, erro
 	case from.Kind == types.TimestampTZ && to.Kind == types.Timestamp:
 		out.I = types.RoundMicros(zoneShift(d.I, loc, false), to.Width)
 	case (from.Kind == types.Timestamp || from.Kind == types.TimestampTZ) && to.Kind == types.Time:
+		if types.IsInfTimestamp(d.I) {
+			return types.NullOf(to), nil // PostgreSQL's timestamp_time gives NULL
+		}
 		us := d.I
 		if from.Kind == types.TimestampTZ {
 			us = zoneShift(us, loc, false)
@@ -264,7 +275,7 @@ func floorDiv(a, b int64) int64 {
 // zoneShift converts between a UTC instant and the wall clock of loc:
 // toUTC reads us as a wall clock in loc and returns its instant.
 func zoneShift(us int64, loc *time.Location, toUTC bool) int64 {
-	if loc == nil || loc == time.UTC {
+	if loc == nil || loc == time.UTC || types.IsInfTimestamp(us) {
 		return us
 	}
 	sec := floorDiv(us, 1e6)

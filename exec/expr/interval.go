@@ -98,6 +98,9 @@ func isUTC(loc *time.Location) bool { return loc == nil || loc == time.UTC }
 // timestamptz, loc is the session zone: months and days move the local
 // wall clock, the time part moves the instant, as PostgreSQL does.
 func TimestampAddInterval(us int64, iv types.IntervalValue, tz bool, loc *time.Location) (int64, error) {
+	if types.IsInfTimestamp(us) {
+		return us, nil // ±infinity plus anything stays itself
+	}
 	// Months, then days, each moving the wall clock and finding its instant
 	// again, as timestamptz_pl_interval does: the steps differ where the
 	// month step lands in a daylight-saving gap.
@@ -333,6 +336,9 @@ func timeArithDatum(c *Ctx, op ArithOp, x, y types.Datum, t types.T) (types.Datu
 		us, tz := x.I, lk == types.TimestampTZ
 		if lk == types.Date {
 			us = x.I * usPerDay
+			if inf, ok := types.DateToTimestampInf(x.I); ok {
+				us = inf
+			}
 		}
 		iv := y.Interval()
 		if op == Sub {
@@ -350,12 +356,24 @@ func timeArithDatum(c *Ctx, op ArithOp, x, y types.Datum, t types.T) (types.Datu
 	case lk == types.Time && rk == types.Time:
 		return types.IntervalDatum(types.IntervalValue{Micros: x.I - y.I}), nil
 	case lk == types.Date && rk == types.Time:
+		if inf, ok := types.DateToTimestampInf(x.I); ok {
+			return types.Int(t, inf), nil
+		}
 		return types.Int(t, x.I*usPerDay+y.I), nil
 	case lk == types.Time && rk == types.Date:
+		if inf, ok := types.DateToTimestampInf(y.I); ok {
+			return types.Int(t, inf), nil
+		}
 		return types.Int(t, y.I*usPerDay+x.I), nil
 	case lk == types.Date && rk == types.Date:
+		if types.IsInfDate(x.I) || types.IsInfDate(y.I) {
+			return types.Datum{}, pgerr.New(pgerr.DatetimeFieldOverflow, "cannot subtract infinite dates")
+		}
 		return types.Int(t, x.I-y.I), nil
 	case lk == rk && (lk == types.Timestamp || lk == types.TimestampTZ):
+		if types.IsInfTimestamp(x.I) || types.IsInfTimestamp(y.I) {
+			return types.Datum{}, pgerr.New(pgerr.DatetimeFieldOverflow, "cannot subtract infinite timestamps")
+		}
 		iv, err := TimestampDiff(x.I, y.I)
 		return types.IntervalDatum(iv), err
 	case lk == types.Interval && rk == types.Interval:
@@ -398,6 +416,10 @@ func tsPlusConst(c *Ctx, b arrow.RecordBatch, l Expr, op ArithOp, iv types.Inter
 	if iv.Months == 0 && (iv.Days == 0 || !tz || isUTC(c.Loc)) {
 		delta := int64(iv.Days)*usPerDay + iv.Micros
 		for i, v := range in {
+			if types.IsInfTimestamp(v) {
+				out[i] = v
+				continue
+			}
 			r := v + delta
 			if (r < v) != (delta < 0) || r < minTimestamp || r >= maxTimestamp {
 				if a.IsValid(i) {
@@ -430,6 +452,10 @@ func dateArith(c *Ctx, b arrow.RecordBatch, l, r Expr, op ArithOp) (arrow.Array,
 	k := intsOf(r.Type(), args[1])
 	out := make([]int32, len(d))
 	for i := range d {
+		if types.IsInfDate(int64(d[i])) {
+			out[i] = d[i] // ±infinity plus days stays itself
+			continue
+		}
 		v := int64(d[i]) + k[i]
 		if op == Sub {
 			v = int64(d[i]) - k[i]

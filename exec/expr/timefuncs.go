@@ -334,6 +334,14 @@ func extractDatum(c *Ctx, unit string, d types.Datum, numeric bool) (types.Datum
 	if err != nil {
 		return types.Datum{}, err
 	}
+	if neg, inf := infiniteTime(d); inf {
+		if d.T.Kind == types.Date {
+			if _, ok := dateField(u, 0); !ok {
+				return types.Datum{}, unitNotSupported(unit, d.T)
+			}
+		}
+		return infinitePart(u, neg, numeric), nil
+	}
 	var f fieldVal
 	ok := false
 	switch d.T.Kind {
@@ -364,6 +372,39 @@ func extractDatum(c *Ctx, unit string, d types.Datum, numeric bool) (types.Datum
 	return types.Float8Datum(f.float()), nil
 }
 
+// infiniteTime says whether d is a date or timestamp ±infinity, and which.
+func infiniteTime(d types.Datum) (neg, inf bool) {
+	switch d.T.Kind {
+	case types.Date:
+		return d.I == types.DateNegInf, types.IsInfDate(d.I)
+	case types.Timestamp, types.TimestampTZ:
+		return d.I == types.TimestampNegInf, types.IsInfTimestamp(d.I)
+	}
+	return false, false
+}
+
+// infinitePart is extract/date_part of ±infinity as PostgreSQL 15 gives
+// it: ±Infinity for the units that grow with time, NULL for the others.
+func infinitePart(u timeUnit, neg, numeric bool) types.Datum {
+	switch u {
+	case uYear, uDecade, uCentury, uMillennium, uJulian, uIsoyear, uEpoch:
+		if numeric {
+			if neg {
+				return types.Datum{T: types.TNumeric, S: "-Infinity"}
+			}
+			return types.Datum{T: types.TNumeric, S: "Infinity"}
+		}
+		if neg {
+			return types.Float8Datum(math.Inf(-1))
+		}
+		return types.Float8Datum(math.Inf(1))
+	}
+	if numeric {
+		return types.NullOf(types.TNumeric)
+	}
+	return types.NullOf(types.TFloat8)
+}
+
 // extractVec is extract/date_part over a timestamp column with a constant
 // field: a typed loop, one zone lookup per zone period.
 func extractVec(numeric bool) VecFunc {
@@ -383,6 +424,9 @@ func extractVec(numeric bool) VecFunc {
 		}
 		a := vals[1]
 		in := arrow.GetValues[int64](a.Data(), 1)
+		if hasInfinity(in) {
+			return nil, nil // ±infinity: the row path
+		}
 		z := newZoneCache(c.Loc)
 		// The epoch of a timestamptz needs neither zone nor calendar.
 		epoch := u == uEpoch && tz
@@ -512,8 +556,22 @@ func truncWall(u timeUnit, w int64) (int64, bool) {
 	return daysFromCivil(y, m, 1) * usPerDay, true
 }
 
+// hasInfinity says whether a timestamp column holds ±infinity, which the
+// typed loops leave to the row path.
+func hasInfinity(in []int64) bool {
+	for _, v := range in {
+		if types.IsInfTimestamp(v) {
+			return true
+		}
+	}
+	return false
+}
+
 func dateTruncDatum(c *Ctx, a []types.Datum) (types.Datum, error) {
 	d := a[1]
+	if (d.T.Kind == types.Timestamp || d.T.Kind == types.TimestampTZ) && types.IsInfTimestamp(d.I) {
+		return d, nil // PostgreSQL returns ±infinity before reading the unit
+	}
 	u, err := parseUnit(a[0].S, d.T)
 	if err != nil {
 		return types.Datum{}, err
@@ -604,6 +662,9 @@ func dateTruncVec(c *Ctx, args []Expr, vals []arrow.Array, n int) (arrow.Array, 
 	}
 	a := vals[1]
 	in := arrow.GetValues[int64](a.Data(), 1)
+	if hasInfinity(in) {
+		return nil, nil // ±infinity: the row path
+	}
 	out := make([]int64, len(in))
 	if t.Kind == types.Timestamp || isUTC(loc) {
 		var step int64
@@ -655,6 +716,9 @@ func dateTruncVec(c *Ctx, args []Expr, vals []arrow.Array, n int) (arrow.Array, 
 // ---- date_bin ----
 
 func dateBinDatum(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	if types.IsInfTimestamp(a[1].I) {
+		return a[1], nil // as PostgreSQL's timestamp_bin, before any check
+	}
 	iv := a[0].Interval()
 	if iv.Months != 0 {
 		return types.Datum{}, pgerr.New(pgerr.FeatureNotSupported, "timestamps cannot be binned into intervals containing months or years")
@@ -686,6 +750,9 @@ func dateBinVec(c *Ctx, args []Expr, vals []arrow.Array, n int) (arrow.Array, er
 	stride, origin := int64(iv.Days)*usPerDay+iv.Micros, od.I
 	a := vals[1]
 	in := arrow.GetValues[int64](a.Data(), 1)
+	if hasInfinity(in) {
+		return nil, nil // ±infinity: the row path
+	}
 	out := make([]int64, len(in))
 	for i, v := range in {
 		diff := v - origin
@@ -1230,7 +1297,10 @@ var timeBuiltins = map[string]Builtin{
 			return types.TBool, false
 		},
 		Coerce: sameAsArgs, Strict: true,
-		Fn: func(*Ctx, []types.Datum) (types.Datum, error) { return types.BoolDatum(true), nil }},
+		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			_, inf := infiniteTime(a[0])
+			return types.BoolDatum(!inf), nil
+		}},
 }
 
 func justifyBuiltin(f func(types.IntervalValue) types.IntervalValue) Builtin {

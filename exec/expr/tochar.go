@@ -371,6 +371,9 @@ func formatDT(f dtFields, tmpl string) string {
 
 func toCharDatum(c *Ctx, a []types.Datum) (types.Datum, error) {
 	d, tmpl := a[0], a[1].S
+	if (d.T.Kind == types.Timestamp || d.T.Kind == types.TimestampTZ) && types.IsInfTimestamp(d.I) {
+		return types.NullOf(types.TText), nil // PostgreSQL's to_char of ±infinity
+	}
 	switch d.T.Kind {
 	case types.Timestamp:
 		return types.TextDatum(formatDT(fieldsOfWall(d.I), tmpl)), nil

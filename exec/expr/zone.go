@@ -51,12 +51,17 @@ func (z *zoneCache) offsetAt(us int64) int64 {
 }
 
 // local is the wall clock (µs since 1970, as a timestamp) of instant us.
-func (z *zoneCache) local(us int64) int64 { return us + z.offsetAt(us) }
+func (z *zoneCache) local(us int64) int64 {
+	if types.IsInfTimestamp(us) {
+		return us // ±infinity is the same in every zone
+	}
+	return us + z.offsetAt(us)
+}
 
 // instant is the instant of wall clock w. A wall clock that occurs twice
 // or not at all resolves as zoneShift (time.Date) does.
 func (z *zoneCache) instant(w int64) int64 {
-	if z.loc == time.UTC {
+	if z.loc == time.UTC || types.IsInfTimestamp(w) {
 		return w
 	}
 	guess := w - z.off

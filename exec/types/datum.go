@@ -242,3 +242,42 @@ func AppendTimestamp(buf []byte, us int64, loc *time.Location) []byte {
 	}
 	return buf
 }
+
+// Timestamps and dates hold ±infinity as PostgreSQL does, in the extreme
+// values of their int64 µs and int32 days.
+const (
+	TimestampInf    = int64(math.MaxInt64)
+	TimestampNegInf = int64(math.MinInt64)
+	DateInf         = int64(math.MaxInt32)
+	DateNegInf      = int64(math.MinInt32)
+)
+
+// IsInfTimestamp says whether µs is timestamp ±infinity.
+func IsInfTimestamp(us int64) bool { return us == TimestampInf || us == TimestampNegInf }
+
+// IsInfDate says whether days is date ±infinity.
+func IsInfDate(days int64) bool { return days == DateInf || days == DateNegInf }
+
+// DateToTimestampInf maps date ±infinity to timestamp ±infinity; ok is
+// false for a finite date.
+func DateToTimestampInf(days int64) (int64, bool) {
+	switch days {
+	case DateInf:
+		return TimestampInf, true
+	case DateNegInf:
+		return TimestampNegInf, true
+	}
+	return 0, false
+}
+
+// TimestampToDateInf maps timestamp ±infinity to date ±infinity; ok is
+// false for a finite timestamp.
+func TimestampToDateInf(us int64) (int64, bool) {
+	switch us {
+	case TimestampInf:
+		return DateInf, true
+	case TimestampNegInf:
+		return DateNegInf, true
+	}
+	return 0, false
+}

@@ -281,8 +281,8 @@ func CanonicalUUID(s string) (string, bool) {
 // RoundMicros rounds µs to a fractional-second precision p (0..6), half
 // away from zero as PostgreSQL does; p < 0 means no rounding.
 func RoundMicros(us int64, p int32) int64 {
-	if p < 0 || p >= 6 {
-		return us
+	if p < 0 || p >= 6 || us == math.MaxInt64 || us == math.MinInt64 {
+		return us // ±infinity stays itself
 	}
 	unit := int64(math.Pow10(int(6 - p)))
 	r := us % unit // same sign as us
@@ -299,6 +299,12 @@ func RoundMicros(us int64, p int32) int64 {
 // ParseDate reads YYYY-MM-DD (or a timestamp, keeping its date).
 func ParseDate(s string) (int64, error) {
 	str := strings.TrimSpace(s)
+	switch strings.ToLower(str) {
+	case "infinity": // the int32 sentinels of PostgreSQL's binary format
+		return math.MaxInt32, nil
+	case "-infinity":
+		return math.MinInt32, nil
+	}
 	y, m, d, rest, ok := parseYMD(str)
 	if !ok || (rest != "" && !isTimeRest(rest)) {
 		return 0, pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type date: %q", s)
@@ -523,8 +529,10 @@ func parseTimestampSlow(s string, withZone bool, loc *time.Location) (int64, err
 	switch strings.ToLower(str) {
 	case "epoch":
 		return 0, nil
-	case "infinity", "-infinity":
-		return bad()
+	case "infinity": // PostgreSQL's sentinels; it takes no "+infinity"
+		return math.MaxInt64, nil
+	case "-infinity":
+		return math.MinInt64, nil
 	}
 	y, mo, d, rest, ok := parseYMD(str)
 	if !ok {

@@ -455,6 +455,34 @@ func TestFormatInfinity(t *testing.T) {
 	}
 }
 
+// TestParseInfinity: 'infinity' and '-infinity' (any case, trimmed) read as
+// the sentinels, through any precision; PostgreSQL takes no '+infinity'.
+func TestParseInfinity(t *testing.T) {
+	cases := []struct {
+		t    T
+		s    string
+		want int64
+	}{
+		{TTimestamp, "infinity", math.MaxInt64},
+		{TTimestampTZ, " -INFINITY ", math.MinInt64},
+		{T{Kind: Timestamp, Width: 0}, "Infinity", math.MaxInt64},
+		{T{Kind: TimestampTZ, Width: 3}, "-infinity", math.MinInt64},
+		{TDate, "infinity", math.MaxInt32},
+		{TDate, " -Infinity", math.MinInt32},
+	}
+	for _, c := range cases {
+		d, err := ParseText(c.t, c.s, time.UTC)
+		if err != nil || d.I != c.want {
+			t.Errorf("ParseText(%s, %q) = %d, %v; want %d", c.t, c.s, d.I, err, c.want)
+		}
+	}
+	for _, typ := range []T{TTimestamp, TTimestampTZ, TDate} {
+		if _, err := ParseText(typ, "+infinity", time.UTC); err == nil {
+			t.Errorf("ParseText(%s, +infinity) succeeded; PostgreSQL rejects it", typ)
+		}
+	}
+}
+
 // Date input ignores a time of day and a zone after the date; PgJDBC's
 // setDate sends "2026-11-29 +00".
 func TestParseDateTrailing(t *testing.T) {

@@ -336,6 +336,9 @@ func scenario(t *testing.T, c client, table string) []string {
 
 	// Edge values: infinities, NaN, range errors, other time zones, arrays.
 	query(`SELECT 'NaN'::float8 AS d, '-Infinity'::float4 AS e`)
+	// ±infinity dates and timestamps, in text and (pgx's extended modes)
+	// binary results.
+	query(`SELECT 'infinity'::timestamptz AS a, '-infinity'::timestamp AS b, 'infinity'::date AS c`)
 	query(`SELECT $1::float8 AS a, $2::float4 AS b`, math.Inf(1), float32(math.NaN()))
 	query(`SELECT $1::numeric(5,2) AS a`, c.numeric("123456.5"))
 	exec(`INSERT INTO `+table+` (id, vc) VALUES ($1, $2)`, int32(50), strings.Repeat("x", 21))
@@ -405,8 +408,6 @@ func knownGaps(ctx context.Context, c client, table string) []string {
 		sql  string
 		args []any
 	}{
-		// ±infinity dates and timestamps (22007 on Loam).
-		{`SELECT 'infinity'::timestamptz AS a, '-infinity'::timestamp AS b, 'infinity'::date AS c`, nil},
 		// An interval's time part beyond ±2562047 hours (Arrow's
 		// nanoseconds): 22008 on Loam. lib/pq sends a time.Duration as
 		// its nanosecond count, which the server reads as seconds.
@@ -521,17 +522,13 @@ func (c *pgxClient) extras(ctx context.Context, table string) []string {
 	}
 	out = append(out, "Ping: "+errOrNil(c.conn.Ping(ctx)))
 
-	// ±infinity in binary (as pgx sends them once it knows the parameter
-	// types) come back in binary and in text; Loam's text input does not
-	// take them yet (see knownGaps), which the simple and exec modes use.
-	var lines []string
-	var err error
-	if m := c.conn.Config().DefaultQueryExecMode; m != pgx.QueryExecModeSimpleProtocol && m != pgx.QueryExecModeExec {
-		lines, err = c.query(ctx, `SELECT $1::timestamptz AS a, $1::timestamptz::text AS b, $2::date::text AS c, $2::date AS d`,
-			pgtype.Timestamptz{InfinityModifier: pgtype.Infinity, Valid: true},
-			pgtype.Date{InfinityModifier: pgtype.NegativeInfinity, Valid: true})
-		out = append(out, prefix("binary infinity", lines, err)...)
-	}
+	// ±infinity parameters (binary once pgx knows the parameter types,
+	// text in the simple and exec modes) come back in binary and in text.
+	lines, err := c.query(ctx, `SELECT $1::timestamptz AS a, $1::timestamptz::text AS b, $2::date::text AS c, $2::date AS d, $3::timestamp AS e, $3::timestamp::text AS f`,
+		pgtype.Timestamptz{InfinityModifier: pgtype.Infinity, Valid: true},
+		pgtype.Date{InfinityModifier: pgtype.NegativeInfinity, Valid: true},
+		pgtype.Timestamp{InfinityModifier: pgtype.NegativeInfinity, Valid: true})
+	out = append(out, prefix("binary infinity", lines, err)...)
 
 	// Explicitly named statements, and DEALLOCATE / DISCARD ALL dropping
 	// them (pgx's DeallocateAll sends "deallocate all", then may prepare

@@ -126,9 +126,29 @@ func compareLit(op expr.CmpOp, ref iceberg.Reference, k types.Datum) iceberg.Boo
 	case types.Date:
 		return pred(op, ref, iceberg.Date(k.I))
 	case types.Timestamp, types.TimestampTZ:
-		return pred(op, ref, iceberg.Timestamp(k.I))
+		return timestampPred(op, ref, k.I)
 	}
 	return nil
+}
+
+// timestampPred is a pruning predicate on a timestamp column that keeps
+// the files holding ±infinity (int64's extremes) where they match:
+// iceberg-go's hour transform wraps their partition values around int32,
+// so a range projected onto hour(col) would prune them. A range with an
+// infinite bound is not pushed at all, for the same reason.
+func timestampPred(op expr.CmpOp, ref iceberg.Reference, us int64) iceberg.BooleanExpression {
+	p := pred(op, ref, iceberg.Timestamp(us))
+	if op == expr.EQ || op == expr.NE {
+		return p
+	}
+	if types.IsInfTimestamp(us) {
+		return nil
+	}
+	inf := types.TimestampNegInf
+	if op == expr.GT || op == expr.GE {
+		inf = types.TimestampInf
+	}
+	return iceberg.NewOr(p, iceberg.EqualTo(ref, iceberg.Timestamp(inf)))
 }
 
 func pred[T iceberg.LiteralType](op expr.CmpOp, ref iceberg.Reference, v T) iceberg.BooleanExpression {
