@@ -111,11 +111,31 @@ func (s *Session) markFailed() {
 	case 'T':
 		s.tx = 'E'
 	case 'I':
-		// The implicit transaction fails whole.
-		s.abortWrites(0)
-		s.dropCreated(0)
-		s.undoComments(0)
+		s.rollbackWork(txMark{}) // the implicit transaction fails whole
 	}
+}
+
+// commitWork commits the transaction's writes with one write-log record;
+// its CREATEs and COMMENTs then stay. After a failure they are left for
+// rollbackWork.
+func (s *Session) commitWork() error {
+	if len(s.written) > 0 {
+		err := s.eng.link.CommitAll(s.written)
+		s.written = nil
+		if err != nil {
+			return err
+		}
+	}
+	s.created, s.commented = nil, nil
+	return nil
+}
+
+// rollbackWork undoes the transaction's writes, CREATEs and COMMENTs made
+// since m, last first for the DDL.
+func (s *Session) rollbackWork(m txMark) {
+	s.abortWrites(m.written)
+	s.dropCreated(m.created)
+	s.undoComments(m.comments)
 }
 
 // ImplicitTransactions makes writes outside a transaction block wait for
@@ -133,13 +153,7 @@ func (s *Session) Finish() error {
 		return nil
 	}
 	s.txNow = time.Time{}
-	s.created, s.commented = nil, nil
-	if len(s.written) == 0 {
-		return nil
-	}
-	err := s.eng.link.CommitAll(s.written)
-	s.written = nil
-	return err
+	return s.commitWork()
 }
 
 // ParameterStatus lists the settings reported to the client at startup, in

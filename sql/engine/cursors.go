@@ -183,6 +183,5 @@ func (s *Session) closeCursors(all bool) {
 func (s *Session) Close() {
 	s.closeCursors(true)
 	// A connection lost inside a block commits nothing.
-	s.abortWrites(0)
-	s.dropCreated(0)
+	s.rollbackWork(txMark{})
 }

@@ -188,7 +188,9 @@ func (s *Session) Setting(name string) (string, bool) {
 type savepoint struct {
 	name     string
 	settings map[string]string
-	written  int // len(Session.written) when the savepoint was set
-	created  int // len(Session.created) likewise
-	comments int // len(Session.commented) likewise
+	work     txMark
 }
+
+// txMark is how far the transaction's undoable work reached: the lengths
+// of Session.written, created and commented. The zero mark is its start.
+type txMark struct{ written, created, comments int }

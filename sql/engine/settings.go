@@ -75,8 +75,8 @@ func (s *Session) savepoint(ts *pg.TransactionStmt) (*Cursor, error) {
 		return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "%s can only be used in transaction blocks", verb)
 	}
 	if ts.Kind == pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT {
-		s.savepoints = append(s.savepoints, savepoint{name: ts.SavepointName, settings: maps.Clone(s.settings), written: len(s.written), created: len(s.created),
-			comments: len(s.commented)})
+		s.savepoints = append(s.savepoints, savepoint{name: ts.SavepointName, settings: maps.Clone(s.settings),
+			work: txMark{len(s.written), len(s.created), len(s.commented)}})
 		return &Cursor{tag: tag, sess: s}, nil
 	}
 	i := len(s.savepoints) - 1
@@ -91,9 +91,7 @@ func (s *Session) savepoint(ts *pg.TransactionStmt) (*Cursor, error) {
 		return &Cursor{tag: tag, sess: s}, nil
 	}
 	s.restoreSettings(s.savepoints[i].settings)
-	s.abortWrites(s.savepoints[i].written)
-	s.dropCreated(s.savepoints[i].created)
-	s.undoComments(s.savepoints[i].comments)
+	s.rollbackWork(s.savepoints[i].work)
 	s.savepoints = s.savepoints[:i+1]
 	s.tx = 'T'
 	return &Cursor{tag: tag, sess: s}, nil
@@ -107,15 +105,9 @@ func (s *Session) savepoint(ts *pg.TransactionStmt) (*Cursor, error) {
 func (s *Session) endTx(commit bool) error {
 	var err error
 	if commit {
-		err = s.eng.link.CommitAll(s.written)
-		s.written = nil
+		err = s.commitWork()
 	}
-	s.abortWrites(0)
-	if !commit || err != nil {
-		s.dropCreated(0)
-		s.undoComments(0)
-	}
-	s.created, s.commented = nil, nil
+	s.rollbackWork(txMark{}) // after a commit, nothing is left to undo
 	if (!commit || err != nil) && s.txSettings != nil {
 		s.restoreSettings(s.txSettings)
 		s.localSaved = nil
