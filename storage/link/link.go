@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -335,8 +336,13 @@ func (v *View) TailRows() int64 {
 // Tail yields the tail's rows, one batch a chunk, in the table's Iceberg
 // Arrow schema. Each batch is the caller's to release.
 func (v *View) Tail(yield func(arrow.RecordBatch, error) bool) {
-	for c := range v.chunks {
-		rec, err := v.m.readChunk(c.pos)
+	v.m.readChunks(v.chunks, yield)
+}
+
+// readChunks yields the rows of each chunk in turn, stopping at an error.
+func (m *Manager) readChunks(chunks iter.Seq[chunkRef], yield func(arrow.RecordBatch, error) bool) {
+	for c := range chunks {
+		rec, err := m.readChunk(c.pos)
 		if !yield(rec, err) || err != nil {
 			return
 		}
@@ -434,12 +440,7 @@ func (t *Txn) Batches(yield func(arrow.RecordBatch, error) bool) {
 			return
 		}
 	}
-	for _, c := range t.chunks {
-		rec, err := t.m.readChunk(c.pos)
-		if !yield(rec, err) || err != nil {
-			return
-		}
-	}
+	t.m.readChunks(slices.Values(t.chunks), yield)
 }
 
 // Rows is the number of rows added so far.
