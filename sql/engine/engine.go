@@ -156,47 +156,52 @@ func (c *catalog) Table(ctx context.Context, schema, name string) (*plan.TableIn
 	}
 	for _, ns := range search {
 		key := link.Key{NS: ns, Name: name}
-		if c.e.missing.has(key) {
-			if ti, err := c.view(ctx, ns, name); ti != nil || err != nil {
+		if !c.e.missing.has(key) {
+			ti, err := c.table(ctx, key)
+			if ti != nil || err != nil {
 				return ti, err
 			}
-			continue
-		}
-		v, err := c.e.link.View(ctx, ns, name)
-		if errors.Is(err, icetable.ErrNoSuchTable) || errors.Is(err, icetable.ErrNoSuchNamespace) {
 			c.e.missing.add(key)
-			if ti, err := c.view(ctx, ns, name); ti != nil || err != nil {
-				return ti, err
-			}
-			continue
 		}
-		if err != nil {
-			return nil, fmt.Errorf("load table %s.%s: %w", ns, name, err)
+		if ti, err := c.view(ctx, ns, name); ti != nil || err != nil {
+			return ti, err
 		}
-		c.views = append(c.views, v)
-		ti, err := tableInfo(ns, name, v.Table)
-		if err != nil {
-			return nil, err
-		}
-		ti.Tail = v.Tail
-		if own := c.s.pendingTail(link.Key{NS: ns, Name: name}); own != nil {
-			ti.Tail = func(yield func(arrow.RecordBatch, error) bool) {
-				ok := true
-				v.Tail(func(rec arrow.RecordBatch, err error) bool {
-					ok = yield(rec, err)
-					return ok
-				})
-				if ok {
-					own(yield)
-				}
-			}
-		}
-		return ti, nil
 	}
 	if schema != "" {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
 	}
 	return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+}
+
+// table pins the table key names, or is nil when there is none.
+func (c *catalog) table(ctx context.Context, key link.Key) (*plan.TableInfo, error) {
+	ns, name := key.NS, key.Name
+	v, err := c.e.link.View(ctx, ns, name)
+	if errors.Is(err, icetable.ErrNoSuchTable) || errors.Is(err, icetable.ErrNoSuchNamespace) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load table %s.%s: %w", ns, name, err)
+	}
+	c.views = append(c.views, v)
+	ti, err := tableInfo(ns, name, v.Table)
+	if err != nil {
+		return nil, err
+	}
+	ti.Tail = v.Tail
+	if own := c.s.pendingTail(key); own != nil {
+		ti.Tail = func(yield func(arrow.RecordBatch, error) bool) {
+			ok := true
+			v.Tail(func(rec arrow.RecordBatch, err error) bool {
+				ok = yield(rec, err)
+				return ok
+			})
+			if ok {
+				own(yield)
+			}
+		}
+	}
+	return ti, nil
 }
 
 func tableInfo(ns, name string, t *table.Table) (*plan.TableInfo, error) {
