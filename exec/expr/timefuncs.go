@@ -142,18 +142,11 @@ type fieldVal struct {
 func tsField(u timeUnit, w int64, tz bool, off int64, inst int64) (fieldVal, bool) {
 	days := floorDiv(w, usPerDay)
 	tod := w - days*usPerDay
+	if f, ok := clockField(u, tod); ok {
+		return f, true
+	}
 	y, m, d := civil(days)
 	switch u {
-	case uMicroseconds:
-		return fieldVal{N: tod % 60e6}, true
-	case uMilliseconds:
-		return fieldVal{N: tod % 60e6, Scale: 3, F: float64(tod%60e6/1e6*1000) + float64(tod%1e6)/1000.0, HasF: true}, true
-	case uSecond:
-		return fieldVal{N: tod % 60e6, Scale: 6, F: float64(tod%60e6/1e6) + float64(tod%1e6)/1e6, HasF: true}, true
-	case uMinute:
-		return fieldVal{N: tod / 60e6 % 60}, true
-	case uHour:
-		return fieldVal{N: tod / 3600e6}, true
 	case uDay:
 		return fieldVal{N: int64(d)}, true
 	case uMonth:
@@ -254,9 +247,10 @@ func dateField(u timeUnit, days int64) (fieldVal, bool) {
 	return fieldVal{}, false
 }
 
-// intervalField extracts a field from an interval.
-func intervalField(u timeUnit, iv types.IntervalValue) (fieldVal, bool) {
-	us := iv.Micros
+// clockField extracts the fields of a time of day, or of an interval's
+// time part, from its microseconds: seconds and below within the minute,
+// minutes within the hour, and whole hours.
+func clockField(u timeUnit, us int64) (fieldVal, bool) {
 	switch u {
 	case uMicroseconds:
 		return fieldVal{N: us % 60e6}, true
@@ -268,6 +262,17 @@ func intervalField(u timeUnit, iv types.IntervalValue) (fieldVal, bool) {
 		return fieldVal{N: us / 60e6 % 60}, true
 	case uHour:
 		return fieldVal{N: us / 3600e6}, true
+	}
+	return fieldVal{}, false
+}
+
+// intervalField extracts a field from an interval.
+func intervalField(u timeUnit, iv types.IntervalValue) (fieldVal, bool) {
+	us := iv.Micros
+	if f, ok := clockField(u, us); ok {
+		return f, true
+	}
+	switch u {
 	case uDay:
 		return fieldVal{N: int64(iv.Days)}, true
 	case uMonth:
