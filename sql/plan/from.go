@@ -268,7 +268,7 @@ func (p *Planner) joinOp(kind exec.JoinKind, l, r *fromItem, sc *scope, off int,
 			if e, err = b.coerceBool(e, nodeLocation(je.Quals)); err != nil {
 				return nil, err
 			}
-			conds = append(conds, e)
+			conds = append(conds, foldNulls(e))
 		}
 		if r.lateral != nil {
 			markLeftUsed(r, sc, off)

@@ -293,10 +293,14 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			idx := -1
 			for i, c := range cols {
 				if c.Name == name {
-					if idx >= 0 {
+					// Two output columns of one name are ambiguous only
+					// when they differ (SELECT a, a … ORDER BY a is fine).
+					if idx >= 0 && !sameExpr(exprs[idx], exprs[i]) {
 						return 0, pgerr.New(pgerr.AmbiguousColumn, "%s %q is ambiguous", what, name).WithPosition(pos(p.query, cr.Location))
 					}
-					idx = i
+					if idx < 0 {
+						idx = i
+					}
 				}
 			}
 			if idx >= 0 {
@@ -309,7 +313,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			return 0, err
 		}
 		for i, x := range exprs {
-			if x.String() == e.String() {
+			if sameExpr(x, e) {
 				return i, nil
 			}
 		}
