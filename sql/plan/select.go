@@ -227,7 +227,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 	var cols []Column
 	var srfs []srfCall // set-returning functions, run by a ProjectSet below the projection
 	out.srfs = &srfs
-	for _, t := range targets {
+	for i, t := range targets {
 		var e expr.Expr
 		if t.node == nil {
 			e = &expr.Col{Idx: t.col, T: sc.cols[t.col].t, Name: t.name}
@@ -247,6 +247,16 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		} else {
 			var err error
 			if e, err = out.bind(t.node); err != nil {
+				// PostgreSQL analyses the whole select list before it
+				// checks grouping: a later unknown function wins.
+				for _, later := range targets[i+1:] {
+					if later.node == nil || pgerr.Code(err) != pgerr.GroupingError {
+						continue
+					}
+					if _, err2 := out.bind(later.node); resolutionError(err2) {
+						return nil, err2
+					}
+				}
 				return nil, err
 			}
 		}
