@@ -52,7 +52,14 @@ type Cursor struct {
 	tagFn   func(rows int64) string
 	sess    *Session
 	done    bool
+	// deallocated: a DEALLOCATE that dropped a PREPAREd statement, so the
+	// wire layer has none of that name to drop.
+	deallocated bool
 }
+
+// Deallocated says whether the statement was a DEALLOCATE of a statement
+// made by SQL PREPARE, which the session held (see Statement.Deallocates).
+func (c *Cursor) Deallocated() bool { return c.deallocated }
 
 // Columns is the result's row shape, nil for commands.
 func (c *Cursor) Columns() []Column { return c.columns }

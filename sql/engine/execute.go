@@ -141,6 +141,11 @@ func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statem
 		return ret.cols, nil
 	case *pg.Node_VariableShowStmt:
 		return s.showColumns(n.VariableShowStmt), nil
+	case *pg.Node_ExecuteStmt:
+		if st, ok := s.sqlPrepared[n.ExecuteStmt.Name]; ok {
+			return st.Columns, nil
+		}
+		return nil, pgerr.New(pgerr.UndefinedPreparedStatement, "prepared statement %q does not exist", n.ExecuteStmt.Name)
 	case *pg.Node_FetchStmt:
 		if n.FetchStmt.Ismove {
 			return nil, nil
@@ -292,14 +297,24 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return s.closeCursor(n.ClosePortalStmt.Portalname)
 	case *pg.Node_DiscardStmt:
 		s.closeCursors(true)
+		s.deallocateSQL("", true)
 		return &Cursor{tag: "DISCARD ALL", sess: s}, nil
 	case *pg.Node_DeallocateStmt:
-		// The wire layer, which holds the prepared statements, drops them
-		// (see Statement.Deallocates).
-		if n.DeallocateStmt.Name == "" {
+		// A PREPAREd statement is the session's; the protocol's are the
+		// wire layer's, which drops them (see Statement.Deallocates).
+		cat.release()
+		name := n.DeallocateStmt.Name
+		done := s.deallocateSQL(name, name == "")
+		if name == "" {
 			return &Cursor{tag: "DEALLOCATE ALL", sess: s}, nil
 		}
-		return &Cursor{tag: "DEALLOCATE", sess: s}, nil
+		return &Cursor{tag: "DEALLOCATE", sess: s, deallocated: done}, nil
+	case *pg.Node_PrepareStmt:
+		cat.release()
+		return s.prepareSQL(ctx, n.PrepareStmt, ps, st.prep.query)
+	case *pg.Node_ExecuteStmt:
+		cat.release()
+		return s.executeSQL(ctx, n.ExecuteStmt, st.prep.query)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", parse.StmtName(ps.Node))
 }

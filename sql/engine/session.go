@@ -102,6 +102,9 @@ type Session struct {
 	// commented undo the transaction's COMMENTs (stored at once) if it
 	// rolls back.
 	commented []func(context.Context) error
+
+	// sqlPrepared are the statements of SQL PREPARE, by name.
+	sqlPrepared map[string]*Statement
 }
 
 // NewSession starts a session for user on database, applying the startup
