@@ -132,25 +132,6 @@ type tableRef struct {
 	Docs            []string
 }
 
-// onRollback records how to undo a COMMENT made in a transaction, which
-// PostgreSQL's rollback undoes; Iceberg has it at once.
-func (s *Session) onRollback(undo func(context.Context) error) {
-	if s.tx != 'I' || s.implicit {
-		s.commented = append(s.commented, undo)
-	}
-}
-
-// undoComments undoes the transaction's COMMENTs from the i-th on, last
-// first.
-func (s *Session) undoComments(i int) {
-	for j := len(s.commented) - 1; j >= i; j-- {
-		if err := s.commented[j](context.Background()); err != nil {
-			s.eng.log.Warn("rollback: undoing a COMMENT failed", "err", err)
-		}
-	}
-	s.commented = s.commented[:i]
-}
-
 // objectKind names an object type as COMMENT ON spells it.
 func objectKind(t pg.ObjectType) string {
 	s := t.String()

@@ -53,7 +53,7 @@ func (s *Session) prepare(ctx context.Context, query string, paramOIDs []uint32,
 	}
 	out := make([]*Statement, 0, len(stmts))
 	for _, ps := range stmts {
-		st := &Statement{Query: ps.Text, prep: prepared{stmt: ps, query: query}, simple: simple}
+		st := &Statement{Query: ps.Text, prep: prepared{stmt: ps, query: query}, simple: simple, multi: len(stmts) > 1}
 		if s.tx == 'E' || len(stmts) > 1 {
 			// A failed transaction plans nothing (Execute refuses), and the
 			// statements of a multi-statement string are planned as each
@@ -291,6 +291,11 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		cat.release()
 		return s.closeCursor(n.ClosePortalStmt.Portalname)
 	case *pg.Node_DiscardStmt:
+		if n.DiscardStmt.Target == pg.DiscardMode_DISCARD_ALL {
+			if err := s.refuseInBlock(st, "DISCARD ALL"); err != nil {
+				return nil, err
+			}
+		}
 		s.closeCursors(true)
 		return &Cursor{tag: "DISCARD ALL", sess: s}, nil
 	case *pg.Node_DeallocateStmt:

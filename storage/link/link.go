@@ -627,6 +627,20 @@ func (m *Manager) Checkpoint(ctx context.Context) error {
 	return nil
 }
 
+// Flush commits one table's whole tail into Iceberg, so that its
+// snapshot holds every committed row: a DROP about to set the table aside
+// (renamed, to restore it if the block rolls back) would otherwise lose
+// the rows only the write log holds, since Forget lets go of its tail.
+func (m *Manager) Flush(ctx context.Context, key Key) error {
+	m.mu.Lock()
+	st := m.tables[key]
+	m.mu.Unlock()
+	if st == nil {
+		return nil // never loaded: no tail
+	}
+	return m.linkTable(ctx, st, true)
+}
+
 // linkTable commits the table's tail: one Iceberg commit per
 // MaxRowsPerCommit rows, once (all false) or until the tail is empty.
 func (m *Manager) linkTable(ctx context.Context, st *tableState, all bool) error {
