@@ -151,6 +151,42 @@ SELECT 1 \; DISCARD ALL;
 BEGIN;
 CHECKPOINT;
 COMMIT;
+BEGIN;
+CREATE INDEX CONCURRENTLY ON keep (id);
+ROLLBACK;
+BEGIN;
+CREATE INDEX ON keep (id);
+COMMIT;
+-- A schema the block emptied drops without CASCADE; statements on a
+-- dropped schema fail.
+CREATE SCHEMA sz;
+CREATE TABLE sz.t (a int);
+BEGIN;
+DROP TABLE sz.t;
+DROP SCHEMA sz;
+COMMENT ON SCHEMA sz IS 'gone';
+ROLLBACK;
+BEGIN;
+DROP SCHEMA sz;
+ROLLBACK;
+BEGIN;
+DROP TABLE sz.t;
+DROP SCHEMA sz;
+CREATE TABLE sz.u (a int);
+ROLLBACK;
+SELECT count(*) FROM sz.t;
+BEGIN;
+DROP TABLE sz.t;
+DROP SCHEMA sz;
+COMMIT;
+SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'sz';
+-- One Query: DROP then CREATE of the same name, and a failure after.
+CREATE TABLE q (a int);
+INSERT INTO q VALUES (1);
+DROP TABLE IF EXISTS q \; CREATE TABLE q (b text) \; INSERT INTO q VALUES ('x');
+SELECT * FROM q;
+DROP TABLE q \; CREATE TABLE q (c int) \; SELECT 1/0;
+SELECT * FROM q;
 -- A committed DROP is gone.
 BEGIN;
 DROP TABLE keep CASCADE;

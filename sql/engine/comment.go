@@ -76,6 +76,9 @@ func (s *Session) comment(ctx context.Context, cs *pg.CommentStmt) (*Cursor, err
 			return nil, pgerr.New(pgerr.SyntaxError, "schema name cannot be qualified")
 		}
 		prev, _, err := s.catalog().NamespaceComment(ctx, names[0])
+		if s.schemaHidden(names[0]) {
+			err = icetable.ErrNoSuchNamespace // dropped by the open block
+		}
 		if err == nil {
 			s.onRollback(func(ctx context.Context) error { return s.eng.store.SetNamespaceComment(ctx, names[0], prev) })
 			err = s.eng.store.SetNamespaceComment(ctx, names[0], cs.Comment)

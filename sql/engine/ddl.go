@@ -459,8 +459,7 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 					return nil, err
 				}
 			}
-			// The schema goes with what it holds (dropSchemaNow).
-			if err := s.dropLater(ctx, dropSchema, link.Key{NS: ns}); err != nil {
+			if err := s.dropSchemaLater(ctx, ns, tables, views); err != nil {
 				return nil, err
 			}
 		}

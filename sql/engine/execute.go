@@ -269,6 +269,11 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 	case *pg.Node_IndexStmt:
 		// Loam has no secondary indexes; files are pruned by partition and
 		// column statistics instead. Accept the statement as a no-op.
+		if n.IndexStmt.Concurrent {
+			if err := s.refuseInBlock(st, "CREATE INDEX CONCURRENTLY"); err != nil {
+				return nil, err
+			}
+		}
 		return &Cursor{tag: "CREATE INDEX", sess: s}, nil
 	case *pg.Node_CheckPointStmt:
 		// "INSERT …; CHECKPOINT" in one Query: the implicit transaction's

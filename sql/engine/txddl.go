@@ -37,7 +37,7 @@ type dropKind byte
 const (
 	dropTable dropKind = iota
 	dropView
-	dropSchema // key.NS, with every table and view in it
+	dropSchema // key.NS, with the tables and views it held at the DROP
 )
 
 // pendingDrop is a DROP a transaction made, carried out at COMMIT.
@@ -51,6 +51,10 @@ type pendingDrop struct {
 	// aside (its files are removed at COMMIT), or the view dropped.
 	aside string
 	done  bool
+	// tables and views are what a dropped schema held at the DROP, which
+	// go with it. One another session made since is not dropped with
+	// them: the schema then stays, and COMMIT says why.
+	tables, views []string
 }
 
 // asidePrefix starts the name a dropped table is renamed to while the
@@ -98,10 +102,19 @@ func (s *Session) namespaceExists(ctx context.Context, ns string) (bool, error) 
 // back: a block, or an implicit transaction (wire.ImplicitTransactions).
 func (s *Session) inTx() bool { return s.tx != 'I' || s.implicit }
 
-// dropLater drops a table, view or schema at COMMIT; outside a
-// transaction, now.
+// dropLater drops a table or view at COMMIT; outside a transaction, now.
 func (s *Session) dropLater(ctx context.Context, kind dropKind, key link.Key) error {
-	d := &pendingDrop{kind: kind, key: key, written: len(s.written)}
+	return s.pend(ctx, &pendingDrop{kind: kind, key: key})
+}
+
+// dropSchemaLater drops schema ns, with the tables and views it holds, at
+// COMMIT; outside a transaction, now.
+func (s *Session) dropSchemaLater(ctx context.Context, ns string, tables, views []string) error {
+	return s.pend(ctx, &pendingDrop{kind: dropSchema, key: link.Key{NS: ns}, tables: tables, views: views})
+}
+
+func (s *Session) pend(ctx context.Context, d *pendingDrop) error {
+	d.written = len(s.written)
 	if !s.inTx() {
 		return s.carryOut(ctx, d)
 	}
@@ -129,30 +142,22 @@ func (s *Session) carryOut(ctx context.Context, d *pendingDrop) error {
 		}
 		return nil
 	}
-	return s.dropSchemaNow(ctx, k.NS)
-}
-
-// dropSchemaNow drops schema ns with whatever it holds by now.
-func (s *Session) dropSchemaNow(ctx context.Context, ns string) error {
-	views, err := s.eng.meta.ListViews(ctx, ns)
-	if err != nil && !errors.Is(err, meta.ErrNotFound) {
-		return err
-	}
-	for _, v := range views {
+	ns := k.NS
+	for _, v := range d.views {
 		if err := s.eng.meta.DropView(ctx, ns, v); err != nil && !errors.Is(err, meta.ErrNotFound) {
 			return fmt.Errorf("drop view %s.%s: %w", ns, v, err)
 		}
 	}
-	tables, err := s.eng.store.ListTables(ctx, ns)
-	if err != nil && !errors.Is(err, icetable.ErrNoSuchNamespace) {
-		return err
-	}
-	for _, t := range tables {
+	for _, t := range d.tables {
 		if err := s.dropTable(ctx, ns, t); err != nil {
 			return err
 		}
 	}
-	if err := s.eng.store.DropNamespace(ctx, ns); err != nil && !errors.Is(err, icetable.ErrNoSuchNamespace) {
+	err := s.eng.store.DropNamespace(ctx, ns)
+	if errors.Is(err, icetable.ErrNamespaceNotEmpty) {
+		return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop schema %s: objects were created in it after the DROP", ns)
+	}
+	if err != nil && !errors.Is(err, icetable.ErrNoSuchNamespace) {
 		return fmt.Errorf("drop schema %s: %w", ns, err)
 	}
 	return nil

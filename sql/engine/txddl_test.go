@@ -201,3 +201,32 @@ func TestDropTableAutocommit(t *testing.T) {
 		t.Fatalf("%d data files left after DROP TABLE", n)
 	}
 }
+
+// DROP SCHEMA in a block drops at COMMIT what the schema held at the
+// DROP. A table another session made in it meanwhile is not dropped with
+// it: the schema stays and COMMIT fails (PostgreSQL would have made that
+// session wait). Creating the schema again in the block is refused.
+func TestDropSchemaInBlock(t *testing.T) {
+	e := openEngine(t)
+	s, other := newSession(t, e), newSession(t, e)
+	sessions := map[string]*engine.Session{"s": s, "other": other}
+	runSteps(t, sessions, []step{
+		{"s", "CREATE SCHEMA sc", ""},
+		{"s", "CREATE TABLE sc.t (a int)", ""},
+		{"s", "INSERT INTO sc.t VALUES (1)", ""},
+		{"s", "BEGIN", ""},
+		{"s", "DROP SCHEMA sc CASCADE", ""},
+		{"s", "CREATE SCHEMA sc", "error 0A000"},
+		{"s", "ROLLBACK", ""},
+		{"s", "BEGIN", ""},
+		{"s", "DROP SCHEMA sc CASCADE", ""},
+		{"s", "SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'sc'", "0"},
+		{"other", "SELECT count(*) FROM sc.t", "1"},
+		{"other", "CREATE TABLE sc.late (a int)", ""},
+		{"s", "COMMIT", "error 2BP01"},
+		{"other", "SELECT count(*) FROM sc.late", "0"},
+		{"other", "SELECT count(*) FROM sc.t", "error 42P01"},
+		{"s", "DROP SCHEMA sc CASCADE", ""},
+		{"other", "SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'sc'", "0"},
+	})
+}
