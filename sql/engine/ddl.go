@@ -331,9 +331,16 @@ func (s *Session) createSchemaStmt(ctx context.Context, cs *pg.CreateSchemaStmt)
 
 // dropTable removes a table: its rows in the write log, its Iceberg table
 // and its Loam settings.
+// The metastore drop commits before the files go (icetable.Store.Drop),
+// and the write log forgets the table only after both.
 func (s *Session) dropTable(ctx context.Context, ns, name string) error {
-	s.eng.link.Forget(link.Key{NS: ns, Name: name})
-	if err := s.eng.store.Drop(ctx, ns, name); err != nil && !errors.Is(err, icetable.ErrNoSuchTable) {
+	err := s.eng.link.Drop(ctx, link.Key{NS: ns, Name: name}, func() error {
+		if err := s.eng.store.Drop(ctx, ns, name); err != nil && !errors.Is(err, icetable.ErrNoSuchTable) {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("drop table %s.%s: %w", ns, name, err)
 	}
 	if err := s.eng.meta.DeleteTableSettings(ctx, ns, name); err != nil {

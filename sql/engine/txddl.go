@@ -225,11 +225,6 @@ func (s *Session) takeName(ctx context.Context, key link.Key) (location string, 
 		})
 		return "", nil
 	}
-	// The rows only the write log holds go into Iceberg first: the rename
-	// leaves the write log's state for the name behind.
-	if err := s.eng.link.Flush(ctx, key); err != nil {
-		return "", fmt.Errorf("drop table %s.%s: %w", key.NS, key.Name, err)
-	}
 	old, err := s.eng.store.Load(ctx, key.NS, key.Name)
 	if errors.Is(err, icetable.ErrNoSuchTable) {
 		d.done = true // another session dropped it meanwhile
@@ -247,8 +242,10 @@ func (s *Session) takeName(ctx context.Context, key link.Key) (location string, 
 	_, _ = rand.Read(b[:])
 	suffix := hex.EncodeToString(b[:])
 	aside := asidePrefix + suffix + "$" + key.Name
-	s.eng.link.Forget(key)
-	if err := s.eng.store.Rename(ctx, key.NS, key.Name, aside); err != nil {
+	// The rows only the write log holds go into Iceberg first: the rename
+	// leaves the write log's state for the name behind.
+	err = s.eng.link.SetAside(ctx, key, func() error { return s.eng.store.Rename(ctx, key.NS, key.Name, aside) })
+	if err != nil {
 		return "", fmt.Errorf("drop table %s.%s: %w", key.NS, key.Name, err)
 	}
 	d.done, d.aside = true, aside

@@ -261,6 +261,42 @@ func positionOf(tbl *table.Table) (Position, error) {
 	return parsePosition(v)
 }
 
+// Drop runs drop (the metastore drop of the table and the removal of its
+// files) and then forgets the table's state. No link commit into the
+// table runs meanwhile, so none writes files the drop would leave behind;
+// and if drop fails the table keeps its tail, whose rows the write log
+// alone may hold (Forget first would lose them at the next trim).
+func (m *Manager) Drop(ctx context.Context, key Key, drop func() error) error {
+	return m.remove(ctx, key, false, drop)
+}
+
+// SetAside is Drop for a table moved out of the name's way (renamed) by
+// rename, to be brought back or dropped later: its whole tail is first
+// committed into Iceberg, where the moved table keeps it.
+func (m *Manager) SetAside(ctx context.Context, key Key, rename func() error) error {
+	return m.remove(ctx, key, true, rename)
+}
+
+func (m *Manager) remove(ctx context.Context, key Key, flush bool, fn func() error) error {
+	m.mu.Lock()
+	st := m.tables[key]
+	m.mu.Unlock()
+	if st != nil {
+		st.linkMu.Lock()
+		defer st.linkMu.Unlock()
+		if flush {
+			if err := m.linkLocked(ctx, st, true); err != nil {
+				return err
+			}
+		}
+	}
+	if err := fn(); err != nil {
+		return err
+	}
+	m.Forget(key)
+	return nil
+}
+
 // Forget drops a table's state (after DROP TABLE): its tail is garbage.
 func (m *Manager) Forget(key Key) {
 	m.mu.Lock()
@@ -627,25 +663,16 @@ func (m *Manager) Checkpoint(ctx context.Context) error {
 	return nil
 }
 
-// Flush commits one table's whole tail into Iceberg, so that its
-// snapshot holds every committed row: a DROP about to set the table aside
-// (renamed, to restore it if the block rolls back) would otherwise lose
-// the rows only the write log holds, since Forget lets go of its tail.
-func (m *Manager) Flush(ctx context.Context, key Key) error {
-	m.mu.Lock()
-	st := m.tables[key]
-	m.mu.Unlock()
-	if st == nil {
-		return nil // never loaded: no tail
-	}
-	return m.linkTable(ctx, st, true)
-}
-
 // linkTable commits the table's tail: one Iceberg commit per
 // MaxRowsPerCommit rows, once (all false) or until the tail is empty.
 func (m *Manager) linkTable(ctx context.Context, st *tableState, all bool) error {
 	st.linkMu.Lock()
 	defer st.linkMu.Unlock()
+	return m.linkLocked(ctx, st, all)
+}
+
+// linkLocked is linkTable with st.linkMu held.
+func (m *Manager) linkLocked(ctx context.Context, st *tableState, all bool) error {
 	st.lastLink = time.Now()
 	st.mu.Lock()
 	empty := len(st.tail) == 0
