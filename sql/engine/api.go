@@ -162,7 +162,13 @@ func (s *Session) Finish() error {
 		return nil
 	}
 	s.txNow = time.Time{}
-	return s.commitWork()
+	if err := s.commitWork(); err != nil {
+		// What did not commit is undone, not left for the next
+		// transaction to commit.
+		s.rollbackWork(txMark{})
+		return err
+	}
+	return nil
 }
 
 // ParameterStatus lists the settings reported to the client at startup, in

@@ -109,6 +109,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("open write log: %w", err)
 	}
 	e.link.Run()
+	e.reportAside(ctx)
 	return e, nil
 }
 

@@ -311,3 +311,26 @@ func (s *Session) undoTo(i int) {
 
 // isAside says whether a table name is a dropped table set aside.
 func isAside(name string) bool { return strings.HasPrefix(name, asidePrefix) }
+
+// reportAside warns of tables a DROP set aside in a block that never
+// ended (the server stopped inside it). Whether that block committed is
+// not known, so they are kept for an operator: DROP TABLE "<name>"
+// removes one.
+func (e *Engine) reportAside(ctx context.Context) {
+	nss, err := e.meta.ListNamespaces(ctx)
+	if err != nil {
+		return
+	}
+	for _, ns := range nss {
+		tables, err := e.store.ListTables(ctx, ns)
+		if err != nil {
+			continue
+		}
+		for _, t := range tables {
+			if isAside(t) {
+				e.log.Warn("a table dropped in a transaction block that never ended is kept; DROP it once it is not needed",
+					"schema", ns, "table", t)
+			}
+		}
+	}
+}
