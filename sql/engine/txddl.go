@@ -257,11 +257,15 @@ func (s *Session) takeName(ctx context.Context, key link.Key) (location string, 
 			return fmt.Errorf("restore dropped table %s.%s: %w", key.NS, key.Name, err)
 		}
 		s.eng.missing.forget(key)
-		// The block's writes before the DROP were to the old table's
-		// write-log state, which the rename let go of.
-		for _, t := range s.written[:min(d.written, len(s.written))] {
-			if t.Key() == key {
+		// The block's writes to the table before the DROP went to the
+		// write-log state the rename let go of: they move to its new one.
+		for _, t := range s.written {
+			if t.Key() != key {
+				continue
+			}
+			if _, err := t.Rebind(ctx); err != nil {
 				t.Abort()
+				s.eng.log.Warn("rollback: the block's writes to a table brought back are lost", "table", key, "err", err)
 			}
 		}
 		if hasSettings {

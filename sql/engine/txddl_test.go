@@ -119,6 +119,7 @@ func TestDropCreateSameNameInBlock(t *testing.T) {
 		{"s", "CHECKPOINT", ""},
 		{"s", "INSERT INTO t VALUES (3)", ""}, // in the write log only
 		{"s", "BEGIN", ""},
+		{"s", "INSERT INTO t VALUES (4)", ""}, // the block's own, kept by ROLLBACK TO a
 		{"s", "SAVEPOINT a", ""},
 		{"s", "DROP TABLE t", ""},
 		{"s", "CREATE TABLE t (name text)", ""},
@@ -126,10 +127,12 @@ func TestDropCreateSameNameInBlock(t *testing.T) {
 		{"s", "CHECKPOINT", ""},
 		{"s", "SELECT name FROM t", "new"},
 		{"s", "ROLLBACK TO SAVEPOINT a", ""},
-		{"s", "SELECT sum(id) FROM t", "6"},
-		{"s", "COMMIT", ""},
-		{"s", "CHECKPOINT", ""},
+		{"s", "SELECT sum(id) FROM t", "10"},
 		{"other", "SELECT sum(id) FROM t", "6"},
+		{"s", "COMMIT", ""},
+		{"other", "SELECT sum(id) FROM t", "10"},
+		{"s", "CHECKPOINT", ""},
+		{"other", "SELECT sum(id) FROM t", "10"},
 		{"s", "BEGIN", ""},
 		{"s", "DROP TABLE t", ""},
 		{"s", "CREATE TABLE t (name text)", ""},

@@ -465,6 +465,23 @@ func (t *Txn) Add(rec arrow.RecordBatch) error {
 // Key names the table the transaction writes.
 func (t *Txn) Key() Key { return t.st.key }
 
+// Rebind points an open transaction at the state of the table now under
+// its name, when that is the table it wrote (same UUID): one set aside
+// (SetAside) and renamed back. Its chunks, in the log under that UUID,
+// then commit into it. It reports false, changing nothing, when another
+// table holds the name.
+func (t *Txn) Rebind(ctx context.Context) (bool, error) {
+	st, err := t.m.state(ctx, t.st.key)
+	if err != nil {
+		return false, err
+	}
+	if st.uuid != t.st.uuid {
+		return false, nil
+	}
+	t.st = st
+	return true, nil
+}
+
 // Batches yields the rows added so far, one batch a chunk, in the table's
 // Iceberg Arrow schema: a transaction block reads its own writes. Each
 // batch is the caller's to release.
