@@ -8,6 +8,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/storage/icetable"
 )
 
@@ -136,13 +137,7 @@ type tableRef struct {
 }
 
 // objectKind names an object type as COMMENT ON spells it.
-func objectKind(t pg.ObjectType) string {
-	s := t.String()
-	if len(s) > len("OBJECT_") {
-		s = s[len("OBJECT_"):]
-	}
-	return s
-}
+func objectKind(t pg.ObjectType) string { return parse.ObjectName(t) }
 
 // NamespaceComment is a schema's comment (plan.NamespaceCommenter): its
 // namespace property, or PostgreSQL's own for public and pg_catalog while

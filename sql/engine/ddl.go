@@ -104,7 +104,7 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 				defaults[len(fields)] = d
 			default:
 				return nil, pgerr.New(pgerr.FeatureNotSupported, "column constraint %s is not supported yet; only NOT NULL is",
-					con.Contype.String()[len("CONSTR_"):]).WithPosition(at(con.Location))
+					parse.ConstraintName(con.Contype)).WithPosition(at(con.Location))
 			}
 		}
 		byName[cd.Colname] = len(fields)
@@ -474,7 +474,7 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 	case pg.ObjectType_OBJECT_VIEW:
 		return s.dropViews(ctx, ds)
 	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported", ds.RemoveType.String()[len("OBJECT_"):])
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported", parse.ObjectName(ds.RemoveType))
 }
 
 // tableSettings records a table's Loam clauses as declared, for the

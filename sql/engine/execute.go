@@ -311,7 +311,7 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		}
 		return &Cursor{tag: "DEALLOCATE", sess: s}, nil
 	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %s is not supported yet", stmtName(ps.Node))
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", parse.StmtName(ps.Node))
 }
 
 // Deallocates says whether st drops prepared statements once executed:
@@ -343,15 +343,6 @@ func sameResult(a, b []Column) bool {
 		}
 	}
 	return true
-}
-
-func stmtName(n *pg.Node) string {
-	name := fmt.Sprintf("%T", n.Node)
-	const prefix = "*pg_query.Node_"
-	if len(name) > len(prefix) {
-		name = name[len(prefix):]
-	}
-	return name
 }
 
 func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Operator, release func()) (*Cursor, error) {
@@ -391,8 +382,13 @@ func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Oper
 // planInsert builds the operator producing the rows to insert: one column
 // per table column, in table order, coerced to the column types.
 func (s *Session) planInsert(ctx context.Context, p *plan.Planner, ins *pg.InsertStmt, cat *catalog) (*plan.TableInfo, exec.Operator, *returning, error) {
-	if ins.OnConflictClause != nil || ins.WithClause != nil {
-		return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT with ON CONFLICT or WITH is not supported yet")
+	if ins.OnConflictClause != nil {
+		return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT … ON CONFLICT is not supported yet").
+			WithPosition(parse.CharPos(p.Query(), int(ins.OnConflictClause.Location)))
+	}
+	if ins.WithClause != nil {
+		return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "WITH before INSERT is not supported yet").
+			WithPosition(parse.CharPos(p.Query(), int(ins.WithClause.Location)))
 	}
 	rv := ins.Relation
 	ti, err := cat.Table(ctx, rv.Schemaname, rv.Relname)

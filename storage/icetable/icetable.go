@@ -449,7 +449,7 @@ func (s *Store) readTasks(t *table.Table, tasks []table.FileScanTask, fields []s
 				wg.Add(1)
 				go func(i int) {
 					defer wg.Done()
-					results[i] <- s.readFile(ctx, t, tasks[i], fields, preds, rg)
+					results[i] <- s.readFileRecovered(ctx, t, tasks[i], fields, preds, rg)
 				}(i)
 			}
 		}()
@@ -528,6 +528,18 @@ func yieldFile(r *fileCols, fields []string, yield func(arrow.RecordBatch, error
 }
 
 // readFile decodes one data file's columns, or takes them from the cache.
+// readFileRecovered is readFile on a goroutine of its own, where a panic
+// (a damaged file, a reader bug) would end the server: it becomes the
+// scan's error.
+func (s *Store) readFileRecovered(ctx context.Context, t *table.Table, task table.FileScanTask, fields []string, preds []RangePred, rg *RowGroupStats) (fc *fileCols) {
+	defer func() {
+		if r := recover(); r != nil {
+			fc = &fileCols{err: fmt.Errorf("reading %s: internal error: %v", task.File.FilePath(), r)}
+		}
+	}()
+	return s.readFile(ctx, t, task, fields, preds, rg)
+}
+
 func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileScanTask, fields []string, preds []RangePred, rg *RowGroupStats) *fileCols {
 	// Planning with the filter leaves a residual on the task, which
 	// ReadTasks would apply to rows; the caller filters rows itself (see
