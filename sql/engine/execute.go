@@ -53,7 +53,7 @@ func (s *Session) prepare(ctx context.Context, query string, paramOIDs []uint32,
 	}
 	out := make([]*Statement, 0, len(stmts))
 	for _, ps := range stmts {
-		st := &Statement{Query: ps.Text, prep: prepared{stmt: ps, query: query}, simple: simple}
+		st := &Statement{Query: ps.Text, prep: prepared{stmt: ps, query: query}, simple: simple, multi: len(stmts) > 1}
 		if s.tx == 'E' || len(stmts) > 1 {
 			// A failed transaction plans nothing (Execute refuses), and the
 			// statements of a multi-statement string are planned as each
@@ -274,6 +274,11 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 	case *pg.Node_IndexStmt:
 		// Loam has no secondary indexes; files are pruned by partition and
 		// column statistics instead. Accept the statement as a no-op.
+		if n.IndexStmt.Concurrent {
+			if err := s.refuseInBlock(st, "CREATE INDEX CONCURRENTLY"); err != nil {
+				return nil, err
+			}
+		}
 		return &Cursor{tag: "CREATE INDEX", sess: s}, nil
 	case *pg.Node_CheckPointStmt:
 		// "INSERT …; CHECKPOINT" in one Query: the implicit transaction's
@@ -296,6 +301,11 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		cat.release()
 		return s.closeCursor(n.ClosePortalStmt.Portalname)
 	case *pg.Node_DiscardStmt:
+		if n.DiscardStmt.Target == pg.DiscardMode_DISCARD_ALL {
+			if err := s.refuseInBlock(st, "DISCARD ALL"); err != nil {
+				return nil, err
+			}
+		}
 		s.closeCursors(true)
 		s.deallocateSQL("", true)
 		return &Cursor{tag: "DISCARD ALL", sess: s}, nil
