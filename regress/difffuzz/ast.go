@@ -15,8 +15,8 @@ type Expr struct {
 	Parts []string
 	Args  []*Expr
 	Sub   *Select
-	Agg   bool // an aggregate call: the reducer keeps it in grouped queries
-	Win   bool // a window function call
+	Agg   bool   // an aggregate call: the reducer keeps it in grouped queries
+	Win   bool   // a window function call
 	Const bool   // a literal or NULL: nothing to reduce
 	Col   string // the column's name when the node is a bare column
 }
