@@ -3,6 +3,7 @@ package difffuzz
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,7 +75,9 @@ func compare(q *Select, loam, pg Result) Verdict {
 	if cols := q.orderCols(); len(cols) > 0 {
 		for i := range pg.Rows {
 			for _, c := range cols {
-				if !sameValue(loam.Rows[i][c], pg.Rows[i][c], isFloat[c]) {
+				// Numbers equal in value but not in text (2.25 and
+				// 2.250) tie: either may come first.
+				if !sameOrderKey(loam.Rows[i][c], pg.Rows[i][c], pg.OIDs[c]) {
 					return Verdict{Sig: "order", Detail: fmt.Sprintf("row %d differs on ORDER BY column %d\n%s", i+1, c+1, show())}
 				}
 			}
@@ -89,6 +92,30 @@ func compare(q *Select, loam, pg Result) Verdict {
 		}
 	}
 	return Verdict{}
+}
+
+const oidNumeric = 1700
+
+// sameOrderKey says a and b sort as equals: numerics and floats by value.
+func sameOrderKey(a, b *string, oid uint32) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	switch oid {
+	case oidNumeric:
+		x, ok1 := new(big.Rat).SetString(*a)
+		y, ok2 := new(big.Rat).SetString(*b)
+		if ok1 && ok2 {
+			return x.Cmp(y) == 0
+		}
+	case oidFloat4, oidFloat8:
+		x, err1 := strconv.ParseFloat(*a, 64)
+		y, err2 := strconv.ParseFloat(*b, 64)
+		if err1 == nil && err2 == nil && x == y {
+			return true
+		}
+	}
+	return sameValue(a, b, oid == oidFloat4 || oid == oidFloat8)
 }
 
 func sameValue(a, b *string, float bool) bool {

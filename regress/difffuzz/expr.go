@@ -95,7 +95,7 @@ func (g *gen) expr(sc *scope, k Kind, depth int) *Expr {
 		case 2:
 			return node(k, "(%s "+[]string{"/", "%"}[g.r.Intn(2)]+" %s)", e(KInt), g.divisor(e(KInt)))
 		case 3:
-			return node(k, []string{"abs(%s)", "(- %s)", "sign(%s)"}[g.r.Intn(3)], e(KInt))
+			return node(k, []string{"abs(%s)", "(- %s)", "CAST(sign(%s) AS int4)"}[g.r.Intn(3)], e(KInt))
 		case 4:
 			return node(k, []string{"length(%s)", "char_length(%s)", "strpos(%s, 'a')", "ascii(%s)"}[g.r.Intn(4)], e(KText))
 		case 5:
