@@ -2,6 +2,7 @@ package difffuzz
 
 import (
 	"fmt"
+	"strings"
 )
 
 // literal is a constant of kind k, sometimes a typed NULL.
@@ -16,7 +17,8 @@ func (g *gen) literal(k Kind) *Expr {
 	case KFloat:
 		return pick("CAST(0.5 AS float8)", "CAST(2 AS float8)", "CAST(-1.25 AS float8)", "CAST(0 AS float8)")
 	case KNumeric:
-		return pick("1.5", "0.25", "2", "-3.5", "100.001")
+		// 2.0, not 2: an integer literal makes floor(2) float8.
+		return pick("1.5", "0.25", "2.0", "-3.5", "100.001")
 	case KText:
 		return pick("'a'", "'b'", "''", "'ab'", "'x%y'", "'A'")
 	case KBool:
@@ -99,7 +101,12 @@ func (g *gen) expr(sc *scope, k Kind, depth int) *Expr {
 		case 4:
 			return node(k, []string{"length(%s)", "char_length(%s)", "strpos(%s, 'a')", "ascii(%s)"}[g.r.Intn(4)], e(KText))
 		case 5:
-			return node(k, "CAST(%s AS "+[]string{"int2", "int4", "int8"}[g.r.Intn(3)]+")", e([]Kind{KFloat, KNumeric, KInt}[g.r.Intn(3)]))
+			to := []string{"int2", "int4", "int8"}[g.r.Intn(3)]
+			if to == "int2" && !g.gates.EagerErrors {
+				// Overflows where PostgreSQL does not evaluate.
+				to = "int4"
+			}
+			return node(k, "CAST(%s AS "+to+")", e([]Kind{KFloat, KNumeric, KInt}[g.r.Intn(3)]))
 		case 6:
 			return node(k, "CAST(date_part('"+[]string{"year", "month", "day", "dow", "doy"}[g.r.Intn(5)]+"', %s) AS int4)", e([]Kind{KDate, KTimestamp}[g.r.Intn(2)]))
 		case 7:
@@ -137,7 +144,7 @@ func (g *gen) expr(sc *scope, k Kind, depth int) *Expr {
 		case 3:
 			return node(k, "CAST(%s AS numeric)", e([]Kind{KInt, KNumeric}[g.r.Intn(2)]))
 		case 4:
-			return node(k, "CAST(%s AS numeric(12,3))", e([]Kind{KInt, KNumeric, KFloat}[g.r.Intn(3)]))
+			return node(k, "CAST(%s AS numeric(15,3))", e([]Kind{KInt, KNumeric, KFloat}[g.r.Intn(3)]))
 		}
 	case KText:
 		switch g.r.Intn(9) {
@@ -316,6 +323,14 @@ func (g *gen) aggExpr(sc *scope, k Kind) *Expr {
 		return g.literal(k)
 	}
 	e.Agg = true
+	if !g.gates.EmptyAggFatal {
+		for _, a := range e.Args {
+			if a.Const && strings.HasPrefix(a.Parts[0], "CAST(NULL") {
+				// A NULL of the argument's kind that is not a constant.
+				*a = *node(a.K, "NULLIF(%s, %s)", g.leaf(sc, a.K), g.leaf(sc, a.K))
+			}
+		}
+	}
 	if !g.gates.UnknownAggArg {
 		for i, a := range e.Args {
 			if a.Const && a.K == KText {
@@ -376,7 +391,11 @@ func (g *gen) windowExpr(sc *scope, k Kind) *Expr {
 			framed = true
 		}
 	case KNumeric:
-		fn = node(k, []string{"sum(%s)", "avg(%s)"}[g.r.Intn(2)], g.expr(sc, []Kind{KInt, KNumeric}[g.r.Intn(2)], 1))
+		fns := []string{"sum(%s)"}
+		if g.gates.WindowAvgNumeric {
+			fns = append(fns, "avg(%s)")
+		}
+		fn = node(k, fns[g.r.Intn(len(fns))], g.expr(sc, []Kind{KInt, KNumeric}[g.r.Intn(2)], 1))
 		framed = true
 	default:
 		switch g.r.Intn(3) {

@@ -40,6 +40,21 @@ type Gates struct {
 	// JSONBOrder: ORDER BY a jsonb column; Loam's order of jsonb values is
 	// not PostgreSQL's (KNOWN.md).
 	JSONBOrder bool
+	// ConstGroupKey: ROLLUP/CUBE/GROUPING SETS over expressions that may
+	// be constant; Loam takes an equal constant in the select list or
+	// HAVING for the grouped-out key (NULL), PostgreSQL keeps the constant
+	// (KNOWN.md).
+	ConstGroupKey bool
+	// UnknownUnion: an untyped string literal as a set operation's
+	// column, which PostgreSQL resolves to the other side's type (and may
+	// fail to read), Loam to text (KNOWN.md).
+	UnknownUnion bool
+	// EmptyAggFatal: aggregates of NULL constants of several types over an
+	// empty table in a derived table; Loam ends the session (KNOWN.md).
+	EmptyAggFatal bool
+	// WindowAvgNumeric: avg(numeric) as a window function; Loam's result
+	// has another scale than PostgreSQL's for some partitions (KNOWN.md).
+	WindowAvgNumeric bool
 	// NonASCII: a non-ASCII letter among the text values; PostgreSQL in
 	// the C locale upper-cases only ASCII letters, Loam all of Unicode
 	// (KNOWN.md).
@@ -50,7 +65,8 @@ type Gates struct {
 func AllGates() Gates {
 	return Gates{QuantifiedSubquery: true, EagerErrors: true, OuterAggregate: true,
 		FilterDistinctAgg: true, IntervalColumn: true, UnknownAggArg: true,
-		SameNameGroupBy: true, JSONBOrder: true, NonASCII: true}
+		SameNameGroupBy: true, JSONBOrder: true, NonASCII: true,
+		ConstGroupKey: true, UnknownUnion: true, EmptyAggFatal: true, WindowAvgNumeric: true}
 }
 
 // colRef is a column an expression may name.
@@ -225,10 +241,10 @@ func (g *gen) selectCore(want []Kind, outer *scope) *Select {
 			groups = append(groups, e)
 		}
 		if len(groups) == 0 {
-			groups = append(groups, node(KInt, "COALESCE(1, 2)"))
+			groups = append(groups, g.groupExpr(sc))
 		}
 		q.GroupBy = groups
-		if g.chance(5) {
+		if g.chance(5) && (g.gates.ConstGroupKey || allColumns(groups)) {
 			q.Grouping = []string{"ROLLUP", "CUBE", "GROUPING SETS"}[g.r.Intn(3)]
 		}
 		for i := 0; i < n; i++ {
@@ -272,6 +288,13 @@ func (g *gen) selectCore(want []Kind, outer *scope) *Select {
 	if g.chance(6) {
 		q.Distinct = true
 	}
+	if !g.gates.UnknownUnion {
+		for _, it := range q.Items {
+			if it.E.Const && it.E.K == KText {
+				it.E = node(KText, "CAST(%s AS text)", it.E)
+			}
+		}
+	}
 	if g.chance(4) {
 		for i, it := range q.Items {
 			it.Alias = fmt.Sprintf("o%d", i)
@@ -296,11 +319,19 @@ func (g *gen) groupExpr(sc *scope) *Expr {
 		c := sc.cols[g.r.Intn(len(sc.cols))]
 		return col(c)
 	}
+	// Wrapped: a constant, even -1 (which the grammar folds), is a
+	// position.
 	e := g.expr(sc, g.itemKind(sc), 1)
-	if e.Const {
-		return node(e.K, "COALESCE(%s, %s)", e, g.literal(e.K))
+	return node(e.K, "COALESCE(%s, %s)", e, g.literal(e.K))
+}
+
+func allColumns(es []*Expr) bool {
+	for _, e := range es {
+		if e.Col == "" {
+			return false
+		}
 	}
-	return e
+	return true
 }
 
 func col(c colRef) *Expr {
