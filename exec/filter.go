@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 )
@@ -62,5 +63,28 @@ func applyMask(ctx context.Context, rec arrow.RecordBatch, mask *array.Boolean) 
 			return rec, nil
 		}
 	}
+	if hasIntervalColumn(rec) {
+		// Arrow's filter, as its take, has no kernel for month-day-nano
+		// intervals; expr.TakeRecord does.
+		ib := array.NewInt32Builder(memory.DefaultAllocator)
+		defer ib.Release()
+		for i := 0; i < mask.Len(); i++ {
+			if mask.IsValid(i) && mask.Value(i) {
+				ib.Append(int32(i))
+			}
+		}
+		idx := ib.NewArray()
+		defer idx.Release()
+		return expr.TakeRecord(ctx, rec, idx)
+	}
 	return compute.FilterRecordBatch(ctx, rec, mask, compute.DefaultFilterOptions())
+}
+
+func hasIntervalColumn(rec arrow.RecordBatch) bool {
+	for _, f := range rec.Schema().Fields() {
+		if f.Type.ID() == arrow.INTERVAL_MONTH_DAY_NANO {
+			return true
+		}
+	}
+	return false
 }

@@ -49,7 +49,7 @@ func TestDiffFuzz(t *testing.T) {
 	loamURL := fmt.Sprintf("postgres://loam@%s/loam?sslmode=disable", srv.Addr)
 	pgURL := pgtest.Database(t)
 	ctx := context.Background()
-	cfg := Config{Seed: seed, Queries: int(n), Logf: t.Logf}
+	cfg := Config{Seed: seed, Queries: int(n), Logf: t.Logf, Gates: DefaultGates()}
 	if os.Getenv("DIFFFUZZ_GATES") == "open" {
 		cfg.Gates = AllGates()
 	}

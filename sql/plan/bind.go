@@ -535,7 +535,9 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 	a.T = t
 	s := a.String()
 	for i, prev := range *b.aggs {
-		if prev.String() == s {
+		// The text alone is not enough: max(NULL::timestamp) and
+		// max(NULL::int2) print alike once the casts fold.
+		if prev.String() == s && prev.T == t && sameArgType(prev.Arg, a.Arg) {
 			return &expr.Col{Idx: len(b.groupStrs) + i, T: t, Name: s}, nil
 		}
 	}
@@ -1363,4 +1365,13 @@ func (b *binder) untypedAggArg(fn agg.Func, arg expr.Expr, loc int32) (expr.Expr
 		return b.coerce(arg, types.TBool, loc)
 	}
 	return b.coerce(arg, types.TFloat8, loc)
+}
+
+// sameArgType reports whether two aggregates' arguments (nil for *) have
+// the same type.
+func sameArgType(a, b expr.Expr) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.Type() == b.Type()
 }

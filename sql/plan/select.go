@@ -202,7 +202,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 				}
 				k := -1
 				for i, x := range groupBy {
-					if x.String() == e.String() {
+					if x.String() == e.String() && x.Type() == e.Type() {
 						k = i
 					}
 				}
