@@ -482,7 +482,9 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 			}
 			if a.Distinct {
 				s := e.String()
-				if s != a.Arg.String() && (a.Arg2 == nil || s != a.Arg2.String()) {
+				// The arguments as written, too: string_agg's are cast
+				// to text, its ORDER BY is not.
+				if s != a.Arg.String() && s != arg.String() && (a.Arg2 == nil || s != a.Arg2.String() && s != args[1].String()) {
 					return nil, b.errAt(pgerr.New(pgerr.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"), nodeLocation(sb.Node))
 				}
 			}
