@@ -11,5 +11,8 @@ func DefaultGates() Gates {
 		QuantifiedSubquery: true,
 		EmptyAggFatal:      true,
 		IntervalColumn:     true,
+		WindowAvgNumeric:   true,
+		UnknownAggArg:      true,
+		ConstGroupKey:      true,
 	}
 }

@@ -139,6 +139,14 @@ type binder struct {
 	groupCols []int // per scope column, its GROUP BY key or -1 (groupedCols)
 	aggs      *[]agg.Agg
 	grouping  *groupingInfo // for GROUPING(); nil outside GROUP BY
+	// target: the next bind is a whole select-list entry, which is a
+	// grouping key when it equals one even if constant (PostgreSQL's
+	// parser links it to the key); a constant anywhere else stays a
+	// constant, never the key's NULL of a grouping set without it.
+	target bool
+	// claimed: the keys a constant select-list entry already is; a later
+	// equal entry is a constant again (PostgreSQL links the first).
+	claimed map[int]bool
 
 	win      *windowSet // nil where window calls are not allowed
 	inWindow bool       // binding inside a window call
@@ -242,15 +250,26 @@ func (b *binder) bind(n *pg.Node) (expr.Expr, error) {
 		return b.bindGrouping(g)
 	}
 	if b.aggMode {
+		top := b.target
+		b.target = false
 		if fc := n.GetFuncCall(); fc != nil && isAggregate(fc) {
 			return b.bindAggregate(fc)
 		}
 		sub := &binder{p: b.p, sc: b.sc, where: b.where}
 		e, err := sub.bind(n)
-		if err == nil {
+		if konst := err == nil && b.constant(e); err == nil && (top || !konst) {
 			s := e.String()
 			for i, g := range b.groupStrs {
 				if g == s {
+					if konst {
+						if b.claimed[i] {
+							break
+						}
+						if b.claimed == nil {
+							b.claimed = map[int]bool{}
+						}
+						b.claimed[i] = true
+					}
 					return &expr.Col{Idx: i, T: b.groupTs[i], Name: s}, nil
 				}
 			}
@@ -425,6 +444,10 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 		switch {
 		case fn == agg.PercentileCont && (x.Type().IsNumeric() || x.Type().Kind == types.Unknown):
 			a.Arg, _ = b.coerce(x, types.TFloat8, fc.Location)
+		case x.Type().Kind == types.Unknown && (fn == agg.Mode || fn == agg.PercentileDisc):
+			// mode and percentile_disc take anyelement, as lag: no type
+			// for an untyped literal.
+			return nil, unknownPolymorphic()
 		case x.Type().Kind == types.Unknown:
 			a.Arg, _ = b.coerce(x, types.TText, fc.Location)
 		}
@@ -1360,11 +1383,18 @@ func (b *binder) untypedAggArg(fn agg.Func, arg expr.Expr, loc int32) (expr.Expr
 	if arg.Type().Kind != types.Unknown {
 		return arg, nil
 	}
+	// PostgreSQL's rule for an unknown argument: the string category if
+	// some candidate takes it (min/max have a text form), else the one
+	// category all candidates share; sum and avg also take intervals and
+	// money, array_agg arrays, so no category wins.
 	switch fn {
-	case agg.Count, agg.StringAgg, agg.ArrayAgg, agg.ApproxCountDistinct:
+	case agg.Count, agg.StringAgg, agg.ApproxCountDistinct, agg.Min, agg.Max:
 		return b.coerce(arg, types.TText, loc)
 	case agg.BoolAnd, agg.BoolOr:
 		return b.coerce(arg, types.TBool, loc)
+	case agg.Sum, agg.Avg, agg.ArrayAgg:
+		return nil, b.errAt(pgerr.New(pgerr.AmbiguousFunction, "function %s(unknown) is not unique", fn).
+			WithHint("Could not choose a best candidate function. You might need to add explicit type casts."), loc)
 	}
 	return b.coerce(arg, types.TFloat8, loc)
 }
@@ -1376,4 +1406,11 @@ func sameArgType(a, b expr.Expr) bool {
 		return a == nil && b == nil
 	}
 	return a.Type() == b.Type()
+}
+
+// constant reports whether e reads no column and can be evaluated at
+// planning, as PostgreSQL folds it before matching grouping keys.
+func (b *binder) constant(e expr.Expr) bool {
+	cols, ok := colsOf(e)
+	return ok && len(cols) == 0 && b.p.foldable(e)
 }

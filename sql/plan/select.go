@@ -246,6 +246,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			}
 		} else {
 			var err error
+			out.target = true
 			if e, err = out.bind(t.node); err != nil {
 				// PostgreSQL analyses the whole select list before it
 				// checks grouping: a later unknown function wins.
