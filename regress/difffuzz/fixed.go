@@ -14,5 +14,6 @@ func DefaultGates() Gates {
 		WindowAvgNumeric:   true,
 		UnknownAggArg:      true,
 		ConstGroupKey:      true,
+		UnknownUnion:       true,
 	}
 }

@@ -24,6 +24,7 @@ type cte struct {
 	work      *workTable
 	inNonRec  bool // planning the non-recursive term: a self reference is an error
 	selfFound bool
+	read      bool // planned where referenced at least once
 }
 
 type workTable struct {
@@ -81,6 +82,7 @@ func (p *Planner) cteItem(c *cte, rv *pg.RangeVar) (*fromItem, error) {
 	}
 	var q *Query
 	var err error
+	c.read = true
 	if c.work != nil {
 		// Inside the recursive term: the working table.
 		c.selfFound = true
@@ -197,4 +199,25 @@ func (p *Planner) planCTE(c *cte) (*Query, error) {
 		return p.Select(s)
 	}
 	return &Query{Root: exec.NewRecursiveUnion(ts, initOp, step, !s.All), Columns: cols}, nil
+}
+
+// checkUnread plans, and throws away, each WITH query from mine down to
+// (not including) outer that the statement did not read: PostgreSQL
+// never runs such a query, but analyses it, so its type errors (42804,
+// 42883…) are the statement's.
+func (p *Planner) checkUnread(mine, outer *cte) error {
+	var unread []*cte
+	for c := mine; c != nil && c != outer; c = c.parent {
+		if !c.read {
+			unread = append(unread, c)
+		}
+	}
+	for i := len(unread) - 1; i >= 0; i-- {
+		q, err := p.planCTE(unread[i])
+		if err != nil {
+			return err
+		}
+		q.Root.Close()
+	}
+	return nil
 }

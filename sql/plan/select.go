@@ -13,13 +13,27 @@ import (
 
 // Select plans a SELECT (or VALUES) statement.
 func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
-	if s.WithClause != nil {
-		saved := p.ctes
-		defer func() { p.ctes = saved }()
-		if err := p.with(s.WithClause); err != nil {
-			return nil, err
-		}
+	if s.WithClause == nil {
+		return p.selectBody(s)
 	}
+	saved := p.ctes
+	defer func() { p.ctes = saved }()
+	if err := p.with(s.WithClause); err != nil {
+		return nil, err
+	}
+	mine := p.ctes
+	q, err := p.selectBody(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.checkUnread(mine, saved); err != nil {
+		q.Root.Close()
+		return nil, err
+	}
+	return q, nil
+}
+
+func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 	if s.Op != pg.SetOperation_SETOP_NONE {
 		return p.setOperation(s)
 	}
