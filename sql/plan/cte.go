@@ -102,7 +102,12 @@ func (p *Planner) cteItem(c *cte, rv *pg.RangeVar) (*fromItem, error) {
 	for i, col := range q.Columns {
 		cols[i] = scopeCol{table: alias, name: names[i], t: col.T, origin: origin{col.TableOID, col.ColumnNum}}
 	}
-	return &fromItem{cols: cols, build: func(*scope, int, expr.Expr) (exec.Operator, error) { return q.Root, nil }}, nil
+	return &fromItem{cols: cols, build: func(sc *scope, off int, _ expr.Expr) (exec.Operator, error) {
+		if c.rec {
+			return q.Root, nil
+		}
+		return exec.NullUnused(q.Root, sc.used[off:off+len(cols)], p.foldable), nil
+	}}, nil
 }
 
 // planCTE plans the query of c in the scope it was written in.
