@@ -296,6 +296,12 @@ func (r *Runner) statement(ctx context.Context, conn *pgx.Conn, rec *Record) (*F
 	case err != nil && connErr != nil:
 		// Expected an error, but not a lost connection.
 		return &Failure{Line: rec.Line, SQL: rec.SQL, Err: errText(err)}, connErr
+	case err != nil && rec.ErrorCode != "":
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code != rec.ErrorCode {
+			return &Failure{Line: rec.Line, SQL: rec.SQL, Err: errText(err),
+				Cause: "error with SQLSTATE " + pgErr.Code + "; " + rec.ErrorCode + " was expected"}, nil
+		}
 	}
 	return nil, nil
 }

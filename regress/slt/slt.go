@@ -31,6 +31,8 @@ import (
 	"unicode"
 )
 
+var sqlstate = regexp.MustCompile(`^[0-9A-Z]{5}$`)
+
 // Kind is what a record does.
 type Kind int
 
@@ -83,6 +85,10 @@ type Record struct {
 	SQL string // Statement, Query: comment lines removed, no terminator
 
 	ExpectError bool // Statement: `statement error`
+	// ErrorCode is the SQLSTATE of `statement error 22013`: a word of
+	// five digits and capitals after error must be the error's code.
+	// Other text after error is a comment.
+	ErrorCode string
 
 	Types    string   // Query: one of I, R, T per column
 	Sort     SortMode // Query
@@ -202,8 +208,11 @@ func parseBlock(block []string, lines []int) ([]Record, error) {
 			if strings.TrimSpace(sql) == "" {
 				return nil, fmt.Errorf("%d: statement without SQL", lines[i])
 			}
-			return append(out, Record{Line: lines[i], Kind: Statement, Conditions: conds,
-				ExpectError: f[1] == "error", SQL: sql}), nil
+			rec := Record{Line: lines[i], Kind: Statement, Conditions: conds, ExpectError: f[1] == "error", SQL: sql}
+			if rec.ExpectError && len(f) > 2 && sqlstate.MatchString(f[2]) {
+				rec.ErrorCode = f[2]
+			}
+			return append(out, rec), nil
 		case "query":
 			rec, err := parseQuery(f, block[i+1:], lines[i])
 			if err != nil {
