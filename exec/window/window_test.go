@@ -303,7 +303,11 @@ func TestShiftTime(t *testing.T) {
 		{types.Int(types.TTimestampTZ, ts("2024-03-10 12:00:00")), types.IntervalValue{Days: 1}, true, ny, "2024-03-09 13:00:00"},
 	}
 	for _, tc := range tests {
-		got := shiftTime(tc.v, tc.iv, tc.down, tc.loc)
+		w := &win{ec: &expr.Ctx{Loc: tc.loc}}
+		got, err := w.shift(tc.v, types.IntervalDatum(tc.iv), tc.down)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if s := time.UnixMicro(got.I).UTC().Format("2006-01-02 15:04:05"); s != tc.want {
 			t.Errorf("%v %+v down=%v: got %s, want %s", tc.v, tc.iv, tc.down, s, tc.want)
 		}

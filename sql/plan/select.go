@@ -750,7 +750,13 @@ func nodeLocation(n *pg.Node) int32 {
 	case n.GetFuncCall() != nil:
 		return n.GetFuncCall().Location
 	case n.GetTypeCast() != nil:
-		return n.GetTypeCast().Location
+		// PostgreSQL's exprLocation: the leftmost of the cast and its
+		// argument ('1'::text points at the literal).
+		tc := n.GetTypeCast()
+		if a := nodeLocation(tc.Arg); a >= 0 && (a < tc.Location || tc.Location < 0) {
+			return a
+		}
+		return tc.Location
 	case n.GetNullTest() != nil:
 		return n.GetNullTest().Location
 	}
