@@ -170,8 +170,15 @@ func ResultType(fn Func, arg types.T) (types.T, bool) {
 			return types.TNumeric, true
 		case types.Float4, types.Float8:
 			return types.Of(arg.Kind), true
+		case types.Interval:
+			return types.TInterval, true
 		}
-	case Avg, StddevSamp, StddevPop, VarSamp, VarPop:
+	case Avg:
+		if arg.Kind == types.Interval {
+			return types.TInterval, true
+		}
+		fallthrough
+	case StddevSamp, StddevPop, VarSamp, VarPop:
 		switch arg.Kind {
 		case types.Int2, types.Int4, types.Int8, types.Numeric:
 			return types.TNumeric, true

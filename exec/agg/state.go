@@ -53,6 +53,8 @@ func newState(a Agg, ec *expr.Ctx) state {
 			return &intSumState{argT: argT, avg: a.Fn == Avg, out: a.T}
 		case types.Float4, types.Float8:
 			return &floatSumState{argT: argT, avg: a.Fn == Avg, out: a.T}
+		case types.Interval:
+			return &intervalSumState{avg: a.Fn == Avg}
 		}
 		return &decSumState{avg: a.Fn == Avg}
 	}
