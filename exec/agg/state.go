@@ -32,9 +32,12 @@ func newState(a Agg, ec *expr.Ctx) state {
 	case StringAgg, ArrayAgg:
 		return newCollectState(a, ec)
 	case PercentileCont:
-		return &contState{frac: a.Frac, fracs: a.Fracs, desc: a.Desc}
+		if argT.Kind == types.Interval {
+			return &contIntervalState{fr: newFractions(a), desc: a.Desc}
+		}
+		return &contState{fr: newFractions(a), desc: a.Desc}
 	case PercentileDisc, Mode:
-		d := &discState{t: argT, frac: a.Frac, fracs: a.Fracs, desc: a.Desc, mode: a.Fn == Mode}
+		d := &discState{t: argT, fr: newFractions(a), desc: a.Desc, mode: a.Fn == Mode}
 		if ec != nil {
 			d.loc = ec.Loc
 		}

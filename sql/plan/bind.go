@@ -283,14 +283,7 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 	sub := &binder{p: b.p, sc: b.sc, where: "aggregate function calls", inAgg: true}
 	a := agg.Agg{Fn: fn}
 	var args []expr.Expr
-	var fracArray *pg.A_ArrayExpr
 	for _, n := range fc.Args {
-		if ae := n.GetAArrayExpr(); ae != nil && (fn == agg.PercentileCont || fn == agg.PercentileDisc) && fc.AggWithinGroup {
-			// percentile_*(ARRAY[...]): the one array argument Loam takes.
-			fracArray = ae
-			args = append(args, &expr.Const{D: types.NullOf(types.ArrayOf(types.Float8))})
-			continue
-		}
 		e, err := sub.bind(n)
 		if err != nil {
 			return nil, err
@@ -354,22 +347,8 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 		if len(args) != want {
 			return nil, undefined()
 		}
-		switch {
-		case fracArray != nil:
-			a.Fracs = []types.Datum{}
-			for _, el := range fracArray.Elements {
-				e, err := sub.bind(el)
-				if err != nil {
-					return nil, err
-				}
-				d, err := frac(e)
-				if err != nil {
-					return nil, err
-				}
-				a.Fracs = append(a.Fracs, d)
-			}
-		case fn != agg.Mode:
-			if a.Frac, err = frac(args[0]); err != nil {
+		if fn != agg.Mode {
+			if err := b.percentileFraction(&a, args[0], fc.Args[0], undefined); err != nil {
 				return nil, err
 			}
 		}
@@ -480,7 +459,7 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 		}
 		return nil, undefined()
 	}
-	if a.Fracs != nil {
+	if fn.OrderedSet() && a.MultiFrac() {
 		t = types.ArrayOf(t.Kind)
 	}
 	a.T = t

@@ -163,6 +163,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		if err != nil {
 			return nil, err
 		}
+		grouping.multi = len(nodeSets) > 1
 		bindKey := func(g *pg.Node) (expr.Expr, error) {
 			node := g
 			// GROUP BY 1 and GROUP BY alias refer to targets.
