@@ -81,8 +81,8 @@ type Order struct {
 
 // Agg is one aggregate call of a GROUP BY.
 type Agg struct {
-	Fn   Func
-	Arg  expr.Expr // nil for count(*) and mode(); the sorted value of WITHIN GROUP
+	Fn  Func
+	Arg expr.Expr // nil for count(*) and mode(); the sorted value of WITHIN GROUP
 	// Arg2 is string_agg's delimiter, or percentile_*'s fraction when it
 	// uses grouped columns (evaluated per row; see fractions).
 	Arg2 expr.Expr
