@@ -616,6 +616,9 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		return &expr.Not{Arg: args[0]}, nil
 	case n.GetNullTest() != nil:
 		nt := n.GetNullTest()
+		if elems, ok := rowElems(nt.Arg); ok {
+			return b.rowNullTest(nt, elems)
+		}
 		arg, err := b.bind(nt.Arg)
 		if err != nil {
 			return nil, err
@@ -691,6 +694,8 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			return &expr.Const{D: d}, nil
 		}
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this SQL value function is not supported yet").WithPosition(pos(b.p.query, sv.Location))
+	case n.GetRowExpr() != nil:
+		return b.rowValue(n.GetRowExpr())
 	case n.GetSubLink() != nil:
 		if b.where == whereDefault {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression").WithPosition(pos(b.p.query, n.GetSubLink().Location))
@@ -737,6 +742,9 @@ func opName(names []*pg.Node) string {
 }
 
 func (b *binder) bindAExpr(a *pg.A_Expr) (expr.Expr, error) {
+	if e, ok, err := b.bindRowOp(a); ok {
+		return e, err
+	}
 	op := opName(a.Name)
 	switch a.Kind {
 	case pg.A_Expr_Kind_AEXPR_OP:

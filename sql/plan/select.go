@@ -615,6 +615,8 @@ func columnName(n *pg.Node) string {
 		return columnName(ind.Arg)
 	case n.GetAArrayExpr() != nil:
 		return "array"
+	case n.GetRowExpr() != nil:
+		return "row"
 	case n.GetCoalesceExpr() != nil:
 		return "coalesce"
 	case n.GetMinMaxExpr() != nil:

@@ -346,6 +346,9 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 		}
 		e.kind, e.t = subScalar, q.Columns[0].T
 	case pg.SubLinkType_ANY_SUBLINK:
+		if elems, ok := rowElems(sl.Testexpr); ok {
+			return b.rowInSubquery(sl, elems, len(q.Columns))
+		}
 		if len(q.Columns) != 1 {
 			return nil, pgerr.New(pgerr.SyntaxError, "subquery has too many columns").WithPosition(pos(b.p.query, sl.Location))
 		}
