@@ -34,13 +34,17 @@ const (
 	// follow DuckDB/Trino (approx_quantile(x, q), approx_count_distinct(x)).
 	ApproxPercentile
 	ApproxCountDistinct
+	// GroupValue is not callable: it is a column that the GROUP BY
+	// determines without listing it (a column of a table whose primary
+	// key is grouped), the value of the group's first row.
+	GroupValue
 )
 
 var funcNames = [...]string{CountStar: "count", Count: "count", Sum: "sum", Avg: "avg", Min: "min", Max: "max",
 	StddevSamp: "stddev_samp", StddevPop: "stddev_pop", VarSamp: "var_samp", VarPop: "var_pop",
 	BoolAnd: "bool_and", BoolOr: "bool_or", StringAgg: "string_agg", ArrayAgg: "array_agg",
 	PercentileCont: "percentile_cont", PercentileDisc: "percentile_disc", Mode: "mode",
-	ApproxPercentile: "approx_percentile", ApproxCountDistinct: "approx_count_distinct"}
+	ApproxPercentile: "approx_percentile", ApproxCountDistinct: "approx_count_distinct", GroupValue: "group_value"}
 
 func (f Func) String() string { return funcNames[f] }
 

@@ -46,6 +46,8 @@ func newState(a Agg, ec *expr.Ctx) state {
 		return &tdigestState{argT: argT, frac: a.Frac}
 	case ApproxCountDistinct:
 		return &hllState{t: argT}
+	case GroupValue:
+		return &groupValueState{t: argT}
 	case CountStar:
 		return &countState{star: true}
 	case Count:

@@ -25,6 +25,12 @@ type scopeCol struct {
 	// NATURAL joins, as PostgreSQL's are.
 	system bool
 	origin origin
+	// rel numbers the base table named in FROM the column is read from
+	// (0: a derived table, view, CTE or join column); key marks its
+	// primary key's columns. GROUP BY a primary key groups the rest of
+	// its table (groupdeps.go).
+	rel int
+	key bool
 }
 
 // origin is the table column a result column shows unchanged, which
@@ -112,6 +118,7 @@ type binder struct {
 	groupStrs []string
 	groupTs   []types.T
 	groupCols []int // per scope column, its GROUP BY key or -1 (groupedCols)
+	depCols   []bool // per scope column, determined by a grouped primary key (dependentCols)
 	aggs      *[]agg.Agg
 	grouping  *groupingInfo // for GROUPING(); nil outside GROUP BY
 
@@ -231,14 +238,22 @@ func (b *binder) bind(n *pg.Node) (expr.Expr, error) {
 			}
 		}
 		if cr := n.GetColumnRef(); cr != nil {
-			if _, local := e.(*expr.Col); err == nil && !local {
+			c, local := e.(*expr.Col)
+			if err == nil && !local {
 				// An outer query's column is a constant within each group.
 				return e, nil
+			}
+			if err == nil && c.Idx < len(b.depCols) && b.depCols[c.Idx] {
+				return b.groupValue(c), nil
 			}
 			if err != nil && pgerr.Code(err) == pgerr.GroupingError {
 				return nil, err // an ungrouped column of a grouped outer query
 			}
 			name := columnRefName(cr)
+			if err == nil && c.Idx < len(b.sc.cols) && b.sc.cols[c.Idx].table != "" {
+				// PostgreSQL names the column with its table's alias.
+				name = b.sc.cols[c.Idx].table + "." + b.sc.cols[c.Idx].name
+			}
 			return nil, pgerr.New(pgerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", name).WithPosition(pos(b.p.query, cr.Location))
 		}
 	}

@@ -64,10 +64,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		if rv.Alias != nil {
 			alias = rv.Alias.Aliasname
 		}
-		cols := make([]scopeCol, len(ti.Columns))
-		for i, c := range ti.Columns {
-			cols[i] = scopeCol{table: alias, name: c, t: ti.Types[i], origin: origin{ObjectOID(ti.Namespace, ti.Name), int16(i + 1)}}
-		}
+		cols := p.tableCols(ti, alias)
 		sc = newScope(cols)
 		scan = &exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail}
 	default:
@@ -217,6 +214,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		}
 		out = &binder{p: p, sc: sc, where: "SELECT", aggMode: true, aggs: &aggs, grouping: grouping, win: wins}
 		out.groupCols = groupedCols(sc, groupBy)
+		out.depCols = dependentCols(sc, out.groupCols, len(sets) == 1)
 		for _, g := range groupBy {
 			out.groupStrs = append(out.groupStrs, g.String())
 			out.groupTs = append(out.groupTs, g.Type())

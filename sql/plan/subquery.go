@@ -322,10 +322,7 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 	child := &Planner{ctx: b.p.ctx, cat: b.p.cat, ec: b.p.ec, query: b.p.query, ParamTypes: b.p.ParamTypes, params: b.p.params, ctes: b.p.ctes,
 		outer: &outerRow{sc: b.sc, parent: b.p.outer, owner: b.p}}
 	if b.aggMode {
-		child.outer.grouped = b.groupCols
-		if child.outer.grouped == nil {
-			child.outer.grouped = []int{}
-		}
+		child.outer.grouped = b.outerGrouped()
 	}
 	q, err := child.Select(sel)
 	if err != nil {
