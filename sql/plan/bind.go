@@ -117,7 +117,7 @@ type binder struct {
 	inAgg     bool // binding an aggregate's arguments: no nested aggregates
 	groupStrs []string
 	groupTs   []types.T
-	groupCols []int // per scope column, its GROUP BY key or -1 (groupedCols)
+	groupCols []int  // per scope column, its GROUP BY key or -1 (groupedCols)
 	depCols   []bool // per scope column, determined by a grouped primary key (dependentCols)
 	aggs      *[]agg.Agg
 	grouping  *groupingInfo // for GROUPING(); nil outside GROUP BY
