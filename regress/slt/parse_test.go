@@ -77,12 +77,17 @@ func TestParse(t *testing.T) {
 	if r := recs[6]; r.Kind != Statement || !r.ExpectError || r.ErrorCode != "42P01" {
 		t.Errorf("record 6: %+v", r)
 	}
+	if recs, err := Parse(strings.NewReader("statement error relation \"t\" does not exist\nSELECT 1\n"), "s"); err != nil ||
+		recs[0].ErrorText != `relation "t" does not exist` || recs[0].ErrorCode != "" {
+		t.Errorf("statement error with a message: %+v, %v", recs, err)
+	}
 	if recs[7].Kind != Halt {
 		t.Errorf("record 7: %+v", recs[7])
 	}
 
 	for _, bad := range []string{
 		"statement maybe\nSELECT 1",
+		"statement ok 42P01\nSELECT 1",
 		"query X\nSELECT 1",
 		"query I sometimes\nSELECT 1",
 		"frobnicate",
@@ -200,7 +205,7 @@ SELECT * FROM nowhere
 statement error 42P02
 SELECT * FROM nowhere
 
-statement error 42P01 (the code passes)
+statement error 42P01
 SELECT * FROM nowhere
 
 query I

@@ -231,14 +231,20 @@ func (b *binder) rowInSubquery(sl *pg.SubLink, elems []*pg.Node, ncols int) (exp
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "a row with aggregates IN (subquery) is not supported").WithPosition(pos(b.p.query, sl.Location))
 		}
 	}
-	if len(sl.OperName) > 0 && opName(sl.OperName) != "=" {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "only = ANY (subquery) is supported for rows").WithPosition(pos(b.p.query, sl.Location))
+	// = ANY is IN; <> ALL is NOT IN.
+	op := "="
+	if len(sl.OperName) > 0 {
+		op = opName(sl.OperName)
+	}
+	all := sl.SubLinkType == pg.SubLinkType_ALL_SUBLINK
+	if !all && op != "=" || all && op != "<>" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "only = ANY and <> ALL (subquery) are supported for rows").WithPosition(pos(b.p.query, sl.Location))
 	}
 	loc := sl.Location
 	boolConst := func(v bool) *pg.Node {
 		return &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{Boolval: v}}, Location: loc}}}
 	}
-	return b.bind(rowSubquery(sl, ncols, func(refs []*pg.Node) *pg.Node {
+	in, err := b.bind(rowSubquery(sl, ncols, func(refs []*pg.Node) *pg.Node {
 		eq := opNode(pg.A_Expr_Kind_AEXPR_OP, "=", rowNode(elems, loc), rowNode(refs, loc), loc)
 		inner := pg.MakeCaseExprNode(nil, []*pg.Node{
 			pg.MakeCaseWhenNode(eq, pg.MakeAConstIntNode(2, loc), loc),
@@ -253,6 +259,10 @@ func (b *binder) rowInSubquery(sl *pg.SubLink, elems []*pg.Node, ncols int) (exp
 		outer.GetCaseExpr().Defresult = boolConst(false)
 		return outer
 	}))
+	if err != nil || !all {
+		return in, err
+	}
+	return &expr.Not{Arg: in}, nil
 }
 
 // subqueryWidth plans a subquery as bindSubquery does, for its number of
