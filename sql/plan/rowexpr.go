@@ -212,10 +212,10 @@ func (b *binder) rowValue(r *pg.RowExpr) (expr.Expr, error) {
 	}}, nil
 }
 
-// rowInSubquery is (a, b) IN (SELECT x, y …), n columns, as a scalar
-// subquery that keeps IN's three values: true when a row of the subquery
-// is equal, else NULL when one might be (a comparison was NULL), else
-// false (also for no rows):
+// rowInSubquery is (a, b) IN (SELECT x, y …), n columns (and any other
+// (a, b) op ANY/ALL (SELECT …)), as a scalar subquery that keeps IN's
+// three values: true when a row of the subquery is equal, else NULL when
+// one might be (a comparison was NULL), else false (also for no rows):
 //
 //	(SELECT CASE max(CASE WHEN (a, b) = (s.c1, s.c2) THEN 2
 //	                      WHEN NOT (a, b) = (s.c1, s.c2) THEN 0 ELSE 1 END)
@@ -231,21 +231,23 @@ func (b *binder) rowInSubquery(sl *pg.SubLink, elems []*pg.Node, ncols int) (exp
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "a row with aggregates IN (subquery) is not supported").WithPosition(pos(b.p.query, sl.Location))
 		}
 	}
-	// = ANY is IN; <> ALL is NOT IN.
+	// IN is = ANY. op ALL is NOT (NOT op) ANY, which keeps the three
+	// values: false when a comparison is false, else NULL when one is
+	// NULL, else true.
 	op := "="
 	if len(sl.OperName) > 0 {
 		op = opName(sl.OperName)
 	}
 	all := sl.SubLinkType == pg.SubLinkType_ALL_SUBLINK
-	if !all && op != "=" || all && op != "<>" {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "only = ANY and <> ALL (subquery) are supported for rows").WithPosition(pos(b.p.query, sl.Location))
-	}
 	loc := sl.Location
 	boolConst := func(v bool) *pg.Node {
 		return &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{Boolval: v}}, Location: loc}}}
 	}
 	in, err := b.bind(rowSubquery(sl, ncols, func(refs []*pg.Node) *pg.Node {
-		eq := opNode(pg.A_Expr_Kind_AEXPR_OP, "=", rowNode(elems, loc), rowNode(refs, loc), loc)
+		eq := opNode(pg.A_Expr_Kind_AEXPR_OP, op, rowNode(elems, loc), rowNode(refs, loc), loc)
+		if all {
+			eq = pg.MakeBoolExprNode(pg.BoolExprType_NOT_EXPR, []*pg.Node{eq}, loc)
+		}
 		inner := pg.MakeCaseExprNode(nil, []*pg.Node{
 			pg.MakeCaseWhenNode(eq, pg.MakeAConstIntNode(2, loc), loc),
 			pg.MakeCaseWhenNode(pg.MakeBoolExprNode(pg.BoolExprType_NOT_EXPR, []*pg.Node{eq}, loc), pg.MakeAConstIntNode(0, loc), loc),
