@@ -32,13 +32,24 @@ func (p *Planner) tableCols(ti *TableInfo, alias string) []scopeCol {
 // dependentCols marks the scope columns that GROUP BY determines without
 // listing them, by PostgreSQL's functional dependency rule: every column
 // of a base table named directly in FROM (not through a view or
-// subquery) whose primary key columns are all grouped, as plain columns.
-// With grouping sets no column is (PostgreSQL looks at the columns every
-// set has; Loam does not go that far).
-func dependentCols(sc *scope, grouped []int, oneSet bool) []bool {
-	if sc == nil || !oneSet {
+// subquery) whose primary key columns are all grouped, as plain columns,
+// in every grouping set (sets lists each set's GROUP BY keys).
+func dependentCols(sc *scope, grouped []int, sets [][]int) []bool {
+	if sc == nil || len(sets) == 0 {
 		return nil
 	}
+	// The keys every grouping set has.
+	inAll := map[int]int{}
+	for _, set := range sets {
+		seen := map[int]bool{}
+		for _, k := range set {
+			if !seen[k] {
+				seen[k] = true
+				inAll[k]++
+			}
+		}
+	}
+	common := func(i int) bool { return i < len(grouped) && grouped[i] >= 0 && inAll[grouped[i]] == len(sets) }
 	keyed := map[int]bool{} // rel -> all of its key grouped (and it has a key)
 	for i, c := range sc.cols {
 		if !c.key || c.rel == 0 {
@@ -47,7 +58,7 @@ func dependentCols(sc *scope, grouped []int, oneSet bool) []bool {
 		if _, ok := keyed[c.rel]; !ok {
 			keyed[c.rel] = true
 		}
-		if i >= len(grouped) || grouped[i] < 0 {
+		if !common(i) {
 			keyed[c.rel] = false
 		}
 	}

@@ -214,7 +214,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		}
 		out = &binder{p: p, sc: sc, where: "SELECT", aggMode: true, aggs: &aggs, grouping: grouping, win: wins}
 		out.groupCols = groupedCols(sc, groupBy)
-		out.depCols = dependentCols(sc, out.groupCols, len(sets) == 1)
+		out.depCols = dependentCols(sc, out.groupCols, sets)
 		for _, g := range groupBy {
 			out.groupStrs = append(out.groupStrs, g.String())
 			out.groupTs = append(out.groupTs, g.Type())
@@ -635,6 +635,8 @@ func columnName(n *pg.Node) string {
 		return "array"
 	case n.GetRowExpr() != nil:
 		return "row"
+	case n.GetGroupingFunc() != nil:
+		return "grouping"
 	case n.GetCoalesceExpr() != nil:
 		return "coalesce"
 	case n.GetMinMaxExpr() != nil:
