@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -107,6 +108,7 @@ const (
 type subqueryExpr struct {
 	p        *Planner // the enclosing planner (context, catalog, parameters)
 	sel      *pg.SelectStmt
+	text     string // the subquery as SQL, which tells subqueries apart in String
 	ctes     *cte   // the WITH queries visible where the subquery is written
 	sc       *scope // the scope whose rows the expression is evaluated on
 	kind     subKind
@@ -137,17 +139,31 @@ func (e *subqueryExpr) Type() types.T {
 func (e *subqueryExpr) String() string {
 	switch e.kind {
 	case subExists:
-		return "EXISTS(subquery)"
+		return "EXISTS(" + e.text + ")"
 	case subIn:
-		return "(" + e.test.String() + " IN (subquery))"
+		return "(" + e.test.String() + " IN (" + e.text + "))"
 	case subQuant:
 		q := " ANY"
 		if e.all {
 			q = " ALL"
 		}
-		return "(" + e.test.String() + " " + e.op + q + " (subquery))"
+		return "(" + e.test.String() + " " + e.op + q + " (" + e.text + "))"
+	case subArray:
+		return "ARRAY(" + e.text + ")"
 	}
-	return "(subquery)"
+	return "(" + e.text + ")"
+}
+
+// subqueryText is sel as SQL. Aggregates, GROUP BY keys and ORDER BY
+// items are matched by String, so two different subqueries must not
+// print alike (min((SELECT 'a' …)) and min((SELECT DATE … …)) were one
+// aggregate).
+func subqueryText(sel *pg.SelectStmt) string {
+	s, err := pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}}}}})
+	if err != nil {
+		return fmt.Sprintf("subquery %p", sel)
+	}
+	return s
 }
 
 // run plans and runs the subquery with the given outer row, returning the
@@ -371,7 +387,7 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 	}
 	b.p.ParamTypes = child.ParamTypes
 	q.Root.Close()
-	e := &subqueryExpr{p: b.p, sel: sel, sc: b.sc, corr: child.correlated, ctes: b.p.ctes, grouped: child.outer.grouped}
+	e := &subqueryExpr{p: b.p, sel: sel, text: subqueryText(sel), sc: b.sc, corr: child.correlated, ctes: b.p.ctes, grouped: child.outer.grouped}
 	if e.sc == nil {
 		e.sc = newScope(nil)
 	}
