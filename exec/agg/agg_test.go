@@ -473,3 +473,28 @@ func TestEmptyInputGrouped(t *testing.T) {
 		})
 	}
 }
+
+func TestFractionElements(t *testing.T) {
+	for _, c := range []struct {
+		in, want string // want: the result of each fraction as its own value, or the error
+	}{
+		{"{0.5,0.9}", "{0.5,0.9}"},
+		{"{}", "{}"},
+		{"{0.5,NULL}", "{0.5,NULL}"},
+		{"{1.5}", "percentile value 1.5 is not between 0 and 1"},
+		{"{NaN}", "percentile value NaN is not between 0 and 1"},
+	} {
+		d, err := multiResult(types.Datum{T: types.ArrayOf(types.Float8), S: c.in}, types.ArrayOf(types.Float8),
+			func(p float64) string { return types.FormatFloat8(p) })
+		got := d.S
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%s: got %s, want %s", c.in, got, c.want)
+		}
+	}
+	if d, err := multiResult(types.NullOf(types.ArrayOf(types.Float8)), types.ArrayOf(types.Float8), nil); err != nil || !d.Null {
+		t.Errorf("NULL fractions: %+v, %v", d, err)
+	}
+}

@@ -313,3 +313,31 @@ func TestShiftTime(t *testing.T) {
 		}
 	}
 }
+
+func TestNegativeOffset(t *testing.T) {
+	iv := func(m, d int32, us int64) types.Datum {
+		return types.IntervalDatum(types.IntervalValue{Months: m, Days: d, Micros: us})
+	}
+	for _, c := range []struct {
+		key  types.Kind
+		off  types.Datum
+		want bool
+	}{
+		{types.Timestamp, iv(0, 0, 3600e6), false},
+		{types.Timestamp, iv(0, 0, -1), true},
+		{types.Timestamp, iv(1, -30, 0), false}, // a month is 30 days
+		{types.Timestamp, iv(1, -31, 0), true},
+		{types.Date, iv(-1, 31, 0), false},
+		{types.Time, iv(0, -1, 1), false}, // time keys look at the time part only
+		{types.Time, iv(0, 1, -1), true},
+		{types.Interval, iv(0, 1, -86400e6), false},
+		{types.Int4, types.Int(types.TInt8, -1), true},
+		{types.Float8, types.Float8Datum(-0.5), true},
+		{types.Numeric, types.Datum{T: types.TNumeric, S: "-0.1"}, true},
+		{types.Numeric, types.Datum{T: types.TNumeric, S: "0"}, false},
+	} {
+		if got := negativeOffset(c.key, c.off); got != c.want {
+			t.Errorf("%v offset %v: got %v, want %v", c.key, c.off, got, c.want)
+		}
+	}
+}
