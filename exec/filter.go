@@ -63,28 +63,21 @@ func applyMask(ctx context.Context, rec arrow.RecordBatch, mask *array.Boolean) 
 			return rec, nil
 		}
 	}
-	if hasIntervalColumn(rec) {
-		// Arrow's filter, as its take, has no kernel for month-day-nano
-		// intervals; expr.TakeRecord does.
-		ib := array.NewInt32Builder(memory.DefaultAllocator)
-		defer ib.Release()
-		for i := 0; i < mask.Len(); i++ {
-			if mask.IsValid(i) && mask.Value(i) {
-				ib.Append(int32(i))
-			}
-		}
-		idx := ib.NewArray()
-		defer idx.Release()
-		return expr.TakeRecord(ctx, rec, idx)
-	}
-	return compute.FilterRecordBatch(ctx, rec, mask, compute.DefaultFilterOptions())
-}
-
-func hasIntervalColumn(rec arrow.RecordBatch) bool {
 	for _, f := range rec.Schema().Fields() {
 		if f.Type.ID() == arrow.INTERVAL_MONTH_DAY_NANO {
-			return true
+			// Arrow's filter has no kernel for month-day-nano intervals:
+			// gather the kept rows by index instead.
+			b := array.NewInt64Builder(memory.DefaultAllocator)
+			defer b.Release()
+			for i := 0; i < mask.Len(); i++ {
+				if mask.IsValid(i) && mask.Value(i) {
+					b.Append(int64(i))
+				}
+			}
+			idx := b.NewArray()
+			defer idx.Release()
+			return expr.TakeRecord(ctx, rec, idx)
 		}
 	}
-	return false
+	return compute.FilterRecordBatch(ctx, rec, mask, compute.DefaultFilterOptions())
 }
