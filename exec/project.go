@@ -53,32 +53,12 @@ func (p *projectOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return out, nil
 }
 
-// NullUnused returns op with each output not in keep, and for which
-// drop says so, computed as a NULL of its type, when op is a projection
-// (otherwise op unchanged). PostgreSQL never evaluates the columns of a
-// subquery in FROM that the query does not read (it replaces them with
-// NULL), so their errors (division by zero, a scalar subquery of several
-// rows) are not the query's.
-func NullUnused(op Operator, keep []bool, drop func(expr.Expr) bool) Operator {
+// ProjectionOf returns a projection's input and expressions; ok is false
+// when op is not a projection.
+func ProjectionOf(op Operator) (in Operator, exprs []expr.Expr, ok bool) {
 	p, ok := op.(*projectOp)
 	if !ok {
-		return op
+		return nil, nil, false
 	}
-	exprs := make([]expr.Expr, len(p.exprs))
-	changed := false
-	for i, e := range p.exprs {
-		exprs[i] = e
-		switch e.(type) {
-		case *expr.Col, *expr.Const:
-			continue
-		}
-		if i < len(keep) && !keep[i] && drop(e) {
-			exprs[i] = &expr.Const{D: types.NullOf(p.ts[i])}
-			changed = true
-		}
-	}
-	if !changed {
-		return op
-	}
-	return &projectOp{in: p.in, exprs: exprs, ec: p.ec, ts: p.ts, schema: p.schema}
+	return p.in, p.exprs, true
 }

@@ -106,7 +106,7 @@ func (p *Planner) cteItem(c *cte, rv *pg.RangeVar) (*fromItem, error) {
 		if c.rec {
 			return q.Root, nil
 		}
-		return exec.NullUnused(q.Root, sc.used[off:off+len(cols)], p.foldable), nil
+		return p.pruneUnread(q.Root, sc.used[off:off+len(cols)]), nil
 	}}, nil
 }
 

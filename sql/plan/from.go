@@ -113,7 +113,7 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 			cols[i] = scopeCol{table: alias, name: name, t: c.T, origin: origin{c.TableOID, c.ColumnNum}}
 		}
 		return &fromItem{cols: cols, build: func(sc *scope, off int, _ expr.Expr) (exec.Operator, error) {
-			return exec.NullUnused(q.Root, sc.used[off:off+len(cols)], p.foldable), nil
+			return p.pruneUnread(q.Root, sc.used[off:off+len(cols)]), nil
 		}}, nil
 	case n.GetJoinExpr() != nil:
 		return p.joinItem(n.GetJoinExpr())
