@@ -181,7 +181,9 @@ func (h *hashAggOp) consume(rec arrow.RecordBatch) error {
 			h.keys = append(h.keys, row)
 			return g
 		}
-		if sa, ok := keyCols[0].(*array.String); ok && len(keyCols) == 1 {
+		// Not numerics: 1.50 and 1.5 are one group, which KeyWriter's
+		// normalised key knows and the text does not.
+		if sa, ok := keyCols[0].(*array.String); ok && len(keyCols) == 1 && h.groupBy[0].Type().Kind != types.Numeric {
 			h.stringGroups(sa, gids, newGroup)
 		} else {
 			writers := make([]func([]byte, int) []byte, len(keyCols))
