@@ -1024,6 +1024,12 @@ func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, erro
 			return nil, noOp()
 		}
 		t = types.Of(t.Kind)
+		if t.Kind == types.Float4 && lt.Kind != rt.Kind && lt.Kind != types.Unknown && rt.Kind != types.Unknown {
+			// real op integer (or numeric): PostgreSQL's candidates are
+			// float4 and float8 operators, and float8, the preferred
+			// type, wins.
+			t = types.TFloat8
+		}
 		var err error
 		if l, err = b.coerce(l, t, loc); err != nil {
 			return nil, err
