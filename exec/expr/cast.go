@@ -98,6 +98,9 @@ func CastDatum(d types.Datum, to types.T, loc *time.Location) (types.Datum, erro
 	if from.Kind == types.Unknown || from.IsString() && !to.IsString() {
 		return types.ParseText(to, d.S, loc)
 	}
+	if from.Kind == types.JSONB && (to.IsNumeric() || to.Kind == types.Bool) {
+		return castJSONBScalar(d, to, loc)
+	}
 	if to.IsString() || to.Kind == types.JSON || to.Kind == types.JSONB {
 		s := types.FormatText(d, loc)
 		if from.Kind == types.Bool && to.IsString() {

@@ -124,6 +124,15 @@ func (b *binder) moreBinaryOp(op string, l, r expr.Expr, loc int32) (e expr.Expr
 			return nil, true, err
 		}
 		return expr.JSONExists(l, r), true, nil
+	case "?|", "?&":
+		textArr := rt.Kind == types.Array && rt.Elem == types.Text
+		if lt.Kind != types.JSONB || !textArr && rt.Kind != types.Unknown {
+			return nil, false, nil
+		}
+		if r, err = b.coerce(r, types.ArrayOf(types.Text), loc); err != nil {
+			return nil, true, err
+		}
+		return expr.JSONExistsAnyAll(l, r, op == "?&"), true, nil
 	case "@>", "<@":
 		if !(lt.Kind == types.JSONB && (rt.Kind == types.JSONB || rt.Kind == types.Unknown) ||
 			rt.Kind == types.JSONB && lt.Kind == types.Unknown) {
