@@ -24,7 +24,11 @@ type scopeCol struct {
 	// system columns (a catalog's tableoid) are left out of * and
 	// NATURAL joins, as PostgreSQL's are.
 	system bool
-	origin origin
+	// rowName is the table alias of a function in FROM that returns a
+	// scalar: its whole-row reference (tool in jsonb_array_elements(x) AS
+	// tool) is the value, so an unqualified rowName reads this column.
+	rowName string
+	origin  origin
 }
 
 // origin is the table column a result column shows unchanged, which
@@ -80,6 +84,16 @@ func (s *scope) resolve(tbl, name string) (int, error) {
 				return -1, pgerr.New(pgerr.AmbiguousColumn, "column reference %q is ambiguous", name)
 			}
 			found = i
+		}
+	}
+	if found < 0 && tbl == "" {
+		for i, c := range s.cols {
+			if c.rowName == name && !c.hidden {
+				if found >= 0 {
+					return -1, pgerr.New(pgerr.AmbiguousColumn, "column reference %q is ambiguous", name)
+				}
+				found = i
+			}
 		}
 	}
 	if found < 0 {

@@ -767,7 +767,10 @@ func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 		if name == "_pg_expandarray" && isSetFunc(fc) {
 			return p.recordSetItem(fc, rf.Alias)
 		}
-		if name == "json_each" || name == "jsonb_each" || name == "regexp_matches" {
+		if spec, ok := jsonSetSpec(fc); ok {
+			return p.jsonSetItem(fc, spec, rf.Alias)
+		}
+		if name == "regexp_matches" {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "function %s in FROM is not supported yet", name).WithPosition(pos(p.query, fc.Location))
 		}
 		var err error

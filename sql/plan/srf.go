@@ -29,7 +29,8 @@ func isSetFunc(fc *pg.FuncCall) bool {
 	case "_pg_expandarray":
 		return schemaOf(fc) == "information_schema"
 	}
-	return false
+	_, ok := jsonSetSpec(fc)
+	return ok
 }
 
 func schemaOf(fc *pg.FuncCall) string {
@@ -47,7 +48,13 @@ func (b *binder) bindSetFunc(fc *pg.FuncCall) (expr.Expr, error) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "set-returning functions are not allowed in %s", b.where).WithPosition(pos(b.p.query, fc.Location))
 	}
 	var fn exec.SetFunc
-	if name == "generate_series" {
+	if spec, ok := jsonSetSpec(fc); ok {
+		f, err := b.jsonSetFunc(fc, spec)
+		if err != nil {
+			return nil, err
+		}
+		fn = f
+	} else if name == "generate_series" {
 		t, args, err := b.seriesArgs(fc)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,164 @@
+package plan
+
+import (
+	"context"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
+	pg "github.com/pganalyze/pg_query_go/v5"
+)
+
+// jsonSetSpec finds the JSON set-returning function fc calls
+// (jsonb_each, jsonb_array_elements, jsonb_path_query, …).
+func jsonSetSpec(fc *pg.FuncCall) (*expr.SetSpec, bool) {
+	if len(fc.Funcname) > 1 && schemaOf(fc) != "pg_catalog" {
+		return nil, false
+	}
+	return expr.LookupSetSpec(funcName(fc))
+}
+
+// setSpecArgs binds the arguments of a call of spec: each must have the
+// parameter's type, or be a literal or parameter that takes it; text
+// parameters (a jsonpath) take any string.
+func (b *binder) setSpecArgs(fc *pg.FuncCall, spec *expr.SetSpec) ([]expr.Expr, error) {
+	args := make([]expr.Expr, len(fc.Args))
+	names := make([]string, len(fc.Args))
+	for i, a := range fc.Args {
+		if a.GetNamedArgExpr() != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "named arguments of %s are not supported yet", spec.Name).WithPosition(pos(b.p.query, fc.Location))
+		}
+		e, err := b.bind(a)
+		if err != nil {
+			return nil, err
+		}
+		args[i], names[i] = e, e.Type().String()
+	}
+	ok := len(args) >= spec.MinArgs && len(args) <= len(spec.Args)
+	for i := 0; ok && i < len(args); i++ {
+		got, want := args[i].Type(), spec.Args[i]
+		_, param := args[i].(*paramRef)
+		ok = got.Kind == want.Kind || got.Kind == types.Unknown || param ||
+			want.Kind == types.Text && got.IsString()
+	}
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", spec.Name, strings.Join(names, ", ")).
+			WithPosition(pos(b.p.query, fc.Location)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	for i := range args {
+		c, err := b.coerce(args[i], spec.Args[i], fc.Location)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = c
+	}
+	return args, nil
+}
+
+// specRows is the rows of one call of spec over argument values: none
+// when one is NULL, the functions being strict.
+func specRows(spec *expr.SetSpec, vals []types.Datum, ec *expr.Ctx) ([][]types.Datum, error) {
+	for _, v := range vals {
+		if v.Null {
+			return nil, nil
+		}
+	}
+	return spec.Rows(ec, vals)
+}
+
+// jsonSetItem is a JSON set-returning function in FROM. Its arguments are
+// constants here: a lateral call is planned again for every outer row.
+// Columns are named as PostgreSQL names them: after the function's OUT
+// parameters (key, value), a lone unnamed one after the alias or else the
+// function; column aliases rename them in order.
+func (p *Planner) jsonSetItem(fc *pg.FuncCall, spec *expr.SetSpec, alias *pg.Alias) (*fromItem, error) {
+	b := &binder{p: p, where: "functions in FROM"}
+	args, err := b.setSpecArgs(fc, spec)
+	if err != nil {
+		return nil, err
+	}
+	table := spec.Name
+	if alias != nil {
+		table = alias.Aliasname
+		if len(alias.Colnames) > len(spec.Cols) {
+			if len(spec.Cols) == 1 {
+				return nil, pgerr.New(pgerr.SyntaxError, "too many column aliases specified for function %s", spec.Name)
+			}
+			return nil, pgerr.New(pgerr.InvalidColumnReference, "table \"%s\" has %d columns available but %d columns specified", table, len(spec.Cols), len(alias.Colnames))
+		}
+	}
+	cols := make([]scopeCol, len(spec.Cols))
+	ts := make([]types.T, len(spec.Cols))
+	for i, f := range spec.Cols {
+		cols[i] = scopeCol{table: table, name: f.Name, t: f.T}
+		if len(spec.Cols) == 1 {
+			cols[i].rowName = table
+			if !spec.Named && alias != nil {
+				cols[i].name = alias.Aliasname
+			}
+		}
+		if alias != nil && i < len(alias.Colnames) {
+			cols[i].name = alias.Colnames[i].GetString_().Sval
+		}
+		ts[i] = f.T
+	}
+	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) {
+		return exec.NewRowSource(ts, func(ctx context.Context) ([][]types.Datum, error) {
+			one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
+			defer one.Release()
+			vals := make([]types.Datum, len(args))
+			for i, a := range args {
+				v, err := a.Eval(p.ec, one)
+				if err != nil {
+					return nil, err
+				}
+				vals[i] = types.DatumAt(a.Type(), v, 0)
+				v.Release()
+			}
+			return specRows(spec, vals, p.ec)
+		}), nil
+	}}, nil
+}
+
+// jsonSetFunc is a JSON set-returning function of a select list: one
+// value a row, a record of the columns when there are several.
+func (b *binder) jsonSetFunc(fc *pg.FuncCall, spec *expr.SetSpec) (exec.SetFunc, error) {
+	args, err := b.setSpecArgs(fc, spec)
+	if err != nil {
+		return exec.SetFunc{}, err
+	}
+	t := spec.Cols[0].T
+	if len(spec.Cols) > 1 {
+		t = types.RecordOf(spec.Cols...)
+	}
+	return exec.SetFunc{Name: spec.Name, T: t, Args: args, Start: func(a []types.Datum, ec *expr.Ctx) (func() (types.Datum, bool), error) {
+		rows, err := specRows(spec, a, ec)
+		if err != nil {
+			return nil, err
+		}
+		i := 0
+		return func() (types.Datum, bool) {
+			if i >= len(rows) {
+				return types.Datum{}, false
+			}
+			row := rows[i]
+			i++
+			if len(row) == 1 {
+				return row[0], true
+			}
+			vals := make([]string, len(row))
+			null := make([]bool, len(row))
+			for k, d := range row {
+				if null[k] = d.Null; !d.Null {
+					vals[k] = types.FormatText(d, ec.Loc)
+				}
+			}
+			return types.Datum{T: t, S: types.FormatRecord(vals, null)}, true
+		}, nil
+	}}, nil
+}
