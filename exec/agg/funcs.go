@@ -34,13 +34,20 @@ const (
 	// follow DuckDB/Trino (approx_quantile(x, q), approx_count_distinct(x)).
 	ApproxPercentile
 	ApproxCountDistinct
+	// JSONAgg and the rest build json/jsonb from a group's rows:
+	// json_agg(x), jsonb_agg(x), json_object_agg(k, v), jsonb_object_agg(k, v).
+	JSONAgg
+	JSONBAgg
+	JSONObjectAgg
+	JSONBObjectAgg
 )
 
 var funcNames = [...]string{CountStar: "count", Count: "count", Sum: "sum", Avg: "avg", Min: "min", Max: "max",
 	StddevSamp: "stddev_samp", StddevPop: "stddev_pop", VarSamp: "var_samp", VarPop: "var_pop",
 	BoolAnd: "bool_and", BoolOr: "bool_or", StringAgg: "string_agg", ArrayAgg: "array_agg",
 	PercentileCont: "percentile_cont", PercentileDisc: "percentile_disc", Mode: "mode",
-	ApproxPercentile: "approx_percentile", ApproxCountDistinct: "approx_count_distinct"}
+	ApproxPercentile: "approx_percentile", ApproxCountDistinct: "approx_count_distinct",
+	JSONAgg: "json_agg", JSONBAgg: "jsonb_agg", JSONObjectAgg: "json_object_agg", JSONBObjectAgg: "jsonb_object_agg"}
 
 func (f Func) String() string { return funcNames[f] }
 
@@ -53,12 +60,28 @@ var lookup = map[string]Func{
 	"percentile_cont": PercentileCont, "percentile_disc": PercentileDisc, "mode": Mode,
 	"approx_percentile": ApproxPercentile, "approx_quantile": ApproxPercentile,
 	"approx_count_distinct": ApproxCountDistinct,
+	"json_agg": JSONAgg, "jsonb_agg": JSONBAgg, "json_object_agg": JSONObjectAgg, "jsonb_object_agg": JSONBObjectAgg,
 }
 
 // Lookup finds an aggregate by name; ok is false for non-aggregates.
 func Lookup(name string) (Func, bool) {
 	f, ok := lookup[name]
 	return f, ok
+}
+
+// Collects reports whether f keeps a group's rows and so depends on their
+// order (ORDER BY inside the call matters).
+func (f Func) Collects() bool {
+	switch f {
+	case StringAgg, ArrayAgg, JSONAgg, JSONBAgg, JSONObjectAgg, JSONBObjectAgg:
+		return true
+	}
+	return false
+}
+
+// TwoArgs reports whether f takes a second argument (Arg2).
+func (f Func) TwoArgs() bool {
+	return f == StringAgg || f == JSONObjectAgg || f == JSONBObjectAgg
 }
 
 // OrderedSet reports whether f takes WITHIN GROUP (ORDER BY x).
@@ -74,7 +97,7 @@ type Order struct {
 type Agg struct {
 	Fn   Func
 	Arg  expr.Expr // nil for count(*) and mode(); the sorted value of WITHIN GROUP
-	Arg2 expr.Expr // string_agg's delimiter
+	Arg2 expr.Expr // string_agg's delimiter, json_object_agg's value
 	// Frac is the fraction of percentile_* and approx_percentile, a float8
 	// constant (NULL gives a NULL result).
 	Frac types.Datum
@@ -195,6 +218,14 @@ func ResultType(fn Func, arg types.T) (types.T, bool) {
 	case ArrayAgg:
 		if arg.Kind != types.Array && arg.Kind != types.Unknown {
 			return types.ArrayOf(arg.Kind), true
+		}
+	case JSONAgg, JSONObjectAgg:
+		if arg.Kind != types.Unknown {
+			return types.TJSON, true
+		}
+	case JSONBAgg, JSONBObjectAgg:
+		if arg.Kind != types.Unknown {
+			return types.TJSONB, true
 		}
 	case PercentileCont:
 		if arg.Kind == types.Float8 {

@@ -129,3 +129,9 @@ func init() {
 	}
 	register([]Overload{sig(text, overlay, text, text, int4), sig(text, overlay, text, text, int4, int4)}, "overlay")
 }
+
+// AppendToJSON writes d as to_json does, for the json aggregates.
+func AppendToJSON(b *strings.Builder, c *Ctx, d types.Datum) { appendToJSON(b, c, d) }
+
+// JSONKeyText is a json object key made of d: its text.
+func JSONKeyText(c *Ctx, d types.Datum) string { return textOf(c, d) }

@@ -411,11 +411,14 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 		a.Fn = agg.CountStar
 	default:
 		want := 1
-		if fn == agg.StringAgg || fn == agg.ApproxPercentile {
+		if fn.TwoArgs() || fn == agg.ApproxPercentile {
 			want = 2
 		}
 		if len(args) != want {
 			return nil, undefined()
+		}
+		if (fn == agg.JSONAgg || fn == agg.JSONBAgg) && args[0].Type().Kind == types.Unknown {
+			return nil, pgerr.New(pgerr.DatatypeMismatch, "could not determine polymorphic type because input has type unknown")
 		}
 		arg, err := b.untypedAggArg(fn, args[0], fc.Location)
 		if err != nil {
@@ -432,6 +435,11 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 		case agg.ApproxPercentile:
 			var err error
 			if a.Frac, err = frac(args[1]); err != nil {
+				return nil, err
+			}
+		case agg.JSONObjectAgg, agg.JSONBObjectAgg:
+			// Keys and values are "any": a literal is text.
+			if a.Arg2, err = b.untypedAggArg(agg.StringAgg, args[1], fc.Location); err != nil {
 				return nil, err
 			}
 		}
@@ -459,12 +467,13 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 			case pg.SortByNulls_SORTBY_NULLS_LAST:
 				k.NullsFirst = false
 			}
-			// Only string_agg and array_agg depend on their input order.
-			if fn == agg.StringAgg || fn == agg.ArrayAgg {
+			// Only the aggregates that collect their rows depend on their
+			// input order.
+			if fn.Collects() {
 				a.Order = append(a.Order, k)
 			}
 		}
-		if a.Distinct && len(a.Order) == 0 && (fn == agg.StringAgg || fn == agg.ArrayAgg) {
+		if a.Distinct && len(a.Order) == 0 && fn.Collects() {
 			// PostgreSQL removes duplicates by sorting on the arguments, so
 			// the result comes out in their order.
 			a.Order = []agg.Order{{Expr: a.Arg}}
@@ -1322,7 +1331,7 @@ func (b *binder) untypedAggArg(fn agg.Func, arg expr.Expr, loc int32) (expr.Expr
 		return arg, nil
 	}
 	switch fn {
-	case agg.Count, agg.StringAgg, agg.ArrayAgg, agg.ApproxCountDistinct:
+	case agg.Count, agg.StringAgg, agg.ArrayAgg, agg.ApproxCountDistinct, agg.JSONObjectAgg, agg.JSONBObjectAgg:
 		return b.coerce(arg, types.TText, loc)
 	case agg.BoolAnd, agg.BoolOr:
 		return b.coerce(arg, types.TBool, loc)

@@ -1,0 +1,63 @@
+package expr
+
+import (
+	"strings"
+
+	"github.com/loamdb/loam/exec/types"
+)
+
+// jsonbRank orders jsonb kinds as PostgreSQL's btree does:
+// null < string < number < boolean < array < object.
+var jsonbRank = map[byte]int{'z': 0, 's': 1, 'n': 2, 'f': 3, 't': 3, 'a': 4, 'o': 5}
+
+// CompareJSONB orders two jsonb texts as PostgreSQL's jsonb btree opclass
+// does: by kind, then containers by size and members in storage order,
+// numbers by value, strings by bytes, false before true.
+func CompareJSONB(a, b string) int {
+	x, err1 := types.ParseJSON(a)
+	y, err2 := types.ParseJSON(b)
+	if err1 != nil || err2 != nil {
+		return strings.Compare(a, b)
+	}
+	return compareJSONValues(x, y)
+}
+
+func compareJSONValues(x, y *types.JSONValue) int {
+	rx, ry := jsonbRank[x.Kind], jsonbRank[y.Kind]
+	if rx != ry {
+		return cmpInt(rx, ry)
+	}
+	switch x.Kind {
+	case 's':
+		return strings.Compare(x.Str, y.Str)
+	case 'n':
+		return CompareNumericText(x.Raw, y.Raw)
+	case 't', 'f':
+		return cmpInt(int(x.Kind-'f'), int(y.Kind-'f'))
+	case 'a', 'o':
+		if len(x.Vals) != len(y.Vals) {
+			return cmpInt(len(x.Vals), len(y.Vals))
+		}
+		for i := range x.Vals {
+			if x.Kind == 'o' {
+				if c := strings.Compare(x.Keys[i], y.Keys[i]); c != 0 {
+					return c
+				}
+			}
+			if c := compareJSONValues(x.Vals[i], y.Vals[i]); c != 0 {
+				return c
+			}
+		}
+	}
+	return 0
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
