@@ -60,7 +60,7 @@ var lookup = map[string]Func{
 	"percentile_cont": PercentileCont, "percentile_disc": PercentileDisc, "mode": Mode,
 	"approx_percentile": ApproxPercentile, "approx_quantile": ApproxPercentile,
 	"approx_count_distinct": ApproxCountDistinct,
-	"json_agg": JSONAgg, "jsonb_agg": JSONBAgg, "json_object_agg": JSONObjectAgg, "jsonb_object_agg": JSONBObjectAgg,
+	"json_agg":              JSONAgg, "jsonb_agg": JSONBAgg, "json_object_agg": JSONObjectAgg, "jsonb_object_agg": JSONBObjectAgg,
 }
 
 // Lookup finds an aggregate by name; ok is false for non-aggregates.
