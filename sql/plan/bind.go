@@ -817,6 +817,11 @@ func (b *binder) bindAExpr(a *pg.A_Expr) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if (op == "@?" || op == "@@") && l.Type().Kind == types.JSONB {
+			if err := b.checkPathLiteral(a.Rexpr); err != nil {
+				return nil, err
+			}
+		}
 		return b.binaryOp(op, l, r, a.Location)
 	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
 		l, err := b.bind(a.Lexpr)
@@ -1062,6 +1067,11 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 			return nil, pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in %s", b.where).WithPosition(pos(b.p.query, fc.Location))
 		}
 		return b.bindAggregate(fc)
+	}
+	if strings.HasPrefix(name, "jsonb_path_") && len(fc.Args) > 1 {
+		if err := b.checkPathLiteral(fc.Args[1]); err != nil {
+			return nil, err
+		}
 	}
 	if isSetFunc(fc) {
 		return b.bindSetFunc(fc)

@@ -26,18 +26,74 @@ func jsonSetSpec(fc *pg.FuncCall) (*expr.SetSpec, bool) {
 // parameter's type, or be a literal or parameter that takes it; text
 // parameters (a jsonpath) take any string.
 func (b *binder) setSpecArgs(fc *pg.FuncCall, spec *expr.SetSpec) ([]expr.Expr, error) {
+	if hasNamedArgs(fc) {
+		return b.namedSpecArgs(fc, spec)
+	}
 	args := make([]expr.Expr, len(fc.Args))
 	names := make([]string, len(fc.Args))
 	for i, a := range fc.Args {
-		if a.GetNamedArgExpr() != nil {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "named arguments of %s are not supported yet", spec.Name).WithPosition(pos(b.p.query, fc.Location))
-		}
 		e, err := b.bind(a)
 		if err != nil {
 			return nil, err
 		}
 		args[i], names[i] = e, e.Type().String()
 	}
+	return b.coerceSpecArgs(fc, spec, args, names)
+}
+
+// namedSpecArgs binds a call with named arguments (jsonb_path_query(j,
+// '$.a', silent => true)): each goes to its parameter's place, and those
+// left out take their defaults.
+func (b *binder) namedSpecArgs(fc *pg.FuncCall, spec *expr.SetSpec) ([]expr.Expr, error) {
+	args := make([]expr.Expr, len(spec.Args))
+	names := []string{}
+	named := false
+	for i, a := range fc.Args {
+		na := a.GetNamedArgExpr()
+		k := i
+		node := a
+		if na == nil {
+			if named {
+				return nil, pgerr.New(pgerr.SyntaxError, "positional argument cannot follow named argument").WithPosition(pos(b.p.query, nodeLocation(a)))
+			}
+		} else {
+			named = true
+			k = -1
+			for j, pn := range spec.ArgNames {
+				if pn == na.Name {
+					k = j
+				}
+			}
+			node = na.Arg
+		}
+		e, err := b.bind(node)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, e.Type().String())
+		if k < 0 || k >= len(args) {
+			return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", spec.Name, strings.Join(names, ", ")).
+				WithPosition(pos(b.p.query, fc.Location)).
+				WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+		}
+		if args[k] != nil {
+			return nil, pgerr.New(pgerr.SyntaxError, "argument name %q used more than once", na.Name).WithPosition(pos(b.p.query, na.Location))
+		}
+		args[k] = e
+	}
+	for i, e := range args {
+		if e == nil {
+			if i < spec.MinArgs || i >= len(spec.ArgDefaults) {
+				return nil, pgerr.New(pgerr.UndefinedFunction, "function %s needs argument %s", spec.Name, spec.ArgNames[i]).WithPosition(pos(b.p.query, fc.Location))
+			}
+			args[i] = &expr.Const{D: spec.ArgDefaults[i]}
+		}
+	}
+	return b.coerceSpecArgs(fc, spec, args, names)
+}
+
+// coerceSpecArgs checks and casts bound arguments to spec's parameters.
+func (b *binder) coerceSpecArgs(fc *pg.FuncCall, spec *expr.SetSpec, args []expr.Expr, names []string) ([]expr.Expr, error) {
 	ok := len(args) >= spec.MinArgs && len(args) <= len(spec.Args)
 	for i := 0; ok && i < len(args); i++ {
 		got, want := args[i].Type(), spec.Args[i]
@@ -161,4 +217,21 @@ func (b *binder) jsonSetFunc(fc *pg.FuncCall, spec *expr.SetSpec) (exec.SetFunc,
 			return types.Datum{T: t, S: types.FormatRecord(vals, null)}, true
 		}, nil
 	}}, nil
+}
+
+// checkPathLiteral parses a jsonpath written as a literal while the
+// statement is bound, as PostgreSQL reads a jsonpath constant, so that a
+// bad one fails before any row is read, pointing at the literal.
+func (b *binder) checkPathLiteral(n *pg.Node) error {
+	if na := n.GetNamedArgExpr(); na != nil {
+		n = na.Arg
+	}
+	ac := n.GetAConst()
+	if ac == nil || ac.GetSval() == nil {
+		return nil
+	}
+	if _, err := expr.ParsePath(ac.GetSval().Sval); err != nil {
+		return b.errAt(pgerr.From(err), ac.Location)
+	}
+	return nil
 }
