@@ -12,12 +12,12 @@ import (
 type SetSpec struct {
 	Name    string
 	Args    []types.T
-	MinArgs int           // trailing arguments past MinArgs have defaults
+	MinArgs int // trailing arguments past MinArgs have defaults
 	// ArgNames name the parameters for named-argument calls (silent =>
 	// true); ArgDefaults give the values of those a call leaves out.
 	ArgNames    []string
 	ArgDefaults []types.Datum
-	Cols    []types.Field // one column: the function returns a scalar
+	Cols        []types.Field // one column: the function returns a scalar
 	// Named is whether a lone column keeps its name under a table alias
 	// (an OUT parameter, as jsonb_array_elements's value) rather than
 	// taking the alias.

@@ -18,14 +18,14 @@ import (
 type tokKind uint8
 
 const (
-	tEOF    tokKind = iota
-	tPunct          // . [ ] ( ) { } , ? * ** + - / % ! == != <> < <= > >= && ||
-	tIdent          // a bare word: key, keyword or method name
-	tString         // "…", decoded
-	tNumber         // numeric literal, its text
-	tVar            // $name or $"name"
-	tRoot           // $
-	tCurrent        // @
+	tEOF     tokKind = iota
+	tPunct           // . [ ] ( ) { } , ? * ** + - / % ! == != <> < <= > >= && ||
+	tIdent           // a bare word: key, keyword or method name
+	tString          // "…", decoded
+	tNumber          // numeric literal, its text
+	tVar             // $name or $"name"
+	tRoot            // $
+	tCurrent         // @
 )
 
 type token struct {
