@@ -566,6 +566,13 @@ func (p *parser) primary() (*node, error) {
 	case tString:
 		return &node{kind: nLit, lit: strItem(t.text)}, nil
 	case tNumber:
+		if i := strings.IndexAny(t.text, "eE"); i >= 0 {
+			// numeric's input refuses exponents beyond ±1000, which
+			// also keeps a literal from growing a million digits.
+			if e, err := strconv.Atoi(t.text[i+1:]); err != nil || e > 1000 || e < -1000 {
+				return nil, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type numeric: \"%s\"", t.text)
+			}
+		}
 		d, err := types.ParseDec(t.text)
 		if err != nil {
 			return nil, syntaxAt(t.raw)
