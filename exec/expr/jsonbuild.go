@@ -35,6 +35,8 @@ func appendToJSON(b *strings.Builder, c *Ctx, d types.Datum) {
 		}
 	case types.JSON, types.JSONB:
 		b.WriteString(d.S)
+	case types.Array:
+		appendArrayJSON(b, c, d)
 	case types.Timestamp, types.TimestampTZ:
 		s := strings.Replace(types.FormatText(d, c.Loc), " ", "T", 1)
 		if d.T.Kind == types.TimestampTZ {
@@ -47,6 +49,34 @@ func appendToJSON(b *strings.Builder, c *Ctx, d types.Datum) {
 	default:
 		types.AppendJSONString(b, textOf(c, d))
 	}
+}
+
+// appendArrayJSON writes an array as to_json does: a JSON array of its
+// elements, each converted as to_json converts it, with no blanks.
+func appendArrayJSON(b *strings.Builder, c *Ctx, d types.Datum) {
+	elems, null, err := types.SplitArrayText(d.S)
+	if err != nil {
+		types.AppendJSONString(b, d.S)
+		return
+	}
+	et := types.Of(d.T.Elem)
+	b.WriteByte('[')
+	for i, s := range elems {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if null[i] {
+			b.WriteString("null")
+			continue
+		}
+		e, err := types.ParseText(et, s, c.Loc)
+		if err != nil {
+			types.AppendJSONString(b, s)
+			continue
+		}
+		appendToJSON(b, c, e)
+	}
+	b.WriteByte(']')
 }
 
 func buildObject(c *Ctx, a []types.Datum, jsonb bool, name string) (types.Datum, error) {
