@@ -203,7 +203,7 @@ func ResultType(fn Func, arg types.T) (types.T, bool) {
 		}
 	case Min, Max:
 		switch arg.Kind {
-		case types.Bool, types.Bytea, types.JSON, types.Unknown, types.Array:
+		case types.Bool, types.Bytea, types.JSON, types.JSONB, types.Unknown, types.Array:
 			return types.T{}, false
 		}
 		return arg, true

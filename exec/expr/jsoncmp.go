@@ -19,10 +19,11 @@ func CompareJSONB(a, b string) int {
 	if err1 != nil || err2 != nil {
 		return strings.Compare(a, b)
 	}
-	return compareJSONValues(x, y)
+	return CompareJSONValues(x, y)
 }
 
-func compareJSONValues(x, y *types.JSONValue) int {
+// CompareJSONValues orders two parsed jsonb values as CompareJSONB does.
+func CompareJSONValues(x, y *types.JSONValue) int {
 	rx, ry := jsonbRank[x.Kind], jsonbRank[y.Kind]
 	if rx != ry {
 		return cmpInt(rx, ry)
@@ -44,7 +45,7 @@ func compareJSONValues(x, y *types.JSONValue) int {
 					return c
 				}
 			}
-			if c := compareJSONValues(x.Vals[i], y.Vals[i]); c != 0 {
+			if c := CompareJSONValues(x.Vals[i], y.Vals[i]); c != 0 {
 				return c
 			}
 		}
