@@ -336,10 +336,10 @@ func jsonbRanks(v arrow.Array) (arrow.Array, error) {
 	for i := range order {
 		order[i] = i
 	}
-	sort.Slice(order, func(a, b int) bool { return expr.CompareJSONValues(vals[order[a]], vals[order[b]]) < 0 })
+	sort.Slice(order, func(a, b int) bool { return expr.CompareJSONBValues(vals[order[a]], vals[order[b]]) < 0 })
 	rank := make([]int64, len(vals))
 	for i, o := range order {
-		if i > 0 && expr.CompareJSONValues(vals[o], vals[order[i-1]]) == 0 {
+		if i > 0 && expr.CompareJSONBValues(vals[o], vals[order[i-1]]) == 0 {
 			rank[o] = rank[order[i-1]]
 		} else {
 			rank[o] = int64(i)

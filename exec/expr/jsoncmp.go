@@ -19,6 +19,21 @@ func CompareJSONB(a, b string) int {
 	if err1 != nil || err2 != nil {
 		return strings.Compare(a, b)
 	}
+	return CompareJSONBValues(x, y)
+}
+
+// CompareJSONBValues orders two parsed top-level jsonb values.
+func CompareJSONBValues(x, y *types.JSONValue) int {
+	// A top-level empty array sorts below everything, null included: a
+	// quirk of how PostgreSQL stores top-level scalars (as one-element
+	// arrays), which its documentation states.
+	ex, ey := x.Kind == 'a' && len(x.Vals) == 0, y.Kind == 'a' && len(y.Vals) == 0
+	if ex != ey {
+		if ex {
+			return -1
+		}
+		return 1
+	}
 	return CompareJSONValues(x, y)
 }
 
