@@ -8,7 +8,6 @@ import (
 	"github.com/loamdb/loam/pgerr"
 )
 
-
 // Expected values and errors are PostgreSQL 15's.
 func TestJSONBCasts(t *testing.T) {
 	for _, tc := range []struct {
