@@ -27,6 +27,9 @@ func CompareDatums(a, b types.Datum) int {
 		return strings.Compare(strings.TrimRight(a.S, " "), strings.TrimRight(b.S, " "))
 	case types.JSONB:
 		return CompareJSONB(a.S, b.S)
+	case types.Interval:
+		// By span, as the comparison operators: '2 hours' > '90 minutes'.
+		return types.CmpInterval(a.Interval(), b.Interval())
 	}
 	return strings.Compare(a.S, b.S)
 }
