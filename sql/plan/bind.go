@@ -645,6 +645,9 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		return e, nil
 	case n.GetTypeCast() != nil:
 		tc := n.GetTypeCast()
+		if isJSONPathType(tc.TypeName) {
+			return b.jsonPathCast(tc)
+		}
 		t, err := TypeOf(tc.TypeName, b.p.query)
 		if err != nil {
 			return nil, err

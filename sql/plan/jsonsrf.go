@@ -235,3 +235,32 @@ func (b *binder) checkPathLiteral(n *pg.Node) error {
 	}
 	return nil
 }
+
+// isJSONPathType tells whether a type name is jsonpath (or
+// pg_catalog.jsonpath), which Loam has no type of its own for.
+func isJSONPathType(tn *pg.TypeName) bool {
+	if tn == nil || len(tn.Names) == 0 || len(tn.ArrayBounds) > 0 {
+		return false
+	}
+	if len(tn.Names) == 2 && tn.Names[0].GetString_().GetSval() != "pg_catalog" {
+		return false
+	}
+	return len(tn.Names) <= 2 && tn.Names[len(tn.Names)-1].GetString_().GetSval() == "jsonpath"
+}
+
+// jsonPathCast is x::jsonpath. A jsonpath travels as its text, so the
+// cast checks a literal path (as PostgreSQL reads it: at the literal, when
+// the statement is bound) and otherwise makes the value text.
+func (b *binder) jsonPathCast(tc *pg.TypeCast) (expr.Expr, error) {
+	if err := b.checkPathLiteral(tc.Arg); err != nil {
+		return nil, err
+	}
+	arg, err := b.bind(tc.Arg)
+	if err != nil {
+		return nil, err
+	}
+	if t := arg.Type(); !t.IsString() && t.Kind != types.Unknown {
+		return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to jsonpath", t).WithPosition(pos(b.p.query, tc.Location))
+	}
+	return b.coerce(arg, types.TText, tc.Location)
+}

@@ -435,7 +435,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		root = &windowNode{in: root, ws: wins}
 	}
 	if len(srfs) > 0 {
-		root = &projectSetNode{in: root, srfs: srfs}
+		root = projectSets(root, srfs)
 	}
 	root = &projectNode{in: root, exprs: exprs}
 	if s.DistinctClause != nil && !distinctOn {
