@@ -26,18 +26,21 @@ type lateralSetOp struct {
 	name    string
 	outer   bool // LEFT JOIN: a row the function returns nothing for stays, with NULLs
 	ordinal bool // WITH ORDINALITY: a bigint numbering each call's rows
+	// on is the join condition over the joined row (input columns, then
+	// the function's), nil for ON true.
+	on expr.Expr
 	ts      []types.T
 	ec      *expr.Ctx
 }
 
-// NewLateralSet joins in's rows to those rows returns for each, as an
-// inner join or (outer) a left join on true.
-func NewLateralSet(in Operator, name string, args []expr.Expr, fnTs []types.T, rows SetRows, outer, ordinal bool, ec *expr.Ctx) Operator {
+// NewLateralSet joins in's rows to those rows returns for each on the
+// condition on (nil: true), as an inner or (outer) a left join.
+func NewLateralSet(in Operator, name string, args []expr.Expr, fnTs []types.T, rows SetRows, outer, ordinal bool, on expr.Expr, ec *expr.Ctx) Operator {
 	ts := append(append([]types.T(nil), in.Types()...), fnTs...)
 	if ordinal {
 		ts = append(ts, types.TInt8)
 	}
-	return &lateralSetOp{in: in, name: name, args: args, fnTs: fnTs, rows: rows, outer: outer, ordinal: ordinal, ts: ts, ec: ec}
+	return &lateralSetOp{in: in, name: name, args: args, fnTs: fnTs, rows: rows, outer: outer, ordinal: ordinal, on: on, ts: ts, ec: ec}
 }
 
 func (l *lateralSetOp) Types() []types.T               { return l.ts }
@@ -58,16 +61,16 @@ func (l *lateralSetOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 }
 
+// candidate is one row a call returned for input row r (the k-th).
+type candidate struct {
+	r, k int
+	row  []types.Datum
+}
+
 // expand joins one input batch; nil when no row comes of it.
 func (l *lateralSetOp) expand(ctx context.Context, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	argv := make([]arrow.Array, len(l.args))
-	defer func() {
-		for _, a := range argv {
-			if a != nil {
-				a.Release()
-			}
-		}
-	}()
+	defer releaseArrays(argv)
 	for i, a := range l.args {
 		v, err := a.Eval(l.ec, rec)
 		if err != nil {
@@ -75,6 +78,68 @@ func (l *lateralSetOp) expand(ctx context.Context, rec arrow.RecordBatch) (arrow
 		}
 		argv[i] = v
 	}
+	var cands []candidate
+	vals := make([]types.Datum, len(l.args))
+	for r := 0; r < int(rec.NumRows()); r++ {
+		if r%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		for i, a := range l.args {
+			vals[i] = types.DatumAt(a.Type(), argv[i], r)
+		}
+		rows, err := l.rows(vals, l.ec)
+		if err != nil {
+			return nil, err
+		}
+		for k, row := range rows {
+			cands = append(cands, candidate{r: r, k: k, row: row})
+		}
+	}
+	if l.on != nil && len(cands) > 0 {
+		// The join condition reads the joined rows: keep those it holds for.
+		all, err := l.build(ctx, rec, cands, nil, false)
+		if err != nil {
+			return nil, err
+		}
+		m, err := l.on.Eval(l.ec, all)
+		all.Release()
+		if err != nil {
+			return nil, err
+		}
+		mask := m.(*array.Boolean)
+		kept := cands[:0:0]
+		for i, c := range cands {
+			if mask.IsValid(i) && mask.Value(i) {
+				kept = append(kept, c)
+			}
+		}
+		m.Release()
+		cands = kept
+	}
+	return l.build(ctx, rec, cands, l.outerRows(rec, cands), true)
+}
+
+// outerRows are, for a left join, the input rows no candidate is left
+// for, which stay with NULLs.
+func (l *lateralSetOp) outerRows(rec arrow.RecordBatch, cands []candidate) []bool {
+	if !l.outer {
+		return nil
+	}
+	lone := make([]bool, rec.NumRows())
+	for i := range lone {
+		lone[i] = true
+	}
+	for _, c := range cands {
+		lone[c.r] = false
+	}
+	return lone
+}
+
+// build is the joined batch of the candidates, in input row order, with
+// the rows lone marks NULL-extended; nil (when nilIfEmpty) for no rows.
+func (l *lateralSetOp) build(ctx context.Context, rec arrow.RecordBatch, cands []candidate, lone []bool, nilIfEmpty bool) (arrow.RecordBatch, error) {
 	nOut := len(l.fnTs)
 	if l.ordinal {
 		nOut++
@@ -85,52 +150,38 @@ func (l *lateralSetOp) expand(ctx context.Context, rec arrow.RecordBatch) (arrow
 		if i < len(l.fnTs) {
 			t = l.fnTs[i]
 		}
-		bld[i] = expr.NewBuilder(t, int(rec.NumRows()))
-	}
-	finish := func() []arrow.Array {
-		cols := make([]arrow.Array, len(bld))
-		for i, b := range bld {
-			cols[i] = b.Finish()
-		}
-		return cols
+		bld[i] = expr.NewBuilder(t, len(cands))
 	}
 	idx := array.NewInt64Builder(memory.DefaultAllocator)
 	defer idx.Release()
-	vals := make([]types.Datum, len(l.args))
+	emit := func(c candidate) {
+		idx.Append(int64(c.r))
+		for i, d := range c.row {
+			bld[i].Append(d)
+		}
+		if l.ordinal {
+			bld[len(l.fnTs)].Append(types.Int(types.TInt8, int64(c.k+1)))
+		}
+	}
+	next := 0
 	for r := 0; r < int(rec.NumRows()); r++ {
-		if r%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				releaseArrays(finish())
-				return nil, err
-			}
+		for next < len(cands) && cands[next].r == r {
+			emit(cands[next])
+			next++
 		}
-		for i, a := range l.args {
-			vals[i] = types.DatumAt(a.Type(), argv[i], r)
-		}
-		rows, err := l.rows(vals, l.ec)
-		if err != nil {
-			releaseArrays(finish())
-			return nil, err
-		}
-		for k, row := range rows {
-			idx.Append(int64(r))
-			for c, d := range row {
-				bld[c].Append(d)
-			}
-			if l.ordinal {
-				bld[len(l.fnTs)].Append(types.Int(types.TInt8, int64(k+1)))
-			}
-		}
-		if len(rows) == 0 && l.outer {
+		if lone != nil && lone[r] {
 			idx.Append(int64(r))
 			for _, b := range bld {
 				b.AppendNull()
 			}
 		}
 	}
-	fnCols := finish()
+	fnCols := make([]arrow.Array, len(bld))
+	for i, b := range bld {
+		fnCols[i] = b.Finish()
+	}
 	defer releaseArrays(fnCols)
-	if idx.Len() == 0 {
+	if idx.Len() == 0 && nilIfEmpty {
 		return nil, nil
 	}
 	ix := idx.NewArray()
@@ -146,7 +197,9 @@ func (l *lateralSetOp) expand(ctx context.Context, rec arrow.RecordBatch) (arrow
 
 func releaseArrays(as []arrow.Array) {
 	for _, a := range as {
-		a.Release()
+		if a != nil {
+			a.Release()
+		}
 	}
 }
 
@@ -155,6 +208,10 @@ func (l *lateralSetOp) Explain() Explained {
 	if l.outer {
 		kind = "Left"
 	}
-	return Explained{Name: "Nested Loop " + kind + " Join", Details: []string{"Function Scan on " + l.name + ": " + ExprList(l.args) + ", for each outer row"}}
+	ex := Explained{Name: "Nested Loop " + kind + " Join", Details: []string{"Function Scan on " + l.name + ": " + ExprList(l.args) + ", for each outer row"}}
+	if l.on != nil {
+		ex.Details = append(ex.Details, "Join Filter: "+l.on.String())
+	}
+	return ex
 }
 func (l *lateralSetOp) Inputs() []*Operator { return []*Operator{&l.in} }

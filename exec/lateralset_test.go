@@ -29,14 +29,19 @@ func TestLateralSet(t *testing.T) {
 		}
 		return out, nil
 	}
+	// on holds for the joined rows whose value is not "x1".
+	notX1 := &expr.Compare{Op: expr.NE, L: &expr.Col{Idx: 1, T: types.TText}, R: &expr.Const{D: types.TextDatum("x1")}}
 	for _, c := range []struct {
 		outer, ordinal bool
+		on             expr.Expr
 		want           string
 	}{
-		{false, false, "2/x1 2/x2 1/x1"},
-		{true, false, "2/x1 2/x2 0/NULL 1/x1 NULL/NULL"},
-		{false, true, "2/x1/1 2/x2/2 1/x1/1"},
-		{true, true, "2/x1/1 2/x2/2 0/NULL/NULL 1/x1/1 NULL/NULL/NULL"},
+		{false, false, nil, "2/x1 2/x2 1/x1"},
+		{true, false, nil, "2/x1 2/x2 0/NULL 1/x1 NULL/NULL"},
+		{false, true, nil, "2/x1/1 2/x2/2 1/x1/1"},
+		{true, true, nil, "2/x1/1 2/x2/2 0/NULL/NULL 1/x1/1 NULL/NULL/NULL"},
+		{false, false, notX1, "2/x2"},
+		{true, true, notX1, "2/x2/2 0/NULL/NULL 1/NULL/NULL NULL/NULL/NULL"},
 	} {
 		b := array.NewInt64Builder(memory.DefaultAllocator)
 		b.AppendValues([]int64{2, 0, 1, 0}, []bool{true, true, true, false})
@@ -45,7 +50,7 @@ func TestLateralSet(t *testing.T) {
 		in := array.NewRecordBatch(Schema(ts), []arrow.Array{col}, 4)
 		col.Release()
 		op := NewLateralSet(NewBatches(ts, []arrow.RecordBatch{in}), "f", []expr.Expr{&expr.Col{Idx: 0, T: types.TInt8}},
-			[]types.T{types.TText}, rows, c.outer, c.ordinal, &expr.Ctx{})
+			[]types.T{types.TText}, rows, c.outer, c.ordinal, c.on, &expr.Ctx{})
 		ctx := context.Background()
 		if err := op.Open(ctx); err != nil {
 			t.Fatal(err)

@@ -151,21 +151,20 @@ func isTrue(on expr.Expr) bool {
 // applyOp joins left (the operator of the columns lat refers to) to lat,
 // built for each left row. latOff is where lat's columns are in sc.
 func (p *Planner) applyOp(kind exec.JoinKind, left exec.Operator, lat *fromItem, sc *scope, latOff int, on expr.Expr) exec.Operator {
-	if set := lat.lateral.set; set != nil && (isTrue(on) || kind == exec.InnerJoin) {
+	if set := lat.lateral.set; set != nil {
 		ts := make([]types.T, len(set.spec.Cols))
 		for i, c := range set.spec.Cols {
 			ts[i] = c.T
 		}
 		spec := set.spec
-		op := exec.NewLateralSet(left, spec.Name, set.args, ts, func(vals []types.Datum, ec *expr.Ctx) ([][]types.Datum, error) {
-			return specRows(spec, vals, ec)
-		}, kind == exec.LeftJoin, set.ordinal, p.ec)
-		if !isTrue(on) {
-			// An inner join's condition filters the joined rows; it reads
-			// them as the apply's would (the left columns, then the item's).
-			op = exec.NewFilter(op, on, p.ec)
+		if isTrue(on) {
+			on = nil
 		}
-		return op
+		// The join condition reads the joined row as the apply's would:
+		// the left columns, then the item's.
+		return exec.NewLateralSet(left, spec.Name, set.args, ts, func(vals []types.Datum, ec *expr.Ctx) ([][]types.Datum, error) {
+			return specRows(spec, vals, ec)
+		}, kind == exec.LeftJoin, set.ordinal, on, p.ec)
 	}
 	used := sc.used[latOff : latOff+len(lat.cols)]
 	ts := make([]types.T, len(lat.cols))
