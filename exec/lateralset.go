@@ -29,8 +29,8 @@ type lateralSetOp struct {
 	// on is the join condition over the joined row (input columns, then
 	// the function's), nil for ON true.
 	on expr.Expr
-	ts      []types.T
-	ec      *expr.Ctx
+	ts []types.T
+	ec *expr.Ctx
 }
 
 // NewLateralSet joins in's rows to those rows returns for each on the
