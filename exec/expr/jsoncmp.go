@@ -68,6 +68,59 @@ func CompareJSONValues(x, y *types.JSONValue) int {
 	return 0
 }
 
+// JSONBKey is jsonb text made canonical for hashing: values the jsonb
+// order finds equal (1.0 and 1, [1.50] and [1.5]) get one key, as
+// PostgreSQL's jsonb hash gives them one hash. Only a fraction can differ
+// so, and jsonb text without a point is its own key.
+func JSONBKey(s string) string {
+	if !strings.Contains(s, ".") {
+		return s
+	}
+	v, err := types.ParseJSON(s)
+	if err != nil {
+		return s
+	}
+	var b strings.Builder
+	appendJSONBKey(&b, v)
+	return b.String()
+}
+
+// appendJSONBKey prints v as jsonb prints it, but with each fraction's
+// trailing zeros dropped, so that the text of a value without any is its
+// own key.
+func appendJSONBKey(b *strings.Builder, v *types.JSONValue) {
+	switch v.Kind {
+	case 'o', 'a':
+		open, end := byte('['), byte(']')
+		if v.Kind == 'o' {
+			open, end = '{', '}'
+		}
+		b.WriteByte(open)
+		for i, m := range v.Vals {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if v.Kind == 'o' {
+				types.AppendJSONString(b, v.Keys[i])
+				b.WriteString(": ")
+			}
+			appendJSONBKey(b, m)
+		}
+		b.WriteByte(end)
+	case 'n':
+		raw := v.Raw
+		if strings.Contains(raw, ".") && !strings.ContainsAny(raw, "eE") {
+			raw = strings.TrimRight(strings.TrimRight(raw, "0"), ".")
+			if raw == "-0" {
+				raw = "0"
+			}
+		}
+		b.WriteString(raw)
+	default:
+		b.WriteString(v.JSONB())
+	}
+}
+
 func cmpInt(a, b int) int {
 	switch {
 	case a < b:

@@ -92,3 +92,21 @@ func TestCompareJSONB(t *testing.T) {
 		t.Errorf("1.0 and 1 differ as jsonb; PostgreSQL finds them equal")
 	}
 }
+
+// TestJSONBKey checks that values jsonb finds equal hash alike.
+func TestJSONBKey(t *testing.T) {
+	for _, tc := range [][2]string{
+		{`1.0`, `1`}, {`2.50`, `2.5`}, {`-0.0`, `0`}, {`[1.50, {"a": 2.0}]`, `[1.5, {"a": 2}]`},
+		{`{"a": "x.0"}`, `{"a": "x.0"}`}, {`0.10`, `0.1`},
+	} {
+		if a, b := JSONBKey(tc[0]), JSONBKey(tc[1]); a != b {
+			t.Errorf("JSONBKey(%s) = %q, JSONBKey(%s) = %q: want one key", tc[0], a, tc[1], b)
+		}
+		if CompareJSONB(tc[0], tc[1]) != 0 {
+			t.Errorf("%s and %s differ as jsonb", tc[0], tc[1])
+		}
+	}
+	if JSONBKey(`"1.0"`) == JSONBKey(`"1"`) {
+		t.Errorf("strings \"1.0\" and \"1\" share a key")
+	}
+}
