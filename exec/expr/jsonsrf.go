@@ -22,6 +22,9 @@ type SetSpec struct {
 	// (an OUT parameter, as jsonb_array_elements's value) rather than
 	// taking the alias.
 	Named bool
+	// NullRow is a function of one record (jsonb_to_record): a NULL
+	// argument gives one row of NULLs, not none.
+	NullRow bool
 	Rows  func(c *Ctx, a []types.Datum) ([][]types.Datum, error)
 }
 

@@ -731,6 +731,12 @@ func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 	if rf.IsRowsfrom || len(rf.Functions) != 1 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "ROWS FROM is not supported yet")
 	}
+	if spec, fc, err := p.recordSpecOf(rf); spec != nil || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return p.jsonSetItem(fc, spec, rf.Alias)
+	}
 	if len(rf.Coldeflist) > 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "a column definition list for a function in FROM is not supported yet").
 			WithPosition(pos(p.query, parse.NodeLocation(rf.Coldeflist[0])))

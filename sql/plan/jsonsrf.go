@@ -121,6 +121,13 @@ func (b *binder) coerceSpecArgs(fc *pg.FuncCall, spec *expr.SetSpec, args []expr
 func specRows(spec *expr.SetSpec, vals []types.Datum, ec *expr.Ctx) ([][]types.Datum, error) {
 	for _, v := range vals {
 		if v.Null {
+			if spec.NullRow {
+				row := make([]types.Datum, len(spec.Cols))
+				for i, c := range spec.Cols {
+					row[i] = types.NullOf(c.T)
+				}
+				return [][]types.Datum{row}, nil
+			}
 			return nil, nil
 		}
 	}
@@ -263,4 +270,42 @@ func (b *binder) jsonPathCast(tc *pg.TypeCast) (expr.Expr, error) {
 		return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to jsonpath", t).WithPosition(pos(b.p.query, tc.Location))
 	}
 	return b.coerce(arg, types.TText, tc.Location)
+}
+
+// recordSpecOf is json[b]_to_record[set] in FROM with the columns of its
+// column definition list (AS t(name text, tokens int)); nil for any
+// other function.
+func (p *Planner) recordSpecOf(rf *pg.RangeFunction) (*expr.SetSpec, *pg.FuncCall, error) {
+	if rf.IsRowsfrom || len(rf.Functions) != 1 {
+		return nil, nil, nil
+	}
+	items := rf.Functions[0].GetList().GetItems()
+	if len(items) == 0 || items[0].GetFuncCall() == nil {
+		return nil, nil, nil
+	}
+	fc := items[0].GetFuncCall()
+	name := funcName(fc)
+	if !expr.IsRecordFunc(name) || len(fc.Funcname) > 1 && schemaOf(fc) != "pg_catalog" {
+		return nil, nil, nil
+	}
+	defs := rf.Coldeflist
+	if len(defs) == 0 && len(items) > 1 && items[1].GetList() != nil {
+		defs = items[1].GetList().Items
+	}
+	if len(defs) == 0 {
+		return nil, nil, pgerr.New(pgerr.SyntaxError, "a column definition list is required for functions returning \"record\"").WithPosition(pos(p.query, fc.Location))
+	}
+	cols := make([]types.Field, len(defs))
+	for i, d := range defs {
+		cd := d.GetColumnDef()
+		if cd == nil {
+			return nil, nil, pgerr.New(pgerr.SyntaxError, "bad column definition list of %s", name)
+		}
+		t, err := TypeOf(cd.TypeName, p.query)
+		if err != nil {
+			return nil, nil, err
+		}
+		cols[i] = types.Field{Name: cd.Colname, T: t}
+	}
+	return expr.RecordSpec(name, cols), fc, nil
 }

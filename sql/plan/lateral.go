@@ -114,17 +114,26 @@ func btoi(b bool) int {
 // for any other item.
 func (p *Planner) lateralSetOf(n *pg.Node, left []scopeCol) (*lateralSet, error) {
 	rf := n.GetRangeFunction()
-	if rf == nil || rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
+	if rf == nil {
 		return nil, nil
 	}
-	items := rf.Functions[0].GetList().GetItems()
-	if len(items) == 0 || items[0].GetFuncCall() == nil {
-		return nil, nil
+	spec, fc, err := p.recordSpecOf(rf)
+	if err != nil {
+		return nil, err
 	}
-	fc := items[0].GetFuncCall()
-	spec, ok := jsonSetSpec(fc)
-	if !ok {
-		return nil, nil
+	if spec == nil {
+		if rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
+			return nil, nil
+		}
+		items := rf.Functions[0].GetList().GetItems()
+		if len(items) == 0 || items[0].GetFuncCall() == nil {
+			return nil, nil
+		}
+		fc = items[0].GetFuncCall()
+		var ok bool
+		if spec, ok = jsonSetSpec(fc); !ok {
+			return nil, nil
+		}
 	}
 	b := &binder{p: p, sc: newScope(left), where: "functions in FROM"}
 	args, err := b.setSpecArgs(fc, spec)
