@@ -25,7 +25,7 @@ type SetSpec struct {
 	// NullRow is a function of one record (jsonb_to_record): a NULL
 	// argument gives one row of NULLs, not none.
 	NullRow bool
-	Rows  func(c *Ctx, a []types.Datum) ([][]types.Datum, error)
+	Rows    func(c *Ctx, a []types.Datum) ([][]types.Datum, error)
 }
 
 // setSpecs holds the JSON set-returning functions by name.
