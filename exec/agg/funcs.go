@@ -34,6 +34,10 @@ const (
 	// follow DuckDB/Trino (approx_quantile(x, q), approx_count_distinct(x)).
 	ApproxPercentile
 	ApproxCountDistinct
+	// GroupValue is not callable: it is a column that the GROUP BY
+	// determines without listing it (a column of a table whose primary
+	// key is grouped), the value of the group's first row.
+	GroupValue
 	// JSONAgg and the rest build json/jsonb from a group's rows:
 	// json_agg(x), jsonb_agg(x), json_object_agg(k, v), jsonb_object_agg(k, v).
 	JSONAgg
@@ -46,7 +50,7 @@ var funcNames = [...]string{CountStar: "count", Count: "count", Sum: "sum", Avg:
 	StddevSamp: "stddev_samp", StddevPop: "stddev_pop", VarSamp: "var_samp", VarPop: "var_pop",
 	BoolAnd: "bool_and", BoolOr: "bool_or", StringAgg: "string_agg", ArrayAgg: "array_agg",
 	PercentileCont: "percentile_cont", PercentileDisc: "percentile_disc", Mode: "mode",
-	ApproxPercentile: "approx_percentile", ApproxCountDistinct: "approx_count_distinct",
+	ApproxPercentile: "approx_percentile", ApproxCountDistinct: "approx_count_distinct", GroupValue: "group_value",
 	JSONAgg: "json_agg", JSONBAgg: "jsonb_agg", JSONObjectAgg: "json_object_agg", JSONBObjectAgg: "jsonb_object_agg"}
 
 func (f Func) String() string { return funcNames[f] }
@@ -84,6 +88,15 @@ func (f Func) TwoArgs() bool {
 	return f == StringAgg || f == JSONObjectAgg || f == JSONBObjectAgg
 }
 
+// MultiFrac reports whether a is percentile_*(float8[]), whose result is
+// an array.
+func (a Agg) MultiFrac() bool {
+	if a.Arg2 != nil && a.Fn.OrderedSet() {
+		return a.Arg2.Type().Kind == types.Array
+	}
+	return a.Frac.T.Kind == types.Array
+}
+
 // OrderedSet reports whether f takes WITHIN GROUP (ORDER BY x).
 func (f Func) OrderedSet() bool { return f == PercentileCont || f == PercentileDisc || f == Mode }
 
@@ -95,15 +108,16 @@ type Order struct {
 
 // Agg is one aggregate call of a GROUP BY.
 type Agg struct {
-	Fn   Func
-	Arg  expr.Expr // nil for count(*) and mode(); the sorted value of WITHIN GROUP
-	Arg2 expr.Expr // string_agg's delimiter, json_object_agg's value
-	// Frac is the fraction of percentile_* and approx_percentile, a float8
-	// constant (NULL gives a NULL result).
-	Frac types.Datum
-	// Fracs is set (non-nil) for percentile_*(ARRAY[...]): one result per
-	// fraction, as an array.
-	Fracs    []types.Datum
+	Fn  Func
+	Arg expr.Expr // nil for count(*) and mode(); the sorted value of WITHIN GROUP
+	// Arg2 is string_agg's delimiter, json_object_agg's value, or
+	// percentile_*'s fraction when it uses grouped columns (evaluated per
+	// row; see fractions).
+	Arg2 expr.Expr
+	// Frac is the constant fraction of percentile_* and approx_percentile,
+	// a float8, or for percentile_*(ARRAY[…]) a float8[] with one result
+	// per element (NULL gives a NULL result).
+	Frac     types.Datum
 	Distinct bool
 	Filter   expr.Expr // FILTER (WHERE ...), nil without one
 	Order    []Order   // ORDER BY inside the call (string_agg, array_agg)
@@ -116,17 +130,14 @@ func (a Agg) String() string {
 	var b strings.Builder
 	b.WriteString(a.Fn.String())
 	b.WriteByte('(')
-	if a.Fracs != nil {
-		b.WriteString("ARRAY[")
-		for i, f := range a.Fracs {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(types.FormatText(f, nil))
-		}
-		b.WriteByte(']')
-	} else if a.Fn.OrderedSet() {
-		if !a.Frac.Null && a.Fn != Mode {
+	if a.Fn.OrderedSet() {
+		switch {
+		case a.Fn == Mode:
+		case a.Arg2 != nil:
+			b.WriteString(a.Arg2.String())
+		case a.Frac.T.Kind == types.Array && !a.Frac.Null:
+			b.WriteString("'" + a.Frac.S + "'::float8[]")
+		case !a.Frac.Null:
 			b.WriteString(types.FormatText(a.Frac, nil))
 		}
 	} else {
@@ -193,8 +204,15 @@ func ResultType(fn Func, arg types.T) (types.T, bool) {
 			return types.TNumeric, true
 		case types.Float4, types.Float8:
 			return types.Of(arg.Kind), true
+		case types.Interval:
+			return types.TInterval, true
 		}
-	case Avg, StddevSamp, StddevPop, VarSamp, VarPop:
+	case Avg:
+		if arg.Kind == types.Interval {
+			return types.TInterval, true
+		}
+		fallthrough
+	case StddevSamp, StddevPop, VarSamp, VarPop:
 		switch arg.Kind {
 		case types.Int2, types.Int4, types.Int8, types.Numeric:
 			return types.TNumeric, true
@@ -228,8 +246,8 @@ func ResultType(fn Func, arg types.T) (types.T, bool) {
 			return types.TJSONB, true
 		}
 	case PercentileCont:
-		if arg.Kind == types.Float8 {
-			return types.TFloat8, true
+		if arg.Kind == types.Float8 || arg.Kind == types.Interval {
+			return types.Of(arg.Kind), true
 		}
 	case PercentileDisc, Mode:
 		switch arg.Kind {
