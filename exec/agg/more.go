@@ -526,6 +526,11 @@ func (s *collectState) jsonOf(rows []crow) (types.Datum, error) {
 	for i, r := range rows {
 		if i > 0 {
 			b.WriteString(", ")
+			if s.fn == JSONAgg && !r.v.Null && (s.argT.Kind == types.Array || s.argT.Kind == types.Record) {
+				// json_agg puts each array or row after the first on a
+				// line of its own, as PostgreSQL's does.
+				b.WriteString("\n ")
+			}
 		}
 		if !object {
 			expr.AppendToJSON(&b, c, r.v)

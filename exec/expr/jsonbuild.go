@@ -37,6 +37,8 @@ func appendToJSON(b *strings.Builder, c *Ctx, d types.Datum) {
 		b.WriteString(d.S)
 	case types.Array:
 		appendArrayJSON(b, c, d)
+	case types.Record:
+		appendRecordJSON(b, c, d)
 	case types.Timestamp, types.TimestampTZ:
 		s := strings.Replace(types.FormatText(d, c.Loc), " ", "T", 1)
 		if d.T.Kind == types.TimestampTZ {
@@ -77,6 +79,36 @@ func appendArrayJSON(b *strings.Builder, c *Ctx, d types.Datum) {
 		appendToJSON(b, c, e)
 	}
 	b.WriteByte(']')
+}
+
+// appendRecordJSON writes a row as to_json does: an object of its fields
+// by name, with no blanks. A row of unknown shape is its text, quoted.
+func appendRecordJSON(b *strings.Builder, c *Ctx, d types.Datum) {
+	fields := types.RecordFields(d.T)
+	vals, null, err := types.SplitRecordText(d.S)
+	if fields == nil || err != nil || len(vals) != len(fields) {
+		types.AppendJSONString(b, d.S)
+		return
+	}
+	b.WriteByte('{')
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		types.AppendJSONString(b, f.Name)
+		b.WriteByte(':')
+		if null[i] {
+			b.WriteString("null")
+			continue
+		}
+		e, err := types.ParseText(f.T, vals[i], c.Loc)
+		if err != nil {
+			types.AppendJSONString(b, vals[i])
+			continue
+		}
+		appendToJSON(b, c, e)
+	}
+	b.WriteByte('}')
 }
 
 func buildObject(c *Ctx, a []types.Datum, jsonb bool, name string) (types.Datum, error) {
@@ -142,6 +174,11 @@ func init() {
 			return jsonResult(b.String(), jsonb)
 		}}}, "to_"+prefix)
 	}
+	register([]Overload{{Args: []types.Kind{types.Record}, Ret: types.TJSON, Strict: true, Fn: func(c *Ctx, a []types.Datum) (types.Datum, error) {
+		var b strings.Builder
+		appendRecordJSON(&b, c, a[0])
+		return types.Datum{T: types.TJSON, S: b.String()}, nil
+	}}}, "row_to_json")
 	overlay := func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 		count := int64(runeLen(a[1].S))
 		if len(a) > 3 {

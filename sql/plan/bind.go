@@ -587,6 +587,11 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", name).WithPosition(pos(b.p.query, cr.Location))
 		}
 		i, err := b.sc.resolve(tbl, name)
+		if err != nil && len(cr.Fields) == 1 && pgerr.Code(err) == pgerr.UndefinedColumn {
+			if e, ok := b.wholeRow(name); ok {
+				return e, nil
+			}
+		}
 		if err != nil {
 			if code := pgerr.Code(err); code == pgerr.UndefinedColumn || code == pgerr.UndefinedTable {
 				if e, ok, err := b.p.outerColumn(tbl, name, cr.Location, b.inAgg); ok || err != nil {

@@ -159,7 +159,9 @@ func (p *Planner) jsonSetItem(fc *pg.FuncCall, spec *expr.SetSpec, alias *pg.Ali
 	ts := make([]types.T, len(spec.Cols))
 	for i, f := range spec.Cols {
 		cols[i] = scopeCol{table: table, name: f.Name, t: f.T}
-		if len(spec.Cols) == 1 {
+		if len(spec.Cols) == 1 && !expr.IsRecordFunc(spec.Name) {
+			// A function of one column returns a scalar; json[b]_to_record
+			// returns a row even of one column.
 			cols[i].rowName = table
 			if !spec.Named && alias != nil {
 				cols[i].name = alias.Aliasname
