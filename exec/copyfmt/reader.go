@@ -407,8 +407,10 @@ func (rd *Reader) parseCSV(line []byte) (bool, error) {
 		}
 		c := line[i]
 		switch {
-		case inQuotes && c == esc && i+1 < len(line) && line[i+1] == q:
-			buf = append(buf, q)
+		case inQuotes && c == esc && i+1 < len(line) && (line[i+1] == q || line[i+1] == esc):
+			// The escape character quotes the quote and itself (ESCAPE
+			// '\' reads 'a\\b' as a\b, as PostgreSQL does).
+			buf = append(buf, line[i+1])
 			i += 2
 		case inQuotes && c == q:
 			inQuotes = false
