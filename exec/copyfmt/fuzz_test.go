@@ -177,7 +177,7 @@ func FuzzRoundTrip(f *testing.F) {
 }
 
 // roundTripOpts are the option sets FuzzRoundTrip picks from: those where
-// PostgreSQL's formats are unambiguous (text's NULL ” would make an empty
+// PostgreSQL's formats are unambiguous (text with an empty NULL string would make an empty
 // string NULL in PostgreSQL too).
 var roundTripOpts = func() []Options {
 	var out []Options
