@@ -567,7 +567,9 @@ func appender(t types.T, b array.Builder, loc *time.Location) func([]byte) error
 		bb := b.(*array.Float64Builder)
 		return func(f []byte) error {
 			v, err := strconv.ParseFloat(str(f), 64)
-			if err != nil {
+			if err != nil || v == 0 {
+				// ParseText words the errors and refuses underflow
+				// (1e-400), which ParseFloat rounds to 0.
 				d, err := types.ParseText(t, string(f), loc)
 				if err != nil {
 					return err

@@ -11,6 +11,7 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
@@ -185,5 +186,29 @@ func TestBinaryInfinity(t *testing.T) {
 	d := rec.Column(2).(*array.Date32).Value(0)
 	if int64(ts) != math.MaxInt64 || int64(tz) != math.MinInt64 || int32(d) != math.MaxInt32 {
 		t.Errorf("got %d, %d, %d; want the int64/int32 extremes", ts, tz, d)
+	}
+}
+
+// A float that rounds to zero (1e-400) is 22003, as PostgreSQL's float8in
+// says, while zeros and denormals load.
+func TestFloatUnderflow(t *testing.T) {
+	cols := []Column{{Name: "f", T: types.TFloat8}}
+	for _, c := range []struct {
+		in   string
+		code string
+	}{{"0\n-0\n0e-400\n1e-320\n", ""}, {"1e-400\n", pgerr.NumericValueOutOfRange}, {"1e400\n", pgerr.NumericValueOutOfRange}} {
+		rd := NewReader(strings.NewReader(c.in), textOpts(), "t", cols, time.UTC, nil)
+		var err error
+		for {
+			var rec arrow.RecordBatch
+			if rec, err = rd.Next(); err != nil || rec == nil {
+				break
+			}
+			rec.Release()
+		}
+		rd.Close()
+		if c.code == "" && err != nil || c.code != "" && pgerr.Code(err) != c.code {
+			t.Errorf("%q: %v, want SQLSTATE %q", c.in, err, c.code)
+		}
 	}
 }
