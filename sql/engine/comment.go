@@ -77,6 +77,9 @@ func (s *Session) comment(ctx context.Context, cs *pg.CommentStmt) (*Cursor, err
 			return nil, pgerr.New(pgerr.SyntaxError, "schema name cannot be qualified")
 		}
 		prev, _, err := s.catalog().NamespaceComment(ctx, names[0])
+		if s.schemaHidden(names[0]) {
+			err = icetable.ErrNoSuchNamespace // dropped by the open block
+		}
 		if err == nil {
 			s.onRollback(func(ctx context.Context) error { return s.eng.store.SetNamespaceComment(ctx, names[0], prev) })
 			err = s.eng.store.SetNamespaceComment(ctx, names[0], cs.Comment)
@@ -131,25 +134,6 @@ type tableRef struct {
 	Columns         []string
 	Comment         string
 	Docs            []string
-}
-
-// onRollback records how to undo a COMMENT made in a transaction, which
-// PostgreSQL's rollback undoes; Iceberg has it at once.
-func (s *Session) onRollback(undo func(context.Context) error) {
-	if s.tx != 'I' || s.implicit {
-		s.commented = append(s.commented, undo)
-	}
-}
-
-// undoComments undoes the transaction's COMMENTs from the i-th on, last
-// first.
-func (s *Session) undoComments(i int) {
-	for j := len(s.commented) - 1; j >= i; j-- {
-		if err := s.commented[j](context.Background()); err != nil {
-			s.eng.log.Warn("rollback: undoing a COMMENT failed", "err", err)
-		}
-	}
-	s.commented = s.commented[:i]
 }
 
 // objectKind names an object type as COMMENT ON spells it.

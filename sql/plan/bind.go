@@ -100,6 +100,30 @@ func (s *scope) resolve(tbl, name string) (int, error) {
 	return found, nil
 }
 
+// label names column i for an expression's text. The planner matches
+// expressions by their text (GROUP BY keys, aggregates, ORDER BY against
+// the select list), so two columns of one name from different tables
+// must not print alike: such a column is qualified by its table, and by
+// its position when even that repeats.
+func (s *scope) label(i int) string {
+	c := s.cols[i]
+	sameName, sameTable := false, false
+	for j, o := range s.cols {
+		if j != i && o.name == c.name {
+			sameName = true
+			sameTable = sameTable || o.table == c.table
+		}
+	}
+	switch {
+	case !sameName:
+		return c.name
+	case c.table != "" && !sameTable:
+		return c.table + "." + c.name
+	default:
+		return c.name + "#" + strconv.Itoa(i)
+	}
+}
+
 // binder turns parse nodes into expressions over a scope. In aggregate
 // mode it binds the expressions above a GROUP BY: group keys become
 // references to the grouped columns, aggregate calls are collected.
@@ -558,7 +582,7 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			}
 			return nil, b.errAt(pgerr.From(err), cr.Location)
 		}
-		return &expr.Col{Idx: i, T: b.sc.cols[i].t, Name: name}, nil
+		return &expr.Col{Idx: i, T: b.sc.cols[i].t, Name: b.sc.label(i)}, nil
 	case n.GetAConst() != nil:
 		return b.bindConst(n.GetAConst())
 	case n.GetParamRef() != nil:

@@ -173,7 +173,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 				}
 				if targets[k-1].node == nil {
 					sc.used[targets[k-1].col] = true
-					return &expr.Col{Idx: targets[k-1].col, T: sc.cols[targets[k-1].col].t, Name: targets[k-1].name}, nil
+					return &expr.Col{Idx: targets[k-1].col, T: sc.cols[targets[k-1].col].t, Name: sc.label(targets[k-1].col)}, nil
 				}
 				node = targets[k-1].node
 			} else if cr := g.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
@@ -233,8 +233,14 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			e = &expr.Col{Idx: t.col, T: sc.cols[t.col].t, Name: t.name}
 			if hasAgg {
 				var err error
+				// Qualified, so that a * over two tables' same-named
+				// columns reads each of them.
+				fields := []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: t.name}}}}
+				if tbl := sc.cols[t.col].table; tbl != "" {
+					fields = append([]*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: tbl}}}}, fields...)
+				}
 				if e, err = out.bind(&pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{
-					Fields: []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: t.name}}}}, Location: t.loc}}}); err != nil {
+					Fields: fields, Location: t.loc}}}); err != nil {
 					return nil, err
 				}
 			}
