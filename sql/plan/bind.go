@@ -650,6 +650,9 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		if _, ok := arg.(*paramRef); ok {
 			return b.coerce(arg, t, tc.Location)
 		}
+		if arg, err = b.explicitLength(arg, t, tc.Location); err != nil {
+			return nil, err
+		}
 		if c, ok := arg.(*expr.Const); ok {
 			d, err := expr.CastDatum(c.D, t, b.p.ec.Loc)
 			if err != nil {
