@@ -606,9 +606,10 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		// Loam compares strings bytewise, which is what the collations
 		// clients name (default in a C.UTF-8 database, C, POSIX) do.
 		cc := n.GetCollateClause()
-		name := strings.ToLower(cc.Collname[len(cc.Collname)-1].GetString_().Sval)
+		// Names are case-sensitive, as PostgreSQL's: "C", not "c".
+		name := cc.Collname[len(cc.Collname)-1].GetString_().Sval
 		switch name {
-		case "default", "c", "posix", "ucs_basic":
+		case "default", "C", "POSIX", "ucs_basic":
 		default:
 			return nil, pgerr.New(pgerr.UndefinedObject, "collation %q for encoding \"UTF8\" does not exist", name).WithPosition(pos(b.p.query, cc.Location))
 		}
