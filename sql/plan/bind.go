@@ -1003,6 +1003,14 @@ func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, erro
 			return nil, noOp()
 		}
 		t = types.Of(t.Kind)
+		if a == expr.Mod && (t.Kind == types.Float4 || t.Kind == types.Float8) {
+			return nil, noOp() // no float %, named with the operands' own types
+		}
+		if t.Kind == types.Float4 && lt.Kind != rt.Kind && lt.Kind != types.Unknown && rt.Kind != types.Unknown {
+			// real op integer or numeric is double precision: PostgreSQL's
+			// float48 operators win as float8 is the preferred type.
+			t = types.TFloat8
+		}
 		var err error
 		if l, err = b.coerce(l, t, loc); err != nil {
 			return nil, err
