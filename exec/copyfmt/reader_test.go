@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -209,6 +210,34 @@ func TestFloatUnderflow(t *testing.T) {
 		rd.Close()
 		if c.code == "" && err != nil || c.code != "" && pgerr.Code(err) != c.code {
 			t.Errorf("%q: %v, want SQLSTATE %q", c.in, err, c.code)
+		}
+	}
+}
+
+// A binary field's length is the client's word: one that claims more
+// bytes than follow is a format error found without allocating the
+// claimed size (it hung the fuzzer zeroing 1.7 GB a row), and one beyond
+// PostgreSQL's 1 GB field limit is 54000.
+func TestBinaryFieldLengthLies(t *testing.T) {
+	header := []byte("PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00")[:19]
+	row := func(size uint32) []byte {
+		b := binary.BigEndian.AppendUint16(bytes.Clone(header), 3)
+		b = binary.BigEndian.AppendUint32(b, size)
+		return append(b, "a few bytes"...)
+	}
+	for _, c := range []struct {
+		size uint32
+		code string
+	}{{0x3fff0000, pgerr.BadCopyFileFormat}, {0x68097461, pgerr.ProgramLimitExceeded}} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := readAll(t, bytes.NewReader(row(c.size)), Options{Format: Binary})
+		runtime.ReadMemStats(&after)
+		if pgerr.Code(err) != c.code {
+			t.Errorf("field of %d bytes: %v, want SQLSTATE %s", c.size, err, c.code)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 256<<20 {
+			t.Errorf("field of %d bytes: allocated %d MB", c.size, grew>>20)
 		}
 	}
 }
