@@ -624,9 +624,10 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		// Loam compares strings bytewise, which is what the collations
 		// clients name (default in a C.UTF-8 database, C, POSIX) do.
 		cc := n.GetCollateClause()
-		name := strings.ToLower(cc.Collname[len(cc.Collname)-1].GetString_().Sval)
+		// Names are case-sensitive, as PostgreSQL's: "C", not "c".
+		name := cc.Collname[len(cc.Collname)-1].GetString_().Sval
 		switch name {
-		case "default", "c", "posix", "ucs_basic":
+		case "default", "C", "POSIX", "ucs_basic":
 		default:
 			return nil, pgerr.New(pgerr.UndefinedObject, "collation %q for encoding \"UTF8\" does not exist", name).WithPosition(pos(b.p.query, cc.Location))
 		}
@@ -670,6 +671,9 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		}
 		if _, ok := arg.(*paramRef); ok {
 			return b.coerce(arg, t, tc.Location)
+		}
+		if arg, err = b.explicitLength(arg, t, tc.Location); err != nil {
+			return nil, err
 		}
 		if c, ok := arg.(*expr.Const); ok {
 			d, err := expr.CastDatum(c.D, t, b.p.ec.Loc)
@@ -1033,6 +1037,14 @@ func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, erro
 			return nil, noOp()
 		}
 		t = types.Of(t.Kind)
+		if a == expr.Mod && (t.Kind == types.Float4 || t.Kind == types.Float8) {
+			return nil, noOp() // no float %, named with the operands' own types
+		}
+		if t.Kind == types.Float4 && lt.Kind != rt.Kind && lt.Kind != types.Unknown && rt.Kind != types.Unknown {
+			// real op integer or numeric is double precision: PostgreSQL's
+			// float48 operators win as float8 is the preferred type.
+			t = types.TFloat8
+		}
 		var err error
 		if l, err = b.coerce(l, t, loc); err != nil {
 			return nil, err
