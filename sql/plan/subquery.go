@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -106,6 +107,7 @@ const (
 type subqueryExpr struct {
 	p        *Planner // the enclosing planner (context, catalog, parameters)
 	sel      *pg.SelectStmt
+	text     string // sel as SQL, for String
 	ctes     *cte   // the WITH queries visible where the subquery is written
 	sc       *scope // the scope whose rows the expression is evaluated on
 	kind     subKind
@@ -130,14 +132,29 @@ func (e *subqueryExpr) Type() types.T {
 	return types.TBool
 }
 
+// String names the subquery by its text: two aggregates, grouping keys
+// or ORDER BY keys over different subqueries are different (with one
+// name for all, max((SELECT …)) of two subqueries was one aggregate).
 func (e *subqueryExpr) String() string {
 	switch e.kind {
 	case subExists:
-		return "EXISTS(subquery)"
+		return "EXISTS(" + e.text + ")"
 	case subIn:
-		return "(" + e.test.String() + " IN (subquery))"
+		return "(" + e.test.String() + " IN (" + e.text + "))"
+	case subArray:
+		return "ARRAY(" + e.text + ")"
 	}
-	return "(subquery)"
+	return "(" + e.text + ")"
+}
+
+// selectText is sel as SQL text, or a name unique to sel when it cannot be
+// deparsed.
+func selectText(sel *pg.SelectStmt) string {
+	res, err := pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}}}}})
+	if err != nil {
+		return fmt.Sprintf("subquery %p", sel)
+	}
+	return res
 }
 
 // run plans and runs the subquery with the given outer row, returning the
@@ -333,7 +350,7 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 	}
 	b.p.ParamTypes = child.ParamTypes
 	q.Root.Close()
-	e := &subqueryExpr{p: b.p, sel: sel, sc: b.sc, corr: child.correlated, ctes: b.p.ctes, grouped: child.outer.grouped}
+	e := &subqueryExpr{p: b.p, sel: sel, text: selectText(sel), sc: b.sc, corr: child.correlated, ctes: b.p.ctes, grouped: child.outer.grouped}
 	if e.sc == nil {
 		e.sc = newScope(nil)
 	}
