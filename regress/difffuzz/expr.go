@@ -112,7 +112,7 @@ func (g *gen) expr(sc *scope, k Kind, depth int) *Expr {
 		case 7:
 			return node(k, "(%s - %s)", e(KDate), e(KDate))
 		case 8:
-			return node(k, "CAST(EXTRACT("+[]string{"HOUR", "MINUTE", "EPOCH", "YEAR"}[g.r.Intn(4)]+" FROM %s) AS int8)", e([]Kind{KTimestamp, KTimestamptz}[g.r.Intn(2)]))
+			return node(k, "CAST(EXTRACT("+[]string{"HOUR", "MINUTE", "DAY", "YEAR"}[g.r.Intn(4)]+" FROM %s) AS int8)", e([]Kind{KTimestamp, KTimestamptz}[g.r.Intn(2)]))
 		}
 	case KFloat:
 		switch g.r.Intn(6) {
@@ -297,7 +297,18 @@ func (g *gen) aggExpr(sc *scope, k Kind) *Expr {
 	case KFloat:
 		e = node(k, []string{"sum(", "avg(", "min(", "max("}[g.r.Intn(4)]+distinct+"%s)", arg(KFloat))
 	case KNumeric:
-		e = node(k, []string{"sum(", "avg(", "min(", "max("}[g.r.Intn(4)]+distinct+"%s)", arg([]Kind{KInt, KNumeric}[g.r.Intn(2)]))
+		fn := []string{"sum(", "avg(", "min(", "max("}[g.r.Intn(4)]
+		ak := []Kind{KInt, KNumeric}[g.r.Intn(2)]
+		if fn == "avg(" && !g.gates.AvgNumeric {
+			ak = KInt
+		}
+		if fn != "avg(" && ak == KInt {
+			// sum(int4) is int8, min(int) int: numeric, for floor() and
+			// % to take it as numeric.
+			e = node(k, "CAST("+fn+distinct+"%s) AS numeric)", arg(ak))
+		} else {
+			e = node(k, fn+distinct+"%s)", arg(ak))
+		}
 	case KText:
 		if g.chance(2) {
 			a := arg(KText)
@@ -392,7 +403,7 @@ func (g *gen) windowExpr(sc *scope, k Kind) *Expr {
 		}
 	case KNumeric:
 		fns := []string{"sum(%s)"}
-		if g.gates.WindowAvgNumeric {
+		if g.gates.AvgNumeric {
 			fns = append(fns, "avg(%s)")
 		}
 		fn = node(k, fns[g.r.Intn(len(fns))], g.expr(sc, []Kind{KInt, KNumeric}[g.r.Intn(2)], 1))

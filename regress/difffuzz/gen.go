@@ -34,8 +34,9 @@ type Gates struct {
 	// which Loam takes as float8 (KNOWN.md). Off, the literal is cast to
 	// text.
 	UnknownAggArg bool
-	// SameNameGroupBy: GROUP BY two same-named columns of different
-	// tables, which Loam merges into one (issue 11, finding 1).
+	// SameNameGroupBy: GROUP BY, or aggregates of, two same-named columns
+	// of different tables, which Loam merges into one (issue 11, finding
+	// 1; max(t.k), max(u.k) the same).
 	SameNameGroupBy bool
 	// JSONBOrder: ORDER BY a jsonb column; Loam's order of jsonb values is
 	// not PostgreSQL's (KNOWN.md).
@@ -52,9 +53,9 @@ type Gates struct {
 	// EmptyAggFatal: aggregates of NULL constants of several types over an
 	// empty table in a derived table; Loam ends the session (KNOWN.md).
 	EmptyAggFatal bool
-	// WindowAvgNumeric: avg(numeric) as a window function; Loam's result
-	// has another scale than PostgreSQL's for some partitions (KNOWN.md).
-	WindowAvgNumeric bool
+	// AvgNumeric: avg of numerics; over a single row Loam's result has
+	// scale 20 where PostgreSQL's has 16 (KNOWN.md).
+	AvgNumeric bool
 	// NonASCII: a non-ASCII letter among the text values; PostgreSQL in
 	// the C locale upper-cases only ASCII letters, Loam all of Unicode
 	// (KNOWN.md).
@@ -66,7 +67,7 @@ func AllGates() Gates {
 	return Gates{QuantifiedSubquery: true, EagerErrors: true, OuterAggregate: true,
 		FilterDistinctAgg: true, IntervalColumn: true, UnknownAggArg: true,
 		SameNameGroupBy: true, JSONBOrder: true, NonASCII: true,
-		ConstGroupKey: true, UnknownUnion: true, EmptyAggFatal: true, WindowAvgNumeric: true}
+		ConstGroupKey: true, UnknownUnion: true, EmptyAggFatal: true, AvgNumeric: true}
 }
 
 // colRef is a column an expression may name.
@@ -82,6 +83,22 @@ func (c colRef) SQL() string { return c.Qual + "." + c.Name }
 type scope struct {
 	cols  []colRef
 	outer *scope
+}
+
+// uniqueNames is s without the columns whose name another column of s
+// has.
+func (s *scope) uniqueNames() *scope {
+	n := map[string]int{}
+	for _, c := range s.cols {
+		n[c.Name]++
+	}
+	u := &scope{outer: s.outer}
+	for _, c := range s.cols {
+		if n[c.Name] == 1 {
+			u.cols = append(u.cols, c)
+		}
+	}
+	return u
 }
 
 func (s *scope) ofKind(k Kind) []colRef {
@@ -222,8 +239,15 @@ func (g *gen) selectCore(want []Kind, outer *scope) *Select {
 		}
 		return g.itemKind(sc)
 	}
+	// What grouped items and aggregates may name: without
+	// SameNameGroupBy, no column whose name another column in scope has.
+	asc := sc
+	if !g.gates.SameNameGroupBy {
+		asc = sc.uniqueNames()
+	}
 	switch x := g.r.Intn(10); {
 	case x < 3: // grouped
+		sc := asc
 		ng := 1 + g.r.Intn(3)
 		var groups []*Expr
 		names := map[string]bool{}
@@ -267,6 +291,7 @@ func (g *gen) selectCore(want []Kind, outer *scope) *Select {
 			q.Having = g.havingExpr(sc, groups)
 		}
 	case x < 4: // aggregate without GROUP BY: one row
+		sc := asc
 		for i := 0; i < n; i++ {
 			q.Items = append(q.Items, &Item{E: g.aggExpr(sc, kind(i))})
 		}
