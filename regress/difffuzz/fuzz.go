@@ -44,6 +44,7 @@ type Stats struct {
 	Rounds   int
 	Elapsed  time.Duration
 	Failures []Failure
+	start    time.Time
 }
 
 // Fuzzer drives Loam and PostgreSQL side by side.
@@ -87,9 +88,8 @@ func (f *Fuzzer) Close() {
 // were found. An error is a failure of the harness itself (setup that
 // PostgreSQL refused, a lost PostgreSQL session).
 func (f *Fuzzer) Run(ctx context.Context) (*Stats, error) {
-	st := &Stats{}
-	start := time.Now()
-	defer func() { st.Elapsed = time.Since(start) }()
+	st := &Stats{start: time.Now()}
+	defer func() { st.Elapsed = time.Since(st.start) }()
 	for st.Queries < f.cfg.Queries && len(st.Failures) < f.cfg.MaxFailures {
 		st.Rounds++
 		if err := f.round(ctx, st); err != nil {
@@ -133,8 +133,21 @@ func (f *Fuzzer) round(ctx context.Context, st *Stats) error {
 			}
 		}
 		for i := 0; i < f.cfg.PerPhase && st.Queries < f.cfg.Queries; i++ {
+			if phase == 2 && f.r.Intn(8) == 0 {
+				// More rows between queries: the log grows under
+				// what is already in files.
+				t := s.Tables[f.r.Intn(len(s.Tables))]
+				rows := genRows(f.r, t, 1+f.r.Intn(3), f.cfg.Gates.EagerErrors, f.cfg.Gates.NonASCII)
+				if err := f.insert(ctx, t, rows); err != nil {
+					return err
+				}
+				t.Log = append(t.Log, rows...)
+			}
 			q := g.query()
 			st.Queries++
+			if st.Queries%1000 == 0 {
+				f.cfg.Logf("%d queries, %d rounds, %.0f queries/s, %d differences", st.Queries, st.Rounds, float64(st.Queries)/time.Since(st.start).Seconds(), len(st.Failures))
+			}
 			v, both := f.check(ctx, q)
 			if both {
 				st.Errors++
