@@ -10,6 +10,7 @@ import (
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/parse"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
@@ -25,6 +26,12 @@ type scopeCol struct {
 	// NATURAL joins, as PostgreSQL's are.
 	system bool
 	origin origin
+	// rel numbers the base table named in FROM the column is read from
+	// (0: a derived table, view, CTE or join column); key marks its
+	// primary key's columns. GROUP BY a primary key groups the rest of
+	// its table (groupdeps.go).
+	rel int
+	key bool
 }
 
 // origin is the table column a result column shows unchanged, which
@@ -99,6 +106,30 @@ func (s *scope) resolve(tbl, name string) (int, error) {
 	return found, nil
 }
 
+// label names column i for an expression's text. The planner matches
+// expressions by their text (GROUP BY keys, aggregates, ORDER BY against
+// the select list), so two columns of one name from different tables
+// must not print alike: such a column is qualified by its table, and by
+// its position when even that repeats.
+func (s *scope) label(i int) string {
+	c := s.cols[i]
+	sameName, sameTable := false, false
+	for j, o := range s.cols {
+		if j != i && o.name == c.name {
+			sameName = true
+			sameTable = sameTable || o.table == c.table
+		}
+	}
+	switch {
+	case !sameName:
+		return c.name
+	case c.table != "" && !sameTable:
+		return c.table + "." + c.name
+	default:
+		return c.name + "#" + strconv.Itoa(i)
+	}
+}
+
 // binder turns parse nodes into expressions over a scope. In aggregate
 // mode it binds the expressions above a GROUP BY: group keys become
 // references to the grouped columns, aggregate calls are collected.
@@ -111,7 +142,8 @@ type binder struct {
 	inAgg     bool // binding an aggregate's arguments: no nested aggregates
 	groupStrs []string
 	groupTs   []types.T
-	groupCols []int // per scope column, its GROUP BY key or -1 (groupedCols)
+	groupCols []int  // per scope column, its GROUP BY key or -1 (groupedCols)
+	depCols   []bool // per scope column, determined by a grouped primary key (dependentCols)
 	aggs      *[]agg.Agg
 	grouping  *groupingInfo // for GROUPING(); nil outside GROUP BY
 
@@ -231,18 +263,46 @@ func (b *binder) bind(n *pg.Node) (expr.Expr, error) {
 			}
 		}
 		if cr := n.GetColumnRef(); cr != nil {
-			if _, local := e.(*expr.Col); err == nil && !local {
+			c, local := e.(*expr.Col)
+			if err == nil && !local {
 				// An outer query's column is a constant within each group.
 				return e, nil
 			}
-			if err != nil && pgerr.Code(err) == pgerr.GroupingError {
-				return nil, err // an ungrouped column of a grouped outer query
+			if err != nil {
+				// An ungrouped column of a grouped outer query, or a
+				// column that does not exist (42703) or is ambiguous.
+				return nil, err
+			}
+			if c.Idx < len(b.depCols) && b.depCols[c.Idx] {
+				return b.groupValue(c), nil
 			}
 			name := columnRefName(cr)
+			if len(cr.Fields) == 1 && b.sc.cols[c.Idx].table != "" {
+				// PostgreSQL names the column with its table: "g.v".
+				name = b.sc.cols[c.Idx].table + "." + name
+			}
 			return nil, pgerr.New(pgerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", name).WithPosition(pos(b.p.query, cr.Location))
 		}
+		e, err2 := b.bindNode(n)
+		if err2 != nil && resolutionError(err) && pgerr.Code(err2) == pgerr.GroupingError {
+			// PostgreSQL resolves every function and operator before it
+			// checks grouping: nosuchfn(v) is 42883, whatever v is.
+			return nil, err
+		}
+		return e, err2
 	}
 	return b.bindNode(n)
+}
+
+// resolutionError reports a function or operator that does not exist or
+// is not unique for its argument types: an error PostgreSQL raises while
+// analysing the expression, before it checks GROUP BY.
+func resolutionError(err error) bool {
+	switch pgerr.Code(err) {
+	case pgerr.UndefinedFunction, pgerr.AmbiguousFunction:
+		return true
+	}
+	return false
 }
 
 func columnRefName(cr *pg.ColumnRef) string {
@@ -283,14 +343,7 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 	sub := &binder{p: b.p, sc: b.sc, where: "aggregate function calls", inAgg: true}
 	a := agg.Agg{Fn: fn}
 	var args []expr.Expr
-	var fracArray *pg.A_ArrayExpr
 	for _, n := range fc.Args {
-		if ae := n.GetAArrayExpr(); ae != nil && (fn == agg.PercentileCont || fn == agg.PercentileDisc) && fc.AggWithinGroup {
-			// percentile_*(ARRAY[...]): the one array argument Loam takes.
-			fracArray = ae
-			args = append(args, &expr.Const{D: types.NullOf(types.ArrayOf(types.Float8))})
-			continue
-		}
 		e, err := sub.bind(n)
 		if err != nil {
 			return nil, err
@@ -354,22 +407,8 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 		if len(args) != want {
 			return nil, undefined()
 		}
-		switch {
-		case fracArray != nil:
-			a.Fracs = []types.Datum{}
-			for _, el := range fracArray.Elements {
-				e, err := sub.bind(el)
-				if err != nil {
-					return nil, err
-				}
-				d, err := frac(e)
-				if err != nil {
-					return nil, err
-				}
-				a.Fracs = append(a.Fracs, d)
-			}
-		case fn != agg.Mode:
-			if a.Frac, err = frac(args[0]); err != nil {
+		if fn != agg.Mode {
+			if err := b.percentileFraction(&a, args[0], fc.Args[0], undefined); err != nil {
 				return nil, err
 			}
 		}
@@ -480,7 +519,7 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 		}
 		return nil, undefined()
 	}
-	if a.Fracs != nil {
+	if fn.OrderedSet() && a.MultiFrac() {
 		t = types.ArrayOf(t.Kind)
 	}
 	a.T = t
@@ -533,7 +572,7 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			}
 			return nil, b.errAt(pgerr.From(err), cr.Location)
 		}
-		return &expr.Col{Idx: i, T: b.sc.cols[i].t, Name: name}, nil
+		return &expr.Col{Idx: i, T: b.sc.cols[i].t, Name: b.sc.label(i)}, nil
 	case n.GetAConst() != nil:
 		return b.bindConst(n.GetAConst())
 	case n.GetParamRef() != nil:
@@ -637,6 +676,9 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		return &expr.Not{Arg: args[0]}, nil
 	case n.GetNullTest() != nil:
 		nt := n.GetNullTest()
+		if elems, ok := rowElems(nt.Arg); ok {
+			return b.rowNullTest(nt, elems)
+		}
 		arg, err := b.bind(nt.Arg)
 		if err != nil {
 			return nil, err
@@ -712,13 +754,15 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			return &expr.Const{D: d}, nil
 		}
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this SQL value function is not supported yet").WithPosition(pos(b.p.query, sv.Location))
+	case n.GetRowExpr() != nil:
+		return b.rowValue(n.GetRowExpr())
 	case n.GetSubLink() != nil:
 		if b.where == whereDefault {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression").WithPosition(pos(b.p.query, n.GetSubLink().Location))
 		}
 		return b.bindSubquery(n.GetSubLink())
 	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "expression %T is not supported yet", n.Node)
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", parse.ExprName(n)).WithPosition(pos(b.p.query, parse.NodeLocation(n)))
 }
 
 func (b *binder) bindConst(c *pg.A_Const) (expr.Expr, error) {
@@ -758,6 +802,9 @@ func opName(names []*pg.Node) string {
 }
 
 func (b *binder) bindAExpr(a *pg.A_Expr) (expr.Expr, error) {
+	if e, ok, err := b.bindRowOp(a); ok {
+		return e, err
+	}
 	op := opName(a.Name)
 	switch a.Kind {
 	case pg.A_Expr_Kind_AEXPR_OP:

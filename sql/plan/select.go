@@ -64,10 +64,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		if rv.Alias != nil {
 			alias = rv.Alias.Aliasname
 		}
-		cols := make([]scopeCol, len(ti.Columns))
-		for i, c := range ti.Columns {
-			cols[i] = scopeCol{table: alias, name: c, t: ti.Types[i], origin: origin{ObjectOID(ti.Namespace, ti.Name), int16(i + 1)}}
-		}
+		cols := p.tableCols(ti, alias)
 		sc = newScope(cols)
 		scan = &exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail}
 	default:
@@ -163,6 +160,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		if err != nil {
 			return nil, err
 		}
+		grouping.multi = len(nodeSets) > 1
 		bindKey := func(g *pg.Node) (expr.Expr, error) {
 			node := g
 			// GROUP BY 1 and GROUP BY alias refer to targets.
@@ -173,7 +171,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 				}
 				if targets[k-1].node == nil {
 					sc.used[targets[k-1].col] = true
-					return &expr.Col{Idx: targets[k-1].col, T: sc.cols[targets[k-1].col].t, Name: targets[k-1].name}, nil
+					return &expr.Col{Idx: targets[k-1].col, T: sc.cols[targets[k-1].col].t, Name: sc.label(targets[k-1].col)}, nil
 				}
 				node = targets[k-1].node
 			} else if cr := g.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
@@ -216,6 +214,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		}
 		out = &binder{p: p, sc: sc, where: "SELECT", aggMode: true, aggs: &aggs, grouping: grouping, win: wins}
 		out.groupCols = groupedCols(sc, groupBy)
+		out.depCols = dependentCols(sc, out.groupCols, sets)
 		for _, g := range groupBy {
 			out.groupStrs = append(out.groupStrs, g.String())
 			out.groupTs = append(out.groupTs, g.Type())
@@ -227,20 +226,36 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 	var cols []Column
 	var srfs []srfCall // set-returning functions, run by a ProjectSet below the projection
 	out.srfs = &srfs
-	for _, t := range targets {
+	for i, t := range targets {
 		var e expr.Expr
 		if t.node == nil {
 			e = &expr.Col{Idx: t.col, T: sc.cols[t.col].t, Name: t.name}
 			if hasAgg {
 				var err error
+				// Qualified, so that a * over two tables' same-named
+				// columns reads each of them.
+				fields := []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: t.name}}}}
+				if tbl := sc.cols[t.col].table; tbl != "" {
+					fields = append([]*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: tbl}}}}, fields...)
+				}
 				if e, err = out.bind(&pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{
-					Fields: []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: t.name}}}}, Location: t.loc}}}); err != nil {
+					Fields: fields, Location: t.loc}}}); err != nil {
 					return nil, err
 				}
 			}
 		} else {
 			var err error
 			if e, err = out.bind(t.node); err != nil {
+				// PostgreSQL analyses the whole select list before it
+				// checks grouping: a later unknown function wins.
+				for _, later := range targets[i+1:] {
+					if later.node == nil || pgerr.Code(err) != pgerr.GroupingError {
+						continue
+					}
+					if _, err2 := out.bind(later.node); resolutionError(err2) {
+						return nil, err2
+					}
+				}
 				return nil, err
 			}
 		}
@@ -287,10 +302,14 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			idx := -1
 			for i, c := range cols {
 				if c.Name == name {
-					if idx >= 0 {
+					// Two output columns of one name are ambiguous only
+					// when they differ (SELECT a, a … ORDER BY a is fine).
+					if idx >= 0 && !sameExpr(exprs[idx], exprs[i]) {
 						return 0, pgerr.New(pgerr.AmbiguousColumn, "%s %q is ambiguous", what, name).WithPosition(pos(p.query, cr.Location))
 					}
-					idx = i
+					if idx < 0 {
+						idx = i
+					}
 				}
 			}
 			if idx >= 0 {
@@ -303,7 +322,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			return 0, err
 		}
 		for i, x := range exprs {
-			if x.String() == e.String() {
+			if sameExpr(x, e) {
 				return i, nil
 			}
 		}
@@ -614,6 +633,10 @@ func columnName(n *pg.Node) string {
 		return columnName(ind.Arg)
 	case n.GetAArrayExpr() != nil:
 		return "array"
+	case n.GetRowExpr() != nil:
+		return "row"
+	case n.GetGroupingFunc() != nil:
+		return "grouping"
 	case n.GetCoalesceExpr() != nil:
 		return "coalesce"
 	case n.GetMinMaxExpr() != nil:
@@ -750,7 +773,13 @@ func nodeLocation(n *pg.Node) int32 {
 	case n.GetFuncCall() != nil:
 		return n.GetFuncCall().Location
 	case n.GetTypeCast() != nil:
-		return n.GetTypeCast().Location
+		// PostgreSQL's exprLocation: the leftmost of the cast and its
+		// argument ('1'::text points at the literal).
+		tc := n.GetTypeCast()
+		if a := nodeLocation(tc.Arg); a >= 0 && (a < tc.Location || tc.Location < 0) {
+			return a
+		}
+		return tc.Location
 	case n.GetNullTest() != nil:
 		return n.GetNullTest().Location
 	}

@@ -100,6 +100,7 @@ const (
 	subExists
 	subIn    // x IN (SELECT …)
 	subArray // ARRAY(SELECT …)
+	subQuant // x op ANY|ALL (SELECT …), but for = ANY, which is subIn
 )
 
 // subqueryExpr runs a subquery: once when it does not refer to the outer
@@ -107,11 +108,14 @@ const (
 type subqueryExpr struct {
 	p        *Planner // the enclosing planner (context, catalog, parameters)
 	sel      *pg.SelectStmt
-	text     string // sel as SQL, for String
+	text     string // the subquery as SQL, which tells subqueries apart in String
 	ctes     *cte   // the WITH queries visible where the subquery is written
 	sc       *scope // the scope whose rows the expression is evaluated on
 	kind     subKind
-	test     expr.Expr // the left side of IN
+	test     expr.Expr      // the left side of IN, ANY or ALL
+	op       string         // subQuant: the comparison operator
+	holds    func(int) bool // subQuant: whether a comparison's outcome satisfies op
+	all      bool           // subQuant: ALL rather than ANY
 	negate   bool
 	t        types.T // scalar: the subquery's column type; IN: the compared type
 	corr     bool
@@ -132,29 +136,34 @@ func (e *subqueryExpr) Type() types.T {
 	return types.TBool
 }
 
-// String names the subquery by its text: two aggregates, grouping keys
-// or ORDER BY keys over different subqueries are different (with one
-// name for all, max((SELECT …)) of two subqueries was one aggregate).
 func (e *subqueryExpr) String() string {
 	switch e.kind {
 	case subExists:
 		return "EXISTS(" + e.text + ")"
 	case subIn:
 		return "(" + e.test.String() + " IN (" + e.text + "))"
+	case subQuant:
+		q := " ANY"
+		if e.all {
+			q = " ALL"
+		}
+		return "(" + e.test.String() + " " + e.op + q + " (" + e.text + "))"
 	case subArray:
 		return "ARRAY(" + e.text + ")"
 	}
 	return "(" + e.text + ")"
 }
 
-// selectText is sel as SQL text, or a name unique to sel when it cannot be
-// deparsed.
-func selectText(sel *pg.SelectStmt) string {
-	res, err := pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}}}}})
+// subqueryText is sel as SQL. Aggregates, GROUP BY keys and ORDER BY
+// items are matched by String, so two different subqueries must not
+// print alike (min((SELECT 'a' …)) and min((SELECT DATE … …)) were one
+// aggregate).
+func subqueryText(sel *pg.SelectStmt) string {
+	s, err := pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}}}}})
 	if err != nil {
 		return fmt.Sprintf("subquery %p", sel)
 	}
-	return res
+	return s
 }
 
 // run plans and runs the subquery with the given outer row, returning the
@@ -199,7 +208,7 @@ func (e *subqueryExpr) run(ctx context.Context, vals []types.Datum, limit int) (
 func (e *subqueryExpr) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 	n := int(b.NumRows())
 	var test arrow.Array
-	if e.kind == subIn {
+	if e.kind == subIn || e.kind == subQuant {
 		var err error
 		if test, err = e.test.Eval(c, b); err != nil {
 			return nil, err
@@ -264,6 +273,13 @@ func (e *subqueryExpr) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, erro
 		case subIn:
 			x := types.DatumAt(e.t, test, i)
 			bld.Append(inList(x, rows, e.t, e.negate, c))
+		case subQuant:
+			d, err := quantified(types.DatumAt(e.t, test, i), rows, e.t, e.holds, e.all, c)
+			if err != nil {
+				bld.Finish().Release()
+				return nil, err
+			}
+			bld.Append(d)
 		case subArray:
 			bld.Append(arrayOf(rows, e.Type(), c))
 		}
@@ -285,6 +301,30 @@ func arrayOf(rows []types.Datum, t types.T, c *expr.Ctx) types.Datum {
 		buf = types.AppendArrayElem(buf, types.FormatText(r, c.Loc))
 	}
 	return types.Datum{T: t, S: string(append(buf, '}'))}
+}
+
+// quantified is x op ANY (rows) or x op ALL (rows) with SQL's NULL rules:
+// ANY is true when some row satisfies op, else NULL when x or some row is
+// NULL, else false (so for no rows); ALL the other way round.
+func quantified(x types.Datum, rows []types.Datum, t types.T, holds func(int) bool, all bool, c *expr.Ctx) (types.Datum, error) {
+	sawNull := false
+	for _, r := range rows {
+		if x.Null || r.Null {
+			sawNull = true
+			continue
+		}
+		v, err := expr.CastDatum(r, t, c.Loc)
+		if err != nil {
+			return types.Datum{}, err
+		}
+		if h := holds(expr.CompareDatums(x, v)); h != all {
+			return types.BoolDatum(h), nil
+		}
+	}
+	if sawNull {
+		return types.NullOf(types.TBool), nil
+	}
+	return types.BoolDatum(all), nil
 }
 
 // inList is x IN (rows) with SQL's NULL rules.
@@ -339,10 +379,7 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 	child := &Planner{ctx: b.p.ctx, cat: b.p.cat, ec: b.p.ec, query: b.p.query, ParamTypes: b.p.ParamTypes, params: b.p.params, ctes: b.p.ctes,
 		outer: &outerRow{sc: b.sc, parent: b.p.outer, owner: b.p}}
 	if b.aggMode {
-		child.outer.grouped = b.groupCols
-		if child.outer.grouped == nil {
-			child.outer.grouped = []int{}
-		}
+		child.outer.grouped = b.outerGrouped()
 	}
 	q, err := child.Select(sel)
 	if err != nil {
@@ -350,7 +387,7 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 	}
 	b.p.ParamTypes = child.ParamTypes
 	q.Root.Close()
-	e := &subqueryExpr{p: b.p, sel: sel, text: selectText(sel), sc: b.sc, corr: child.correlated, ctes: b.p.ctes, grouped: child.outer.grouped}
+	e := &subqueryExpr{p: b.p, sel: sel, text: subqueryText(sel), sc: b.sc, corr: child.correlated, ctes: b.p.ctes, grouped: child.outer.grouped}
 	if e.sc == nil {
 		e.sc = newScope(nil)
 	}
@@ -362,12 +399,20 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 			return nil, pgerr.New(pgerr.SyntaxError, "subquery must return only one column").WithPosition(pos(b.p.query, sl.Location))
 		}
 		e.kind, e.t = subScalar, q.Columns[0].T
-	case pg.SubLinkType_ANY_SUBLINK:
+	case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
+		if elems, ok := rowElems(sl.Testexpr); ok {
+			return b.rowInSubquery(sl, elems, len(q.Columns))
+		}
 		if len(q.Columns) != 1 {
 			return nil, pgerr.New(pgerr.SyntaxError, "subquery has too many columns").WithPosition(pos(b.p.query, sl.Location))
 		}
-		if len(sl.OperName) > 0 && opName(sl.OperName) != "=" {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "only = ANY (subquery) is supported").WithPosition(pos(b.p.query, sl.Location))
+		op := "="
+		if len(sl.OperName) > 0 {
+			op = opName(sl.OperName)
+		}
+		holds, ok := cmpHolds[op]
+		if !ok {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "operator %s with ANY/ALL (subquery) is not supported yet", op).WithPosition(pos(b.p.query, sl.Location))
 		}
 		test, err := b.bind(sl.Testexpr)
 		if err != nil {
@@ -375,12 +420,15 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 		}
 		t, ok := types.Common(test.Type(), q.Columns[0].T)
 		if !ok {
-			return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s = %s", test.Type(), q.Columns[0].T).WithPosition(pos(b.p.query, sl.Location))
+			return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", test.Type(), op, q.Columns[0].T).WithPosition(pos(b.p.query, sl.Location))
 		}
 		if test, err = b.coerce(test, types.Of(t.Kind), sl.Location); err != nil {
 			return nil, err
 		}
 		e.kind, e.test, e.t = subIn, test, types.Of(t.Kind)
+		if all := sl.SubLinkType == pg.SubLinkType_ALL_SUBLINK; all || op != "=" {
+			e.kind, e.op, e.holds, e.all = subQuant, op, holds, all
+		}
 	case pg.SubLinkType_ARRAY_SUBLINK:
 		if len(q.Columns) != 1 {
 			return nil, pgerr.New(pgerr.SyntaxError, "subquery must return only one column").WithPosition(pos(b.p.query, sl.Location))
