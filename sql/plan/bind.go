@@ -471,8 +471,14 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 				e, _ = b.coerce(e, types.TText, fc.Location)
 			}
 			if a.Distinct {
+				// An argument as written or as coerced (string_agg's
+				// varchar argument is cast to text).
 				s := e.String()
-				if s != a.Arg.String() && (a.Arg2 == nil || s != a.Arg2.String()) {
+				inArgs := s == a.Arg.String() || s == arg.String() || a.Arg2 != nil && s == a.Arg2.String()
+				if !inArgs && len(args) > 1 && s == args[1].String() {
+					inArgs = true
+				}
+				if !inArgs {
 					return nil, b.errAt(pgerr.New(pgerr.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"), nodeLocation(sb.Node))
 				}
 			}
