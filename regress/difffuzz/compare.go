@@ -31,7 +31,7 @@ func (v Verdict) Failed() bool { return v.Sig != "" }
 // sides fail with the same SQLSTATE class; rows agree as multisets, and in
 // order on the columns ORDER BY names (rows tied on them may come in any
 // order); float columns to a relative floatTol.
-func compare(q *Select, loam, pg Result) Verdict {
+func compare(q *Select, loam, pg Result, gates Gates) Verdict {
 	if loam.Lost != nil {
 		// What PostgreSQL did is part of the signature, so that the
 		// reducer keeps a query PostgreSQL accepts.
@@ -83,9 +83,21 @@ func compare(q *Select, loam, pg Result) Verdict {
 			}
 		}
 	}
-	ls, ps := sortedRows(loam.Rows, isFloat), sortedRows(pg.Rows, isFloat)
+	// Which of two equal numerics of different scales (2.000, 2.0) an
+	// INTERSECT or EXCEPT keeps is not something the fuzzer checks while
+	// Loam prints neither (KNOWN.md): numerics by value there.
+	byValue := make([]bool, len(pg.OIDs))
+	if !gates.SetOpNumericScale && (strings.HasPrefix(q.Op, "INTERSECT") || strings.HasPrefix(q.Op, "EXCEPT")) {
+		for i, o := range pg.OIDs {
+			byValue[i] = o == oidNumeric
+		}
+	}
+	ls, ps := sortedRows(loam.Rows, isFloat, byValue), sortedRows(pg.Rows, isFloat, byValue)
 	for i := range ps {
 		for c := range ps[i] {
+			if byValue[c] && sameOrderKey(ls[i][c], ps[i][c], oidNumeric) {
+				continue
+			}
 			if !sameValue(ls[i][c], ps[i][c], isFloat[c]) {
 				return Verdict{Sig: "values", Detail: show()}
 			}
@@ -152,7 +164,7 @@ func sameValue(a, b *string, float bool) bool {
 // sortedRows orders rows by a key in which floats are rounded to 12
 // significant digits, so that rows whose floats differ by rounding sort
 // to the same place on both sides.
-func sortedRows(rows [][]*string, isFloat []bool) [][]*string {
+func sortedRows(rows [][]*string, isFloat, byValue []bool) [][]*string {
 	type keyed struct {
 		key string
 		row []*string
@@ -164,6 +176,12 @@ func sortedRows(rows [][]*string, isFloat []bool) [][]*string {
 			switch {
 			case v == nil:
 				b.WriteString("\x01")
+			case byValue[c]:
+				if r, ok := new(big.Rat).SetString(*v); ok {
+					b.WriteString(r.RatString())
+				} else {
+					b.WriteString(*v)
+				}
 			case isFloat[c]:
 				if f, err := strconv.ParseFloat(*v, 64); err == nil {
 					b.WriteString(strconv.FormatFloat(f, 'g', 12, 64))

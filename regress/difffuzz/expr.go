@@ -278,6 +278,7 @@ func (g *gen) aggExpr(sc *scope, k Kind) *Expr {
 	}
 	arg := func(k Kind) *Expr { return g.expr(sc, k, 1) }
 	var e *Expr
+	wrap := "" // a cast around the call, added after FILTER
 	distinct := ""
 	if g.gates.FilterDistinctAgg && g.chance(5) {
 		distinct = "DISTINCT "
@@ -292,7 +293,7 @@ func (g *gen) aggExpr(sc *scope, k Kind) *Expr {
 		case 2:
 			e = node(k, []string{"min(%s)", "max(%s)"}[g.r.Intn(2)], arg(KInt))
 		default:
-			e = node(k, "CAST(sum("+distinct+"%s) AS int8)", arg(KInt))
+			e, wrap = node(k, "sum("+distinct+"%s)", arg(KInt)), "CAST(%s AS int8)"
 		}
 	case KFloat:
 		e = node(k, []string{"sum(", "avg(", "min(", "max("}[g.r.Intn(4)]+distinct+"%s)", arg(KFloat))
@@ -305,7 +306,7 @@ func (g *gen) aggExpr(sc *scope, k Kind) *Expr {
 		if fn != "avg(" && ak == KInt {
 			// sum(int4) is int8, min(int) int: numeric, for floor() and
 			// % to take it as numeric.
-			e = node(k, "CAST("+fn+distinct+"%s) AS numeric)", arg(ak))
+			e, wrap = node(k, fn+distinct+"%s)", arg(ak)), "CAST(%s AS numeric)"
 		} else {
 			e = node(k, fn+distinct+"%s)", arg(ak))
 		}
@@ -354,6 +355,10 @@ func (g *gen) aggExpr(sc *scope, k Kind) *Expr {
 		e.Parts[len(e.Parts)-1] += " FILTER (WHERE "
 		e.Args = append(e.Args, f)
 		e.Parts = append(e.Parts, ")")
+	}
+	if wrap != "" {
+		e = node(k, wrap, e)
+		e.Agg = true
 	}
 	if g.chance(5) {
 		switch k {
@@ -460,7 +465,11 @@ func (g *gen) windowExpr(sc *scope, k Kind) *Expr {
 		// first_value/last_value pick one row of a peer group.
 		orderSensitive = true
 	}
+	if orderSensitive && g.winOrder {
+		return node(KInt, "count(*) OVER ()")
+	}
 	if orderSensitive {
+		g.winOrder = true
 		for _, c := range sc.cols {
 			if !orderable(c.K) {
 				// A column that cannot be ordered may tell tied rows

@@ -39,12 +39,15 @@ type Failure struct {
 
 // Stats sum up a run.
 type Stats struct {
-	Queries  int
-	Errors   int // queries on which both sides raised the same class of error
-	Rounds   int
-	Elapsed  time.Duration
-	Failures []Failure
-	start    time.Time
+	Queries int
+	Errors  int // queries on which both sides raised the same class of error
+	// ErrorCodes counts those errors by PostgreSQL's SQLSTATE: a code
+	// that dominates is a generator wasting queries.
+	ErrorCodes map[string]int
+	Rounds     int
+	Elapsed    time.Duration
+	Failures   []Failure
+	start      time.Time
 }
 
 // Fuzzer drives Loam and PostgreSQL side by side.
@@ -151,9 +154,16 @@ func (f *Fuzzer) round(ctx context.Context, st *Stats) error {
 			if st.Queries%1000 == 0 {
 				f.cfg.Logf("%d queries, %d rounds, %.0f queries/s, %d differences", st.Queries, st.Rounds, float64(st.Queries)/time.Since(st.start).Seconds(), len(st.Failures))
 			}
-			v, both := f.check(ctx, q)
-			if both {
+			v, code := f.check(ctx, q)
+			if code != "" {
 				st.Errors++
+				if st.ErrorCodes == nil {
+					st.ErrorCodes = map[string]int{}
+				}
+				if st.ErrorCodes[code] == 0 {
+					f.cfg.Logf("first %s on both sides: %s", code, q.SQL())
+				}
+				st.ErrorCodes[code]++
 			}
 			if v.Failed() {
 				fail := f.reduce(ctx, s, q, v)
@@ -180,22 +190,25 @@ func (f *Fuzzer) rowCount() int {
 	return 1 + f.r.Intn(10)
 }
 
-// check runs q on both sides and compares. both says both sides raised an
-// error of the same class.
-func (f *Fuzzer) check(ctx context.Context, q *Select) (Verdict, bool) {
+// check runs q on both sides and compares. code is PostgreSQL's SQLSTATE
+// when both sides raised an error of the same class.
+func (f *Fuzzer) check(ctx context.Context, q *Select) (Verdict, string) {
 	sql := q.SQL()
 	lr := f.loam.Query(ctx, sql)
 	pr := f.pg.Query(ctx, sql)
 	if lr.Lost != nil {
 		if err := f.loam.reconnect(ctx); err != nil {
-			return Verdict{Sig: "lost", Detail: fmt.Sprintf("Loam: %v; reconnect: %v", lr.Lost, err)}, false
+			return Verdict{Sig: "lost", Detail: fmt.Sprintf("Loam: %v; reconnect: %v", lr.Lost, err)}, ""
 		}
 	}
 	if pr.Lost != nil {
 		f.pg.reconnect(ctx)
 	}
-	v := compare(q, lr, pr)
-	return v, !v.Failed() && lr.Err != nil
+	v := compare(q, lr, pr, f.cfg.Gates)
+	if !v.Failed() && lr.Err != nil && pr.Err != nil {
+		return v, pr.Err.Code
+	}
+	return v, ""
 }
 
 // createTables drops the previous round's tables and creates s's on both

@@ -50,7 +50,7 @@ func TestDiffFuzz(t *testing.T) {
 	loamURL := fmt.Sprintf("postgres://loam@%s/loam?sslmode=disable", srv.Addr)
 	pgURL := pgtest.Database(t)
 	ctx := context.Background()
-	cfg := Config{Seed: seed, Queries: int(n), Logf: t.Logf}
+	cfg := Config{Seed: seed, Queries: int(n), Logf: t.Logf, Gates: DefaultGates()}
 	if os.Getenv("DIFFFUZZ_GATES") == "open" {
 		cfg.Gates = AllGates()
 	}
@@ -65,6 +65,7 @@ func TestDiffFuzz(t *testing.T) {
 	}
 	t.Logf("seed %d: %d queries in %d rounds, %.0f queries/s; %d raised the same error class on both sides; %d differences",
 		seed, st.Queries, st.Rounds, float64(st.Queries)/st.Elapsed.Seconds(), st.Errors, len(st.Failures))
+	t.Logf("errors on both sides by SQLSTATE: %v", st.ErrorCodes)
 	t.Logf("time in queries: Loam %v (slowest %v), PostgreSQL %v (slowest %v)", f.loam.Busy.Round(time.Millisecond), f.loam.Slowest.Round(time.Millisecond), f.pg.Busy.Round(time.Millisecond), f.pg.Slowest.Round(time.Millisecond))
 	if f.loam.Slowest > 2*time.Second {
 		t.Logf("slowest on Loam: %s", f.loam.SlowestText)
