@@ -179,26 +179,26 @@ func (g *gen) expr(sc *scope, k Kind, depth int) *Expr {
 					}
 				}
 			}
-			return node(k, "%s "+g.cmpOp()+" %s", e(a), e(b))
+			return node(k, "(%s "+g.cmpOp()+" %s)", e(a), e(b))
 		case 3:
-			return node(k, "%s IS "+[]string{"NULL", "NOT NULL"}[g.r.Intn(2)], e(g.scalarKind()))
+			return node(k, "(%s IS "+[]string{"NULL", "NOT NULL"}[g.r.Intn(2)]+")", e(g.scalarKind()))
 		case 4:
 			return node(k, "(%s "+[]string{"AND", "OR"}[g.r.Intn(2)]+" %s)", e(KBool), e(KBool))
 		case 5:
-			return node(k, "NOT %s", e(KBool))
+			return node(k, "(NOT %s)", e(KBool))
 		case 6:
 			a := []Kind{KInt, KNumeric, KText, KDate}[g.r.Intn(4)]
-			return node(k, "%s "+[]string{"BETWEEN", "NOT BETWEEN"}[g.r.Intn(2)]+" %s AND %s", e(a), e(a), e(a))
+			return node(k, "(%s "+[]string{"BETWEEN", "NOT BETWEEN"}[g.r.Intn(2)]+" %s AND %s)", e(a), e(a), e(a))
 		case 7:
 			a := []Kind{KInt, KText, KNumeric}[g.r.Intn(3)]
-			return node(k, "%s "+[]string{"IN", "NOT IN"}[g.r.Intn(2)]+" (%s, %s, %s)", e(a), g.literal(a), g.literal(a), e(a))
+			return node(k, "(%s "+[]string{"IN", "NOT IN"}[g.r.Intn(2)]+" (%s, %s, %s))", e(a), g.literal(a), g.literal(a), e(a))
 		case 8:
-			return node(k, "%s "+[]string{"LIKE", "NOT LIKE", "ILIKE"}[g.r.Intn(3)]+" "+[]string{"'a%'", "'%b'", "'_'", "'%'", "'A%'", "'x\\%y'"}[g.r.Intn(6)], e(KText))
+			return node(k, "(%s "+[]string{"LIKE", "NOT LIKE", "ILIKE"}[g.r.Intn(3)]+" "+[]string{"'a%'", "'%b'", "'_'", "'%'", "'A%'", "'x\\%y'"}[g.r.Intn(6)]+")", e(KText))
 		case 9:
 			a := g.scalarKind()
-			return node(k, "%s IS "+[]string{"DISTINCT", "NOT DISTINCT"}[g.r.Intn(2)]+" FROM %s", e(a), e(a))
+			return node(k, "(%s IS "+[]string{"DISTINCT", "NOT DISTINCT"}[g.r.Intn(2)]+" FROM %s)", e(a), e(a))
 		case 10:
-			return node(k, "%s IS "+[]string{"TRUE", "NOT TRUE", "FALSE", "UNKNOWN"}[g.r.Intn(4)], e(KBool))
+			return node(k, "(%s IS "+[]string{"TRUE", "NOT TRUE", "FALSE", "UNKNOWN"}[g.r.Intn(4)]+")", e(KBool))
 		case 11, 12:
 			if g.nsub < 2 {
 				return g.boolSubquery(sc)
@@ -466,15 +466,15 @@ func (g *gen) windowExpr(sc *scope, k Kind) *Expr {
 		orderSensitive = true
 	}
 	if orderSensitive && g.winOrder {
-		return node(KInt, "count(*) OVER ()")
+		return g.expr(sc, k, 1)
 	}
 	if orderSensitive {
 		g.winOrder = true
 		for _, c := range sc.cols {
 			if !orderable(c.K) {
 				// A column that cannot be ordered may tell tied rows
-				// apart: fall back to an order-insensitive function.
-				return node(KInt, "count(*) OVER ()")
+				// apart: no window function then.
+				return g.expr(sc, k, 1)
 			}
 			order = append(order, c.SQL())
 		}
@@ -553,6 +553,6 @@ func (g *gen) boolSubquery(sc *scope) *Expr {
 			ops = append(ops, "< ALL", "<> ALL", "> ANY")
 		}
 		op := ops[g.r.Intn(len(ops))]
-		return node(KBool, "%s "+op+" (%s)", g.expr(sc, k, 1), &Expr{K: k, Sub: q})
+		return node(KBool, "(%s "+op+" (%s))", g.expr(sc, k, 1), &Expr{K: k, Sub: q})
 	}
 }
