@@ -300,9 +300,6 @@ func (g *gen) aggExpr(sc *scope, k Kind) *Expr {
 	case KNumeric:
 		fn := []string{"sum(", "avg(", "min(", "max("}[g.r.Intn(4)]
 		ak := []Kind{KInt, KNumeric}[g.r.Intn(2)]
-		if fn == "avg(" && !g.gates.AvgNumeric {
-			ak = KInt
-		}
 		if fn != "avg(" && ak == KInt {
 			// sum(int4) is int8, min(int) int: numeric, for floor() and
 			// % to take it as numeric.
@@ -407,11 +404,7 @@ func (g *gen) windowExpr(sc *scope, k Kind) *Expr {
 			framed = true
 		}
 	case KNumeric:
-		fns := []string{"sum(%s)"}
-		if g.gates.AvgNumeric {
-			fns = append(fns, "avg(%s)")
-		}
-		fn = node(k, fns[g.r.Intn(len(fns))], g.expr(sc, []Kind{KInt, KNumeric}[g.r.Intn(2)], 1))
+		fn = node(k, []string{"sum(%s)", "avg(%s)"}[g.r.Intn(2)], g.expr(sc, []Kind{KInt, KNumeric}[g.r.Intn(2)], 1))
 		framed = true
 	default:
 		switch g.r.Intn(3) {

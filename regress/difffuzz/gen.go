@@ -42,8 +42,8 @@ type Gates struct {
 	// not PostgreSQL's (KNOWN.md).
 	JSONBOrder bool
 	// ConstGroupKey: ROLLUP/CUBE/GROUPING SETS over expressions that may
-	// be constant; Loam takes an equal constant in the select list or
-	// HAVING for the grouped-out key (NULL), PostgreSQL keeps the constant
+	// be constant; Loam takes an equal constant in HAVING for the
+	// grouped-out key (NULL), PostgreSQL only in the select list
 	// (KNOWN.md).
 	ConstGroupKey bool
 	// UnknownUnion: an untyped string literal as a set operation's
@@ -53,9 +53,6 @@ type Gates struct {
 	// EmptyAggFatal: aggregates of NULL constants of several types over an
 	// empty table in a derived table; Loam ends the session (KNOWN.md).
 	EmptyAggFatal bool
-	// AvgNumeric: avg of numerics; over a single row Loam's result has
-	// scale 20 where PostgreSQL's has 16 (KNOWN.md).
-	AvgNumeric bool
 	// SetOpNumericScale: compare numerics of INTERSECT and EXCEPT as text;
 	// of 2.000 and 2.0 Loam keeps 2 (KNOWN.md).
 	SetOpNumericScale bool
@@ -82,7 +79,7 @@ func AllGates() Gates {
 	return Gates{QuantifiedSubquery: true, EagerErrors: true, OuterAggregate: true,
 		FilterDistinctAgg: true, IntervalColumn: true, UnknownAggArg: true,
 		SameNameGroupBy: true, JSONBOrder: true, NonASCII: true,
-		ConstGroupKey: true, UnknownUnion: true, EmptyAggFatal: true, AvgNumeric: true,
+		ConstGroupKey: true, UnknownUnion: true, EmptyAggFatal: true,
 		PGDistinctWindow: true, SetOpNumericScale: true}
 }
 
