@@ -99,7 +99,10 @@ func compare(q *Select, loam, pg Result, gates Gates) Verdict {
 				continue
 			}
 			if !sameValue(ls[i][c], ps[i][c], isFloat[c]) {
-				return Verdict{Sig: "values", Detail: show()}
+				// Sorted, from the first row that differs.
+				from := max(0, i-2)
+				return Verdict{Sig: "values", Detail: fmt.Sprintf("sorted rows differ from row %d on (%d rows):\nLoam:\n%sPostgreSQL:\n%s",
+					i+1, len(ps), showRows(ls[from:]), showRows(ps[from:]))}
 			}
 		}
 	}
