@@ -229,7 +229,7 @@ func hasKind(q *Select, k Kind) bool {
 }
 
 func (g *gen) orderKey(it *Item) *OrderKey {
-	o := &OrderKey{Item: it, Desc: g.chance(3)}
+	o := &OrderKey{Item: it, Desc: g.chance(3), ByName: g.chance(3)}
 	if g.chance(4) {
 		o.Nulls = []string{"NULLS FIRST", "NULLS LAST"}[g.r.Intn(2)]
 	}
