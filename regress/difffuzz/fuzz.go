@@ -8,7 +8,14 @@
 //
 // Files: schema.go makes tables and rows; ast.go, gen.go and expr.go
 // build queries; runner.go talks to a server; compare.go judges results;
-// reduce.go shrinks a failure; record.go prints it.
+// clone.go and reduce.go shrink a failure; record.go prints it.
+//
+//	go test ./regress/difffuzz/                 fixed seed, 3000 queries (make test)
+//	make fuzz-diff SEED=7 N=200000              as long as wanted
+//	DIFFFUZZ_SEED=7 DIFFFUZZ_N=200000 DIFFFUZZ_GATES=open go test -timeout 0 -v ./regress/difffuzz/
+//
+// Shapes that hit known differences are kept out by Gates; KNOWN.md lists
+// them with their records.
 package difffuzz
 
 import (
