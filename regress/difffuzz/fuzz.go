@@ -115,7 +115,7 @@ func (f *Fuzzer) Run(ctx context.Context) (*Stats, error) {
 // round makes a schema and runs queries with its rows in the log, in
 // files, then split across both.
 func (f *Fuzzer) round(ctx context.Context, st *Stats) error {
-	s := genSchema(f.r)
+	s := genSchema(f.r, f.cfg.Gates)
 	if err := f.createTables(ctx, s); err != nil {
 		return err
 	}

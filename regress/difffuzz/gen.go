@@ -60,6 +60,10 @@ type Gates struct {
 	// function; PostgreSQL 15.18 answers wrongly when a correlated
 	// subquery compares its column with an outer value (KNOWN.md).
 	PGDistinctWindow bool
+	// CharColumn: char(3) columns; Loam's blank-padded semantics differ
+	// from PostgreSQL's in UNION types, LIKE, and comparisons with varchar
+	// (KNOWN.md).
+	CharColumn bool
 	// NonASCII: a non-ASCII letter among the text values; PostgreSQL in
 	// the C locale upper-cases only ASCII letters, Loam all of Unicode
 	// (KNOWN.md).
@@ -80,7 +84,7 @@ func AllGates() Gates {
 		FilterDistinctAgg: true, IntervalColumn: true, UnknownAggArg: true,
 		SameNameGroupBy: true, JSONBOrder: true, NonASCII: true,
 		ConstGroupKey: true, UnknownUnion: true, EmptyAggFatal: true,
-		PGDistinctWindow: true, SetOpNumericScale: true}
+		PGDistinctWindow: true, SetOpNumericScale: true, CharColumn: true}
 }
 
 // colRef is a column an expression may name.
