@@ -377,6 +377,7 @@ func (g *gen) windowExpr(sc *scope, k Kind) *Expr {
 	var fn *Expr
 	orderSensitive := false
 	framed := false
+	wrapNumeric := false
 	switch k {
 	case KInt:
 		switch g.r.Intn(5) {
@@ -404,8 +405,13 @@ func (g *gen) windowExpr(sc *scope, k Kind) *Expr {
 			framed = true
 		}
 	case KNumeric:
-		fn = node(k, []string{"sum(%s)", "avg(%s)"}[g.r.Intn(2)], g.expr(sc, []Kind{KInt, KNumeric}[g.r.Intn(2)], 1))
+		ak := []Kind{KInt, KNumeric}[g.r.Intn(2)]
+		fn = node(k, []string{"sum(%s)", "avg(%s)"}[g.r.Intn(2)], g.expr(sc, ak, 1))
 		framed = true
+		if ak == KInt && fn.Parts[0] == "sum(" {
+			// sum(int4) is int8: numeric for ceil() and % to take.
+			wrapNumeric = true
+		}
 	default:
 		switch g.r.Intn(3) {
 		case 0:
@@ -491,6 +497,10 @@ func (g *gen) windowExpr(sc *scope, k Kind) *Expr {
 	}
 	w := node(fn.K, "%s OVER ("+text+")", fn)
 	w.Win = true
+	if wrapNumeric {
+		w = node(k, "CAST(%s AS numeric)", w)
+		w.Win = true
+	}
 	return w
 }
 
