@@ -14,7 +14,7 @@ import (
 // queryTimeout bounds one statement: a query still running then counts as
 // a hang (the data is tiny: the slowest query of a run takes well under a
 // second on either side).
-const queryTimeout = 15 * time.Second
+const queryTimeout = 30 * time.Second
 
 // Side is one database the fuzzer talks to, over the simple query
 // protocol so that every value arrives as PostgreSQL's text form.
