@@ -493,8 +493,14 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 				e, _ = b.coerce(e, types.TText, fc.Location)
 			}
 			if a.Distinct {
+				// An argument as written or as coerced (string_agg's
+				// varchar argument is cast to text).
 				s := e.String()
-				if s != a.Arg.String() && (a.Arg2 == nil || s != a.Arg2.String()) {
+				inArgs := s == a.Arg.String() || s == arg.String() || a.Arg2 != nil && s == a.Arg2.String()
+				if !inArgs && len(args) > 1 && s == args[1].String() {
+					inArgs = true
+				}
+				if !inArgs {
 					return nil, b.errAt(pgerr.New(pgerr.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"), nodeLocation(sb.Node))
 				}
 			}
@@ -1000,6 +1006,22 @@ func negConst(d types.Datum, b *binder, loc int32) (expr.Expr, error) {
 var cmpOps = map[string]expr.CmpOp{"=": expr.EQ, "<>": expr.NE, "!=": expr.NE, "<": expr.LT, "<=": expr.LE, ">": expr.GT, ">=": expr.GE}
 var arithOps = map[string]expr.ArithOp{"+": expr.Add, "-": expr.Sub, "*": expr.Mul, "/": expr.Div, "%": expr.Mod}
 
+// widenFloat4 is the type an operator computes in when Common gave t for
+// operands lt and rt: a real with an operand of another numeric type
+// (int, numeric) computes in double precision, as PostgreSQL's operator
+// resolution picks float48 and float84 operators (real / int is float8;
+// a real with an untyped literal stays real).
+func widenFloat4(t, lt, rt types.T) types.T {
+	if t.Kind != types.Float4 {
+		return t
+	}
+	other := func(k types.Kind) bool { return k != types.Float4 && k != types.Unknown }
+	if other(lt.Kind) || other(rt.Kind) {
+		return types.TFloat8
+	}
+	return t
+}
+
 func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, error) {
 	noOp := func() error {
 		return pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type()).
@@ -1011,6 +1033,7 @@ func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, erro
 		if !ok {
 			return nil, noOp()
 		}
+		t = widenFloat4(t, l.Type(), r.Type())
 		var err error
 		ct := types.Of(t.Kind)
 		if t.Kind == types.Array {
