@@ -50,7 +50,9 @@ func TestDiffFuzz(t *testing.T) {
 	loamURL := fmt.Sprintf("postgres://loam@%s/loam?sslmode=disable", srv.Addr)
 	pgURL := pgtest.Database(t)
 	ctx := context.Background()
-	cfg := Config{Seed: seed, Queries: int(n), Logf: t.Logf, Gates: DefaultGates()}
+	cfg := Config{Seed: seed, Queries: int(n), Logf: t.Logf, Gates: DefaultGates(),
+		// A long run goes on past a few differences: DIFFFUZZ_MAXFAIL.
+		MaxFailures: int(envInt(t, "DIFFFUZZ_MAXFAIL", 0))}
 	if os.Getenv("DIFFFUZZ_GATES") == "open" {
 		cfg.Gates = AllGates()
 	}
