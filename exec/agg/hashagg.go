@@ -181,9 +181,9 @@ func (h *hashAggOp) consume(rec arrow.RecordBatch) error {
 			h.keys = append(h.keys, row)
 			return g
 		}
-		// Not numerics: 1.50 and 1.5 are one group, which KeyWriter's
-		// normalised key knows and the text does not.
-		if sa, ok := keyCols[0].(*array.String); ok && len(keyCols) == 1 && h.groupBy[0].Type().Kind != types.Numeric {
+		// One text key groups by its bytes; numeric (1.0 and 1.00) and
+		// jsonb hold equal values of other bytes, which KeyWriter keys.
+		if sa, ok := keyCols[0].(*array.String); ok && len(keyCols) == 1 && exec.ExactKey(h.groupBy[0].Type()) {
 			h.stringGroups(sa, gids, newGroup)
 		} else {
 			writers := make([]func([]byte, int) []byte, len(keyCols))
