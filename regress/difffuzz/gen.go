@@ -75,8 +75,7 @@ type Gates struct {
 // subqueries, untyped literals in set operations) and keeps the rest out.
 func DefaultGates() Gates {
 	return Gates{QuantifiedSubquery: true, FilterDistinctAgg: true, IntervalColumn: true,
-		SameNameGroupBy: true, EmptyAggFatal: true, UnknownAggArg: true, ConstGroupKey: true,
-		UnknownUnion: true}
+		SameNameGroupBy: true, EmptyAggFatal: true, UnknownAggArg: true, UnknownUnion: true}
 }
 
 // AllGates turns every gated shape on.
