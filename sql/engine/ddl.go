@@ -34,16 +34,9 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	if rv.Relpersistence == "t" || len(cs.InhRelations) > 0 || cs.Partspec != nil || cs.OfTypename != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "temporary, inherited and PARTITION BY tables are not supported; use PARTITIONED BY").WithPosition(at(rv.Location))
 	}
-	ns := rv.Schemaname
-	if ns == "" {
-		var err error
-		if ns, err = s.createSchema(ctx); err != nil {
-			return nil, err
-		}
-	} else if ok, err := s.eng.store.NamespaceExists(ctx, ns); err != nil {
+	ns, err := s.newTableSchema(ctx, rv, q)
+	if err != nil {
 		return nil, err
-	} else if !ok {
-		return nil, pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", ns).WithPosition(at(rv.Location))
 	}
 
 	var fields []iceberg.NestedField
@@ -114,13 +107,40 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	if len(fields) == 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "a table needs at least one column").WithPosition(at(rv.Location))
 	}
+	nt := newTable{ns: ns, name: rv.Relname, fields: fields, types: colTypes, keys: keys, defaults: defaults, byName: byName, at: at(rv.Location)}
+	if _, err := s.storeTable(ctx, nt, ps.Table, cs.IfNotExists); err != nil {
+		return nil, err
+	}
+	return &Cursor{tag: "CREATE TABLE", sess: s}, nil
+}
+
+// newTable is a table about to be created: its columns as Iceberg fields
+// with their SQL types, PRIMARY KEY column names and DEFAULT texts (nil
+// or "" for none), by CREATE TABLE or CREATE TABLE … AS.
+type newTable struct {
+	ns, name string
+	fields   []iceberg.NestedField
+	types    []types.T
+	keys     []string
+	defaults []string
+	byName   map[string]int
+	at       int // position of the table name, for errors
+}
+
+// storeTable creates nt with the Loam clauses tc, in the metastore and
+// the warehouse, and records it as created by the transaction under way
+// (a rollback drops it). It reports false, with a notice, when the table
+// exists and ifNotExists is set.
+func (s *Session) storeTable(ctx context.Context, nt newTable, tc *parse.TableClauses, ifNotExists bool) (bool, error) {
+	fields, colTypes, keys, defaults, byName := nt.fields, nt.types, nt.keys, nt.defaults, nt.byName
+	ns := nt.ns
 	// A primary key becomes the Iceberg schema's identifier fields (row
 	// identity for engines that upsert); its columns are NOT NULL.
 	var identifiers []int
 	for _, k := range keys {
 		i, ok := byName[k]
 		if !ok {
-			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q named in key does not exist", k).WithPosition(at(rv.Location))
+			return false, pgerr.New(pgerr.UndefinedColumn, "column %q named in key does not exist", k).WithPosition(nt.at)
 		}
 		fields[i].Required = true
 		identifiers = append(identifiers, fields[i].ID)
@@ -137,22 +157,22 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 
 	var spec *iceberg.PartitionSpec
 	order := table.UnsortedSortOrder
-	if tc := ps.Table; tc != nil {
+	if tc != nil {
 		var err error
 		if spec, err = partitionSpec(tc, sc, byName, colTypes); err != nil {
-			return nil, err
+			return false, err
 		}
 		if order, err = sortOrder(tc, sc, byName); err != nil {
-			return nil, err
+			return false, err
 		}
 		if err := tableOptions(tc, byName, colTypes, props); err != nil {
-			return nil, err
+			return false, err
 		}
 	}
-	s.eng.missing.forget(link.Key{NS: ns, Name: rv.Relname})
-	_, err := s.eng.store.Create(ctx, ns, rv.Relname, sc, spec, order, props)
+	s.eng.missing.forget(link.Key{NS: ns, Name: nt.name})
+	_, err := s.eng.store.Create(ctx, ns, nt.name, sc, spec, order, props)
 	if err == nil {
-		settings := tableSettings(ps.Table, props)
+		settings := tableSettings(tc, props)
 		settings.Keys = keys
 		for i, d := range defaults {
 			if d != "" {
@@ -162,24 +182,39 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 				settings.Defaults[fields[i].Name] = plan.DefaultText(d, false)
 			}
 		}
-		err = s.eng.meta.PutTableSettings(ctx, ns, rv.Relname, settings)
+		err = s.eng.meta.PutTableSettings(ctx, ns, nt.name, settings)
 	}
 	if errors.Is(err, icetable.ErrTableExists) || errors.Is(err, icetable.ErrViewExists) {
-		if cs.IfNotExists {
-			s.notice("relation %q already exists, skipping", rv.Relname)
-			return &Cursor{tag: "CREATE TABLE", sess: s}, nil
+		if ifNotExists {
+			s.notice("relation %q already exists, skipping", nt.name)
+			return false, nil
 		}
-		return nil, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", rv.Relname)
+		return false, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", nt.name)
 	}
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	// Again: a lookup may have raced the create.
-	s.eng.missing.forget(link.Key{NS: ns, Name: rv.Relname})
+	s.eng.missing.forget(link.Key{NS: ns, Name: nt.name})
 	if s.tx != 'I' || s.implicit {
-		s.created = append(s.created, link.Key{NS: ns, Name: rv.Relname})
+		s.created = append(s.created, link.Key{NS: ns, Name: nt.name})
 	}
-	return &Cursor{tag: "CREATE TABLE", sess: s}, nil
+	return true, nil
+}
+
+// newTableSchema is the schema a new table named by rv goes into: the one
+// named, which must exist, else the first of the search path.
+func (s *Session) newTableSchema(ctx context.Context, rv *pg.RangeVar, q string) (string, error) {
+	ns := rv.Schemaname
+	if ns == "" {
+		return s.createSchema(ctx)
+	}
+	if ok, err := s.eng.store.NamespaceExists(ctx, ns); err != nil {
+		return "", err
+	} else if !ok {
+		return "", pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", ns).WithPosition(parse.CharPos(q, int(rv.Location)))
+	}
+	return ns, nil
 }
 
 func columnOf(byName map[string]int, name string, pos int, clause string) (int, error) {

@@ -128,6 +128,9 @@ func (s *Session) exprCtx() *expr.Ctx {
 func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statement, cat *catalog) ([]Column, error) {
 	switch n := ps.Node.Node.(type) {
 	case *pg.Node_SelectStmt:
+		if n.SelectStmt.IntoClause != nil {
+			return nil, nil // SELECT … INTO returns no rows
+		}
 		q, err := p.Select(n.SelectStmt)
 		if err != nil {
 			return nil, err
@@ -214,6 +217,10 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 	p.NoParams = st.simple
 	switch n := ps.Node.Node.(type) {
 	case *pg.Node_SelectStmt:
+		if into := n.SelectStmt.IntoClause; into != nil {
+			defer cat.release()
+			return s.createTableAs(ctx, p, into, n.SelectStmt, false, nil, st.prep.query)
+		}
 		q, err := p.Select(n.SelectStmt)
 		if err != nil {
 			cat.release()
@@ -248,6 +255,14 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return &Cursor{tag: fmt.Sprintf("INSERT 0 %d", count), sess: s}, nil
 	case *pg.Node_CreateStmt:
 		return s.createTable(ctx, n.CreateStmt, ps, st.prep.query)
+	case *pg.Node_CreateTableAsStmt:
+		defer cat.release()
+		cs := n.CreateTableAsStmt
+		sel := cs.Query.GetSelectStmt()
+		if cs.Objtype != pg.ObjectType_OBJECT_TABLE || sel == nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE MATERIALIZED VIEW and CREATE TABLE … AS EXECUTE are not supported")
+		}
+		return s.createTableAs(ctx, p, cs.Into, sel, cs.IfNotExists, ps.Table, st.prep.query)
 	case *pg.Node_ViewStmt:
 		return s.createView(ctx, n.ViewStmt, ps, st.prep.query)
 	case *pg.Node_CreateSchemaStmt:
