@@ -134,6 +134,7 @@ type newTable struct {
 func (s *Session) storeTable(ctx context.Context, nt newTable, tc *parse.TableClauses, ifNotExists bool) (bool, error) {
 	fields, colTypes, keys, defaults, byName := nt.fields, nt.types, nt.keys, nt.defaults, nt.byName
 	ns := nt.ns
+	ice.NumberFields(fields)
 	// A primary key becomes the Iceberg schema's identifier fields (row
 	// identity for engines that upsert); its columns are NOT NULL.
 	var identifiers []int

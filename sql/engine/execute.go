@@ -552,7 +552,7 @@ func (s *Session) insertSource(p *plan.Planner, ins *pg.InsertStmt, ti *plan.Tab
 		var e expr.Expr = &expr.Col{Idx: k, T: q.Columns[k].T}
 		want := ti.Types[idx]
 		if q.Columns[k].T.Kind != want.Kind || want.Width >= 0 {
-			if _, ok := types.Common(q.Columns[k].T, want); !ok && q.Columns[k].T.Kind != types.Text && !plan.AssignsToString(want) {
+			if _, ok := types.Common(q.Columns[k].T, want); !ok && q.Columns[k].T.Kind != types.Text && !plan.AssignsToString(want) && !plan.ArrayAssigns(q.Columns[k].T, want) {
 				return nil, pgerr.New(pgerr.DatatypeMismatch, "column %q is of type %s but expression is of type %s", ti.Columns[idx], want, q.Columns[k].T).
 					WithHint("You will need to rewrite or cast the expression.")
 			}

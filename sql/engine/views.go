@@ -148,6 +148,10 @@ func (s *Session) createView(ctx context.Context, vs *pg.ViewStmt, ps parse.Stat
 		ids[i] = i + 1
 		fields = append(fields, iceberg.NestedField{ID: i + 1, Name: names[i], Type: it})
 	}
+	ice.NumberFields(fields)
+	for i := range fields {
+		ids[i] = fields[i].ID
+	}
 	v := meta.View{SQL: text, Schema: iceberg.NewSchema(0, fields...),
 		Properties: map[string]string{ice.TypesProperty: ice.EncodeTypes(ids, colTypes),
 			propViewCreated: strconv.FormatInt(time.Now().UnixNano(), 10)}}
