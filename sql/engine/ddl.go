@@ -365,6 +365,9 @@ func (s *Session) dropTable(ctx context.Context, ns, name string) error {
 	if err := s.eng.meta.DeleteTableSettings(ctx, ns, name); err != nil {
 		return fmt.Errorf("drop table %s.%s: settings: %w", ns, name, err)
 	}
+	if err := s.dropOwnedSequences(ctx, ns, name); err != nil {
+		return fmt.Errorf("drop table %s.%s: sequences: %w", ns, name, err)
+	}
 	return nil
 }
 
@@ -376,6 +379,9 @@ func (s *Session) dropCreated(i int) {
 		k := s.created[j]
 		if err := s.eng.meta.DropView(context.Background(), k.NS, k.Name); err == nil {
 			continue // a view the block created
+		}
+		if err := s.eng.meta.DropSequence(context.Background(), k.NS, k.Name); err == nil {
+			continue // a sequence the block created
 		}
 		if err := s.dropTable(context.Background(), k.NS, k.Name); err != nil {
 			s.eng.log.Warn("rollback: drop of a table created in the transaction failed", "table", k, "err", err)
@@ -502,6 +508,8 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 		return &Cursor{tag: "DROP SCHEMA", sess: s}, nil
 	case pg.ObjectType_OBJECT_VIEW:
 		return s.dropViews(ctx, ds)
+	case pg.ObjectType_OBJECT_SEQUENCE:
+		return s.dropSequences(ctx, ds)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported", ds.RemoveType.String()[len("OBJECT_"):])
 }

@@ -263,6 +263,9 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE MATERIALIZED VIEW and CREATE TABLE … AS EXECUTE are not supported")
 		}
 		return s.createTableAs(ctx, p, cs.Into, sel, cs.IfNotExists, ps.Table, st.prep.query)
+	case *pg.Node_CreateSeqStmt:
+		cat.release()
+		return s.createSequence(ctx, n.CreateSeqStmt, st.prep.query)
 	case *pg.Node_ViewStmt:
 		return s.createView(ctx, n.ViewStmt, ps, st.prep.query)
 	case *pg.Node_CreateSchemaStmt:

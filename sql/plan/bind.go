@@ -1064,6 +1064,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 	if e, ok, err := b.sessionFunc(name, args, fc.Location); ok || err != nil {
 		return e, err
 	}
+	if e, ok, err := b.sequenceFunc(name, args, fc.Location); ok || err != nil {
+		return e, err
+	}
 	return b.callBuiltin(name, args, fc.Location, fc.Args...)
 }
 

@@ -242,7 +242,7 @@ func isVisible(ci CatalogInfo, ns string) bool {
 // relation is a table pg_class lists: a Loam table or a virtual one.
 type relation struct {
 	ns, name string
-	kind     string // r, p (a Loam table with PARTITIONED BY) or v
+	kind     string // r, p (a Loam table with PARTITIONED BY), v or S (a sequence)
 	cols     []vcol
 	notnull  []bool
 	clauses  loamClauses
@@ -252,7 +252,11 @@ type relation struct {
 	// ("" for none), from Iceberg (see pgcatalog_psql.go).
 	comment string
 	docs    []string
-	def     string // a view's SELECT text
+	def     string        // a view's SELECT text
+	seq     *SequenceInfo // a sequence's definition (kind S)
+	// identity is each column's GENERATED … AS IDENTITY kind: 'a' (ALWAYS),
+	// 'd' (BY DEFAULT) or 0; nil when no column is one.
+	identity []byte
 }
 
 // hasDefault says whether column i (0-based) has a DEFAULT.
@@ -331,6 +335,17 @@ func relations(ctx context.Context, ci CatalogInfo) ([]relation, error) {
 			out = append(out, r)
 		}
 	}
+	if sc, ok := ci.(SequenceControl); ok {
+		for _, ns := range nss {
+			seqs, err := sc.Sequences(ctx, ns)
+			if err != nil {
+				return nil, err
+			}
+			for i := range seqs {
+				out = append(out, relation{ns: ns, name: seqs[i].Name, kind: "S", seq: &seqs[i]})
+			}
+		}
+	}
 	for _, vt := range virtualTables {
 		kind := "r"
 		if vt.view {
@@ -382,6 +397,10 @@ func init() {
 					if r.kind != "r" {
 						am = 0 // PostgreSQL gives views and partitioned tables no access method
 					}
+					natts := len(r.cols)
+					if r.kind == "S" {
+						rowType, natts = 0, 3 // no row type since PostgreSQL 14; last_value, log_cnt, is_called
+					}
 					// A view is its _RETURN rule, and has no replica identity.
 					rules, replident := r.kind == "v", "d"
 					if r.kind == "v" {
@@ -394,7 +413,7 @@ func init() {
 					out = append(out, vt.row(map[string]types.Datum{"reloptions": opts,
 						"oid": dOID(ObjectOID(r.ns, r.name)), "relname": dName(r.name), "relnamespace": dOID(ObjectOID(r.ns, "")),
 						"relowner": dOID(oidBootstrapRole), "relam": dOID(am), "relpersistence": {S: "p"}, "relkind": {S: r.kind}, "reltype": dOID(rowType),
-						"relnatts": {I: int64(len(r.cols))}, "relispopulated": dBool(true), "relreplident": {S: replident}, "relhasrules": dBool(rules),
+						"relnatts": {I: int64(natts)}, "relispopulated": dBool(true), "relreplident": {S: replident}, "relhasrules": dBool(rules),
 						"reltuples": {F: -1}, "relfrozenxid": dText("0"), "relminmxid": dText("0"), "relhasindex": dBool(len(r.pkey) > 0),
 					}))
 					if len(r.pkey) > 0 {
@@ -471,6 +490,9 @@ func init() {
 				// array type), as in PostgreSQL.
 				rels, err := relations(ctx, ci)
 				for _, r := range rels {
+					if r.kind == "S" {
+						continue // sequences have no row type since PostgreSQL 14
+					}
 					row, arr := r.rowTypeOIDs()
 					out = append(out, vt.row(map[string]types.Datum{
 						"oid": dOID(row), "typname": dName(r.name), "typnamespace": dOID(ObjectOID(r.ns, "")), "typowner": dOID(oidBootstrapRole),
@@ -638,7 +660,19 @@ func init() {
 		defTable("pg_catalog", "pg_enum", `oid:oid enumtypid:oid enumsortorder:real enumlabel:name`, noRows),
 		defTable("pg_catalog", "pg_range", `rngtypid:oid rngsubtype:oid rngmultitypid:oid rngcollation:oid rngsubopc:oid rngcanonical:regproc rngsubdiff:regproc`, noRows),
 		defTable("pg_catalog", "pg_rewrite", `oid:oid rulename:name ev_class:oid ev_type:"char" ev_enabled:"char" is_instead:boolean ev_qual:pg_node_tree ev_action:pg_node_tree`, noRows),
-		defTable("pg_catalog", "pg_sequence", `seqrelid:oid seqtypid:oid seqstart:bigint seqincrement:bigint seqmax:bigint seqmin:bigint seqcache:bigint seqcycle:boolean`, noRows),
+		defTable("pg_catalog", "pg_sequence", `seqrelid:oid seqtypid:oid seqstart:bigint seqincrement:bigint seqmax:bigint seqmin:bigint seqcache:bigint seqcycle:boolean`,
+			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
+				rels, err := relations(ctx, ci)
+				var out [][]types.Datum
+				for _, r := range rels {
+					if q := r.seq; q != nil {
+						out = append(out, vt.row(map[string]types.Datum{"seqrelid": dOID(ObjectOID(r.ns, r.name)), "seqtypid": dOID(q.Type.OID()),
+							"seqstart": {I: q.Start}, "seqincrement": {I: q.Increment}, "seqmax": {I: q.Max}, "seqmin": {I: q.Min},
+							"seqcache": {I: q.Cache}, "seqcycle": dBool(q.Cycle)}))
+					}
+				}
+				return out, err
+			}),
 		defTable("pg_catalog", "pg_trigger", `oid:oid tgrelid:oid tgparentid:oid tgname:name tgfoid:oid tgtype:smallint tgenabled:"char" tgisinternal:boolean tgconstrrelid:oid tgconstrindid:oid tgconstraint:oid tgdeferrable:boolean tginitdeferred:boolean tgnargs:smallint tgattr:int2vector tgargs:bytea tgqual:pg_node_tree tgoldtable:name tgnewtable:name`, noRows),
 		defTable("pg_catalog", "pg_stat_activity", `datid:oid datname:name pid:integer leader_pid:integer usesysid:oid usename:name application_name:text client_addr:inet client_hostname:text client_port:integer backend_start:timestamptz xact_start:timestamptz query_start:timestamptz state_change:timestamptz wait_event_type:text wait_event:text state:text backend_xid:xid backend_xmin:xid query_id:bigint query:text backend_type:text`,
 			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
@@ -690,6 +724,9 @@ func init() {
 				rels, err := relations(ctx, ci)
 				var out [][]types.Datum
 				for _, r := range rels {
+					if r.kind == "S" {
+						continue
+					}
 					typ, ins := "BASE TABLE", "YES"
 					if r.kind == "v" {
 						typ, ins = "VIEW", "NO"
