@@ -44,6 +44,7 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	var keys []string // PRIMARY KEY columns
 	var defaults []string
 	var defPlan *plan.Planner
+	var owned []ownedSeq // serial and identity columns
 	byName := map[string]int{}
 	for _, el := range cs.TableElts {
 		cd := el.GetColumnDef()
@@ -60,18 +61,32 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 		if _, dup := byName[cd.Colname]; dup {
 			return nil, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", cd.Colname).WithPosition(at(cd.Location))
 		}
-		t, err := plan.TypeOf(cd.TypeName, q)
-		if err != nil {
-			return nil, err
+		t, serial := serialType(cd.TypeName)
+		if !serial {
+			if t, err = plan.TypeOf(cd.TypeName, q); err != nil {
+				return nil, err
+			}
 		}
 		it, err := ice.ToIceberg(t)
 		if err != nil {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "column %q: %v", cd.Colname, err).WithPosition(at(cd.Location))
 		}
-		required := cd.IsNotNull
+		required := cd.IsNotNull || serial
+		if serial {
+			owned = append(owned, ownedSeq{col: len(fields), opts: nil})
+		}
 		for _, c := range cd.Constraints {
 			con := c.GetConstraint()
 			switch con.Contype {
+			case pg.ConstrType_CONSTR_IDENTITY:
+				if _, ok := seqTypes[t.Kind]; !ok {
+					return nil, pgerr.New(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint").WithPosition(at(con.Location))
+				}
+				if serial || len(owned) > 0 && owned[len(owned)-1].col == len(fields) {
+					return nil, pgerr.New(pgerr.SyntaxError, "multiple identity specifications for column %q of table %q", cd.Colname, rv.Relname).WithPosition(at(con.Location))
+				}
+				owned = append(owned, ownedSeq{col: len(fields), opts: con.Options, identity: con.GeneratedWhen[0]})
+				required = true
 			case pg.ConstrType_CONSTR_NOTNULL:
 				required = true
 			case pg.ConstrType_CONSTR_PRIMARY:
@@ -108,8 +123,21 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "a table needs at least one column").WithPosition(at(rv.Location))
 	}
 	nt := newTable{ns: ns, name: rv.Relname, fields: fields, types: colTypes, keys: keys, defaults: defaults, byName: byName, at: at(rv.Location)}
-	if _, err := s.storeTable(ctx, nt, ps.Table, cs.IfNotExists); err != nil {
+	seqs, err := s.planOwnedSequences(ctx, &nt, owned, rv.Schemaname != "", q)
+	if err != nil {
 		return nil, err
+	}
+	created, err := s.storeTable(ctx, nt, ps.Table, cs.IfNotExists)
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		for _, sq := range seqs {
+			if err := s.storeSequence(ctx, ns, sq.name, sq.seq); err != nil {
+				s.undoCreate(link.Key{NS: ns, Name: rv.Relname})
+				return nil, err
+			}
+		}
 	}
 	return &Cursor{tag: "CREATE TABLE", sess: s}, nil
 }
@@ -125,6 +153,9 @@ type newTable struct {
 	defaults []string
 	byName   map[string]int
 	at       int // position of the table name, for errors
+	// identity is "a" (ALWAYS) or "d" (BY DEFAULT) for an identity
+	// column, "" for others; nil when there is none.
+	identity []string
 }
 
 // storeTable creates nt with the Loam clauses tc, in the metastore and
@@ -154,6 +185,9 @@ func (s *Session) storeTable(ctx context.Context, nt newTable, tc *parse.TableCl
 	props := iceberg.Properties{ice.TypesProperty: ice.EncodeTypes(ids, colTypes)}
 	if d := plan.EncodeDefaults(ids, defaults); d != "" {
 		props[plan.PropDefaults] = d
+	}
+	if d := plan.EncodeDefaults(ids, nt.identity); d != "" {
+		props[plan.PropIdentity] = d
 	}
 
 	var spec *iceberg.PartitionSpec

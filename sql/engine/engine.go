@@ -220,6 +220,9 @@ func tableInfo(ns, name string, t *table.Table) (*plan.TableInfo, error) {
 	if ti.Defaults, err = plan.DecodeDefaults(t.Properties()[plan.PropDefaults], ids); err != nil {
 		return nil, fmt.Errorf("table %s.%s: %w", ns, name, err)
 	}
+	if ti.Identity, err = plan.DecodeDefaults(t.Properties()[plan.PropIdentity], ids); err != nil {
+		return nil, fmt.Errorf("table %s.%s: %w", ns, name, err)
+	}
 	return ti, nil
 }
 

@@ -517,6 +517,9 @@ func (s *Session) insertSource(p *plan.Planner, ins *pg.InsertStmt, ti *plan.Tab
 		sel = &pg.SelectStmt{ValuesLists: []*pg.Node{{Node: &pg.Node_List{List: &pg.List{}}}}}
 		target = nil
 	}
+	if err := checkIdentityInsert(ins, ti, target, sel); err != nil {
+		return nil, err
+	}
 	// With no column list, fewer expressions than columns fill the first
 	// columns; the rest take their defaults, as in PostgreSQL.
 	implicit := len(ins.Cols) == 0 && target != nil
@@ -562,6 +565,12 @@ func (s *Session) insertSource(p *plan.Planner, ins *pg.InsertStmt, ti *plan.Tab
 			e = &expr.Cast{Arg: e, T: want}
 		}
 		exprs[idx] = e
+		if ins.Override == pg.OverridingKind_OVERRIDING_USER_VALUE && ti.Identity != nil && ti.Identity[idx] != "" {
+			// The values given are ignored: the sequence's are taken.
+			if exprs[idx], err = p.BindDefault(ti.Defaults[idx], want); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return exec.NewProject(q.Root, exprs, s.exprCtx()), nil
 }

@@ -36,12 +36,11 @@ var seqTypes = map[types.Kind]struct {
 // init_params checks them; the state is "start, not yet called".
 func seqOptions(opts []*pg.Node, t types.T, q string) (meta.Sequence, error) {
 	var (
-		inc              int64 = 1
-		start, min, max  *int64
-		cache            int64 = 1
-		cycle            bool
-		ownedBy          string
-		startPos, minPos int
+		inc             int64 = 1
+		start, min, max *int64
+		cache           int64 = 1
+		cycle           bool
+		ownedBy         string
 	)
 	for _, o := range opts {
 		d := o.GetDefElem()
@@ -76,14 +75,14 @@ func seqOptions(opts []*pg.Node, t types.T, q string) (meta.Sequence, error) {
 		case "start":
 			var v int64
 			v, err = num()
-			start, startPos = &v, at
+			start = &v
 		case "minvalue":
 			if d.Arg == nil {
 				continue // NO MINVALUE: the default
 			}
 			var v int64
 			v, err = num()
-			min, minPos = &v, at
+			min = &v
 		case "maxvalue":
 			if d.Arg == nil {
 				continue
@@ -137,7 +136,7 @@ func seqOptions(opts []*pg.Node, t types.T, q string) (meta.Sequence, error) {
 		return meta.Sequence{}, pgerr.New(pgerr.InvalidParameterValue, "MAXVALUE (%d) is out of range for sequence data type %s", sq.Max, tb.name)
 	}
 	if sq.Min < tb.min || sq.Min > tb.max {
-		return meta.Sequence{}, pgerr.New(pgerr.InvalidParameterValue, "MINVALUE (%d) is out of range for sequence data type %s", sq.Min, tb.name).WithPosition(minPos)
+		return meta.Sequence{}, pgerr.New(pgerr.InvalidParameterValue, "MINVALUE (%d) is out of range for sequence data type %s", sq.Min, tb.name)
 	}
 	if sq.Min >= sq.Max {
 		return meta.Sequence{}, pgerr.New(pgerr.InvalidParameterValue, "MINVALUE (%d) must be less than MAXVALUE (%d)", sq.Min, sq.Max)
@@ -150,10 +149,10 @@ func seqOptions(opts []*pg.Node, t types.T, q string) (meta.Sequence, error) {
 		sq.Start = sq.Max
 	}
 	if sq.Start < sq.Min {
-		return meta.Sequence{}, pgerr.New(pgerr.InvalidParameterValue, "START value (%d) cannot be less than MINVALUE (%d)", sq.Start, sq.Min).WithPosition(startPos)
+		return meta.Sequence{}, pgerr.New(pgerr.InvalidParameterValue, "START value (%d) cannot be less than MINVALUE (%d)", sq.Start, sq.Min)
 	}
 	if sq.Start > sq.Max {
-		return meta.Sequence{}, pgerr.New(pgerr.InvalidParameterValue, "START value (%d) cannot be greater than MAXVALUE (%d)", sq.Start, sq.Max).WithPosition(startPos)
+		return meta.Sequence{}, pgerr.New(pgerr.InvalidParameterValue, "START value (%d) cannot be greater than MAXVALUE (%d)", sq.Start, sq.Max)
 	}
 	sq.Last = sq.Start
 	return sq, nil

@@ -304,6 +304,11 @@ func quoteLiteral(s string) string {
 // are format v2, so defaults live beside the schema like loam.types.
 const PropDefaults = "loam.defaults"
 
+// PropIdentity is the Iceberg table property marking identity columns, in
+// PropDefaults' form: "a" for GENERATED ALWAYS, "d" for BY DEFAULT. Their
+// values come from the DEFAULT nextval of the sequence they own.
+const PropIdentity = "loam.identity"
+
 // EncodeDefaults is the PropDefaults value for fields ids with defaults
 // defs ("" for none); "" when there are none.
 func EncodeDefaults(ids []int, defs []string) string {

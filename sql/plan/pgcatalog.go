@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/fnv"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -254,13 +255,25 @@ type relation struct {
 	docs    []string
 	def     string        // a view's SELECT text
 	seq     *SequenceInfo // a sequence's definition (kind S)
-	// identity is each column's GENERATED … AS IDENTITY kind: 'a' (ALWAYS),
-	// 'd' (BY DEFAULT) or 0; nil when no column is one.
-	identity []byte
+	// identity is each column's GENERATED … AS IDENTITY kind: "a"
+	// (ALWAYS), "d" (BY DEFAULT) or ""; nil when no column is one.
+	identity []string
 }
 
 // hasDefault says whether column i (0-based) has a DEFAULT.
-func (r relation) hasDefault(i int) bool { return i < len(r.defaults) && r.defaults[i] != "" }
+// An identity column's value comes from its sequence, but it has no
+// DEFAULT in the catalogs, as in PostgreSQL.
+func (r relation) hasDefault(i int) bool {
+	return i < len(r.defaults) && r.defaults[i] != "" && r.identityOf(i) == ""
+}
+
+// identityOf is column i's identity kind: "a", "d" or "".
+func (r relation) identityOf(i int) string {
+	if i < len(r.identity) {
+		return r.identity[i]
+	}
+	return ""
+}
 
 // pkeyName is the name PostgreSQL gives a table's primary key index and
 // constraint: the table's name, cut to leave room for the suffix.
@@ -307,7 +320,7 @@ func relations(ctx context.Context, ci CatalogInfo) ([]relation, error) {
 			return nil, err
 		}
 		for _, ti := range tis {
-			r := relation{ns: ns, name: ti.Name, kind: "r", clauses: clausesOf(ti.Table), defaults: ti.Defaults}
+			r := relation{ns: ns, name: ti.Name, kind: "r", clauses: clausesOf(ti.Table), defaults: ti.Defaults, identity: ti.Identity}
 			r.comment, r.docs = commentsOf(ti)
 			if r.clauses.partKey != "" {
 				r.kind = "p"
@@ -442,6 +455,7 @@ func init() {
 							"attcacheoff": {I: -1}, "atttypmod": {I: int64(c.t.Typmod())}, "attbyval": dBool(c.t.Size() > 0 && c.t.Size() <= 8),
 							"attalign": {S: "i"}, "attstorage": {S: storage(c.t)}, "attislocal": dBool(true), "attcollation": dOID(coll),
 							"attnotnull": dBool(r.notnull != nil && r.notnull[i]), "atthasdef": dBool(r.hasDefault(i)),
+							"attidentity": {S: r.identityOf(i)},
 						}))
 					}
 					// The primary key index's columns.
@@ -741,6 +755,7 @@ func init() {
 		defTable("information_schema", "columns", `table_catalog:sql_identifier table_schema:sql_identifier table_name:sql_identifier column_name:sql_identifier ordinal_position:cardinal_number column_default:character_data is_nullable:yes_or_no data_type:character_data character_maximum_length:cardinal_number character_octet_length:cardinal_number numeric_precision:cardinal_number numeric_precision_radix:cardinal_number numeric_scale:cardinal_number datetime_precision:cardinal_number interval_type:character_data interval_precision:cardinal_number character_set_catalog:sql_identifier character_set_schema:sql_identifier character_set_name:sql_identifier collation_catalog:sql_identifier collation_schema:sql_identifier collation_name:sql_identifier domain_catalog:sql_identifier domain_schema:sql_identifier domain_name:sql_identifier udt_catalog:sql_identifier udt_schema:sql_identifier udt_name:sql_identifier scope_catalog:sql_identifier scope_schema:sql_identifier scope_name:sql_identifier maximum_cardinality:cardinal_number dtd_identifier:sql_identifier is_self_referencing:yes_or_no is_identity:yes_or_no identity_generation:character_data identity_start:character_data identity_increment:character_data identity_maximum:character_data identity_minimum:character_data identity_cycle:yes_or_no is_generated:character_data generation_expression:character_data is_updatable:yes_or_no`,
 			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
 				rels, err := relations(ctx, ci)
+				owners := sequenceOwners(rels)
 				var out [][]types.Datum
 				for _, r := range rels {
 					for i, c := range r.cols {
@@ -751,6 +766,14 @@ func init() {
 							"is_identity": dText("NO"), "identity_cycle": dText("NO"), "is_generated": dText("NEVER"), "is_updatable": dText("YES")}
 						if r.hasDefault(i) {
 							set["column_default"] = dText(DefaultText(r.defaults[i], false))
+						}
+						if id := r.identityOf(i); id != "" {
+							set["is_identity"], set["identity_generation"] = dText("YES"), dText(map[string]string{"a": "ALWAYS", "d": "BY DEFAULT"}[id])
+							if q := owners[r.ns+"."+r.name+"."+c.name]; q != nil {
+								set["identity_start"], set["identity_increment"] = dText(itoa(int(q.Start))), dText(itoa(int(q.Increment)))
+								set["identity_maximum"], set["identity_minimum"] = dText(strconv.FormatInt(q.Max, 10)), dText(strconv.FormatInt(q.Min, 10))
+								set["identity_cycle"] = dText(yesNo(q.Cycle))
+							}
 						}
 						switch c.t.Kind {
 						case types.Varchar, types.Char:
@@ -885,4 +908,16 @@ func (p *Planner) virtualItem(vt *vtable, alias string) *fromItem {
 			return rows, err
 		}), nil
 	}}
+}
+
+// sequenceOwners maps "schema.table.column" to the sequence the column
+// owns (serial and identity columns).
+func sequenceOwners(rels []relation) map[string]*SequenceInfo {
+	m := map[string]*SequenceInfo{}
+	for _, r := range rels {
+		if r.seq != nil && r.seq.OwnedBy != "" {
+			m[r.ns+"."+r.seq.OwnedBy] = r.seq
+		}
+	}
+	return m
 }

@@ -28,6 +28,9 @@ type TableInfo struct {
 	// Defaults are the columns' DEFAULT expressions as stored (deparsed
 	// text, see CheckDefault); "" for none. Nil when no column has one.
 	Defaults []string
+	// Identity marks GENERATED … AS IDENTITY columns: "a" (ALWAYS), "d"
+	// (BY DEFAULT) or ""; nil when none is.
+	Identity []string
 	// Tail yields the rows committed to the write log but not yet to the
 	// pinned Iceberg snapshot, in the table's Iceberg Arrow schema.
 	Tail iter.Seq2[arrow.RecordBatch, error]
