@@ -535,6 +535,9 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 					}
 				}
 			}
+			if err := s.dropSchemaSequences(ctx, ns, ds.Behavior == pg.DropBehavior_DROP_CASCADE, len(tables)+len(views) > 0); err != nil {
+				return nil, err
+			}
 			if err := s.eng.store.DropNamespace(ctx, ns); err != nil {
 				return nil, fmt.Errorf("drop schema %s: %w", ns, err)
 			}

@@ -439,3 +439,37 @@ func (c *catalog) LastVal() (int64, error) {
 	}
 	return c.s.seqLast, nil
 }
+
+func (c *catalog) CheckSequence(ctx context.Context, name string) error {
+	_, _, err := c.s.resolveSequence(ctx, name)
+	return err
+}
+
+// dropSchemaSequences drops the sequences of a schema DROP SCHEMA drops:
+// with CASCADE, else it fails with 2BP01 as PostgreSQL does for a schema
+// that is not empty (a schema holding tables got that error already).
+func (s *Session) dropSchemaSequences(ctx context.Context, ns string, cascade, hadTables bool) error {
+	seqs, err := s.eng.meta.ListSequences(ctx, ns)
+	if err != nil || len(seqs) == 0 {
+		return err
+	}
+	if !cascade && !hadTables {
+		var lines []string
+		for _, q := range seqs {
+			lines = append(lines, fmt.Sprintf("sequence %s.%s depends on schema %s", ns, q, ns))
+		}
+		e := pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", ns).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+		e.Detail = strings.Join(lines, "\n")
+		return e
+	}
+	for _, q := range seqs {
+		if cascade {
+			s.notice("drop cascades to sequence %s.%s", ns, q)
+		}
+		if err := s.eng.meta.DropSequence(ctx, ns, q); err != nil && !errors.Is(err, meta.ErrNotFound) {
+			return fmt.Errorf("drop schema %s: sequence %s: %w", ns, q, err)
+		}
+	}
+	return nil
+}

@@ -1052,6 +1052,15 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 	}
 	args := make([]expr.Expr, len(fc.Args))
 	for i, a := range fc.Args {
+		if i == 0 && seqFuncs[name] {
+			if e, ok, err := b.sequenceName(a); ok || err != nil {
+				if err != nil {
+					return nil, err
+				}
+				args[i] = e
+				continue
+			}
+		}
 		e, err := b.bind(a)
 		if err != nil {
 			return nil, err

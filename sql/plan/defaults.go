@@ -210,6 +210,11 @@ func (d deparser) expr(n *pg.Node, par parent) (string, bool) {
 		}
 		args := make([]string, len(fc.Args))
 		for i, a := range fc.Args {
+			if c := a.GetAConst(); i == 0 && c != nil && c.GetSval() != nil && seqFuncs[funcName(fc)] {
+				// The sequence functions take a regclass.
+				args[i] = quoteLiteral(c.GetSval().Sval) + "::regclass"
+				continue
+			}
 			s, ok := d.expr(a, parent{kind: parentArg})
 			if !ok {
 				return "", false

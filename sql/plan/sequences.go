@@ -10,6 +10,7 @@ import (
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
 // SequenceInfo describes one sequence, for the catalogs.
@@ -42,7 +43,37 @@ type SequenceControl interface {
 	// LastVal is the value nextval last returned in this session, of any
 	// sequence (55000 when none).
 	LastVal() (int64, error)
+	// CheckSequence fails with 42P01 when name names no sequence.
+	CheckSequence(ctx context.Context, name string) error
 }
+
+// sequenceName binds the first argument of nextval, currval or setval
+// when it is a literal ('s' or 's'::regclass, as a serial's DEFAULT
+// stores it): the sequence must exist, and the value is the name as
+// written. This skips regclass's lookup of every relation, which a
+// DEFAULT would pay on every INSERT. ok is false for other arguments.
+func (b *binder) sequenceName(n *pg.Node) (expr.Expr, bool, error) {
+	lit := n
+	if tc := n.GetTypeCast(); tc != nil {
+		if names := tc.TypeName.GetNames(); len(names) == 0 || names[len(names)-1].GetString_().GetSval() != "regclass" || len(tc.TypeName.ArrayBounds) > 0 {
+			return nil, false, nil
+		}
+		lit = tc.Arg
+	}
+	c := lit.GetAConst()
+	sc, ok := b.p.cat.(SequenceControl)
+	if c == nil || c.GetSval() == nil || !ok {
+		return nil, false, nil
+	}
+	name := c.GetSval().Sval
+	if err := sc.CheckSequence(b.p.ctx, name); err != nil {
+		return nil, true, b.errAt(pgerr.From(err), c.Location)
+	}
+	return &expr.Const{D: types.Datum{T: types.Of(types.Regclass), S: name}}, true, nil
+}
+
+// seqFuncs are the functions whose first argument names a sequence.
+var seqFuncs = map[string]bool{"nextval": true, "currval": true, "setval": true}
 
 // sequenceFunc binds nextval, currval, setval and lastval; ok is false for
 // other names or argument counts.
@@ -65,11 +96,18 @@ func (b *binder) sequenceFunc(name string, args []expr.Expr, loc int32) (expr.Ex
 		case i == 0:
 			// regclass travels as the name it prints; a text argument is
 			// the name as written.
-			if a.Type().Kind == types.Regclass {
+			switch a.Type().Kind {
+			case types.Regclass:
 				coerced[i] = a
 				continue
+			case types.Unknown:
+				// A literal is a regclass, resolved now: a missing
+				// sequence fails here (with its position), as in
+				// PostgreSQL, a DEFAULT's at CREATE TABLE.
+				want = types.Of(types.Regclass)
+			default:
+				want = types.TText
 			}
-			want = types.TText
 		case i == 2:
 			want = types.TBool
 		}
