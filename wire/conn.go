@@ -174,45 +174,72 @@ func (c *conn) dispatch(typ byte, body []byte) error {
 	if err != nil {
 		return err
 	}
-	extended := true
-	switch m := msg.(type) {
-	case *pgproto3.Query:
-		extended = false
-		err = c.handleQuery(m)
-	case *pgproto3.Parse:
-		err = c.handleParse(m)
-	case *pgproto3.Bind:
-		err = c.handleBind(m)
-	case *pgproto3.Describe:
-		err = c.handleDescribe(m)
-	case *pgproto3.Execute:
-		err = c.handleExecute(m)
-	case *pgproto3.Close:
-		err = c.handleClose(m)
-	case *pgproto3.Sync:
-		return c.handleSync()
-	case *pgproto3.Flush:
-		return c.flush()
-	case *pgproto3.CopyData, *pgproto3.CopyDone, *pgproto3.CopyFail:
-		// Ignored outside COPY, as in PostgreSQL.
-		return nil
-	case *pgproto3.FunctionCall:
-		err = pgerr.New(pgerr.FeatureNotSupported, "the function call protocol is not supported")
-	default:
-		return protocolViolation("unexpected frontend message type %q", typ)
-	}
+	_, simple := msg.(*pgproto3.Query)
+	err = c.recovered(func() error {
+		switch m := msg.(type) {
+		case *pgproto3.Query:
+			return c.handleQuery(m)
+		case *pgproto3.Parse:
+			return c.handleParse(m)
+		case *pgproto3.Bind:
+			return c.handleBind(m)
+		case *pgproto3.Describe:
+			return c.handleDescribe(m)
+		case *pgproto3.Execute:
+			return c.handleExecute(m)
+		case *pgproto3.Close:
+			return c.handleClose(m)
+		case *pgproto3.Sync:
+			return c.handleSync()
+		case *pgproto3.Flush:
+			return c.flush()
+		case *pgproto3.CopyData, *pgproto3.CopyDone, *pgproto3.CopyFail:
+			// Ignored outside COPY, as in PostgreSQL.
+			return nil
+		case *pgproto3.FunctionCall:
+			return pgerr.New(pgerr.FeatureNotSupported, "the function call protocol is not supported")
+		default:
+			return protocolViolation("unexpected frontend message type %q", typ)
+		}
+	})
 	if err == nil {
 		return nil
+	}
+	_, sync := msg.(*pgproto3.Sync)
+	_, flush := msg.(*pgproto3.Flush)
+	if (sync || flush) && !errors.As(err, new(*panicError)) {
+		return err // only writing fails them: the connection is gone
 	}
 	if isFatal(err) || c.shuttingDown() {
 		return err
 	}
 	c.reportError(err)
-	if extended {
+	if !simple && !sync {
 		c.ignoreTillSync = true
 		return nil
 	}
+	c.ignoreTillSync = false
 	return c.readyForQuery()
+}
+
+// panicError is a panic recovered inside a statement. PostgreSQL reports
+// its internal errors as XX000 errors of the statement, and so does Loam:
+// the transaction fails, the session goes on, the log has the stack.
+type panicError struct{ v any }
+
+func (e *panicError) Error() string { return fmt.Sprintf("internal error: %v", e.v) }
+
+// recovered runs a message's handler, turning a panic into a panicError.
+// The portals may be half run: they are closed.
+func (c *conn) recovered(handle func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("statement panic", "panic", r, "stack", string(debug.Stack()))
+			c.closePortals()
+			err = &panicError{r} // XX000, as pgerr.From makes any plain error
+		}
+	}()
+	return handle()
 }
 
 // reportError sends a statement-level error and fails the transaction.

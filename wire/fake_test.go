@@ -24,6 +24,7 @@ import (
 //	ints N          one int4 column n = 1..N, in batches of 3
 //	echo T1 T2 ...  parameters $1.. of the named types, returned as one row
 //	fail            a syntax error at position 3
+//	panic           panics in Execute, as an engine bug would
 //	sleep           blocks until its context is canceled
 //	begin / commit  transaction status
 //	settz ZONE      changes TimeZone (reported as ParameterStatus)
@@ -112,7 +113,7 @@ func (s *fakeSession) Prepare(ctx context.Context, query string, oids []uint32) 
 				st.ParamTypes = append(st.ParamTypes, t)
 				st.Columns = append(st.Columns, engine.Column{Name: fmt.Sprintf("c%d", i+1), Type: t})
 			}
-		case "sleep", "begin", "commit", "settz", "notice":
+		case "sleep", "begin", "commit", "settz", "notice", "panic":
 		case "fail":
 			return nil, pgerr.New(pgerr.SyntaxError, "syntax error at or near \"fail\"").WithPosition(3)
 		default:
@@ -137,6 +138,10 @@ func (s *fakeSession) Execute(ctx context.Context, st *engine.Statement, params 
 		return &fakeCursor{cols: st.Columns, batches: []arrow.RecordBatch{makeBatch(st.Columns, cols, 1)}, tag: "SELECT 1"}, nil
 	case "sleep":
 		return &fakeCursor{tag: "SLEEP", block: true}, nil
+	case "panic":
+		var a []int
+		_ = a[len(f)] // an index out of range
+		return nil, nil
 	case "notice":
 		n := pgerr.New(pgerr.SuccessfulCompletion, "relation \"x\" already exists, skipping")
 		n.Severity = "NOTICE"

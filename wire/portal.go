@@ -88,7 +88,9 @@ func (c *conn) execPortal(ctx context.Context, p *portal, maxRows int, describe 
 		if err != nil {
 			return err
 		}
-		if name, all, ok := p.stmt.st.Deallocates(); ok {
+		if d, ok := cur.(interface{ Deallocated() bool }); ok && d.Deallocated() {
+			// DEALLOCATE dropped a statement of SQL PREPARE, the session's.
+		} else if name, all, ok := p.stmt.st.Deallocates(); ok {
 			if err := c.deallocate(name, all); err != nil {
 				cur.Close()
 				c.sess.MarkFailed()

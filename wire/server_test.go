@@ -329,6 +329,40 @@ func TestErrorsKeepConnection(t *testing.T) {
 	}
 }
 
+// A panic inside a statement is that statement's XX000 error: the
+// transaction fails, the session goes on, over both protocols.
+func TestPanicIsStatementError(t *testing.T) {
+	ts := startServer(t, Config{})
+	c := ts.connect(t, "")
+	ctx := testCtx(t)
+	if _, err := c.Exec(ctx, "begin"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Exec(ctx, "panic", pgx.QueryExecModeSimpleProtocol)
+	if pe := wantPgError(t, err, pgerr.InternalError); pe.Severity != "ERROR" || !strings.Contains(pe.Message, "index out of range") {
+		t.Errorf("error %+v", pe)
+	}
+	if st := c.PgConn().TxStatus(); st != 'E' {
+		t.Errorf("transaction status %c after the panic, want E", st)
+	}
+	if _, err := c.Exec(ctx, "commit"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Exec(ctx, "panic", pgx.QueryExecModeExec)
+	wantPgError(t, err, pgerr.InternalError)
+	var n int32
+	if err := c.QueryRow(ctx, "ints 2").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("after the panics: %d %v", n, err)
+	}
+
+	r := dialRaw(t, ts.addr)
+	r.startup(t)
+	r.send(t, &pgproto3.Parse{Query: "panic"}, &pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Parse{Query: "ints 1"}, &pgproto3.Sync{})
+	if got := kinds(r.until(t, 'Z')); got != "12EZ" {
+		t.Fatalf("messages %q, want 12EZ", got)
+	}
+}
+
 func TestRealEngineError(t *testing.T) {
 	dir := t.TempDir()
 	eng, err := engine.Open(context.Background(), engine.Config{

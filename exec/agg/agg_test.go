@@ -451,3 +451,24 @@ func TestAggString(t *testing.T) {
 		}
 	}
 }
+
+// With GROUP BY, empty input gives no row, masked aggregates (FILTER,
+// DISTINCT) included: their trash group exists even when no group does.
+func TestEmptyInputGrouped(t *testing.T) {
+	ts := []types.T{types.TInt4, types.TBool}
+	x := &expr.Col{Idx: 0, T: types.TInt4}
+	b := &expr.Col{Idx: 1, T: types.TBool}
+	cases := map[string]Agg{
+		"filter":   func() Agg { a := mk(Count, x); a.Filter = b; return a }(),
+		"distinct": func() Agg { a := mk(Sum, x); a.Distinct = true; return a }(),
+		"min":      func() Agg { a := mk(Min, x); a.Filter = b; return a }(),
+	}
+	for name, a := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := run(t, source(ts, [][]types.Datum{nil, nil}, 10), []expr.Expr{x}, []Agg{a, mk(Count, x)})
+			if len(got) != 0 {
+				t.Fatalf("got %v, want no rows", got)
+			}
+		})
+	}
+}

@@ -357,6 +357,9 @@ func (h *hashAggOp) update(i int, gids []int32, rec arrow.RecordBatch) error {
 }
 
 func (h *hashAggOp) emit() (arrow.RecordBatch, error) {
+	// Input that made no group never grew the states: a masked one still
+	// needs its trash group for the slice below.
+	h.grow()
 	ng := len(h.keys)
 	cols := make([]arrow.Array, 0, len(h.ts))
 	release := func() {

@@ -3,6 +3,7 @@ package copyfmt
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"runtime"
 	"sync"
@@ -160,7 +161,7 @@ func (rd *Reader) startParallel() {
 				sem <- struct{}{}
 				go func() {
 					defer func() { <-sem }()
-					fut <- rd.parseBlock(blk, start)
+					fut <- rd.parseBlockRecovered(blk, start)
 				}()
 			}
 			if eof {
@@ -168,6 +169,17 @@ func (rd *Reader) startParallel() {
 			}
 		}
 	}()
+}
+
+// parseBlockRecovered is parseBlock on a goroutine of its own, where a
+// panic would end the server: it becomes the COPY's internal error.
+func (rd *Reader) parseBlockRecovered(blk []byte, startLine int64) (res blockResult) {
+	defer func() {
+		if r := recover(); r != nil {
+			res = blockResult{err: fmt.Errorf("copy: internal error in the block from line %d: %v", startLine+1, r)}
+		}
+	}()
+	return rd.parseBlock(blk, startLine)
 }
 
 // parseBlock parses one block with a reader of its own.

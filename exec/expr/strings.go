@@ -459,7 +459,7 @@ func init() {
 	register([]Overload{strFn1(strings.ToUpper)}, "upper")
 	register([]Overload{strFn1(reverseStr)}, "reverse")
 	register([]Overload{strFn1(initcap)}, "initcap")
-	register([]Overload{strFn1(func(s string) string { h := md5.Sum([]byte(s)); return hex.EncodeToString(h[:]) })}, "md5")
+	register([]Overload{strFn1(func(s string) string { h := md5.Sum([]byte(s)); return hex.EncodeToString(h[:]) }), md5Bytea}, "md5")
 
 	substrOv := []Overload{
 		sig(text, textFn(func(a []types.Datum) (string, error) { return substr(a[0].S, a[1].I, 0, false) }), text, int4),

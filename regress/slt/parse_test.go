@@ -41,7 +41,7 @@ query R
 SELECT 1.5
 ----
 
-statement error
+statement error 42P01
 SELECT * FROM nowhere
 
 halt
@@ -74,8 +74,12 @@ func TestParse(t *testing.T) {
 	if r := recs[5]; r.Kind != Query || r.Sort != NoSort || len(r.Expected) != 0 || !r.HasDash {
 		t.Errorf("record 5: %+v", r)
 	}
-	if r := recs[6]; r.Kind != Statement || !r.ExpectError {
+	if r := recs[6]; r.Kind != Statement || !r.ExpectError || r.ErrorCode != "42P01" {
 		t.Errorf("record 6: %+v", r)
+	}
+	if recs, err := Parse(strings.NewReader("statement error relation \"t\" does not exist\nSELECT 1\n"), "s"); err != nil ||
+		recs[0].ErrorText != `relation "t" does not exist` || recs[0].ErrorCode != "" {
+		t.Errorf("statement error with a message: %+v, %v", recs, err)
 	}
 	if recs[7].Kind != Halt {
 		t.Errorf("record 7: %+v", recs[7])
@@ -83,6 +87,7 @@ func TestParse(t *testing.T) {
 
 	for _, bad := range []string{
 		"statement maybe\nSELECT 1",
+		"statement ok 42P01\nSELECT 1",
 		"query X\nSELECT 1",
 		"query I sometimes\nSELECT 1",
 		"frobnicate",

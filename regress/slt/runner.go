@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -296,6 +297,16 @@ func (r *Runner) statement(ctx context.Context, conn *pgx.Conn, rec *Record) (*F
 	case err != nil && connErr != nil:
 		// Expected an error, but not a lost connection.
 		return &Failure{Line: rec.Line, SQL: rec.SQL, Err: errText(err)}, connErr
+	case err != nil && (rec.ErrorCode != "" || rec.ErrorText != ""):
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && rec.ErrorCode != "" && pgErr.Code != rec.ErrorCode {
+			return &Failure{Line: rec.Line, SQL: rec.SQL, Err: errText(err) + "; expected SQLSTATE " + rec.ErrorCode,
+				Cause: "wrong SQLSTATE"}, nil
+		}
+		if errors.As(err, &pgErr) && rec.ErrorText != "" && !strings.Contains(pgErr.Message, rec.ErrorText) {
+			return &Failure{Line: rec.Line, SQL: rec.SQL, Err: errText(err) + "; expected a message with " + strconv.Quote(rec.ErrorText),
+				Cause: "wrong error message"}, nil
+		}
 	}
 	return nil, nil
 }

@@ -3,7 +3,8 @@
 //
 // The format is the one of D. Richard Hipp's sqllogictest (see
 // ../shared/conformance/sqllogictest/about.wiki): records separated by blank
-// lines; `statement ok|error`; `query <types> [nosort|rowsort|valuesort]
+// lines; `statement ok|error [SQLSTATE|message]` (a Loam addition: the
+// code the error must have, or text its message must contain); `query <types> [nosort|rowsort|valuesort]
 // [label]` followed by the SQL, a `----` line and the expected values;
 // `skipif|onlyif <engine>` prefixes; `hash-threshold N`; `halt`; `#`
 // comments. Values are rendered by the declared column type (I, R, T) the
@@ -30,6 +31,9 @@ import (
 	"strings"
 	"unicode"
 )
+
+// sqlstate is an error code: five digits or upper-case letters.
+var sqlstate = regexp.MustCompile(`^[0-9A-Z]{5}$`)
 
 // Kind is what a record does.
 type Kind int
@@ -82,7 +86,9 @@ type Record struct {
 
 	SQL string // Statement, Query: comment lines removed, no terminator
 
-	ExpectError bool // Statement: `statement error`
+	ExpectError bool   // Statement: `statement error`
+	ErrorCode   string // Statement: `statement error 42883`, the SQLSTATE expected; empty: any
+	ErrorText   string // Statement: `statement error some text`, in the message expected; empty: any
 
 	Types    string   // Query: one of I, R, T per column
 	Sort     SortMode // Query
@@ -195,15 +201,23 @@ func parseBlock(block []string, lines []int) ([]Record, error) {
 			out = append(out, Record{Line: lines[i], Kind: HashThreshold, Threshold: n, Conditions: conds})
 			conds = nil
 		case "statement":
-			if len(f) < 2 || (f[1] != "ok" && f[1] != "error") {
-				return nil, fmt.Errorf("%d: want `statement ok` or `statement error`, have %q", lines[i], block[i])
+			if len(f) < 2 || (f[1] != "ok" && f[1] != "error") || f[1] == "ok" && len(f) > 2 {
+				return nil, fmt.Errorf("%d: want `statement ok` or `statement error [SQLSTATE|message]`, have %q", lines[i], block[i])
+			}
+			code, text := "", ""
+			if rest := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(block[i]), "statement error")); f[1] == "error" && rest != "" {
+				if sqlstate.MatchString(rest) {
+					code = rest
+				} else {
+					text = rest
+				}
 			}
 			sql := strings.Join(block[i+1:], "\n")
 			if strings.TrimSpace(sql) == "" {
 				return nil, fmt.Errorf("%d: statement without SQL", lines[i])
 			}
 			return append(out, Record{Line: lines[i], Kind: Statement, Conditions: conds,
-				ExpectError: f[1] == "error", SQL: sql}), nil
+				ExpectError: f[1] == "error", ErrorCode: code, ErrorText: text, SQL: sql}), nil
 		case "query":
 			rec, err := parseQuery(f, block[i+1:], lines[i])
 			if err != nil {

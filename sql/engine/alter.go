@@ -63,13 +63,20 @@ func (s *Session) alterTable(ctx context.Context, at *pg.AlterTableStmt, q strin
 	if ti.Table != nil {
 		prev = ti.Table.Properties()[plan.PropDefaults]
 	}
+	// The metastore's record of the table's clauses follows the property,
+	// and is put back with it.
+	prevSettings, serr := s.eng.meta.TableSettings(ctx, ti.Namespace, ti.Name)
 	s.onRollback(func(ctx context.Context) error {
+		if serr == nil {
+			if err := s.eng.meta.PutTableSettings(ctx, ti.Namespace, ti.Name, prevSettings); err != nil {
+				return err
+			}
+		}
 		return s.eng.link.Alter(ctx, ti.Namespace, ti.Name, icetable.SetProperty(plan.PropDefaults, prev))
 	})
 	if err := s.eng.link.Alter(ctx, ti.Namespace, ti.Name, setDefaults(set)); err != nil {
 		return nil, fmt.Errorf("alter table %s.%s: %w", ti.Namespace, ti.Name, err)
 	}
-	// The metastore's record of the table's clauses follows.
 	if settings, err := s.eng.meta.TableSettings(ctx, ti.Namespace, ti.Name); err == nil {
 		for name, text := range set {
 			if text == "" {

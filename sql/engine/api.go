@@ -32,6 +32,9 @@ type Statement struct {
 	prep prepared
 	// simple: from a simple-protocol Query, so it takes no parameters.
 	simple bool
+	// multi: one of several statements of a Query, which PostgreSQL runs
+	// as an implicit transaction block (see refuseInBlock).
+	multi bool
 }
 
 // CopyInfo describes a COPY statement's data stream.
@@ -52,7 +55,14 @@ type Cursor struct {
 	tagFn   func(rows int64) string
 	sess    *Session
 	done    bool
+	// deallocated: a DEALLOCATE that dropped a PREPAREd statement, so the
+	// wire layer has none of that name to drop.
+	deallocated bool
 }
+
+// Deallocated says whether the statement was a DEALLOCATE of a statement
+// made by SQL PREPARE, which the session held (see Statement.Deallocates).
+func (c *Cursor) Deallocated() bool { return c.deallocated }
 
 // Columns is the result's row shape, nil for commands.
 func (c *Cursor) Columns() []Column { return c.columns }
@@ -116,26 +126,32 @@ func (s *Session) markFailed() {
 }
 
 // commitWork commits the transaction's writes with one write-log record;
-// its CREATEs and COMMENTs then stay. After a failure they are left for
-// rollbackWork.
+// its CREATEs, ALTERs and COMMENTs then stay, and its DROPs are carried
+// out. After a failure of the writes the rest is left for rollbackWork.
 func (s *Session) commitWork() error {
 	if len(s.written) > 0 {
+		// Writes to a table the transaction then dropped go nowhere.
+		for i, t := range s.written {
+			if s.discarded(i) {
+				t.Abort()
+			}
+		}
 		err := s.eng.link.CommitAll(s.written)
 		s.written = nil
 		if err != nil {
 			return err
 		}
 	}
-	s.created, s.commented = nil, nil
-	return nil
+	s.undo = nil
+	return s.commitDrops(context.Background())
 }
 
-// rollbackWork undoes the transaction's writes, CREATEs and COMMENTs made
-// since m, last first for the DDL.
+// rollbackWork undoes the transaction's writes, DDL and DROPs made since
+// m, last first for the DDL.
 func (s *Session) rollbackWork(m txMark) {
 	s.abortWrites(m.written)
-	s.dropCreated(m.created)
-	s.undoComments(m.comments)
+	s.drops = s.drops[:m.drops]
+	s.undoTo(m.undo)
 }
 
 // ImplicitTransactions makes writes outside a transaction block wait for
@@ -153,7 +169,13 @@ func (s *Session) Finish() error {
 		return nil
 	}
 	s.txNow = time.Time{}
-	return s.commitWork()
+	if err := s.commitWork(); err != nil {
+		// What did not commit is undone, not left for the next
+		// transaction to commit.
+		s.rollbackWork(txMark{})
+		return err
+	}
+	return nil
 }
 
 // ParameterStatus lists the settings reported to the client at startup, in

@@ -8,6 +8,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/storage/icetable"
 )
 
@@ -76,6 +77,9 @@ func (s *Session) comment(ctx context.Context, cs *pg.CommentStmt) (*Cursor, err
 			return nil, pgerr.New(pgerr.SyntaxError, "schema name cannot be qualified")
 		}
 		prev, _, err := s.catalog().NamespaceComment(ctx, names[0])
+		if s.schemaHidden(names[0]) {
+			err = icetable.ErrNoSuchNamespace // dropped by the open block
+		}
 		if err == nil {
 			s.onRollback(func(ctx context.Context) error { return s.eng.store.SetNamespaceComment(ctx, names[0], prev) })
 			err = s.eng.store.SetNamespaceComment(ctx, names[0], cs.Comment)
@@ -132,33 +136,8 @@ type tableRef struct {
 	Docs            []string
 }
 
-// onRollback records how to undo a COMMENT made in a transaction, which
-// PostgreSQL's rollback undoes; Iceberg has it at once.
-func (s *Session) onRollback(undo func(context.Context) error) {
-	if s.tx != 'I' || s.implicit {
-		s.commented = append(s.commented, undo)
-	}
-}
-
-// undoComments undoes the transaction's COMMENTs from the i-th on, last
-// first.
-func (s *Session) undoComments(i int) {
-	for j := len(s.commented) - 1; j >= i; j-- {
-		if err := s.commented[j](context.Background()); err != nil {
-			s.eng.log.Warn("rollback: undoing a COMMENT failed", "err", err)
-		}
-	}
-	s.commented = s.commented[:i]
-}
-
 // objectKind names an object type as COMMENT ON spells it.
-func objectKind(t pg.ObjectType) string {
-	s := t.String()
-	if len(s) > len("OBJECT_") {
-		s = s[len("OBJECT_"):]
-	}
-	return s
-}
+func objectKind(t pg.ObjectType) string { return parse.ObjectName(t) }
 
 // NamespaceComment is a schema's comment (plan.NamespaceCommenter): its
 // namespace property, or PostgreSQL's own for public and pg_catalog while

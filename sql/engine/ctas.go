@@ -83,6 +83,7 @@ func (s *Session) createTableAs(ctx context.Context, p *plan.Planner, into *pg.I
 	if len(nt.fields) == 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "a table needs at least one column").WithPosition(at)
 	}
+	mark := len(s.undo)
 	created, err := s.storeTable(ctx, nt, tc, ifNotExists)
 	if err != nil || !created {
 		return done, err
@@ -92,7 +93,7 @@ func (s *Session) createTableAs(ctx context.Context, p *plan.Planner, into *pg.I
 	}
 	n, err := s.fillNewTable(ctx, ns, rv.Relname, exec.NewProject(qr.Root, exprs, s.exprCtx()))
 	if err != nil {
-		s.undoCreate(link.Key{NS: ns, Name: rv.Relname})
+		s.undoCreate(mark, link.Key{NS: ns, Name: rv.Relname})
 		return nil, err
 	}
 	return &Cursor{tag: fmt.Sprintf("SELECT %d", n), sess: s}, nil
@@ -111,16 +112,15 @@ func (s *Session) fillNewTable(ctx context.Context, ns, name string, src exec.Op
 	})
 }
 
-// undoCreate drops a table a failed statement created, and forgets it
-// among the transaction's creations.
-func (s *Session) undoCreate(k link.Key) {
+// undoCreate drops again the table a failed statement created: through
+// the transaction's undo list, trimmed back to mark (its length before
+// the CREATE), or at once outside a transaction.
+func (s *Session) undoCreate(mark int, k link.Key) {
+	if s.inTx() {
+		s.undoTo(mark)
+		return
+	}
 	if err := s.dropTable(context.Background(), k.NS, k.Name); err != nil {
 		s.eng.log.Warn("drop of a table created by a failed statement failed", "table", k, "err", err)
-	}
-	for i := len(s.created) - 1; i >= 0; i-- {
-		if s.created[i] == k {
-			s.created = append(s.created[:i], s.created[i+1:]...)
-			break
-		}
 	}
 }

@@ -112,7 +112,7 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 				defaults[len(fields)] = d
 			default:
 				return nil, pgerr.New(pgerr.FeatureNotSupported, "column constraint %s is not supported yet; only NOT NULL is",
-					con.Contype.String()[len("CONSTR_"):]).WithPosition(at(con.Location))
+					parse.ConstraintName(con.Contype)).WithPosition(at(con.Location))
 			}
 		}
 		byName[cd.Colname] = len(fields)
@@ -127,6 +127,7 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	if err != nil {
 		return nil, err
 	}
+	mark := len(s.undo)
 	created, err := s.storeTable(ctx, nt, ps.Table, cs.IfNotExists)
 	if err != nil {
 		return nil, err
@@ -134,7 +135,7 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	if created {
 		for _, sq := range seqs {
 			if err := s.storeSequence(ctx, ns, sq.name, sq.seq); err != nil {
-				s.undoCreate(link.Key{NS: ns, Name: rv.Relname})
+				s.undoCreate(mark, link.Key{NS: ns, Name: rv.Relname})
 				return nil, err
 			}
 		}
@@ -204,8 +205,13 @@ func (s *Session) storeTable(ctx context.Context, nt newTable, tc *parse.TableCl
 			return false, err
 		}
 	}
-	s.eng.missing.forget(link.Key{NS: ns, Name: nt.name})
-	_, err := s.eng.store.Create(ctx, ns, nt.name, sc, spec, order, props)
+	key := link.Key{NS: ns, Name: nt.name}
+	location, err := s.takeName(ctx, key)
+	if err != nil {
+		return false, err
+	}
+	s.eng.missing.forget(key)
+	_, err = s.eng.store.CreateAt(ctx, ns, nt.name, location, sc, spec, order, props)
 	if err == nil {
 		settings := tableSettings(tc, props)
 		settings.Keys = keys
@@ -230,10 +236,8 @@ func (s *Session) storeTable(ctx context.Context, nt newTable, tc *parse.TableCl
 		return false, err
 	}
 	// Again: a lookup may have raced the create.
-	s.eng.missing.forget(link.Key{NS: ns, Name: nt.name})
-	if s.tx != 'I' || s.implicit {
-		s.created = append(s.created, link.Key{NS: ns, Name: nt.name})
-	}
+	s.eng.missing.forget(key)
+	s.onRollback(func(ctx context.Context) error { return s.dropTable(ctx, ns, nt.name) })
 	return true, nil
 }
 
@@ -244,7 +248,7 @@ func (s *Session) newTableSchema(ctx context.Context, rv *pg.RangeVar, q string)
 	if ns == "" {
 		return s.createSchema(ctx)
 	}
-	if ok, err := s.eng.store.NamespaceExists(ctx, ns); err != nil {
+	if ok, err := s.namespaceExists(ctx, ns); err != nil {
 		return "", err
 	} else if !ok {
 		return "", pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", ns).WithPosition(parse.CharPos(q, int(rv.Location)))
@@ -376,6 +380,9 @@ func (s *Session) createSchemaStmt(ctx context.Context, cs *pg.CreateSchemaStmt)
 	if len(cs.SchemaElts) > 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE SCHEMA with elements is not supported")
 	}
+	if err := s.refuseSchemaRecreate(cs.Schemaname); err != nil {
+		return nil, err
+	}
 	err := s.eng.store.CreateNamespace(ctx, cs.Schemaname)
 	if errors.Is(err, icetable.ErrNamespaceExists) {
 		if cs.IfNotExists {
@@ -386,14 +393,25 @@ func (s *Session) createSchemaStmt(ctx context.Context, cs *pg.CreateSchemaStmt)
 	if err != nil {
 		return nil, fmt.Errorf("create schema %s: %w", cs.Schemaname, err)
 	}
+	// A rollback drops it again, after the tables made in it (undone
+	// first); one another session put a table in meanwhile stays.
+	ns := cs.Schemaname
+	s.onRollback(func(ctx context.Context) error { return s.eng.store.DropNamespace(ctx, ns) })
 	return &Cursor{tag: "CREATE SCHEMA", sess: s}, nil
 }
 
 // dropTable removes a table: its rows in the write log, its Iceberg table
 // and its Loam settings.
+// The metastore drop commits before the files go (icetable.Store.Drop),
+// and the write log forgets the table only after both.
 func (s *Session) dropTable(ctx context.Context, ns, name string) error {
-	s.eng.link.Forget(link.Key{NS: ns, Name: name})
-	if err := s.eng.store.Drop(ctx, ns, name); err != nil && !errors.Is(err, icetable.ErrNoSuchTable) {
+	err := s.eng.link.Drop(ctx, link.Key{NS: ns, Name: name}, func() error {
+		if err := s.eng.store.Drop(ctx, ns, name); err != nil && !errors.Is(err, icetable.ErrNoSuchTable) {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("drop table %s.%s: %w", ns, name, err)
 	}
 	if err := s.eng.meta.DeleteTableSettings(ctx, ns, name); err != nil {
@@ -403,25 +421,6 @@ func (s *Session) dropTable(ctx context.Context, ns, name string) error {
 		return fmt.Errorf("drop table %s.%s: sequences: %w", ns, name, err)
 	}
 	return nil
-}
-
-// dropCreated undoes the CREATE TABLEs of a transaction that is rolled
-// back, from the i-th on, as PostgreSQL's transactional DDL does. A table
-// the block dropped again is already gone.
-func (s *Session) dropCreated(i int) {
-	for j := len(s.created) - 1; j >= i; j-- {
-		k := s.created[j]
-		if err := s.eng.meta.DropView(context.Background(), k.NS, k.Name); err == nil {
-			continue // a view the block created
-		}
-		if err := s.eng.meta.DropSequence(context.Background(), k.NS, k.Name); err == nil {
-			continue // a sequence the block created
-		}
-		if err := s.dropTable(context.Background(), k.NS, k.Name); err != nil {
-			s.eng.log.Warn("rollback: drop of a table created in the transaction failed", "table", k, "err", err)
-		}
-	}
-	s.created = s.created[:i]
 }
 
 // dropTarget resolves one name of a DROP TABLE or DROP VIEW (what is
@@ -446,6 +445,30 @@ func (s *Session) dropTarget(ctx context.Context, obj *pg.Node, missingOk bool, 
 		return nil, pgerr.New(pgerr.UndefinedTable, "%s %q does not exist", what, name)
 	}
 	return ti, err
+}
+
+// schemaContents lists the tables and views of schema ns the session
+// sees: not those its transaction dropped, nor tables set aside.
+func (s *Session) schemaContents(ctx context.Context, ns string) (tables, views []string, err error) {
+	all, err := s.eng.store.ListTables(ctx, ns)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range all {
+		if !isAside(t) && !s.hidden(link.Key{NS: ns, Name: t}) {
+			tables = append(tables, t)
+		}
+	}
+	all, err = s.eng.meta.ListViews(ctx, ns)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, v := range all {
+		if !s.hidden(link.Key{NS: ns, Name: v}) {
+			views = append(views, v)
+		}
+	}
+	return tables, views, nil
 }
 
 func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
@@ -475,7 +498,7 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 			return nil, err
 		}
 		for _, ti := range drop {
-			if err := s.dropTable(ctx, ti.Namespace, ti.Name); err != nil {
+			if err := s.dropLater(ctx, dropTable, link.Key{NS: ti.Namespace, Name: ti.Name}); err != nil {
 				return nil, err
 			}
 		}
@@ -483,7 +506,7 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 	case pg.ObjectType_OBJECT_SCHEMA:
 		for _, obj := range ds.Objects {
 			ns := obj.GetString_().Sval
-			ok, err := s.eng.store.NamespaceExists(ctx, ns)
+			ok, err := s.namespaceExists(ctx, ns)
 			if err != nil {
 				return nil, err
 			}
@@ -494,11 +517,7 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 				}
 				return nil, pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", ns)
 			}
-			tables, err := s.eng.store.ListTables(ctx, ns)
-			if err != nil {
-				return nil, err
-			}
-			views, err := s.eng.meta.ListViews(ctx, ns)
+			tables, views, err := s.schemaContents(ctx, ns)
 			if err != nil {
 				return nil, err
 			}
@@ -520,26 +539,12 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 				if err := s.reportDependents(ctx, deps, "schema "+ns, ns, ds.Behavior == pg.DropBehavior_DROP_CASCADE); err != nil {
 					return nil, err
 				}
-				for _, v := range views {
-					if err := s.eng.meta.DropView(ctx, ns, v); err != nil && !errors.Is(err, meta.ErrNotFound) {
-						return nil, fmt.Errorf("drop view %s.%s: %w", ns, v, err)
-					}
-				}
-				for _, t := range tables {
-					s.eng.link.Forget(link.Key{NS: ns, Name: t})
-					if err := s.eng.store.Drop(ctx, ns, t); err != nil {
-						return nil, fmt.Errorf("drop table %s.%s: %w", ns, t, err)
-					}
-					if err := s.eng.meta.DeleteTableSettings(ctx, ns, t); err != nil {
-						return nil, fmt.Errorf("drop table %s.%s: settings: %w", ns, t, err)
-					}
-				}
 			}
 			if err := s.dropSchemaSequences(ctx, ns, ds.Behavior == pg.DropBehavior_DROP_CASCADE, len(tables)+len(views) > 0); err != nil {
 				return nil, err
 			}
-			if err := s.eng.store.DropNamespace(ctx, ns); err != nil {
-				return nil, fmt.Errorf("drop schema %s: %w", ns, err)
+			if err := s.dropSchemaLater(ctx, ns, tables, views); err != nil {
+				return nil, err
 			}
 		}
 		return &Cursor{tag: "DROP SCHEMA", sess: s}, nil
@@ -548,7 +553,7 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 	case pg.ObjectType_OBJECT_SEQUENCE:
 		return s.dropSequences(ctx, ds)
 	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported", ds.RemoveType.String()[len("OBJECT_"):])
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported", parse.ObjectName(ds.RemoveType))
 }
 
 // tableSettings records a table's Loam clauses as declared, for the

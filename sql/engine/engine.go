@@ -109,6 +109,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("open write log: %w", err)
 	}
 	e.link.Run()
+	e.reportAside(ctx)
 	return e, nil
 }
 
@@ -156,6 +157,9 @@ func (c *catalog) Table(ctx context.Context, schema, name string) (*plan.TableIn
 	}
 	for _, ns := range search {
 		key := link.Key{NS: ns, Name: name}
+		if c.s.hidden(key) {
+			continue // the session's open transaction dropped it
+		}
 		if !c.e.missing.has(key) {
 			ti, err := c.table(ctx, key)
 			if ti != nil || err != nil {
@@ -245,7 +249,7 @@ func (s *Session) searchPath() []string {
 // CREATE TABLE puts an unqualified table.
 func (s *Session) createSchema(ctx context.Context) (string, error) {
 	for _, ns := range s.searchPath() {
-		ok, err := s.eng.store.NamespaceExists(ctx, ns)
+		ok, err := s.namespaceExists(ctx, ns)
 		if err != nil {
 			return "", err
 		}
@@ -316,7 +320,11 @@ func (c *catalog) SearchPath() []string        { return c.s.searchPath() }
 func (c *catalog) Settings() map[string]string { return c.s.settings }
 
 func (c *catalog) Namespaces(ctx context.Context) ([]string, error) {
-	return c.e.meta.ListNamespaces(ctx)
+	nss, err := c.e.meta.ListNamespaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(nss, c.s.schemaHidden), nil
 }
 
 func (c *catalog) Tables(ctx context.Context, ns string) ([]*plan.TableInfo, error) {
@@ -332,6 +340,9 @@ func (c *catalog) Tables(ctx context.Context, ns string) ([]*plan.TableInfo, err
 	slices.Sort(names)
 	var out []*plan.TableInfo
 	for _, n := range names {
+		if isAside(n) {
+			continue // a table an open block dropped, kept for its rollback
+		}
 		ti, err := c.Table(ctx, ns, n)
 		if err != nil {
 			// Dropped between listing and loading: not there any more.

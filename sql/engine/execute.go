@@ -53,7 +53,7 @@ func (s *Session) prepare(ctx context.Context, query string, paramOIDs []uint32,
 	}
 	out := make([]*Statement, 0, len(stmts))
 	for _, ps := range stmts {
-		st := &Statement{Query: ps.Text, prep: prepared{stmt: ps, query: query}, simple: simple}
+		st := &Statement{Query: ps.Text, prep: prepared{stmt: ps, query: query}, simple: simple, multi: len(stmts) > 1}
 		if s.tx == 'E' || len(stmts) > 1 {
 			// A failed transaction plans nothing (Execute refuses), and the
 			// statements of a multi-statement string are planned as each
@@ -144,6 +144,11 @@ func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statem
 		return ret.cols, nil
 	case *pg.Node_VariableShowStmt:
 		return s.showColumns(n.VariableShowStmt), nil
+	case *pg.Node_ExecuteStmt:
+		if st, ok := s.sqlPrepared[n.ExecuteStmt.Name]; ok {
+			return st.Columns, nil
+		}
+		return nil, pgerr.New(pgerr.UndefinedPreparedStatement, "prepared statement %q does not exist", n.ExecuteStmt.Name)
 	case *pg.Node_FetchStmt:
 		if n.FetchStmt.Ismove {
 			return nil, nil
@@ -287,6 +292,11 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 	case *pg.Node_IndexStmt:
 		// Loam has no secondary indexes; files are pruned by partition and
 		// column statistics instead. Accept the statement as a no-op.
+		if n.IndexStmt.Concurrent {
+			if err := s.refuseInBlock(st, "CREATE INDEX CONCURRENTLY"); err != nil {
+				return nil, err
+			}
+		}
 		return &Cursor{tag: "CREATE INDEX", sess: s}, nil
 	case *pg.Node_CheckPointStmt:
 		// "INSERT …; CHECKPOINT" in one Query: the implicit transaction's
@@ -309,17 +319,32 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		cat.release()
 		return s.closeCursor(n.ClosePortalStmt.Portalname)
 	case *pg.Node_DiscardStmt:
+		if n.DiscardStmt.Target == pg.DiscardMode_DISCARD_ALL {
+			if err := s.refuseInBlock(st, "DISCARD ALL"); err != nil {
+				return nil, err
+			}
+		}
 		s.closeCursors(true)
+		s.deallocateSQL("", true)
 		return &Cursor{tag: "DISCARD ALL", sess: s}, nil
 	case *pg.Node_DeallocateStmt:
-		// The wire layer, which holds the prepared statements, drops them
-		// (see Statement.Deallocates).
-		if n.DeallocateStmt.Name == "" {
+		// A PREPAREd statement is the session's; the protocol's are the
+		// wire layer's, which drops them (see Statement.Deallocates).
+		cat.release()
+		name := n.DeallocateStmt.Name
+		done := s.deallocateSQL(name, name == "")
+		if name == "" {
 			return &Cursor{tag: "DEALLOCATE ALL", sess: s}, nil
 		}
-		return &Cursor{tag: "DEALLOCATE", sess: s}, nil
+		return &Cursor{tag: "DEALLOCATE", sess: s, deallocated: done}, nil
+	case *pg.Node_PrepareStmt:
+		cat.release()
+		return s.prepareSQL(ctx, n.PrepareStmt, ps, st.prep.query)
+	case *pg.Node_ExecuteStmt:
+		cat.release()
+		return s.executeSQL(ctx, n.ExecuteStmt, st.prep.query)
 	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %s is not supported yet", stmtName(ps.Node))
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", parse.StmtName(ps.Node))
 }
 
 // Deallocates says whether st drops prepared statements once executed:
@@ -351,15 +376,6 @@ func sameResult(a, b []Column) bool {
 		}
 	}
 	return true
-}
-
-func stmtName(n *pg.Node) string {
-	name := fmt.Sprintf("%T", n.Node)
-	const prefix = "*pg_query.Node_"
-	if len(name) > len(prefix) {
-		name = name[len(prefix):]
-	}
-	return name
 }
 
 func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Operator, release func()) (*Cursor, error) {
@@ -399,8 +415,13 @@ func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Oper
 // planInsert builds the operator producing the rows to insert: one column
 // per table column, in table order, coerced to the column types.
 func (s *Session) planInsert(ctx context.Context, p *plan.Planner, ins *pg.InsertStmt, cat *catalog) (*plan.TableInfo, exec.Operator, *returning, error) {
-	if ins.OnConflictClause != nil || ins.WithClause != nil {
-		return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT with ON CONFLICT or WITH is not supported yet")
+	if ins.OnConflictClause != nil {
+		return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT … ON CONFLICT is not supported yet").
+			WithPosition(parse.CharPos(p.Query(), int(ins.OnConflictClause.Location)))
+	}
+	if ins.WithClause != nil {
+		return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "WITH before INSERT is not supported yet").
+			WithPosition(parse.CharPos(p.Query(), int(ins.WithClause.Location)))
 	}
 	rv := ins.Relation
 	ti, err := cat.Table(ctx, rv.Schemaname, rv.Relname)

@@ -10,6 +10,7 @@ import (
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
@@ -77,7 +78,7 @@ func (s *Session) explain(ctx context.Context, p *plan.Planner, es *pg.ExplainSt
 	sel := es.Query.GetSelectStmt()
 	if sel == nil {
 		release()
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of %s is not supported: only SELECT", stmtName(es.Query))
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of %s is not supported: only SELECT", parse.StmtName(es.Query))
 	}
 	start := time.Now()
 	q, err := p.Select(sel)

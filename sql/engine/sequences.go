@@ -198,16 +198,22 @@ func (s *Session) storeSequence(ctx context.Context, ns, name string, sq meta.Se
 	} else if err != nil {
 		return err
 	}
-	if s.tx != 'I' || s.implicit {
-		s.created = append(s.created, link.Key{NS: ns, Name: name})
-	}
+	s.onRollback(func(ctx context.Context) error {
+		if err := s.eng.meta.DropSequence(ctx, ns, name); err != nil && !errors.Is(err, meta.ErrNotFound) {
+			return err
+		}
+		return nil
+	})
 	return nil
 }
 
 // dropSequences runs DROP SEQUENCE. A sequence a column owns (serial,
 // identity) goes with its table, not alone.
 func (s *Session) dropSequences(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
-	type target struct{ ns, name string }
+	type target struct {
+		ns, name string
+		seq      meta.Sequence
+	}
 	var drop []target
 	for _, obj := range ds.Objects {
 		var names []string
@@ -240,13 +246,13 @@ func (s *Session) dropSequences(ctx context.Context, ds *pg.DropStmt) (*Cursor, 
 				return nil, e
 			}
 		}
-		drop = append(drop, target{ns, name})
+		drop = append(drop, target{ns, name, sq})
 	}
 	for _, t := range drop {
 		if err := s.eng.meta.DropSequence(ctx, t.ns, t.name); err != nil && !errors.Is(err, meta.ErrNotFound) {
 			return nil, fmt.Errorf("drop sequence %s.%s: %w", t.ns, t.name, err)
 		}
-		delete(s.seqCurr, link.Key{NS: t.ns, Name: t.name})
+		s.undropSequence(t.ns, t.name, t.seq)
 	}
 	return &Cursor{tag: "DROP SEQUENCE", sess: s}, nil
 }
@@ -467,9 +473,30 @@ func (s *Session) dropSchemaSequences(ctx context.Context, ns string, cascade, h
 		if cascade {
 			s.notice("drop cascades to sequence %s.%s", ns, q)
 		}
-		if err := s.eng.meta.DropSequence(ctx, ns, q); err != nil && !errors.Is(err, meta.ErrNotFound) {
+		sq, err := s.eng.meta.Sequence(ctx, ns, q)
+		if errors.Is(err, meta.ErrNotFound) {
+			continue
+		}
+		if err == nil {
+			err = s.eng.meta.DropSequence(ctx, ns, q)
+		}
+		if err != nil && !errors.Is(err, meta.ErrNotFound) {
 			return fmt.Errorf("drop schema %s: sequence %s: %w", ns, q, err)
 		}
+		s.undropSequence(ns, q, sq)
 	}
 	return nil
+}
+
+// undropSequence records how a rollback brings back a sequence the
+// transaction dropped: with its definition and its state at the DROP.
+// Unlike a table's DROP, which waits for COMMIT, a sequence goes at once,
+// since its values are handed out outside transactions anyway.
+func (s *Session) undropSequence(ns, name string, sq meta.Sequence) {
+	s.onRollback(func(ctx context.Context) error {
+		if err := s.eng.meta.CreateSequence(ctx, ns, name, sq); err != nil && !errors.Is(err, meta.ErrExists) {
+			return fmt.Errorf("restore dropped sequence %s.%s: %w", ns, name, err)
+		}
+		return nil
+	})
 }

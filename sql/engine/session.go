@@ -86,9 +86,8 @@ type Session struct {
 	// stmtNow is statement_timestamp(): set by each Query (for all its
 	// statements) and each extended-protocol Execute.
 	stmtNow time.Time
-	// created are the tables the transaction created, dropped again if it
-	// rolls back.
-	created []link.Key
+	// drops are the transaction's DROPs, carried out at COMMIT (txddl.go).
+	drops   []*pendingDrop
 	loc     *time.Location
 	notices []*pgerr.Error
 	// localSaved are the values to put back when the transaction ends, of
@@ -105,9 +104,12 @@ type Session struct {
 	seqLast    int64
 	seqLastSet bool
 
-	// commented undo the transaction's COMMENTs (stored at once) if it
-	// rolls back.
-	commented []func(context.Context) error
+	// undo undoes the transaction's CREATEs, ALTERs and COMMENTs (stored
+	// at once) if it rolls back, last first.
+	undo []func(context.Context) error
+
+	// sqlPrepared are the statements of SQL PREPARE, by name.
+	sqlPrepared map[string]*Statement
 }
 
 // NewSession starts a session for user on database, applying the startup
@@ -198,5 +200,8 @@ type savepoint struct {
 }
 
 // txMark is how far the transaction's undoable work reached: the lengths
-// of Session.written, created and commented. The zero mark is its start.
-type txMark struct{ written, created, comments int }
+// of Session.written, undo and drops. The zero mark is its start.
+type txMark struct{ written, undo, drops int }
+
+// mark is where the transaction's work stands now.
+func (s *Session) mark() txMark { return txMark{len(s.written), len(s.undo), len(s.drops)} }

@@ -76,7 +76,7 @@ func (s *Session) savepoint(ts *pg.TransactionStmt) (*Cursor, error) {
 	}
 	if ts.Kind == pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT {
 		s.savepoints = append(s.savepoints, savepoint{name: ts.SavepointName, settings: maps.Clone(s.settings),
-			work: txMark{len(s.written), len(s.created), len(s.commented)}})
+			work: s.mark()})
 		return &Cursor{tag: tag, sess: s}, nil
 	}
 	i := len(s.savepoints) - 1

@@ -75,6 +75,9 @@ func (s *Session) allViews(ctx context.Context) ([]depView, error) {
 			return nil, err
 		}
 		for _, n := range names {
+			if s.hidden(link.Key{NS: ns, Name: n}) {
+				continue // dropped by the open transaction
+			}
 			v, err := s.eng.meta.View(ctx, ns, n)
 			if errors.Is(err, meta.ErrNotFound) {
 				continue
@@ -245,9 +248,9 @@ func (s *Session) reportDependents(ctx context.Context, deps []dependent, what, 
 	}
 	// Deletion order: a view before the views it reads.
 	for i := len(deps) - 1; i >= 0; i-- {
-		if k := deps[i].obj.key; deps[i].obj.isView {
-			if err := s.eng.meta.DropView(ctx, k.NS, k.Name); err != nil && !errors.Is(err, meta.ErrNotFound) {
-				return fmt.Errorf("drop view %s.%s: %w", k.NS, k.Name, err)
+		if deps[i].obj.isView {
+			if err := s.dropLater(ctx, dropView, deps[i].obj.key); err != nil {
+				return err
 			}
 		}
 	}

@@ -101,7 +101,7 @@ func (s *Session) createView(ctx context.Context, vs *pg.ViewStmt, ps parse.Stat
 		if ns, err = s.createSchema(ctx); err != nil {
 			return nil, err
 		}
-	} else if ok, err := s.eng.store.NamespaceExists(ctx, ns); err != nil {
+	} else if ok, err := s.namespaceExists(ctx, ns); err != nil {
 		return nil, err
 	} else if !ok {
 		return nil, pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", ns).WithPosition(at(rv.Location))
@@ -175,13 +175,28 @@ func (s *Session) createView(ctx context.Context, vs *pg.ViewStmt, ps parse.Stat
 		}
 		// The view keeps its creation time: PostgreSQL's replaced view keeps
 		// its OID, which orders the views a DROP reports.
-		if old, err := s.eng.meta.View(ctx, ns, rv.Relname); err == nil && old.Properties[propViewCreated] != "" {
+		old, err := s.eng.meta.View(ctx, ns, rv.Relname)
+		if err != nil {
+			return nil, err
+		}
+		if old.Properties[propViewCreated] != "" {
 			v.Properties[propViewCreated] = old.Properties[propViewCreated]
 		}
 		if err := s.eng.meta.ReplaceView(ctx, ns, rv.Relname, v); err != nil {
 			return nil, err
 		}
+		// Undone by making the old definition anew: iceberg-go refuses a
+		// new version equal to an earlier one.
+		s.onRollback(func(ctx context.Context) error {
+			if err := s.eng.meta.DropView(ctx, ns, rv.Relname); err != nil {
+				return fmt.Errorf("restore view %s.%s: %w", ns, rv.Relname, err)
+			}
+			return s.eng.meta.CreateView(ctx, ns, rv.Relname, old)
+		})
 		return &Cursor{tag: "CREATE VIEW", sess: s}, nil
+	}
+	if _, err := s.takeName(ctx, self); err != nil {
+		return nil, err
 	}
 	s.eng.missingViews.forget(link.Key{NS: ns, Name: rv.Relname})
 	err = s.eng.meta.CreateView(ctx, ns, rv.Relname, v)
@@ -192,11 +207,13 @@ func (s *Session) createView(ctx context.Context, vs *pg.ViewStmt, ps parse.Stat
 	if err != nil {
 		return nil, err
 	}
-	// A rolled back block drops it again, as it does its new tables (a
-	// replaced definition is not restored).
-	if s.tx != 'I' || s.implicit {
-		s.created = append(s.created, link.Key{NS: ns, Name: rv.Relname})
-	}
+	// A rolled back block drops it again, as it does its new tables.
+	s.onRollback(func(ctx context.Context) error {
+		if err := s.eng.meta.DropView(ctx, ns, rv.Relname); err != nil && !errors.Is(err, meta.ErrNotFound) {
+			return fmt.Errorf("drop view %s.%s: %w", ns, rv.Relname, err)
+		}
+		return nil
+	})
 	return &Cursor{tag: "CREATE VIEW", sess: s}, nil
 }
 
@@ -244,7 +261,7 @@ func (s *Session) dropViews(ctx context.Context, ds *pg.DropStmt) (*Cursor, erro
 		return nil, err
 	}
 	for _, ti := range drop {
-		if err := s.eng.meta.DropView(ctx, ti.Namespace, ti.Name); err != nil && !errors.Is(err, meta.ErrNotFound) {
+		if err := s.dropLater(ctx, dropView, link.Key{NS: ti.Namespace, Name: ti.Name}); err != nil {
 			return nil, err
 		}
 	}

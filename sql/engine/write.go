@@ -45,8 +45,8 @@ func (s *Session) write(ctx context.Context, ti *plan.TableInfo, fill func(*link
 // its own statements see as PostgreSQL's do.
 func (s *Session) pendingTail(key link.Key) func(yield func(arrow.RecordBatch, error) bool) {
 	var txns []*link.Txn
-	for _, t := range s.written {
-		if t.Key() == key && t.Rows() > 0 {
+	for i, t := range s.written {
+		if t.Key() == key && t.Rows() > 0 && !s.discarded(i) {
 			txns = append(txns, t)
 		}
 	}

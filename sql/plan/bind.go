@@ -10,6 +10,7 @@ import (
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/parse"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
@@ -97,6 +98,30 @@ func (s *scope) resolve(tbl, name string) (int, error) {
 	}
 	s.used[found] = true
 	return found, nil
+}
+
+// label names column i for an expression's text. The planner matches
+// expressions by their text (GROUP BY keys, aggregates, ORDER BY against
+// the select list), so two columns of one name from different tables
+// must not print alike: such a column is qualified by its table, and by
+// its position when even that repeats.
+func (s *scope) label(i int) string {
+	c := s.cols[i]
+	sameName, sameTable := false, false
+	for j, o := range s.cols {
+		if j != i && o.name == c.name {
+			sameName = true
+			sameTable = sameTable || o.table == c.table
+		}
+	}
+	switch {
+	case !sameName:
+		return c.name
+	case c.table != "" && !sameTable:
+		return c.table + "." + c.name
+	default:
+		return c.name + "#" + strconv.Itoa(i)
+	}
 }
 
 // binder turns parse nodes into expressions over a scope. In aggregate
@@ -235,14 +260,38 @@ func (b *binder) bind(n *pg.Node) (expr.Expr, error) {
 				// An outer query's column is a constant within each group.
 				return e, nil
 			}
-			if err != nil && pgerr.Code(err) == pgerr.GroupingError {
-				return nil, err // an ungrouped column of a grouped outer query
+			if err != nil {
+				// An ungrouped column of a grouped outer query, or a
+				// column that does not exist (42703) or is ambiguous.
+				return nil, err
 			}
 			name := columnRefName(cr)
+			if c, ok := e.(*expr.Col); ok && err == nil && len(cr.Fields) == 1 && b.sc.cols[c.Idx].table != "" {
+				// PostgreSQL names the column with its table: "g.v".
+				name = b.sc.cols[c.Idx].table + "." + name
+			}
 			return nil, pgerr.New(pgerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", name).WithPosition(pos(b.p.query, cr.Location))
 		}
+		e, err2 := b.bindNode(n)
+		if err2 != nil && resolutionError(err) && pgerr.Code(err2) == pgerr.GroupingError {
+			// PostgreSQL resolves every function and operator before it
+			// checks grouping: nosuchfn(v) is 42883, whatever v is.
+			return nil, err
+		}
+		return e, err2
 	}
 	return b.bindNode(n)
+}
+
+// resolutionError reports a function or operator that does not exist or
+// is not unique for its argument types: an error PostgreSQL raises while
+// analysing the expression, before it checks GROUP BY.
+func resolutionError(err error) bool {
+	switch pgerr.Code(err) {
+	case pgerr.UndefinedFunction, pgerr.AmbiguousFunction:
+		return true
+	}
+	return false
 }
 
 func columnRefName(cr *pg.ColumnRef) string {
@@ -533,7 +582,7 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			}
 			return nil, b.errAt(pgerr.From(err), cr.Location)
 		}
-		return &expr.Col{Idx: i, T: b.sc.cols[i].t, Name: name}, nil
+		return &expr.Col{Idx: i, T: b.sc.cols[i].t, Name: b.sc.label(i)}, nil
 	case n.GetAConst() != nil:
 		return b.bindConst(n.GetAConst())
 	case n.GetParamRef() != nil:
@@ -718,7 +767,7 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		}
 		return b.bindSubquery(n.GetSubLink())
 	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "expression %T is not supported yet", n.Node)
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", parse.ExprName(n)).WithPosition(pos(b.p.query, parse.NodeLocation(n)))
 }
 
 func (b *binder) bindConst(c *pg.A_Const) (expr.Expr, error) {

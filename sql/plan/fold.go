@@ -19,6 +19,7 @@ func (p *Planner) fold(e expr.Expr) expr.Expr {
 	if e == nil {
 		return nil
 	}
+	e = foldNulls(e)
 	out, ok := rewriteWith(e, func(c *expr.Col) expr.Expr { return c }, func(x expr.Expr) (expr.Expr, bool) {
 		switch x.(type) {
 		case *expr.Const, *expr.Col:

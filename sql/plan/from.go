@@ -8,6 +8,7 @@ import (
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/parse"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
@@ -120,7 +121,14 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 	case n.GetRangeFunction() != nil:
 		return p.rangeFunction(n.GetRangeFunction())
 	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "this FROM item is not supported yet")
+	what := "this FROM item"
+	switch {
+	case n.GetRangeTableSample() != nil:
+		what = "TABLESAMPLE"
+	case n.GetRangeTableFunc() != nil:
+		what = "XMLTABLE"
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", what).WithPosition(pos(p.query, parse.NodeLocation(n)))
 }
 
 func (p *Planner) joinItem(je *pg.JoinExpr) (*fromItem, error) {
@@ -268,7 +276,7 @@ func (p *Planner) joinOp(kind exec.JoinKind, l, r *fromItem, sc *scope, off int,
 			if e, err = b.coerceBool(e, nodeLocation(je.Quals)); err != nil {
 				return nil, err
 			}
-			conds = append(conds, e)
+			conds = append(conds, foldNulls(e))
 		}
 		if r.lateral != nil {
 			markLeftUsed(r, sc, off)
@@ -720,13 +728,18 @@ func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 	if rf.Ordinality {
 		return p.withOrdinality(rf)
 	}
-	if rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "this function in FROM is not supported yet")
+	if rf.IsRowsfrom || len(rf.Functions) != 1 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "ROWS FROM is not supported yet")
+	}
+	if len(rf.Coldeflist) > 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "a column definition list for a function in FROM is not supported yet").
+			WithPosition(pos(p.query, parse.NodeLocation(rf.Coldeflist[0])))
 	}
 	items := rf.Functions[0].GetList().GetItems()
 	fc := items[0].GetFuncCall()
 	if fc == nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "this function in FROM is not supported yet")
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "%s in FROM is not supported yet", parse.ExprName(items[0])).
+			WithPosition(pos(p.query, parse.NodeLocation(items[0])))
 	}
 	name := funcName(fc)
 	if name == "pg_partition_tree" {

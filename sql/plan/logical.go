@@ -177,7 +177,11 @@ func (p *Planner) foldAll(n node) {
 		}
 	case *aggregateNode:
 		for i, e := range x.groupBy {
-			x.groupBy[i] = fuse(e)
+			x.groupBy[i] = fuse(foldNulls(e))
+		}
+		for i := range x.aggs {
+			a := &x.aggs[i]
+			a.Arg, a.Arg2, a.Filter = foldNulls(a.Arg), foldNulls(a.Arg2), foldNulls(a.Filter)
 		}
 	}
 	for _, in := range n.inputs() {

@@ -173,7 +173,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 				}
 				if targets[k-1].node == nil {
 					sc.used[targets[k-1].col] = true
-					return &expr.Col{Idx: targets[k-1].col, T: sc.cols[targets[k-1].col].t, Name: targets[k-1].name}, nil
+					return &expr.Col{Idx: targets[k-1].col, T: sc.cols[targets[k-1].col].t, Name: sc.label(targets[k-1].col)}, nil
 				}
 				node = targets[k-1].node
 			} else if cr := g.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
@@ -227,20 +227,36 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 	var cols []Column
 	var srfs []srfCall // set-returning functions, run by a ProjectSet below the projection
 	out.srfs = &srfs
-	for _, t := range targets {
+	for i, t := range targets {
 		var e expr.Expr
 		if t.node == nil {
 			e = &expr.Col{Idx: t.col, T: sc.cols[t.col].t, Name: t.name}
 			if hasAgg {
 				var err error
+				// Qualified, so that a * over two tables' same-named
+				// columns reads each of them.
+				fields := []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: t.name}}}}
+				if tbl := sc.cols[t.col].table; tbl != "" {
+					fields = append([]*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: tbl}}}}, fields...)
+				}
 				if e, err = out.bind(&pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{
-					Fields: []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: t.name}}}}, Location: t.loc}}}); err != nil {
+					Fields: fields, Location: t.loc}}}); err != nil {
 					return nil, err
 				}
 			}
 		} else {
 			var err error
 			if e, err = out.bind(t.node); err != nil {
+				// PostgreSQL analyses the whole select list before it
+				// checks grouping: a later unknown function wins.
+				for _, later := range targets[i+1:] {
+					if later.node == nil || pgerr.Code(err) != pgerr.GroupingError {
+						continue
+					}
+					if _, err2 := out.bind(later.node); resolutionError(err2) {
+						return nil, err2
+					}
+				}
 				return nil, err
 			}
 		}
@@ -287,10 +303,14 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			idx := -1
 			for i, c := range cols {
 				if c.Name == name {
-					if idx >= 0 {
+					// Two output columns of one name are ambiguous only
+					// when they differ (SELECT a, a … ORDER BY a is fine).
+					if idx >= 0 && !sameExpr(exprs[idx], exprs[i]) {
 						return 0, pgerr.New(pgerr.AmbiguousColumn, "%s %q is ambiguous", what, name).WithPosition(pos(p.query, cr.Location))
 					}
-					idx = i
+					if idx < 0 {
+						idx = i
+					}
 				}
 			}
 			if idx >= 0 {
@@ -303,7 +323,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			return 0, err
 		}
 		for i, x := range exprs {
-			if x.String() == e.String() {
+			if sameExpr(x, e) {
 				return i, nil
 			}
 		}

@@ -99,6 +99,7 @@ const (
 	subExists
 	subIn    // x IN (SELECT …)
 	subArray // ARRAY(SELECT …)
+	subQuant // x op ANY|ALL (SELECT …), but for = ANY, which is subIn
 )
 
 // subqueryExpr runs a subquery: once when it does not refer to the outer
@@ -109,7 +110,10 @@ type subqueryExpr struct {
 	ctes     *cte   // the WITH queries visible where the subquery is written
 	sc       *scope // the scope whose rows the expression is evaluated on
 	kind     subKind
-	test     expr.Expr // the left side of IN
+	test     expr.Expr      // the left side of IN, ANY or ALL
+	op       string         // subQuant: the comparison operator
+	holds    func(int) bool // subQuant: whether a comparison's outcome satisfies op
+	all      bool           // subQuant: ALL rather than ANY
 	negate   bool
 	t        types.T // scalar: the subquery's column type; IN: the compared type
 	corr     bool
@@ -136,6 +140,12 @@ func (e *subqueryExpr) String() string {
 		return "EXISTS(subquery)"
 	case subIn:
 		return "(" + e.test.String() + " IN (subquery))"
+	case subQuant:
+		q := " ANY"
+		if e.all {
+			q = " ALL"
+		}
+		return "(" + e.test.String() + " " + e.op + q + " (subquery))"
 	}
 	return "(subquery)"
 }
@@ -182,7 +192,7 @@ func (e *subqueryExpr) run(ctx context.Context, vals []types.Datum, limit int) (
 func (e *subqueryExpr) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 	n := int(b.NumRows())
 	var test arrow.Array
-	if e.kind == subIn {
+	if e.kind == subIn || e.kind == subQuant {
 		var err error
 		if test, err = e.test.Eval(c, b); err != nil {
 			return nil, err
@@ -247,6 +257,13 @@ func (e *subqueryExpr) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, erro
 		case subIn:
 			x := types.DatumAt(e.t, test, i)
 			bld.Append(inList(x, rows, e.t, e.negate, c))
+		case subQuant:
+			d, err := quantified(types.DatumAt(e.t, test, i), rows, e.t, e.holds, e.all, c)
+			if err != nil {
+				bld.Finish().Release()
+				return nil, err
+			}
+			bld.Append(d)
 		case subArray:
 			bld.Append(arrayOf(rows, e.Type(), c))
 		}
@@ -268,6 +285,30 @@ func arrayOf(rows []types.Datum, t types.T, c *expr.Ctx) types.Datum {
 		buf = types.AppendArrayElem(buf, types.FormatText(r, c.Loc))
 	}
 	return types.Datum{T: t, S: string(append(buf, '}'))}
+}
+
+// quantified is x op ANY (rows) or x op ALL (rows) with SQL's NULL rules:
+// ANY is true when some row satisfies op, else NULL when x or some row is
+// NULL, else false (so for no rows); ALL the other way round.
+func quantified(x types.Datum, rows []types.Datum, t types.T, holds func(int) bool, all bool, c *expr.Ctx) (types.Datum, error) {
+	sawNull := false
+	for _, r := range rows {
+		if x.Null || r.Null {
+			sawNull = true
+			continue
+		}
+		v, err := expr.CastDatum(r, t, c.Loc)
+		if err != nil {
+			return types.Datum{}, err
+		}
+		if h := holds(expr.CompareDatums(x, v)); h != all {
+			return types.BoolDatum(h), nil
+		}
+	}
+	if sawNull {
+		return types.NullOf(types.TBool), nil
+	}
+	return types.BoolDatum(all), nil
 }
 
 // inList is x IN (rows) with SQL's NULL rules.
@@ -345,12 +386,17 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 			return nil, pgerr.New(pgerr.SyntaxError, "subquery must return only one column").WithPosition(pos(b.p.query, sl.Location))
 		}
 		e.kind, e.t = subScalar, q.Columns[0].T
-	case pg.SubLinkType_ANY_SUBLINK:
+	case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
 		if len(q.Columns) != 1 {
 			return nil, pgerr.New(pgerr.SyntaxError, "subquery has too many columns").WithPosition(pos(b.p.query, sl.Location))
 		}
-		if len(sl.OperName) > 0 && opName(sl.OperName) != "=" {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "only = ANY (subquery) is supported").WithPosition(pos(b.p.query, sl.Location))
+		op := "="
+		if len(sl.OperName) > 0 {
+			op = opName(sl.OperName)
+		}
+		holds, ok := cmpHolds[op]
+		if !ok {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "operator %s with ANY/ALL (subquery) is not supported yet", op).WithPosition(pos(b.p.query, sl.Location))
 		}
 		test, err := b.bind(sl.Testexpr)
 		if err != nil {
@@ -358,12 +404,15 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 		}
 		t, ok := types.Common(test.Type(), q.Columns[0].T)
 		if !ok {
-			return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s = %s", test.Type(), q.Columns[0].T).WithPosition(pos(b.p.query, sl.Location))
+			return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", test.Type(), op, q.Columns[0].T).WithPosition(pos(b.p.query, sl.Location))
 		}
 		if test, err = b.coerce(test, types.Of(t.Kind), sl.Location); err != nil {
 			return nil, err
 		}
 		e.kind, e.test, e.t = subIn, test, types.Of(t.Kind)
+		if all := sl.SubLinkType == pg.SubLinkType_ALL_SUBLINK; all || op != "=" {
+			e.kind, e.op, e.holds, e.all = subQuant, op, holds, all
+		}
 	case pg.SubLinkType_ARRAY_SUBLINK:
 		if len(q.Columns) != 1 {
 			return nil, pgerr.New(pgerr.SyntaxError, "subquery must return only one column").WithPosition(pos(b.p.query, sl.Location))

@@ -117,11 +117,23 @@ func (s *Store) ListTables(ctx context.Context, ns string) ([]string, error) {
 // Create creates a format-version 2 table.
 func (s *Store) Create(ctx context.Context, ns, name string, sc *iceberg.Schema, spec *iceberg.PartitionSpec,
 	order table.SortOrder, props iceberg.Properties) (*table.Table, error) {
+	return s.CreateAt(ctx, ns, name, "", sc, spec, order, props)
+}
+
+// CreateAt is Create with the table's files under location ("" for the
+// catalog's default, which is derived from the name): a table that takes
+// the name of one set aside must not share its directory, since dropping
+// either removes every file under its location.
+func (s *Store) CreateAt(ctx context.Context, ns, name, location string, sc *iceberg.Schema, spec *iceberg.PartitionSpec,
+	order table.SortOrder, props iceberg.Properties) (*table.Table, error) {
 	p := iceberg.Properties{"format-version": "2"}
 	for k, v := range props {
 		p[k] = v
 	}
 	opts := []catalog.CreateTableOpt{catalog.WithProperties(p), catalog.WithSortOrder(order)}
+	if location != "" {
+		opts = append(opts, catalog.WithLocation(location))
+	}
 	if spec != nil {
 		opts = append(opts, catalog.WithPartitionSpec(spec))
 	}
@@ -148,6 +160,13 @@ func (s *Store) Drop(ctx context.Context, ns, name string) error {
 		}
 	}
 	return s.cat.DropTable(ctx, id)
+}
+
+// Rename moves a table to another name in its namespace; its metadata
+// and files stay where they are.
+func (s *Store) Rename(ctx context.Context, ns, from, to string) error {
+	_, err := s.cat.RenameTable(ctx, table.Identifier{ns, from}, table.Identifier{ns, to})
+	return err
 }
 
 // maxCommitAttempts bounds retries when another commit moved the table's
@@ -430,7 +449,7 @@ func (s *Store) readTasks(t *table.Table, tasks []table.FileScanTask, fields []s
 				wg.Add(1)
 				go func(i int) {
 					defer wg.Done()
-					results[i] <- s.readFile(ctx, t, tasks[i], fields, preds, rg)
+					results[i] <- s.readFileRecovered(ctx, t, tasks[i], fields, preds, rg)
 				}(i)
 			}
 		}()
@@ -509,6 +528,18 @@ func yieldFile(r *fileCols, fields []string, yield func(arrow.RecordBatch, error
 }
 
 // readFile decodes one data file's columns, or takes them from the cache.
+// readFileRecovered is readFile on a goroutine of its own, where a panic
+// (a damaged file, a reader bug) would end the server: it becomes the
+// scan's error.
+func (s *Store) readFileRecovered(ctx context.Context, t *table.Table, task table.FileScanTask, fields []string, preds []RangePred, rg *RowGroupStats) (fc *fileCols) {
+	defer func() {
+		if r := recover(); r != nil {
+			fc = &fileCols{err: fmt.Errorf("reading %s: internal error: %v", task.File.FilePath(), r)}
+		}
+	}()
+	return s.readFile(ctx, t, task, fields, preds, rg)
+}
+
 func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileScanTask, fields []string, preds []RangePred, rg *RowGroupStats) *fileCols {
 	// Planning with the filter leaves a residual on the task, which
 	// ReadTasks would apply to rows; the caller filters rows itself (see

@@ -261,6 +261,42 @@ func positionOf(tbl *table.Table) (Position, error) {
 	return parsePosition(v)
 }
 
+// Drop runs drop (the metastore drop of the table and the removal of its
+// files) and then forgets the table's state. No link commit into the
+// table runs meanwhile, so none writes files the drop would leave behind;
+// and if drop fails the table keeps its tail, whose rows the write log
+// alone may hold (Forget first would lose them at the next trim).
+func (m *Manager) Drop(ctx context.Context, key Key, drop func() error) error {
+	return m.remove(ctx, key, false, drop)
+}
+
+// SetAside is Drop for a table moved out of the name's way (renamed) by
+// rename, to be brought back or dropped later: its whole tail is first
+// committed into Iceberg, where the moved table keeps it.
+func (m *Manager) SetAside(ctx context.Context, key Key, rename func() error) error {
+	return m.remove(ctx, key, true, rename)
+}
+
+func (m *Manager) remove(ctx context.Context, key Key, flush bool, fn func() error) error {
+	m.mu.Lock()
+	st := m.tables[key]
+	m.mu.Unlock()
+	if st != nil {
+		st.linkMu.Lock()
+		defer st.linkMu.Unlock()
+		if flush {
+			if err := m.linkLocked(ctx, st, true); err != nil {
+				return err
+			}
+		}
+	}
+	if err := fn(); err != nil {
+		return err
+	}
+	m.Forget(key)
+	return nil
+}
+
 // Forget drops a table's state (after DROP TABLE): its tail is garbage.
 func (m *Manager) Forget(key Key) {
 	m.mu.Lock()
@@ -428,6 +464,23 @@ func (t *Txn) Add(rec arrow.RecordBatch) error {
 
 // Key names the table the transaction writes.
 func (t *Txn) Key() Key { return t.st.key }
+
+// Rebind points an open transaction at the state of the table now under
+// its name, when that is the table it wrote (same UUID): one set aside
+// (SetAside) and renamed back. Its chunks, in the log under that UUID,
+// then commit into it. It reports false, changing nothing, when another
+// table holds the name.
+func (t *Txn) Rebind(ctx context.Context) (bool, error) {
+	st, err := t.m.state(ctx, t.st.key)
+	if err != nil {
+		return false, err
+	}
+	if st.uuid != t.st.uuid {
+		return false, nil
+	}
+	t.st = st
+	return true, nil
+}
 
 // Batches yields the rows added so far, one batch a chunk, in the table's
 // Iceberg Arrow schema: a transaction block reads its own writes. Each
@@ -632,6 +685,11 @@ func (m *Manager) Checkpoint(ctx context.Context) error {
 func (m *Manager) linkTable(ctx context.Context, st *tableState, all bool) error {
 	st.linkMu.Lock()
 	defer st.linkMu.Unlock()
+	return m.linkLocked(ctx, st, all)
+}
+
+// linkLocked is linkTable with st.linkMu held.
+func (m *Manager) linkLocked(ctx context.Context, st *tableState, all bool) error {
 	st.lastLink = time.Now()
 	st.mu.Lock()
 	empty := len(st.tail) == 0

@@ -2,6 +2,7 @@ package link
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -370,5 +371,28 @@ func TestViewSharesTailSafely(t *testing.T) {
 	}
 	if !slices.Equal(all, []wal.Pos{10, 20, 30, 40, 50}) {
 		t.Fatalf("tail %v, want [10 20 30 40 50]", all)
+	}
+}
+
+// Drop forgets a table only once the drop it runs succeeded: after a
+// failed one the rows only the write log holds are still read.
+func TestDropKeepsTailOnFailure(t *testing.T) {
+	e := newEnv(t)
+	m := e.open(t)
+	defer m.Close()
+	write(t, m, 0, 10, 10, true)
+	key := Key{NS: "public", Name: "t"}
+	failed := errors.New("metastore down")
+	if err := m.Drop(context.Background(), key, func() error { return failed }); !errors.Is(err, failed) {
+		t.Fatalf("Drop: %v, want %v", err, failed)
+	}
+	if all, _ := seen(t, m, e); len(all) != 10 {
+		t.Fatalf("after a failed drop %d rows are read, want 10", len(all))
+	}
+	if err := m.Drop(context.Background(), key, func() error { return e.store.Drop(context.Background(), "public", "t") }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.View(context.Background(), "public", "t"); !errors.Is(err, icetable.ErrNoSuchTable) {
+		t.Fatalf("View after Drop: %v, want no such table", err)
 	}
 }
