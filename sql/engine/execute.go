@@ -264,8 +264,11 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		defer cat.release()
 		cs := n.CreateTableAsStmt
 		sel := cs.Query.GetSelectStmt()
-		if cs.Objtype != pg.ObjectType_OBJECT_TABLE || sel == nil {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE MATERIALIZED VIEW and CREATE TABLE … AS EXECUTE are not supported")
+		if cs.Objtype != pg.ObjectType_OBJECT_TABLE {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported", parse.StmtName(ps.Node))
+		}
+		if sel == nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE TABLE … AS EXECUTE is not supported")
 		}
 		return s.createTableAs(ctx, p, cs.Into, sel, cs.IfNotExists, ps.Table, st.prep.query)
 	case *pg.Node_CreateSeqStmt:

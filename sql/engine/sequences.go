@@ -283,6 +283,10 @@ func (s *Session) findSequence(ctx context.Context, schema, name string) (string
 	search := []string{schema}
 	if schema == "" {
 		search = s.searchPath()
+	} else if ok, err := s.namespaceExists(ctx, schema); err != nil {
+		return "", meta.Sequence{}, err
+	} else if !ok {
+		return "", meta.Sequence{}, pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", schema)
 	}
 	for _, ns := range search {
 		sq, err := s.eng.meta.Sequence(ctx, ns, name)
