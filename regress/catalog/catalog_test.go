@@ -99,6 +99,7 @@ var queries = []query{
 	{sql: `SELECT * FROM pg_catalog.pg_range`},
 	{sql: `SELECT * FROM pg_catalog.pg_rewrite`},
 	{sql: `SELECT * FROM pg_catalog.pg_sequence`},
+	{sql: `SELECT * FROM pg_catalog.pg_depend`},
 	{sql: `SELECT * FROM pg_catalog.pg_trigger`},
 	{sql: `SELECT * FROM pg_catalog.pg_stat_activity`},
 	{sql: `SELECT * FROM information_schema.views`},

@@ -151,6 +151,8 @@ func TestPsql(t *testing.T) {
 			{"-c", `\d default_calls`},
 			{"-c", `\d+ default_calls`},
 			{"-c", `\d serial_calls`},
+			{"-c", `\d serial_calls_id_seq`},
+			{"-c", `\d serial_calls_n_seq`},
 			{"-A", "-c", `\ds`},
 			{"-A", "-c", `\di`},
 			{"-c", `\d keyed_calls_pkey`},

@@ -76,7 +76,7 @@ func ObjectOID(ns, name string) uint32 {
 // catalog and compare with 'pg_class'::regclass.
 var systemCatalogOIDs = map[string]uint32{
 	"pg_tablespace": 1213, "pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255, "pg_class": 1259,
-	"pg_authid": 1260, "pg_database": 1262, "pg_sequence": 2224, "pg_am": 2601, "pg_attrdef": 2604,
+	"pg_authid": 1260, "pg_database": 1262, "pg_sequence": 2224, "pg_am": 2601, "pg_depend": 2608, "pg_attrdef": 2604,
 	"pg_constraint": 2606, "pg_description": 2609, "pg_index": 2610, "pg_inherits": 2611,
 	"pg_namespace": 2615, "pg_rewrite": 2618, "pg_trigger": 2620, "pg_extension": 3079, "pg_policy": 3256,
 	"pg_statistic_ext": 3381, "pg_collation": 3456, "pg_enum": 3501, "pg_range": 3541,
@@ -716,6 +716,40 @@ func init() {
 								"adnum": {I: int64(i + 1)}, "adbin": {S: r.defaults[i]}}))
 						}
 					}
+				}
+				return out, err
+			}),
+		// pg_depend holds what psql's \d of a sequence asks: the column
+		// owning it (deptype a for serial, i for identity).
+		defTable("pg_catalog", "pg_depend", `classid:oid objid:oid objsubid:integer refclassid:oid refobjid:oid refobjsubid:integer deptype:"char"`,
+			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
+				rels, err := relations(ctx, ci)
+				attnum := map[string]int{}
+				ident := map[string]string{}
+				for _, r := range rels {
+					for i, c := range r.cols {
+						attnum[r.ns+"."+r.name+"."+c.name] = i + 1
+						ident[r.ns+"."+r.name+"."+c.name] = r.identityOf(i)
+					}
+				}
+				var out [][]types.Datum
+				for _, r := range rels {
+					if r.seq == nil || r.seq.OwnedBy == "" {
+						continue
+					}
+					col := r.ns + "." + r.seq.OwnedBy
+					n, ok := attnum[col]
+					if !ok {
+						continue
+					}
+					table, _, _ := strings.Cut(r.seq.OwnedBy, ".")
+					deptype := "a"
+					if ident[col] != "" {
+						deptype = "i"
+					}
+					pgClass := dOID(systemCatalogOIDs["pg_class"])
+					out = append(out, vt.row(map[string]types.Datum{"classid": pgClass, "objid": dOID(ObjectOID(r.ns, r.name)), "objsubid": {I: 0},
+						"refclassid": pgClass, "refobjid": dOID(ObjectOID(r.ns, table)), "refobjsubid": {I: int64(n)}, "deptype": {S: deptype}}))
 				}
 				return out, err
 			}),
