@@ -206,6 +206,15 @@ func (s *Session) storeTable(ctx context.Context, nt newTable, tc *parse.TableCl
 		}
 	}
 	key := link.Key{NS: ns, Name: nt.name}
+	if _, err := s.eng.meta.Sequence(ctx, ns, nt.name); err == nil {
+		// A sequence holds the name (tables and views are checked by the
+		// create itself).
+		if ifNotExists {
+			s.notice("relation %q already exists, skipping", nt.name)
+			return false, nil
+		}
+		return false, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", nt.name)
+	}
 	location, err := s.takeName(ctx, key)
 	if err != nil {
 		return false, err
