@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 )
@@ -60,6 +61,22 @@ func applyMask(ctx context.Context, rec arrow.RecordBatch, mask *array.Boolean) 
 		if all {
 			rec.Retain()
 			return rec, nil
+		}
+	}
+	for _, f := range rec.Schema().Fields() {
+		if f.Type.ID() == arrow.INTERVAL_MONTH_DAY_NANO {
+			// Arrow's filter has no kernel for month-day-nano intervals:
+			// gather the kept rows by index instead.
+			b := array.NewInt64Builder(memory.DefaultAllocator)
+			defer b.Release()
+			for i := 0; i < mask.Len(); i++ {
+				if mask.IsValid(i) && mask.Value(i) {
+					b.Append(int64(i))
+				}
+			}
+			idx := b.NewArray()
+			defer idx.Release()
+			return expr.TakeRecord(ctx, rec, idx)
 		}
 	}
 	return compute.FilterRecordBatch(ctx, rec, mask, compute.DefaultFilterOptions())

@@ -441,7 +441,8 @@ func TestAggString(t *testing.T) {
 		{Agg{Fn: Count, Arg: x, Distinct: true, Filter: x}, "count(DISTINCT x) FILTER (WHERE x)"},
 		{Agg{Fn: StringAgg, Arg: s, Arg2: s, Order: []Order{{Expr: x, Desc: true, NullsFirst: true}, {Expr: s, NullsFirst: true}}}, "string_agg(s, s ORDER BY x DESC, s NULLS FIRST)"},
 		{Agg{Fn: PercentileCont, Arg: x, Frac: types.Float8Datum(0.5), Desc: true}, "percentile_cont(0.5) WITHIN GROUP (ORDER BY x DESC)"},
-		{Agg{Fn: PercentileDisc, Arg: x, Fracs: []types.Datum{types.Float8Datum(0.1), types.Float8Datum(0.9)}}, "percentile_disc(ARRAY[0.1,0.9]) WITHIN GROUP (ORDER BY x)"},
+		{Agg{Fn: PercentileDisc, Arg: x, Frac: types.Datum{T: types.ArrayOf(types.Float8), S: "{0.1,0.9}"}}, "percentile_disc('{0.1,0.9}'::float8[]) WITHIN GROUP (ORDER BY x)"},
+		{Agg{Fn: PercentileDisc, Arg: x, Arg2: x}, "percentile_disc(x) WITHIN GROUP (ORDER BY x)"},
 		{Agg{Fn: Mode, Arg: s}, "mode() WITHIN GROUP (ORDER BY s)"},
 		{Agg{Fn: ApproxPercentile, Arg: x, Frac: types.Float8Datum(0.95)}, "approx_percentile(x, 0.95)"},
 	}
@@ -470,5 +471,30 @@ func TestEmptyInputGrouped(t *testing.T) {
 				t.Fatalf("got %v, want no rows", got)
 			}
 		})
+	}
+}
+
+func TestFractionElements(t *testing.T) {
+	for _, c := range []struct {
+		in, want string // want: the result of each fraction as its own value, or the error
+	}{
+		{"{0.5,0.9}", "{0.5,0.9}"},
+		{"{}", "{}"},
+		{"{0.5,NULL}", "{0.5,NULL}"},
+		{"{1.5}", "percentile value 1.5 is not between 0 and 1"},
+		{"{NaN}", "percentile value NaN is not between 0 and 1"},
+	} {
+		d, err := multiResult(types.Datum{T: types.ArrayOf(types.Float8), S: c.in}, types.ArrayOf(types.Float8),
+			func(p float64) string { return types.FormatFloat8(p) })
+		got := d.S
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%s: got %s, want %s", c.in, got, c.want)
+		}
+	}
+	if d, err := multiResult(types.NullOf(types.ArrayOf(types.Float8)), types.ArrayOf(types.Float8), nil); err != nil || !d.Null {
+		t.Errorf("NULL fractions: %+v, %v", d, err)
 	}
 }

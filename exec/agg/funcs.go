@@ -34,13 +34,17 @@ const (
 	// follow DuckDB/Trino (approx_quantile(x, q), approx_count_distinct(x)).
 	ApproxPercentile
 	ApproxCountDistinct
+	// GroupValue is not callable: it is a column that the GROUP BY
+	// determines without listing it (a column of a table whose primary
+	// key is grouped), the value of the group's first row.
+	GroupValue
 )
 
 var funcNames = [...]string{CountStar: "count", Count: "count", Sum: "sum", Avg: "avg", Min: "min", Max: "max",
 	StddevSamp: "stddev_samp", StddevPop: "stddev_pop", VarSamp: "var_samp", VarPop: "var_pop",
 	BoolAnd: "bool_and", BoolOr: "bool_or", StringAgg: "string_agg", ArrayAgg: "array_agg",
 	PercentileCont: "percentile_cont", PercentileDisc: "percentile_disc", Mode: "mode",
-	ApproxPercentile: "approx_percentile", ApproxCountDistinct: "approx_count_distinct"}
+	ApproxPercentile: "approx_percentile", ApproxCountDistinct: "approx_count_distinct", GroupValue: "group_value"}
 
 func (f Func) String() string { return funcNames[f] }
 
@@ -61,6 +65,15 @@ func Lookup(name string) (Func, bool) {
 	return f, ok
 }
 
+// MultiFrac reports whether a is percentile_*(float8[]), whose result is
+// an array.
+func (a Agg) MultiFrac() bool {
+	if a.Arg2 != nil && a.Fn.OrderedSet() {
+		return a.Arg2.Type().Kind == types.Array
+	}
+	return a.Frac.T.Kind == types.Array
+}
+
 // OrderedSet reports whether f takes WITHIN GROUP (ORDER BY x).
 func (f Func) OrderedSet() bool { return f == PercentileCont || f == PercentileDisc || f == Mode }
 
@@ -72,15 +85,15 @@ type Order struct {
 
 // Agg is one aggregate call of a GROUP BY.
 type Agg struct {
-	Fn   Func
-	Arg  expr.Expr // nil for count(*) and mode(); the sorted value of WITHIN GROUP
-	Arg2 expr.Expr // string_agg's delimiter
-	// Frac is the fraction of percentile_* and approx_percentile, a float8
-	// constant (NULL gives a NULL result).
-	Frac types.Datum
-	// Fracs is set (non-nil) for percentile_*(ARRAY[...]): one result per
-	// fraction, as an array.
-	Fracs    []types.Datum
+	Fn  Func
+	Arg expr.Expr // nil for count(*) and mode(); the sorted value of WITHIN GROUP
+	// Arg2 is string_agg's delimiter, or percentile_*'s fraction when it
+	// uses grouped columns (evaluated per row; see fractions).
+	Arg2 expr.Expr
+	// Frac is the constant fraction of percentile_* and approx_percentile,
+	// a float8, or for percentile_*(ARRAY[…]) a float8[] with one result
+	// per element (NULL gives a NULL result).
+	Frac     types.Datum
 	Distinct bool
 	Filter   expr.Expr // FILTER (WHERE ...), nil without one
 	Order    []Order   // ORDER BY inside the call (string_agg, array_agg)
@@ -93,17 +106,14 @@ func (a Agg) String() string {
 	var b strings.Builder
 	b.WriteString(a.Fn.String())
 	b.WriteByte('(')
-	if a.Fracs != nil {
-		b.WriteString("ARRAY[")
-		for i, f := range a.Fracs {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(types.FormatText(f, nil))
-		}
-		b.WriteByte(']')
-	} else if a.Fn.OrderedSet() {
-		if !a.Frac.Null && a.Fn != Mode {
+	if a.Fn.OrderedSet() {
+		switch {
+		case a.Fn == Mode:
+		case a.Arg2 != nil:
+			b.WriteString(a.Arg2.String())
+		case a.Frac.T.Kind == types.Array && !a.Frac.Null:
+			b.WriteString("'" + a.Frac.S + "'::float8[]")
+		case !a.Frac.Null:
 			b.WriteString(types.FormatText(a.Frac, nil))
 		}
 	} else {
@@ -170,8 +180,15 @@ func ResultType(fn Func, arg types.T) (types.T, bool) {
 			return types.TNumeric, true
 		case types.Float4, types.Float8:
 			return types.Of(arg.Kind), true
+		case types.Interval:
+			return types.TInterval, true
 		}
-	case Avg, StddevSamp, StddevPop, VarSamp, VarPop:
+	case Avg:
+		if arg.Kind == types.Interval {
+			return types.TInterval, true
+		}
+		fallthrough
+	case StddevSamp, StddevPop, VarSamp, VarPop:
 		switch arg.Kind {
 		case types.Int2, types.Int4, types.Int8, types.Numeric:
 			return types.TNumeric, true
@@ -197,8 +214,8 @@ func ResultType(fn Func, arg types.T) (types.T, bool) {
 			return types.ArrayOf(arg.Kind), true
 		}
 	case PercentileCont:
-		if arg.Kind == types.Float8 {
-			return types.TFloat8, true
+		if arg.Kind == types.Float8 || arg.Kind == types.Interval {
+			return types.Of(arg.Kind), true
 		}
 	case PercentileDisc, Mode:
 		switch arg.Kind {

@@ -498,8 +498,7 @@ func (s *collectState) finish() (arrow.Array, error) {
 // contState is percentile_cont over float8: each group's values, sorted at
 // the end.
 type contState struct {
-	frac  types.Datum
-	fracs []types.Datum
+	fr    fractions
 	desc  bool
 	vals  [][]float64
 	trash bool
@@ -511,7 +510,8 @@ func (s *contState) grow(g int) {
 	}
 }
 
-func (s *contState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
+func (s *contState) update(gids []int32, arg arrow.Array, extra []arrow.Array) {
+	s.fr.note(gids, extra, s.trash)
 	nulls := arg.NullN() > 0
 	v := arrow.GetValues[float64](arg.Data(), 1)
 	for i, g := range gids {
@@ -604,18 +604,25 @@ func rank(v []float64, n, k int) float64 {
 
 func (s *contState) finish() (arrow.Array, error) {
 	out := types.TFloat8
-	if s.fracs != nil {
+	if s.fr.multi {
 		out = types.ArrayOf(types.Float8)
 	}
 	b := expr.NewBuilder(out, len(s.vals))
+	fail := func(err error) (arrow.Array, error) {
+		b.Finish().Release()
+		return nil, err
+	}
 	for g, v := range s.vals {
-		if s.fracs == nil && s.frac.Null {
+		frac, ok := s.fr.of(g)
+		if !ok || frac.Null {
 			b.AppendNull()
 			continue
 		}
-		for _, f := range append([]types.Datum{s.frac}, s.fracs...) {
-			if err := CheckFrac(f); err != nil {
-				return nil, err
+		// A single fraction is checked before the rows are looked at, an
+		// array's elements only for a group with values, as in PostgreSQL.
+		if !s.fr.multi {
+			if err := CheckFrac(frac); err != nil {
+				return fail(err)
 			}
 		}
 		if len(v) == 0 {
@@ -639,22 +646,14 @@ func (s *contState) finish() (arrow.Array, error) {
 			hi := at(int(second))
 			return lo + (hi-lo)*(pos-first)
 		}
-		if s.fracs == nil {
-			b.Append(types.Float8Datum(cont(s.frac.F)))
+		if !s.fr.multi {
+			b.Append(types.Float8Datum(cont(frac.F)))
 		} else {
-			var buf []byte
-			buf = append(buf, '{')
-			for i, f := range s.fracs {
-				if i > 0 {
-					buf = append(buf, ',')
-				}
-				if f.Null {
-					buf = append(buf, "NULL"...)
-					continue
-				}
-				buf = append(buf, types.FormatFloat8(cont(f.F))...)
+			d, err := multiResult(frac, out, func(p float64) string { return types.FormatFloat8(cont(p)) })
+			if err != nil {
+				return fail(err)
 			}
-			b.Append(types.Datum{T: out, S: string(append(buf, '}'))})
+			b.Append(d)
 		}
 		s.vals[g] = nil
 	}
@@ -665,8 +664,7 @@ func (s *contState) finish() (arrow.Array, error) {
 // sorted at the end.
 type discState struct {
 	t     types.T
-	frac  types.Datum
-	fracs []types.Datum
+	fr    fractions
 	loc   *time.Location // for timestamptz elements of an array result
 	desc  bool
 	mode  bool
@@ -680,7 +678,8 @@ func (s *discState) grow(g int) {
 	}
 }
 
-func (s *discState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
+func (s *discState) update(gids []int32, arg arrow.Array, extra []arrow.Array) {
+	s.fr.note(gids, extra, s.trash)
 	for i, g := range gids {
 		if arg.IsValid(i) && (g != 0 || !s.trash) {
 			d := types.DatumAt(s.t, arg, i)
@@ -695,19 +694,25 @@ func (s *discState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
 
 func (s *discState) finish() (arrow.Array, error) {
 	out := s.t
-	if s.fracs != nil {
+	if s.fr.multi && !s.mode {
 		out = types.ArrayOf(s.t.Kind)
 	}
 	b := expr.NewBuilder(out, len(s.vals))
+	fail := func(err error) (arrow.Array, error) {
+		b.Finish().Release()
+		return nil, err
+	}
 	for g, v := range s.vals {
+		var frac types.Datum
 		if !s.mode {
-			if s.fracs == nil && s.frac.Null {
+			var ok bool
+			if frac, ok = s.fr.of(g); !ok || frac.Null {
 				b.AppendNull()
 				continue
 			}
-			for _, f := range append([]types.Datum{s.frac}, s.fracs...) {
-				if err := CheckFrac(f); err != nil {
-					return nil, err
+			if !s.fr.multi {
+				if err := CheckFrac(frac); err != nil {
+					return fail(err)
 				}
 			}
 		}
@@ -741,22 +746,14 @@ func (s *discState) finish() (arrow.Array, error) {
 				i = j
 			}
 			b.Append(v[best])
-		case s.fracs == nil:
-			b.Append(disc(s.frac.F))
+		case !s.fr.multi:
+			b.Append(disc(frac.F))
 		default:
-			var buf []byte
-			buf = append(buf, '{')
-			for i, f := range s.fracs {
-				if i > 0 {
-					buf = append(buf, ',')
-				}
-				if f.Null {
-					buf = append(buf, "NULL"...)
-					continue
-				}
-				buf = types.AppendArrayElem(buf, types.FormatText(disc(f.F), s.loc))
+			d, err := multiResult(frac, out, func(p float64) string { return types.FormatText(disc(p), s.loc) })
+			if err != nil {
+				return fail(err)
 			}
-			b.Append(types.Datum{T: out, S: string(append(buf, '}'))})
+			b.Append(d)
 		}
 		s.vals[g] = nil
 	}

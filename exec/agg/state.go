@@ -32,9 +32,12 @@ func newState(a Agg, ec *expr.Ctx) state {
 	case StringAgg, ArrayAgg:
 		return newCollectState(a, ec)
 	case PercentileCont:
-		return &contState{frac: a.Frac, fracs: a.Fracs, desc: a.Desc}
+		if argT.Kind == types.Interval {
+			return &contIntervalState{fr: newFractions(a), desc: a.Desc}
+		}
+		return &contState{fr: newFractions(a), desc: a.Desc}
 	case PercentileDisc, Mode:
-		d := &discState{t: argT, frac: a.Frac, fracs: a.Fracs, desc: a.Desc, mode: a.Fn == Mode}
+		d := &discState{t: argT, fr: newFractions(a), desc: a.Desc, mode: a.Fn == Mode}
 		if ec != nil {
 			d.loc = ec.Loc
 		}
@@ -43,6 +46,8 @@ func newState(a Agg, ec *expr.Ctx) state {
 		return &tdigestState{argT: argT, frac: a.Frac}
 	case ApproxCountDistinct:
 		return &hllState{t: argT}
+	case GroupValue:
+		return &groupValueState{t: argT}
 	case CountStar:
 		return &countState{star: true}
 	case Count:
@@ -53,6 +58,8 @@ func newState(a Agg, ec *expr.Ctx) state {
 			return &intSumState{argT: argT, avg: a.Fn == Avg, out: a.T}
 		case types.Float4, types.Float8:
 			return &floatSumState{argT: argT, avg: a.Fn == Avg, out: a.T}
+		case types.Interval:
+			return &intervalSumState{avg: a.Fn == Avg}
 		}
 		return &decSumState{avg: a.Fn == Avg}
 	}

@@ -32,11 +32,14 @@ func newAccumulator(a agg.Agg, ec *expr.Ctx, arg, arg2, filter arrow.Array) accu
 	case agg.Count:
 		return &countAcc{arg: arg, keep: keep}
 	case agg.Sum, agg.Avg:
-		// Integer sums remove exactly, as PostgreSQL's inverse transition
-		// functions do; float and numeric sums are recomputed, as there.
+		// Integer and interval sums remove exactly, as PostgreSQL's inverse
+		// transition functions do; float and numeric sums are recomputed,
+		// as there.
 		switch a.Arg.Type().Kind {
 		case types.Int2, types.Int4, types.Int8:
 			return &intSumAcc{arg: arg, keep: keep, argT: a.Arg.Type(), avg: a.Fn == agg.Avg, out: a.T}
+		case types.Interval:
+			return newIntervalSumAcc(arg, keep, a.Fn == agg.Avg)
 		}
 	}
 	var extra []arrow.Array

@@ -3,24 +3,38 @@ package window
 import (
 	"math"
 	"sort"
-	"time"
 
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/pgerr"
 )
 
 // offsets are a frame's constant start and end offsets: row or group
-// counts for ROWS and GROUPS, values of the order key's kind for RANGE.
+// counts for ROWS and GROUPS, values for RANGE (of the order key's kind,
+// or intervals for date/time keys).
 type offsets struct {
-	n  [2]int64
-	d  [2]types.Datum
-	iv [2]types.IntervalValue // for date and timestamp keys
+	n [2]int64
+	d [2]types.Datum
+	// bad is a RANGE offset's "invalid preceding or following size".
+	// PostgreSQL's in_range raises it only when it compares a row, so it
+	// waits for a window with a non-NULL order key.
+	bad error
 }
 
-func negative(d types.Datum) bool {
+func invalidSize() error {
+	return pgerr.New(pgerr.InvalidPrecedingOrFollowingSize, "invalid preceding or following size in window function")
+}
+
+// negativeOffset says whether a RANGE offset is below zero as in_range
+// for the key's kind sees it: time keys ignore an interval's months and
+// days (as time plus interval does), the others compare its whole span.
+func negativeOffset(key types.Kind, d types.Datum) bool {
 	switch d.T.Kind {
-	case types.Text:
-		return false // an interval, checked apart
+	case types.Interval:
+		if key == types.Time {
+			return d.I < 0
+		}
+		return types.CmpInterval(d.Interval(), types.IntervalValue{}) < 0
 	case types.Float4, types.Float8:
 		return d.F < 0
 	case types.Numeric:
@@ -29,12 +43,25 @@ func negative(d types.Datum) bool {
 	return d.I < 0
 }
 
+// checkRange is the deferred offset error of a RANGE frame, raised once
+// the window has a row with a non-NULL order key.
+func (w *win) checkRange(f Frame, offs offsets) error {
+	if f.Mode != Range || offs.bad == nil || len(w.order) == 0 {
+		return nil
+	}
+	if w.order[0].NullN() < w.n {
+		return offs.bad
+	}
+	return nil
+}
+
 // rangeBound is where a RANGE offset frame bound of row i falls: the first
 // row whose key is past (for an end) or not before (for a start) the
 // current key moved by the offset, in the direction of the ordering.
 // A row with a NULL key has its NULL peers as the offset bound; rows with
-// NULL keys are never within an offset of a non-NULL key.
-func (w *win) rangeBound(off types.Datum, iv types.IntervalValue, preceding, end bool, i, ps, pe int) int {
+// NULL keys are never within an offset of a non-NULL key. An error moving
+// the key (a timestamp out of range) is kept in w.err.
+func (w *win) rangeBound(off types.Datum, preceding, end bool, i, ps, pe int) int {
 	key := w.spec.Order[0]
 	t, a := key.Expr.Type(), w.order[0]
 	if a.IsNull(i) {
@@ -54,12 +81,12 @@ func (w *win) rangeBound(off types.Datum, iv types.IntervalValue, preceding, end
 	cur := types.DatumAt(t, a, i)
 	// Moving "back" is towards the frame start: down for ascending keys.
 	back := preceding != key.Desc
-	var target types.Datum
-	switch t.Kind {
-	case types.Date, types.Timestamp, types.TimestampTZ:
-		target = shiftTime(cur, iv, back, w.ec.Loc)
-	default:
-		target = shift(cur, off, back)
+	target, err := w.shift(cur, off, back)
+	if err != nil {
+		if w.err == nil {
+			w.err = err
+		}
+		return i
 	}
 	// cmp orders values as the window does, so positions are monotone.
 	cmp := func(k int) int {
@@ -75,44 +102,79 @@ func (w *win) rangeBound(off types.Datum, iv types.IntervalValue, preceding, end
 	return lo + sort.Search(hi-lo, func(k int) bool { return cmp(lo+k) >= 0 })
 }
 
-// shift is v minus (down) or plus the offset, saturating for integers so
-// that comparisons stay right at the ends of the range.
-func shift(v, off types.Datum, down bool) types.Datum {
+// shift is v minus (down) or plus the offset, as in_range computes it.
+// Integers saturate so that comparisons stay right at the ends of the
+// range; dates move as timestamps (and compare as such in compareKey).
+func (w *win) shift(v, off types.Datum, down bool) (types.Datum, error) {
 	switch v.T.Kind {
 	case types.Int2, types.Int4, types.Int8:
 		o := off.I
 		if down {
 			if v.I < math.MinInt64+o {
-				return types.Int(v.T, math.MinInt64)
+				return types.Int(v.T, math.MinInt64), nil
 			}
-			return types.Int(v.T, v.I-o)
+			return types.Int(v.T, v.I-o), nil
 		}
 		if v.I > math.MaxInt64-o {
-			return types.Int(v.T, math.MaxInt64)
+			return types.Int(v.T, math.MaxInt64), nil
 		}
-		return types.Int(v.T, v.I+o)
+		return types.Int(v.T, v.I+o), nil
 	case types.Float4, types.Float8:
 		if down {
-			return types.Datum{T: v.T, F: v.F - off.F}
+			return types.Datum{T: v.T, F: v.F - off.F}, nil
 		}
-		return types.Datum{T: v.T, F: v.F + off.F}
+		return types.Datum{T: v.T, F: v.F + off.F}, nil
+	case types.Numeric:
+		x, _ := types.ParseDec(v.S)
+		y, _ := types.ParseDec(off.S)
+		var r types.Dec
+		if down {
+			r = x.Sub(&y)
+		} else {
+			r = x.Add(&y)
+		}
+		return types.Datum{T: v.T, S: r.String()}, nil
+	case types.Time:
+		// in_range_time_interval: the time part only, without wrapping
+		// around midnight.
+		if down {
+			return types.Int(v.T, v.I-off.I), nil
+		}
+		return types.Int(v.T, v.I+off.I), nil
+	case types.Interval:
+		iv := off.Interval()
+		if down {
+			iv = iv.Neg()
+		}
+		r, err := expr.IntervalAdd(v.Interval(), iv)
+		return types.IntervalDatum(r), err
 	}
-	x, _ := types.ParseDec(v.S)
-	y, _ := types.ParseDec(off.S)
-	var r types.Dec
+	// Dates, timestamps and timestamptz: timestamp plus interval, in the
+	// session zone for timestamptz.
+	us, kind := v.I, v.T.Kind
+	if kind == types.Date {
+		us, kind = v.I*usPerDay, types.Timestamp
+		if inf, ok := types.DateToTimestampInf(v.I); ok {
+			us = inf
+		}
+	}
+	iv := off.Interval()
 	if down {
-		r = x.Sub(&y)
-	} else {
-		r = x.Add(&y)
+		iv = iv.Neg()
 	}
-	return types.Datum{T: v.T, S: r.String()}
+	r, err := expr.TimestampAddInterval(us, iv, kind == types.TimestampTZ, w.ec.Loc)
+	return types.Int(types.Of(kind), r), err
 }
 
 func compareKey(a, b types.Datum) int {
 	switch a.T.Kind {
 	case types.Date:
 		// Shifted dates are timestamps.
-		a = types.Int(types.TTimestamp, a.I*usPerDay)
+		us := a.I * usPerDay
+		if inf, ok := types.DateToTimestampInf(a.I); ok {
+			us = inf
+		}
+		a = types.Int(types.TTimestamp, us)
 	case types.Float4, types.Float8:
 		switch {
 		case a.F < b.F:
@@ -123,6 +185,8 @@ func compareKey(a, b types.Datum) int {
 		return 0
 	case types.Numeric:
 		return expr.CompareNumericText(a.S, b.S)
+	case types.Interval:
+		return types.CmpInterval(a.Interval(), b.Interval())
 	}
 	switch {
 	case a.I < b.I:
@@ -134,43 +198,3 @@ func compareKey(a, b types.Datum) int {
 }
 
 const usPerDay = 86400 * 1000000
-
-// intervalNegative compares an interval with zero as PostgreSQL does, a
-// month counting 30 days.
-func intervalNegative(iv types.IntervalValue) bool {
-	return (int64(iv.Months)*30+int64(iv.Days))*usPerDay+iv.Micros < 0
-}
-
-// shiftTime is a date or timestamp plus or minus an interval, as a
-// timestamp of the same kind (dates become timestamps at midnight): months
-// first, clamped to the month's last day, then days, in the session zone
-// for timestamptz, then the microseconds.
-func shiftTime(v types.Datum, iv types.IntervalValue, down bool, loc *time.Location) types.Datum {
-	us, kind := v.I, v.T.Kind
-	if kind == types.Date {
-		us, kind = v.I*usPerDay, types.Timestamp
-	}
-	months, days, micros := int(iv.Months), int(iv.Days), iv.Micros
-	if down {
-		months, days, micros = -months, -days, -micros
-	}
-	zone := time.UTC
-	if kind == types.TimestampTZ && loc != nil {
-		zone = loc
-	}
-	t := time.UnixMicro(us).In(zone)
-	if months != 0 || days != 0 {
-		y, m, d := t.Date()
-		mi := int(m) - 1 + months
-		y += mi / 12
-		if mi %= 12; mi < 0 {
-			mi += 12
-			y--
-		}
-		if last := time.Date(y, time.Month(mi+2), 0, 0, 0, 0, 0, time.UTC).Day(); d > last {
-			d = last
-		}
-		t = time.Date(y, time.Month(mi+1), d+days, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), zone)
-	}
-	return types.Int(types.Of(kind), t.UnixMicro()+micros)
-}

@@ -222,19 +222,9 @@ func (o *op) offsets() ([]offsets, error) {
 				return nil, pgerr.New(pgerr.NullValueNotAllowed, "frame %s offset must not be null", which)
 			}
 			if s.Frame.Mode == Range {
-				if d.T.Kind == types.Text {
-					// An interval offset, as its text.
-					iv, err := types.ParseInterval(d.S)
-					if err != nil {
-						return nil, err
-					}
-					if intervalNegative(iv) {
-						return nil, pgerr.New(pgerr.InvalidPrecedingOrFollowingSize, "invalid preceding or following size in window function")
-					}
-					offs[i].iv[j] = iv
-				}
-				if negative(d) {
-					return nil, pgerr.New(pgerr.InvalidPrecedingOrFollowingSize, "invalid preceding or following size in window function")
+				key := o.specs[s.Spec].Order[0].Expr.Type().Kind
+				if negativeOffset(key, d) && offs[i].bad == nil {
+					offs[i].bad = invalidSize()
 				}
 				offs[i].d[j] = d
 				continue
@@ -328,6 +318,7 @@ type win struct {
 	peerOf []int // index into peers of each row's peer group
 	peers  []int // peer group starts, then n
 	order  []arrow.Array
+	err    error // the first error moving a RANGE offset bound
 }
 
 func newWin(ec *expr.Ctx, rec arrow.RecordBatch, s Spec) (*win, error) {
@@ -406,6 +397,8 @@ func equalAt(t types.T, a arrow.Array, i, j int) bool {
 		return expr.CompareNumericText(x.S, y.S) == 0
 	case types.Bytea:
 		return bytes.Equal(x.B, y.B)
+	case types.Interval:
+		return types.CmpInterval(x.Interval(), y.Interval()) == 0 // '1 day' and '24 hours' are peers
 	}
 	return x.I == y.I && x.S == y.S
 }
@@ -441,7 +434,7 @@ func (w *win) frame(f Frame, offs offsets, i, ps, pe int) (int, int) {
 			k = -k
 		}
 		if f.Mode == Range {
-			fs = w.rangeBound(offs.d[0], offs.iv[0], f.Start.Kind == OffsetPreceding, false, i, ps, pe)
+			fs = w.rangeBound(offs.d[0], f.Start.Kind == OffsetPreceding, false, i, ps, pe)
 		} else if f.Mode == Groups {
 			fs = groupAt(k)
 		} else {
@@ -464,7 +457,7 @@ func (w *win) frame(f Frame, offs offsets, i, ps, pe int) (int, int) {
 			k = -k
 		}
 		if f.Mode == Range {
-			fe = w.rangeBound(offs.d[1], offs.iv[1], f.End.Kind == OffsetPreceding, true, i, ps, pe)
+			fe = w.rangeBound(offs.d[1], f.End.Kind == OffsetPreceding, true, i, ps, pe)
 		} else if f.Mode == Groups {
 			fe = groupAt(k + 1)
 		} else {
@@ -504,6 +497,9 @@ func (w *win) eval(f Func, offs offsets) (arrow.Array, error) {
 			return nil, err
 		}
 		args[i] = a
+	}
+	if err := w.checkRange(f.Frame, offs); err != nil {
+		return nil, err
 	}
 	b := expr.NewBuilder(f.T, w.n)
 	argAt := func(k, row int) types.Datum { return types.DatumAt(f.Args[k].Type(), args[k], row) }
@@ -634,6 +630,10 @@ func (w *win) eval(f Func, offs offsets) (arrow.Array, error) {
 				return nil, err
 			}
 		}
+	}
+	if w.err != nil {
+		b.Finish().Release()
+		return nil, w.err
 	}
 	return b.Finish(), nil
 }

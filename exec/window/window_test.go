@@ -303,9 +303,41 @@ func TestShiftTime(t *testing.T) {
 		{types.Int(types.TTimestampTZ, ts("2024-03-10 12:00:00")), types.IntervalValue{Days: 1}, true, ny, "2024-03-09 13:00:00"},
 	}
 	for _, tc := range tests {
-		got := shiftTime(tc.v, tc.iv, tc.down, tc.loc)
+		w := &win{ec: &expr.Ctx{Loc: tc.loc}}
+		got, err := w.shift(tc.v, types.IntervalDatum(tc.iv), tc.down)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if s := time.UnixMicro(got.I).UTC().Format("2006-01-02 15:04:05"); s != tc.want {
 			t.Errorf("%v %+v down=%v: got %s, want %s", tc.v, tc.iv, tc.down, s, tc.want)
+		}
+	}
+}
+
+func TestNegativeOffset(t *testing.T) {
+	iv := func(m, d int32, us int64) types.Datum {
+		return types.IntervalDatum(types.IntervalValue{Months: m, Days: d, Micros: us})
+	}
+	for _, c := range []struct {
+		key  types.Kind
+		off  types.Datum
+		want bool
+	}{
+		{types.Timestamp, iv(0, 0, 3600e6), false},
+		{types.Timestamp, iv(0, 0, -1), true},
+		{types.Timestamp, iv(1, -30, 0), false}, // a month is 30 days
+		{types.Timestamp, iv(1, -31, 0), true},
+		{types.Date, iv(-1, 31, 0), false},
+		{types.Time, iv(0, -1, 1), false}, // time keys look at the time part only
+		{types.Time, iv(0, 1, -1), true},
+		{types.Interval, iv(0, 1, -86400e6), false},
+		{types.Int4, types.Int(types.TInt8, -1), true},
+		{types.Float8, types.Float8Datum(-0.5), true},
+		{types.Numeric, types.Datum{T: types.TNumeric, S: "-0.1"}, true},
+		{types.Numeric, types.Datum{T: types.TNumeric, S: "0"}, false},
+	} {
+		if got := negativeOffset(c.key, c.off); got != c.want {
+			t.Errorf("%v offset %v: got %v, want %v", c.key, c.off, got, c.want)
 		}
 	}
 }

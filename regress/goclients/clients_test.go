@@ -230,6 +230,15 @@ func scenario(t *testing.T, c client, table string) []string {
 	where("j::text", `[]`)
 	query(`SELECT id FROM `+table+` WHERE tx IS NULL AND $1::int4 IS NULL`, nil)
 	query(`SELECT count(*), sum(i8), sum(i4), avg(f8), sum(n), min(d), max(tz), min(tx) FROM ` + table)
+	// Dashboard forms with parameters: keyset pagination over a row
+	// comparison, percentiles of an array of fractions, a RANGE frame of
+	// an interval.
+	query(`SELECT id FROM `+table+` WHERE (ts, id) < ($1, $2) ORDER BY ts DESC, id DESC LIMIT 50`,
+		time.Date(2024, 2, 29, 13, 14, 15, 123456000, time.UTC), int32(3))
+	query(`SELECT percentile_cont($1::float8[]) WITHIN GROUP (ORDER BY f8) AS p, percentile_disc($1::float8[]) WITHIN GROUP (ORDER BY id) AS q FROM `+table,
+		"{0.5,0.9}")
+	query(`SELECT id, count(*) OVER (ORDER BY ts RANGE BETWEEN $1::interval PRECEDING AND CURRENT ROW) AS n FROM `+table+` ORDER BY id`,
+		"10 years")
 
 	// Parameters of every type echoed back, and NULLs of each.
 	echo := `SELECT $1::int2 AS a, $2::int4 AS b, $3::int8 AS c, $4::float4 AS d, $5::float8 AS e,

@@ -202,6 +202,12 @@ SELECT * FROM t
 statement ok
 SELECT * FROM nowhere
 
+statement error 42P02
+SELECT * FROM nowhere
+
+statement error 42P01
+SELECT * FROM nowhere
+
 query I
 SELECT * FROM nowhere
 ----
@@ -265,8 +271,8 @@ SELECT 1
 	r := &Runner{RecordTimeout: time.Second, MaxFailures: 100,
 		Connect: func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cfg.Copy()) }}
 	res := r.Run(context.Background(), "bad", recs)
-	if res.Passed != 3 || res.Failed != 10 || res.TimedOut != 1 || res.Aborted != nil {
-		t.Errorf("passed %d failed %d timed out %d aborted %v; want 3, 10, 1, nil", res.Passed, res.Failed, res.TimedOut, res.Aborted)
+	if res.Passed != 4 || res.Failed != 11 || res.TimedOut != 1 || res.Aborted != nil {
+		t.Errorf("passed %d failed %d timed out %d aborted %v; want 4, 11, 1, nil", res.Passed, res.Failed, res.TimedOut, res.Aborted)
 		for _, f := range res.Failures {
 			t.Log(f)
 		}

@@ -86,14 +86,21 @@ func statementSpans(tokens []*pg_query.ScanToken) [][2]int {
 	return spans
 }
 
-// syntaxError turns a pg_query error into 42601 with the cursor position
-// PostgreSQL would report (characters, 1-based).
+// syntaxError turns a pg_query error into 42601 (or the grammar's own
+// code) with the cursor position PostgreSQL would report (characters,
+// 1-based).
 func syntaxError(query string, err error) error {
 	var pe *parser.Error
 	if !errors.As(err, &pe) {
 		return pgerr.Wrap(pgerr.SyntaxError, err, "syntax error")
 	}
-	e := pgerr.New(pgerr.SyntaxError, "%s", pe.Message)
+	code := pgerr.SyntaxError
+	if strings.HasPrefix(pe.Message, "frame ") {
+		// The grammar's checks of a window frame's bounds (frame start
+		// cannot be UNBOUNDED FOLLOWING, …) are windowing errors.
+		code = pgerr.WindowingError
+	}
+	e := pgerr.New(code, "%s", pe.Message)
 	if pe.Cursorpos > 0 {
 		e.Position = pe.Cursorpos
 	}

@@ -26,6 +26,12 @@ type scopeCol struct {
 	// NATURAL joins, as PostgreSQL's are.
 	system bool
 	origin origin
+	// rel numbers the base table named in FROM the column is read from
+	// (0: a derived table, view, CTE or join column); key marks its
+	// primary key's columns. GROUP BY a primary key groups the rest of
+	// its table (groupdeps.go).
+	rel int
+	key bool
 }
 
 // origin is the table column a result column shows unchanged, which
@@ -136,7 +142,8 @@ type binder struct {
 	inAgg     bool // binding an aggregate's arguments: no nested aggregates
 	groupStrs []string
 	groupTs   []types.T
-	groupCols []int // per scope column, its GROUP BY key or -1 (groupedCols)
+	groupCols []int  // per scope column, its GROUP BY key or -1 (groupedCols)
+	depCols   []bool // per scope column, determined by a grouped primary key (dependentCols)
 	aggs      *[]agg.Agg
 	grouping  *groupingInfo // for GROUPING(); nil outside GROUP BY
 
@@ -256,7 +263,8 @@ func (b *binder) bind(n *pg.Node) (expr.Expr, error) {
 			}
 		}
 		if cr := n.GetColumnRef(); cr != nil {
-			if _, local := e.(*expr.Col); err == nil && !local {
+			c, local := e.(*expr.Col)
+			if err == nil && !local {
 				// An outer query's column is a constant within each group.
 				return e, nil
 			}
@@ -265,8 +273,11 @@ func (b *binder) bind(n *pg.Node) (expr.Expr, error) {
 				// column that does not exist (42703) or is ambiguous.
 				return nil, err
 			}
+			if c.Idx < len(b.depCols) && b.depCols[c.Idx] {
+				return b.groupValue(c), nil
+			}
 			name := columnRefName(cr)
-			if c, ok := e.(*expr.Col); ok && err == nil && len(cr.Fields) == 1 && b.sc.cols[c.Idx].table != "" {
+			if len(cr.Fields) == 1 && b.sc.cols[c.Idx].table != "" {
 				// PostgreSQL names the column with its table: "g.v".
 				name = b.sc.cols[c.Idx].table + "." + name
 			}
@@ -332,14 +343,7 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 	sub := &binder{p: b.p, sc: b.sc, where: "aggregate function calls", inAgg: true}
 	a := agg.Agg{Fn: fn}
 	var args []expr.Expr
-	var fracArray *pg.A_ArrayExpr
 	for _, n := range fc.Args {
-		if ae := n.GetAArrayExpr(); ae != nil && (fn == agg.PercentileCont || fn == agg.PercentileDisc) && fc.AggWithinGroup {
-			// percentile_*(ARRAY[...]): the one array argument Loam takes.
-			fracArray = ae
-			args = append(args, &expr.Const{D: types.NullOf(types.ArrayOf(types.Float8))})
-			continue
-		}
 		e, err := sub.bind(n)
 		if err != nil {
 			return nil, err
@@ -403,22 +407,8 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 		if len(args) != want {
 			return nil, undefined()
 		}
-		switch {
-		case fracArray != nil:
-			a.Fracs = []types.Datum{}
-			for _, el := range fracArray.Elements {
-				e, err := sub.bind(el)
-				if err != nil {
-					return nil, err
-				}
-				d, err := frac(e)
-				if err != nil {
-					return nil, err
-				}
-				a.Fracs = append(a.Fracs, d)
-			}
-		case fn != agg.Mode:
-			if a.Frac, err = frac(args[0]); err != nil {
+		if fn != agg.Mode {
+			if err := b.percentileFraction(&a, args[0], fc.Args[0], undefined); err != nil {
 				return nil, err
 			}
 		}
@@ -529,7 +519,7 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 		}
 		return nil, undefined()
 	}
-	if a.Fracs != nil {
+	if fn.OrderedSet() && a.MultiFrac() {
 		t = types.ArrayOf(t.Kind)
 	}
 	a.T = t
@@ -686,6 +676,9 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		return &expr.Not{Arg: args[0]}, nil
 	case n.GetNullTest() != nil:
 		nt := n.GetNullTest()
+		if elems, ok := rowElems(nt.Arg); ok {
+			return b.rowNullTest(nt, elems)
+		}
 		arg, err := b.bind(nt.Arg)
 		if err != nil {
 			return nil, err
@@ -761,6 +754,8 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			return &expr.Const{D: d}, nil
 		}
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this SQL value function is not supported yet").WithPosition(pos(b.p.query, sv.Location))
+	case n.GetRowExpr() != nil:
+		return b.rowValue(n.GetRowExpr())
 	case n.GetSubLink() != nil:
 		if b.where == whereDefault {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression").WithPosition(pos(b.p.query, n.GetSubLink().Location))
@@ -807,6 +802,9 @@ func opName(names []*pg.Node) string {
 }
 
 func (b *binder) bindAExpr(a *pg.A_Expr) (expr.Expr, error) {
+	if e, ok, err := b.bindRowOp(a); ok {
+		return e, err
+	}
 	op := opName(a.Name)
 	switch a.Kind {
 	case pg.A_Expr_Kind_AEXPR_OP:

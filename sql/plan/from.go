@@ -67,10 +67,7 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 		if rv.Alias != nil {
 			alias = rv.Alias.Aliasname
 		}
-		cols := make([]scopeCol, len(ti.Columns))
-		for i, c := range ti.Columns {
-			cols[i] = scopeCol{table: alias, name: c, t: ti.Types[i], origin: origin{ObjectOID(ti.Namespace, ti.Name), int16(i + 1)}}
-		}
+		cols := p.tableCols(ti, alias)
 		return &fromItem{cols: cols, rows: tableRows(ti), build: func(sc *scope, off int, filter expr.Expr) (exec.Operator, error) {
 			spec := exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail}
 			if filter != nil {

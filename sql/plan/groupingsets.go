@@ -107,7 +107,8 @@ func itemSets(n *pg.Node) ([][]*pg.Node, error) {
 // grouping set leaves out (bit k for key k; set once the aggregates are
 // all bound). idx < 0 means a plain GROUP BY, where GROUPING() is 0.
 type groupingInfo struct {
-	idx *int
+	idx   *int
+	multi bool // more than one grouping set
 }
 
 // groupingRef is GROUPING(a, b, …): bit i (from the left) set when the

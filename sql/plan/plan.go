@@ -71,6 +71,8 @@ type Planner struct {
 	reg *regMaps
 	// viewDepth counts the views being expanded around this planner.
 	viewDepth int
+	// rels numbers the base tables of FROM (scopeCol.rel).
+	rels int
 }
 
 // New starts a planner. paramTypes may be extended as $n are found;

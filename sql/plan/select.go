@@ -64,10 +64,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		if rv.Alias != nil {
 			alias = rv.Alias.Aliasname
 		}
-		cols := make([]scopeCol, len(ti.Columns))
-		for i, c := range ti.Columns {
-			cols[i] = scopeCol{table: alias, name: c, t: ti.Types[i], origin: origin{ObjectOID(ti.Namespace, ti.Name), int16(i + 1)}}
-		}
+		cols := p.tableCols(ti, alias)
 		sc = newScope(cols)
 		scan = &exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail}
 	default:
@@ -163,6 +160,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		if err != nil {
 			return nil, err
 		}
+		grouping.multi = len(nodeSets) > 1
 		bindKey := func(g *pg.Node) (expr.Expr, error) {
 			node := g
 			// GROUP BY 1 and GROUP BY alias refer to targets.
@@ -216,6 +214,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		}
 		out = &binder{p: p, sc: sc, where: "SELECT", aggMode: true, aggs: &aggs, grouping: grouping, win: wins}
 		out.groupCols = groupedCols(sc, groupBy)
+		out.depCols = dependentCols(sc, out.groupCols, sets)
 		for _, g := range groupBy {
 			out.groupStrs = append(out.groupStrs, g.String())
 			out.groupTs = append(out.groupTs, g.Type())
@@ -634,6 +633,10 @@ func columnName(n *pg.Node) string {
 		return columnName(ind.Arg)
 	case n.GetAArrayExpr() != nil:
 		return "array"
+	case n.GetRowExpr() != nil:
+		return "row"
+	case n.GetGroupingFunc() != nil:
+		return "grouping"
 	case n.GetCoalesceExpr() != nil:
 		return "coalesce"
 	case n.GetMinMaxExpr() != nil:
@@ -770,7 +773,13 @@ func nodeLocation(n *pg.Node) int32 {
 	case n.GetFuncCall() != nil:
 		return n.GetFuncCall().Location
 	case n.GetTypeCast() != nil:
-		return n.GetTypeCast().Location
+		// PostgreSQL's exprLocation: the leftmost of the cast and its
+		// argument ('1'::text points at the literal).
+		tc := n.GetTypeCast()
+		if a := nodeLocation(tc.Arg); a >= 0 && (a < tc.Location || tc.Location < 0) {
+			return a
+		}
+		return tc.Location
 	case n.GetNullTest() != nil:
 		return n.GetNullTest().Location
 	}

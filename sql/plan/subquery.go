@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -107,6 +108,7 @@ const (
 type subqueryExpr struct {
 	p        *Planner // the enclosing planner (context, catalog, parameters)
 	sel      *pg.SelectStmt
+	text     string // the subquery as SQL, which tells subqueries apart in String
 	ctes     *cte   // the WITH queries visible where the subquery is written
 	sc       *scope // the scope whose rows the expression is evaluated on
 	kind     subKind
@@ -137,17 +139,31 @@ func (e *subqueryExpr) Type() types.T {
 func (e *subqueryExpr) String() string {
 	switch e.kind {
 	case subExists:
-		return "EXISTS(subquery)"
+		return "EXISTS(" + e.text + ")"
 	case subIn:
-		return "(" + e.test.String() + " IN (subquery))"
+		return "(" + e.test.String() + " IN (" + e.text + "))"
 	case subQuant:
 		q := " ANY"
 		if e.all {
 			q = " ALL"
 		}
-		return "(" + e.test.String() + " " + e.op + q + " (subquery))"
+		return "(" + e.test.String() + " " + e.op + q + " (" + e.text + "))"
+	case subArray:
+		return "ARRAY(" + e.text + ")"
 	}
-	return "(subquery)"
+	return "(" + e.text + ")"
+}
+
+// subqueryText is sel as SQL. Aggregates, GROUP BY keys and ORDER BY
+// items are matched by String, so two different subqueries must not
+// print alike (min((SELECT 'a' …)) and min((SELECT DATE … …)) were one
+// aggregate).
+func subqueryText(sel *pg.SelectStmt) string {
+	s, err := pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}}}}})
+	if err != nil {
+		return fmt.Sprintf("subquery %p", sel)
+	}
+	return s
 }
 
 // run plans and runs the subquery with the given outer row, returning the
@@ -363,10 +379,7 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 	child := &Planner{ctx: b.p.ctx, cat: b.p.cat, ec: b.p.ec, query: b.p.query, ParamTypes: b.p.ParamTypes, params: b.p.params, ctes: b.p.ctes,
 		outer: &outerRow{sc: b.sc, parent: b.p.outer, owner: b.p}}
 	if b.aggMode {
-		child.outer.grouped = b.groupCols
-		if child.outer.grouped == nil {
-			child.outer.grouped = []int{}
-		}
+		child.outer.grouped = b.outerGrouped()
 	}
 	q, err := child.Select(sel)
 	if err != nil {
@@ -374,7 +387,7 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 	}
 	b.p.ParamTypes = child.ParamTypes
 	q.Root.Close()
-	e := &subqueryExpr{p: b.p, sel: sel, sc: b.sc, corr: child.correlated, ctes: b.p.ctes, grouped: child.outer.grouped}
+	e := &subqueryExpr{p: b.p, sel: sel, text: subqueryText(sel), sc: b.sc, corr: child.correlated, ctes: b.p.ctes, grouped: child.outer.grouped}
 	if e.sc == nil {
 		e.sc = newScope(nil)
 	}
@@ -387,6 +400,9 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 		}
 		e.kind, e.t = subScalar, q.Columns[0].T
 	case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
+		if elems, ok := rowElems(sl.Testexpr); ok {
+			return b.rowInSubquery(sl, elems, len(q.Columns))
+		}
 		if len(q.Columns) != 1 {
 			return nil, pgerr.New(pgerr.SyntaxError, "subquery has too many columns").WithPosition(pos(b.p.query, sl.Location))
 		}

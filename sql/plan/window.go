@@ -284,18 +284,20 @@ func (b *binder) windowFrame(wd *pg.WindowDef, spec window.Spec) (window.Frame, 
 				return nil, pgerr.New(pgerr.WindowingError, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column").WithPosition(at)
 			}
 		}
+		// The offset binds with no columns in scope: a column in it is
+		// PostgreSQL's "must not contain variables".
 		ob := &binder{p: b.p, sc: newScope(nil), where: "window " + mode}
+		var e expr.Expr
+		var err error
 		if f.Mode == window.Range {
-			return ob.rangeOffset(n, spec.Order[0].Expr.Type())
+			e, err = ob.rangeOffset(n, spec.Order[0].Expr.Type())
+		} else if e, err = ob.bind(n); err == nil {
+			e, err = ob.coerce(e, types.TInt8, nodeLocation(n))
 		}
-		e, err := ob.bind(n)
-		if err != nil {
-			if pgerr.Code(err) == pgerr.UndefinedColumn {
-				return nil, pgerr.New(pgerr.InvalidColumnReference, "argument of %s must not contain variables", mode).WithPosition(pos(b.p.query, nodeLocation(n)))
-			}
-			return nil, err
+		if pgerr.Code(err) == pgerr.UndefinedColumn {
+			return nil, pgerr.New(pgerr.InvalidColumnReference, "argument of %s must not contain variables", mode).WithPosition(pos(b.p.query, nodeLocation(n)))
 		}
-		return ob.coerce(e, types.TInt8, nodeLocation(n))
+		return e, err
 	}
 	var err error
 	switch {
@@ -340,7 +342,8 @@ func (b *binder) windowFrame(wd *pg.WindowDef, spec window.Spec) (window.Frame, 
 }
 
 // rangeOffset binds a RANGE offset, whose type follows the order key's:
-// integers and floats take integer and float offsets, numeric numeric.
+// integers and floats take integer and float offsets, numeric numeric,
+// dates, times, timestamps and intervals an interval.
 func (b *binder) rangeOffset(n *pg.Node, key types.T) (expr.Expr, error) {
 	at := pos(b.p.query, nodeLocation(n))
 	e, err := b.bind(n)
@@ -365,18 +368,10 @@ func (b *binder) rangeOffset(n *pg.Node, key types.T) (expr.Expr, error) {
 		if ot.IsNumeric() && ot.Kind != types.Float4 && ot.Kind != types.Float8 || ot.Kind == types.Unknown {
 			want = types.TNumeric
 		}
-	case types.Date, types.Timestamp, types.TimestampTZ:
-		// Interval offsets: Loam has no interval values yet, so the
-		// offset stays the literal's text, checked here and parsed by the
-		// window operator.
-		if c, ok := e.(*expr.Const); ok && ot.Kind == types.Unknown && !c.D.Null {
-			if _, err := types.ParseInterval(c.D.S); err != nil {
-				return nil, b.errAt(pgerr.From(err), nodeLocation(n))
-			}
-			return &expr.Const{D: types.TextDatum(c.D.S)}, nil
-		}
-		if ot.Kind == types.Unknown {
-			want = types.TText
+	case types.Date, types.Timestamp, types.TimestampTZ, types.Time, types.Interval:
+		// in_range takes an interval offset for every date/time key.
+		if ot.Kind == types.Interval || ot.Kind == types.Unknown {
+			want = types.TInterval
 		}
 	default:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", key).WithPosition(at)
