@@ -299,6 +299,9 @@ ORDER BY pg_catalog.pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT', c.oid::pg_ca
 	{sql: `SELECT c.relname, c.relkind, c.relnatts, s.seqtypid::regtype, s.seqstart, s.seqincrement, s.seqmax, s.seqmin, s.seqcache, s.seqcycle
 		FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid ORDER BY 1`, rows: true},
 	{sql: `SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'llm_values%' ORDER BY 1`, rows: true},
+	{sql: `SELECT * FROM information_schema.sequences`},
+	{sql: `SELECT sequence_schema, sequence_name, data_type, numeric_precision, numeric_precision_radix, numeric_scale,
+		start_value, minimum_value, maximum_value, increment, cycle_option FROM information_schema.sequences ORDER BY 2`, rows: true},
 	// SQLAlchemy's reflection (clients/python/sqlalchemy_client.py).
 	{sql: `SELECT pg_type_is_visible(25), pg_type_is_visible(1007), pg_type_is_visible(0), pg_get_serial_sequence('llm_calls', 'model')`, rows: true},
 	// SQLAlchemy 1.4's reflection queries, verbatim (get_columns, domains,

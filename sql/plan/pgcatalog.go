@@ -724,14 +724,7 @@ func init() {
 		defTable("pg_catalog", "pg_depend", `classid:oid objid:oid objsubid:integer refclassid:oid refobjid:oid refobjsubid:integer deptype:"char"`,
 			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
 				rels, err := relations(ctx, ci)
-				attnum := map[string]int{}
-				ident := map[string]string{}
-				for _, r := range rels {
-					for i, c := range r.cols {
-						attnum[r.ns+"."+r.name+"."+c.name] = i + 1
-						ident[r.ns+"."+r.name+"."+c.name] = r.identityOf(i)
-					}
-				}
+				attnum, ident := columnsByKey(rels)
 				var out [][]types.Datum
 				for _, r := range rels {
 					if r.seq == nil || r.seq.OwnedBy == "" {
@@ -781,6 +774,27 @@ func init() {
 					}
 					out = append(out, vt.row(map[string]types.Datum{"table_catalog": dName(ci.Database()), "table_schema": dName(r.ns), "table_name": dName(r.name),
 						"table_type": dText(typ), "is_insertable_into": dText(ins), "is_typed": dText("NO")}))
+				}
+				return out, err
+			}),
+		defTable("information_schema", "sequences", `sequence_catalog:sql_identifier sequence_schema:sql_identifier sequence_name:sql_identifier data_type:character_data numeric_precision:cardinal_number numeric_precision_radix:cardinal_number numeric_scale:cardinal_number start_value:character_data minimum_value:character_data maximum_value:character_data increment:character_data cycle_option:yes_or_no`,
+			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
+				rels, err := relations(ctx, ci)
+				_, ident := columnsByKey(rels)
+				var out [][]types.Datum
+				for _, r := range rels {
+					// An identity column's sequence is not listed, as in
+					// PostgreSQL.
+					q := r.seq
+					if q == nil || ident[r.ns+"."+q.OwnedBy] != "" {
+						continue
+					}
+					bits := map[types.Kind]int64{types.Int2: 16, types.Int4: 32, types.Int8: 64}[q.Type.Kind]
+					out = append(out, vt.row(map[string]types.Datum{"sequence_catalog": dName(ci.Database()), "sequence_schema": dName(r.ns),
+						"sequence_name": dName(r.name), "data_type": dText(q.Type.String()), "numeric_precision": dInt(bits),
+						"numeric_precision_radix": dInt(2), "numeric_scale": dInt(0), "start_value": dText(strconv.FormatInt(q.Start, 10)),
+						"minimum_value": dText(strconv.FormatInt(q.Min, 10)), "maximum_value": dText(strconv.FormatInt(q.Max, 10)),
+						"increment": dText(strconv.FormatInt(q.Increment, 10)), "cycle_option": dText(yesNo(q.Cycle))}))
 				}
 				return out, err
 			}),
@@ -954,4 +968,17 @@ func sequenceOwners(rels []relation) map[string]*SequenceInfo {
 		}
 	}
 	return m
+}
+
+// columnsByKey maps "schema.table.column" to the column's attnum and to
+// its identity kind ("a", "d" or "").
+func columnsByKey(rels []relation) (attnum map[string]int, identity map[string]string) {
+	attnum, identity = map[string]int{}, map[string]string{}
+	for _, r := range rels {
+		for i, c := range r.cols {
+			attnum[r.ns+"."+r.name+"."+c.name] = i + 1
+			identity[r.ns+"."+r.name+"."+c.name] = r.identityOf(i)
+		}
+	}
+	return attnum, identity
 }
