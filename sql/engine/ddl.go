@@ -494,6 +494,9 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 			if ti == nil {
 				continue
 			}
+			if ti.Sequence {
+				return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a table", ti.Name).WithHint("Use DROP SEQUENCE to remove a sequence.")
+			}
 			if ti.ViewSQL != "" {
 				return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a table", ti.Name).WithHint("Use DROP VIEW to remove a view.")
 			}

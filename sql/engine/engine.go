@@ -171,6 +171,10 @@ func (c *catalog) Table(ctx context.Context, schema, name string) (*plan.TableIn
 			return ti, err
 		}
 	}
+	// Sequences last: a metastore read only when nothing else matched.
+	if ti, err := c.sequenceRelation(ctx, search, name); ti != nil || err != nil {
+		return ti, err
+	}
 	if schema != "" {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
 	}

@@ -431,6 +431,9 @@ func (s *Session) planInsert(ctx context.Context, p *plan.Planner, ins *pg.Inser
 	if err != nil {
 		return nil, nil, nil, pgerr.From(err).WithPosition(parse.CharPos(p.Query(), int(rv.Location)))
 	}
+	if ti.Sequence {
+		return nil, nil, nil, pgerr.New(pgerr.WrongObjectType, "cannot change sequence %q", ti.Name)
+	}
 	if ti.ViewSQL != "" {
 		return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "cannot insert into view %q: Loam views are read-only", ti.Name).WithPosition(parse.CharPos(p.Query(), int(rv.Location)))
 	}

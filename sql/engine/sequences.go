@@ -504,3 +504,29 @@ func (s *Session) undropSequence(ns, name string, sq meta.Sequence) {
 		return nil
 	})
 }
+
+// sequenceRelation is a sequence read as a relation, as in SELECT
+// last_value FROM s: a one-row view of its state now (log_cnt, which
+// counts PostgreSQL's prefetched WAL values, is always 0). nil when no
+// schema of search holds a sequence of that name.
+func (c *catalog) sequenceRelation(ctx context.Context, search []string, name string) (*plan.TableInfo, error) {
+	for _, ns := range search {
+		if c.s.schemaHidden(ns) {
+			continue
+		}
+		sq, err := c.e.meta.Sequence(ctx, ns, name)
+		if errors.Is(err, meta.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &plan.TableInfo{Namespace: ns, Name: name, Sequence: true,
+			Columns:  []string{"last_value", "log_cnt", "is_called"},
+			Types:    []types.T{types.TInt8, types.TInt8, types.TBool},
+			Required: []bool{true, true, true},
+			ViewSQL:  fmt.Sprintf("SELECT %d::bigint AS last_value, 0::bigint AS log_cnt, %t AS is_called", sq.Last, sq.Called),
+		}, nil
+	}
+	return nil, nil
+}

@@ -36,6 +36,9 @@ type TableInfo struct {
 	Tail iter.Seq2[arrow.RecordBatch, error]
 	// ViewSQL is a view's SELECT text; Table is nil then (views.go).
 	ViewSQL string
+	// Sequence marks a sequence read as a relation (SELECT last_value
+	// FROM s): ViewSQL is then a one-row SELECT of its state.
+	Sequence bool
 }
 
 // Catalog resolves table names for the planner.
