@@ -177,3 +177,30 @@ func (s *sqlStore) SetSequenceValue(ctx context.Context, ns, name string, v int6
 	}
 	return nil
 }
+
+// AlterSequence changes a sequence's definition or state by change, in one
+// transaction holding its row (as NextSequenceValues does); ErrNotFound
+// when there is none. An error from change leaves it as it was.
+func (s *sqlStore) AlterSequence(ctx context.Context, ns, name string, change func(Sequence) (Sequence, error)) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		q, err := scanSequence(tx.QueryRowContext(ctx, s.d.rebind(`SELECT `+sequenceColumns+` FROM loam_sequences
+			WHERE namespace = ? AND name = ?`+s.d.forUpdate), ns, name))
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if q, err = change(q); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, s.d.rebind(`UPDATE loam_sequences SET seq_type = ?, start_value = ?, increment_by = ?,
+			min_value = ?, max_value = ?, cache_size = ?, cycle = ?, owned_by = ?, last_value = ?, is_called = ?
+			WHERE namespace = ? AND name = ?`), q.Type, q.Start, q.Increment, q.Min, q.Max, q.Cache, q.Cycle, q.OwnedBy, q.Last, q.Called, ns, name)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("meta: alter sequence %s.%s: %w", ns, name, err)
+	}
+	return nil
+}

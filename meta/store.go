@@ -118,6 +118,8 @@ type Store interface {
 	ListSequences(ctx context.Context, ns string) ([]string, error)
 	NextSequenceValues(ctx context.Context, ns, name string, n int) ([]int64, error)
 	SetSequenceValue(ctx context.Context, ns, name string, v int64, called bool) error
+	// AlterSequence applies change to the sequence atomically.
+	AlterSequence(ctx context.Context, ns, name string, change func(Sequence) (Sequence, error)) error
 
 	Close() error
 }

@@ -57,6 +57,21 @@ func (s *suite) testSequences(t *testing.T) {
 	if v := next("up", 2); !slices.Equal(v, []int64{1, 2}) {
 		t.Errorf("after setval(1, false): %v, want [1 2]", v)
 	}
+	// ALTER: a new bound and a restart, in one step.
+	must(t, "AlterSequence", st.AlterSequence(ctx, "public", "up", func(q meta.Sequence) (meta.Sequence, error) {
+		q.Max, q.Last, q.Called = 10, 8, false
+		return q, nil
+	}))
+	if v := next("up", 3); !slices.Equal(v, []int64{8, 9, 10}) {
+		t.Errorf("after ALTER … MAXVALUE 10 RESTART 8: %v, want [8 9 10]", v)
+	}
+	wantErr(t, "AlterSequence failing", st.AlterSequence(ctx, "public", "up", func(q meta.Sequence) (meta.Sequence, error) {
+		return q, meta.ErrConflict
+	}), meta.ErrConflict)
+	wantErr(t, "AlterSequence of none", st.AlterSequence(ctx, "public", "nosuch", func(q meta.Sequence) (meta.Sequence, error) {
+		return q, nil
+	}), meta.ErrNotFound)
+	must(t, "SetSequenceValue", st.SetSequenceValue(ctx, "public", "up", 2, true))
 	must(t, "Close", st.Close())
 	st = openAt(t, storeURL, wh)
 	if v := next("up", 1); !slices.Equal(v, []int64{3}) {

@@ -274,6 +274,9 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 	case *pg.Node_CreateSeqStmt:
 		cat.release()
 		return s.createSequence(ctx, n.CreateSeqStmt, st.prep.query)
+	case *pg.Node_AlterSeqStmt:
+		cat.release()
+		return s.alterSequence(ctx, n.AlterSeqStmt, st.prep.query)
 	case *pg.Node_ViewStmt:
 		return s.createView(ctx, n.ViewStmt, ps, st.prep.query)
 	case *pg.Node_CreateSchemaStmt:

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/loamdb/loam/exec/types"
@@ -48,19 +47,7 @@ func seqOptions(opts []*pg.Node, t types.T, q string) (meta.Sequence, error) {
 			continue
 		}
 		at := parse.CharPos(q, int(d.Location))
-		num := func() (int64, error) {
-			switch {
-			case d.Arg.GetInteger() != nil:
-				return int64(d.Arg.GetInteger().Ival), nil
-			case d.Arg.GetFloat() != nil:
-				v, err := strconv.ParseInt(d.Arg.GetFloat().Fval, 10, 64)
-				if err != nil {
-					return 0, pgerr.New(pgerr.InvalidParameterValue, "%s value %s is out of range for type bigint", strings.ToUpper(d.Defname), d.Arg.GetFloat().Fval).WithPosition(at)
-				}
-				return v, nil
-			}
-			return 0, pgerr.New(pgerr.SyntaxError, "%s requires a numeric value", d.Defname).WithPosition(at)
-		}
+		num := func() (int64, error) { return defInt(d, at) }
 		var err error
 		switch d.Defname {
 		case "as":
