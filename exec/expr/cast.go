@@ -2,7 +2,6 @@ package expr
 
 import (
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -98,6 +97,9 @@ func CastDatum(d types.Datum, to types.T, loc *time.Location) (types.Datum, erro
 	if from.Kind == types.Unknown || from.IsString() && !to.IsString() {
 		return types.ParseText(to, d.S, loc)
 	}
+	if from.Kind == types.JSONB && (to.IsNumeric() || to.Kind == types.Bool) {
+		return castJSONBScalar(d, to, loc)
+	}
 	if to.IsString() || to.Kind == types.JSON || to.Kind == types.JSONB {
 		s := types.FormatText(d, loc)
 		if from.Kind == types.Bool && to.IsString() {
@@ -178,9 +180,10 @@ func CastDatum(d types.Datum, to types.T, loc *time.Location) (types.Datum, erro
 		}
 		out.I = int64(r)
 	case from.Kind == types.Float4 && to.Kind == types.Float8:
-		// float4 → float8 goes through the shortest float4 text, so 0.1::real::float8 stays 0.1
-		f, _ := strconv.ParseFloat(types.FormatFloat4(float32(d.F)), 64)
-		out.F = f
+		// Exact, as PostgreSQL widens: 0.1::real::float8 is
+		// 0.10000000149011612 (it was 0.1, read back from the real's
+		// shortest text, and real-with-float8 arithmetic differed).
+		out.F = float64(float32(d.F))
 	case from.Kind == types.Float8 && to.Kind == types.Float4:
 		if f := float32(d.F); math.IsInf(float64(f), 0) && !math.IsInf(d.F, 0) {
 			return out, pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
@@ -206,11 +209,14 @@ func CastDatum(d types.Datum, to types.T, loc *time.Location) (types.Datum, erro
 		}
 		out.I = v
 	case from.Kind == types.Numeric && (to.Kind == types.Float4 || to.Kind == types.Float8):
-		dec, err := types.ParseDec(d.S)
+		// As PostgreSQL's numeric_float8, through the float's text
+		// input: a value beyond the type's range (1e400, 1e-400) is
+		// 22003, not ±Infinity or 0.
+		f, err := types.ParseText(to, d.S, nil)
 		if err != nil {
 			return out, err
 		}
-		out.F = dec.Float()
+		out.F = f.F
 	case from.Kind == types.Bool && to.Kind == types.Int4, from.Kind == types.Int4 && to.Kind == types.Bool:
 		out.I = d.I
 		if to.Kind == types.Bool && d.I != 0 {

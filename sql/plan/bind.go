@@ -25,7 +25,11 @@ type scopeCol struct {
 	// system columns (a catalog's tableoid) are left out of * and
 	// NATURAL joins, as PostgreSQL's are.
 	system bool
-	origin origin
+	// rowName is the table alias of a function in FROM that returns a
+	// scalar: its whole-row reference (tool in jsonb_array_elements(x) AS
+	// tool) is the value, so an unqualified rowName reads this column.
+	rowName string
+	origin  origin
 	// rel numbers the base table named in FROM the column is read from
 	// (0: a derived table, view, CTE or join column); key marks its
 	// primary key's columns. GROUP BY a primary key groups the rest of
@@ -89,6 +93,16 @@ func (s *scope) resolve(tbl, name string) (int, error) {
 			found = i
 		}
 	}
+	if found < 0 && tbl == "" {
+		for i, c := range s.cols {
+			if c.rowName == name && !c.hidden {
+				if found >= 0 {
+					return -1, pgerr.New(pgerr.AmbiguousColumn, "column reference %q is ambiguous", name)
+				}
+				found = i
+			}
+		}
+	}
 	if found < 0 {
 		if tbl != "" {
 			known := false
@@ -146,6 +160,14 @@ type binder struct {
 	depCols   []bool // per scope column, determined by a grouped primary key (dependentCols)
 	aggs      *[]agg.Agg
 	grouping  *groupingInfo // for GROUPING(); nil outside GROUP BY
+	// target: the next bind is a whole select-list entry, which is a
+	// grouping key when it equals one even if constant (PostgreSQL's
+	// parser links it to the key); a constant anywhere else stays a
+	// constant, never the key's NULL of a grouping set without it.
+	target bool
+	// claimed: the keys a constant select-list entry already is; a later
+	// equal entry is a constant again (PostgreSQL links the first).
+	claimed map[int]bool
 
 	win      *windowSet // nil where window calls are not allowed
 	inWindow bool       // binding inside a window call
@@ -249,15 +271,26 @@ func (b *binder) bind(n *pg.Node) (expr.Expr, error) {
 		return b.bindGrouping(g)
 	}
 	if b.aggMode {
+		top := b.target
+		b.target = false
 		if fc := n.GetFuncCall(); fc != nil && isAggregate(fc) {
 			return b.bindAggregate(fc)
 		}
 		sub := &binder{p: b.p, sc: b.sc, where: b.where}
 		e, err := sub.bind(n)
-		if err == nil {
+		if konst := err == nil && b.constant(e); err == nil && (top || !konst) {
 			s := e.String()
 			for i, g := range b.groupStrs {
 				if g == s {
+					if konst {
+						if b.claimed[i] {
+							break
+						}
+						if b.claimed == nil {
+							b.claimed = map[int]bool{}
+						}
+						b.claimed[i] = true
+					}
 					return &expr.Col{Idx: i, T: b.groupTs[i], Name: s}, nil
 				}
 			}
@@ -415,6 +448,10 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 		switch {
 		case fn == agg.PercentileCont && (x.Type().IsNumeric() || x.Type().Kind == types.Unknown):
 			a.Arg, _ = b.coerce(x, types.TFloat8, fc.Location)
+		case x.Type().Kind == types.Unknown && (fn == agg.Mode || fn == agg.PercentileDisc):
+			// mode and percentile_disc take anyelement, as lag: no type
+			// for an untyped literal.
+			return nil, unknownPolymorphic()
 		case x.Type().Kind == types.Unknown:
 			a.Arg, _ = b.coerce(x, types.TText, fc.Location)
 		}
@@ -436,11 +473,14 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 		a.Fn = agg.CountStar
 	default:
 		want := 1
-		if fn == agg.StringAgg || fn == agg.ApproxPercentile {
+		if fn.TwoArgs() || fn == agg.ApproxPercentile {
 			want = 2
 		}
 		if len(args) != want {
 			return nil, undefined()
+		}
+		if (fn == agg.JSONAgg || fn == agg.JSONBAgg) && args[0].Type().Kind == types.Unknown {
+			return nil, pgerr.New(pgerr.DatatypeMismatch, "could not determine polymorphic type because input has type unknown")
 		}
 		arg, err := b.untypedAggArg(fn, args[0], fc.Location)
 		if err != nil {
@@ -459,6 +499,11 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 			if a.Frac, err = frac(args[1]); err != nil {
 				return nil, err
 			}
+		case agg.JSONObjectAgg, agg.JSONBObjectAgg:
+			// Keys and values are "any": a literal is text.
+			if a.Arg2, err = b.untypedAggArg(agg.StringAgg, args[1], fc.Location); err != nil {
+				return nil, err
+			}
 		}
 		a.Distinct = fc.AggDistinct
 		for _, o := range fc.AggOrder {
@@ -471,8 +516,14 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 				e, _ = b.coerce(e, types.TText, fc.Location)
 			}
 			if a.Distinct {
+				// An argument as written or as coerced (string_agg's
+				// varchar argument is cast to text).
 				s := e.String()
-				if s != a.Arg.String() && (a.Arg2 == nil || s != a.Arg2.String()) {
+				inArgs := s == a.Arg.String() || s == arg.String() || a.Arg2 != nil && s == a.Arg2.String()
+				if !inArgs && len(args) > 1 && s == args[1].String() {
+					inArgs = true
+				}
+				if !inArgs {
 					return nil, b.errAt(pgerr.New(pgerr.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"), nodeLocation(sb.Node))
 				}
 			}
@@ -484,12 +535,13 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 			case pg.SortByNulls_SORTBY_NULLS_LAST:
 				k.NullsFirst = false
 			}
-			// Only string_agg and array_agg depend on their input order.
-			if fn == agg.StringAgg || fn == agg.ArrayAgg {
+			// Only the aggregates that collect their rows depend on their
+			// input order.
+			if fn.Collects() {
 				a.Order = append(a.Order, k)
 			}
 		}
-		if a.Distinct && len(a.Order) == 0 && (fn == agg.StringAgg || fn == agg.ArrayAgg) {
+		if a.Distinct && len(a.Order) == 0 && fn.Collects() {
 			// PostgreSQL removes duplicates by sorting on the arguments, so
 			// the result comes out in their order.
 			a.Order = []agg.Order{{Expr: a.Arg}}
@@ -525,7 +577,9 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 	a.T = t
 	s := a.String()
 	for i, prev := range *b.aggs {
-		if prev.String() == s {
+		// The text alone is not enough: max(NULL::timestamp) and
+		// max(NULL::int2) print alike once the casts fold.
+		if prev.String() == s && prev.T == t && sameArgType(prev.Arg, a.Arg) {
 			return &expr.Col{Idx: len(b.groupStrs) + i, T: t, Name: s}, nil
 		}
 	}
@@ -564,6 +618,11 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", name).WithPosition(pos(b.p.query, cr.Location))
 		}
 		i, err := b.sc.resolve(tbl, name)
+		if err != nil && len(cr.Fields) == 1 && pgerr.Code(err) == pgerr.UndefinedColumn {
+			if e, ok := b.wholeRow(name); ok {
+				return e, nil
+			}
+		}
 		if err != nil {
 			if code := pgerr.Code(err); code == pgerr.UndefinedColumn || code == pgerr.UndefinedTable {
 				if e, ok, err := b.p.outerColumn(tbl, name, cr.Location, b.inAgg); ok || err != nil {
@@ -596,9 +655,10 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		// Loam compares strings bytewise, which is what the collations
 		// clients name (default in a C.UTF-8 database, C, POSIX) do.
 		cc := n.GetCollateClause()
-		name := strings.ToLower(cc.Collname[len(cc.Collname)-1].GetString_().Sval)
+		// Names are case-sensitive, as PostgreSQL's: "C", not "c".
+		name := cc.Collname[len(cc.Collname)-1].GetString_().Sval
 		switch name {
-		case "default", "c", "posix", "ucs_basic":
+		case "default", "C", "POSIX", "ucs_basic":
 		default:
 			return nil, pgerr.New(pgerr.UndefinedObject, "collation %q for encoding \"UTF8\" does not exist", name).WithPosition(pos(b.p.query, cc.Location))
 		}
@@ -612,6 +672,9 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		return e, nil
 	case n.GetTypeCast() != nil:
 		tc := n.GetTypeCast()
+		if isJSONPathType(tc.TypeName) {
+			return b.jsonPathCast(tc)
+		}
 		t, err := TypeOf(tc.TypeName, b.p.query)
 		if err != nil {
 			return nil, err
@@ -639,6 +702,9 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		}
 		if _, ok := arg.(*paramRef); ok {
 			return b.coerce(arg, t, tc.Location)
+		}
+		if arg, err = b.explicitLength(arg, t, tc.Location); err != nil {
+			return nil, err
 		}
 		if c, ok := arg.(*expr.Const); ok {
 			d, err := expr.CastDatum(c.D, t, b.p.ec.Loc)
@@ -841,6 +907,11 @@ func (b *binder) bindAExpr(a *pg.A_Expr) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if (op == "@?" || op == "@@") && l.Type().Kind == types.JSONB {
+			if err := b.checkPathLiteral(a.Rexpr); err != nil {
+				return nil, err
+			}
+		}
 		return b.binaryOp(op, l, r, a.Location)
 	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
 		l, err := b.bind(a.Lexpr)
@@ -960,6 +1031,22 @@ func negConst(d types.Datum, b *binder, loc int32) (expr.Expr, error) {
 var cmpOps = map[string]expr.CmpOp{"=": expr.EQ, "<>": expr.NE, "!=": expr.NE, "<": expr.LT, "<=": expr.LE, ">": expr.GT, ">=": expr.GE}
 var arithOps = map[string]expr.ArithOp{"+": expr.Add, "-": expr.Sub, "*": expr.Mul, "/": expr.Div, "%": expr.Mod}
 
+// widenFloat4 is the type an operator computes in when Common gave t for
+// operands lt and rt: a real with an operand of another numeric type
+// (int, numeric) computes in double precision, as PostgreSQL's operator
+// resolution picks float48 and float84 operators (real / int is float8;
+// a real with an untyped literal stays real).
+func widenFloat4(t, lt, rt types.T) types.T {
+	if t.Kind != types.Float4 {
+		return t
+	}
+	other := func(k types.Kind) bool { return k != types.Float4 && k != types.Unknown }
+	if other(lt.Kind) || other(rt.Kind) {
+		return types.TFloat8
+	}
+	return t
+}
+
 func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, error) {
 	noOp := func() error {
 		return pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type()).
@@ -971,6 +1058,7 @@ func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, erro
 		if !ok {
 			return nil, noOp()
 		}
+		t = widenFloat4(t, l.Type(), r.Type())
 		var err error
 		ct := types.Of(t.Kind)
 		if t.Kind == types.Array {
@@ -997,6 +1085,14 @@ func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, erro
 			return nil, noOp()
 		}
 		t = types.Of(t.Kind)
+		if a == expr.Mod && (t.Kind == types.Float4 || t.Kind == types.Float8) {
+			return nil, noOp() // no float %, named with the operands' own types
+		}
+		if t.Kind == types.Float4 && lt.Kind != rt.Kind && lt.Kind != types.Unknown && rt.Kind != types.Unknown {
+			// real op integer or numeric is double precision: PostgreSQL's
+			// float48 operators win as float8 is the preferred type.
+			t = types.TFloat8
+		}
 		var err error
 		if l, err = b.coerce(l, t, loc); err != nil {
 			return nil, err
@@ -1086,6 +1182,11 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 			return nil, pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in %s", b.where).WithPosition(pos(b.p.query, fc.Location))
 		}
 		return b.bindAggregate(fc)
+	}
+	if strings.HasPrefix(name, "jsonb_path_") && len(fc.Args) > 1 {
+		if err := b.checkPathLiteral(fc.Args[1]); err != nil {
+			return nil, err
+		}
 	}
 	if isSetFunc(fc) {
 		return b.bindSetFunc(fc)
@@ -1366,11 +1467,34 @@ func (b *binder) untypedAggArg(fn agg.Func, arg expr.Expr, loc int32) (expr.Expr
 	if arg.Type().Kind != types.Unknown {
 		return arg, nil
 	}
+	// PostgreSQL's rule for an unknown argument: the string category if
+	// some candidate takes it (min/max have a text form), else the one
+	// category all candidates share; sum and avg also take intervals and
+	// money, array_agg arrays, so no category wins.
 	switch fn {
-	case agg.Count, agg.StringAgg, agg.ArrayAgg, agg.ApproxCountDistinct:
+	case agg.Count, agg.StringAgg, agg.ApproxCountDistinct, agg.Min, agg.Max, agg.JSONObjectAgg, agg.JSONBObjectAgg:
 		return b.coerce(arg, types.TText, loc)
 	case agg.BoolAnd, agg.BoolOr:
 		return b.coerce(arg, types.TBool, loc)
+	case agg.Sum, agg.Avg, agg.ArrayAgg:
+		return nil, b.errAt(pgerr.New(pgerr.AmbiguousFunction, "function %s(unknown) is not unique", fn).
+			WithHint("Could not choose a best candidate function. You might need to add explicit type casts."), loc)
 	}
 	return b.coerce(arg, types.TFloat8, loc)
+}
+
+// sameArgType reports whether two aggregates' arguments (nil for *) have
+// the same type.
+func sameArgType(a, b expr.Expr) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.Type() == b.Type()
+}
+
+// constant reports whether e reads no column and can be evaluated at
+// planning, as PostgreSQL folds it before matching grouping keys.
+func (b *binder) constant(e expr.Expr) bool {
+	cols, ok := colsOf(e)
+	return ok && len(cols) == 0 && b.p.foldable(e)
 }

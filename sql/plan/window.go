@@ -406,7 +406,7 @@ func (b *binder) windowAggregate(fc *pg.FuncCall, fn agg.Func, args []expr.Expr,
 		a.Fn = agg.CountStar
 	default:
 		want := 1
-		if fn == agg.StringAgg {
+		if fn.TwoArgs() {
 			want = 2
 		}
 		if len(args) != want {
@@ -423,6 +423,11 @@ func (b *binder) windowAggregate(fc *pg.FuncCall, fn agg.Func, args []expr.Expr,
 			}
 			a.Arg, _ = b.coerce(arg, types.TText, fc.Location)
 			a.Arg2, _ = b.coerce(args[1], types.TText, fc.Location)
+		}
+		if fn == agg.JSONObjectAgg || fn == agg.JSONBObjectAgg {
+			if a.Arg2, err = b.untypedAggArg(agg.StringAgg, args[1], fc.Location); err != nil {
+				return a, err
+			}
 		}
 	}
 	if fc.AggFilter != nil {
@@ -543,6 +548,12 @@ func (b *binder) windowFunc(fc *pg.FuncCall) (window.Func, error) {
 			}
 		}
 		if t.Kind == types.Unknown {
+			if len(args) < 3 {
+				// lag(anyelement): PostgreSQL cannot type an untyped
+				// literal; lag(anycompatible, int, anycompatible) takes
+				// text.
+				return f, unknownPolymorphic()
+			}
 			t = types.TText
 		}
 		if err := coerce(0, t); err != nil {
@@ -568,9 +579,7 @@ func (b *binder) windowFunc(fc *pg.FuncCall) (window.Func, error) {
 			return f, noFunc()
 		}
 		if ts[0].Kind == types.Unknown {
-			if err := coerce(0, types.TText); err != nil {
-				return f, err
-			}
+			return f, unknownPolymorphic()
 		}
 		if want == 2 {
 			if err := coerce(1, types.TInt4); err != nil {
@@ -581,4 +590,10 @@ func (b *binder) windowFunc(fc *pg.FuncCall) (window.Func, error) {
 	}
 	f.Args = args
 	return f, nil
+}
+
+// unknownPolymorphic is PostgreSQL's error for an untyped literal (or NULL)
+// as the only argument that fixes an anyelement function's type.
+func unknownPolymorphic() error {
+	return pgerr.New(pgerr.DatatypeMismatch, "could not determine polymorphic type because input has type unknown")
 }
