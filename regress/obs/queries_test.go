@@ -180,7 +180,7 @@ FROM eval_results a JOIN eval_results b ON a.item_id = b.item_id AND a.metric = 
 WHERE a.run_id = 'run-0' AND b.run_id = 'run-1' AND a.score IS NOT NULL AND b.score IS NOT NULL
 ORDER BY a.item_id, a.metric, a.id, b.id`, ordered: true},
 	{name: "eval-regressions", sql: `WITH r AS (SELECT run_id, item_id, avg(score) AS s FROM eval_results GROUP BY 1, 2)
-SELECT item_id, s - lag(s) OVER (PARTITION BY item_id ORDER BY run_id) AS change FROM r ORDER BY change NULLS LAST, item_id LIMIT 15`, ordered: true},
+SELECT item_id, round((s - lag(s) OVER (PARTITION BY item_id ORDER BY run_id))::numeric, 9) AS change FROM r ORDER BY change NULLS LAST, item_id LIMIT 15`, ordered: true},
 	{name: "eval-score-histogram", sql: `SELECT width_bucket(score, 0, 1, 10) AS bucket, count(*) FROM eval_results GROUP BY 1 ORDER BY 1 NULLS LAST`, ordered: true},
 	{name: "eval-model-leaderboard", sql: `SELECT model, round(avg(score)::numeric, 6) AS mean, percentile_cont(0.5) WITHIN GROUP (ORDER BY score) AS median,
   dense_rank() OVER (ORDER BY avg(score) DESC) AS rank FROM eval_results GROUP BY model ORDER BY rank, model`, ordered: true},
@@ -203,6 +203,37 @@ ORDER BY at DESC, id`, ordered: true},
 	{name: "user-id-empty-vs-null", sql: `SELECT user_id IS NULL AS is_null, user_id = '' AS is_empty, count(*) FROM traces GROUP BY 1, 2 ORDER BY 1, 2`, ordered: true},
 	{name: "cost-numeric-precision", sql: `SELECT project_id, sum(total_cost), sum(input_cost + output_cost), avg(total_cost), max(total_cost) FROM observations GROUP BY project_id ORDER BY project_id`, ordered: true},
 	{name: "to-char-day-labels", sql: `SELECT to_char(date_trunc('day', "timestamp"), 'YYYY-MM-DD') AS day, count(*) FROM traces GROUP BY 1 ORDER BY 1`, ordered: true},
+	{name: "page-with-total-count", sql: `SELECT id, name, "timestamp", count(*) OVER () AS total FROM traces WHERE project_id = $1 AND NOT (tags && ARRAY['eval'])
+ORDER BY "timestamp" DESC, id LIMIT 10 OFFSET 10`, args: []any{"proj-0"}, ordered: true},
+	{name: "model-list-param", sql: `SELECT model, count(*) FROM observations WHERE model = ANY($1::text[]) GROUP BY model ORDER BY model`, args: []any{[]string{"gpt-4o", "claude-3-5-sonnet", "nope"}}, ordered: true},
+	{name: "rollup-totals", sql: `SELECT project_id, model, sum(total_cost) AS cost, count(*) FROM observations WHERE type = 'GENERATION'
+GROUP BY ROLLUP (project_id, model) ORDER BY GROUPING(project_id), project_id, GROUPING(model), model NULLS LAST`, ordered: true},
+	{name: "day-in-zone", sql: `SELECT ("timestamp" AT TIME ZONE 'America/New_York')::date AS local_day, count(*) FROM traces GROUP BY 1 ORDER BY 1`, ordered: true},
+	{name: "week-trunc", sql: `SELECT date_trunc('week', start_time) AS week, type, count(*) FROM observations GROUP BY 1, 2 ORDER BY 1, 2`, ordered: true},
+	{name: "first-last-value", sql: `SELECT DISTINCT trace_id, first_value(name) OVER w AS first_step, last_value(name) OVER w AS last_step
+FROM observations WHERE trace_id < 'tr-0030'
+WINDOW w AS (PARTITION BY trace_id ORDER BY start_time, id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)`},
+	{name: "lead-next-call", sql: `SELECT id, lead(start_time) OVER (PARTITION BY trace_id ORDER BY start_time, id) - end_time AS gap
+FROM observations WHERE trace_id BETWEEN 'tr-0200' AND 'tr-0210' ORDER BY id`, ordered: true},
+	{name: "percent-rank-cost", sql: `SELECT id, total_cost, percent_rank() OVER (ORDER BY total_cost) AS pr, cume_dist() OVER (ORDER BY total_cost) AS cd, ntile(4) OVER (ORDER BY total_cost, id) AS q
+FROM observations WHERE project_id = 'proj-1' AND total_cost IS NOT NULL ORDER BY total_cost, id LIMIT 40`, ordered: true},
+	{name: "cumulative-per-user", sql: `SELECT user_id, "timestamp", count(*) OVER (PARTITION BY user_id ORDER BY "timestamp" RANGE UNBOUNDED PRECEDING) AS n
+FROM traces WHERE user_id IN ('user-1', 'user-2') ORDER BY user_id, "timestamp", n`, ordered: true},
+	{name: "having-busy-sessions", sql: `SELECT session_id, count(*) FROM traces WHERE session_id IS NOT NULL GROUP BY session_id HAVING count(*) >= 5 AND max("timestamp") > $1 ORDER BY session_id`, args: []any{"2026-11-03T00:00:00Z"}, ordered: true},
+	{name: "jsonb-eq-literal", sql: `SELECT count(*) FROM observations WHERE metadata->'retries' = '2'::jsonb OR model_parameters->'max_tokens' = '1024'`},
+	{name: "is-distinct-from", sql: `SELECT count(*) FROM observations o JOIN traces t ON t.id = o.trace_id WHERE o.name IS DISTINCT FROM t.name`},
+	{name: "percentile-filter", sql: `SELECT model, percentile_cont(0.9) WITHIN GROUP (ORDER BY total_tokens) FILTER (WHERE level <> 'ERROR') AS p90,
+  max(start_time) FILTER (WHERE level = 'ERROR') AS last_error FROM observations WHERE type = 'GENERATION' GROUP BY model ORDER BY model NULLS FIRST`, ordered: true},
+	{name: "to-timestamp-epoch", sql: `SELECT to_timestamp(floor(extract(epoch FROM created_at) / 3600) * 3600) AS hour, count(*) FROM response
+WHERE created_at < '2026-11-02 00:00:00+00' GROUP BY 1 ORDER BY 1`, ordered: true},
+	{name: "interval-multiply", sql: `SELECT count(*) FROM traces WHERE "timestamp" > timestamptz '2026-11-08 00:00:00+00' - interval '1 day' * $1`, args: []any{3}},
+	{name: "text-length-input", sql: `SELECT project_id, avg(length(input::text)) AS avg_len, max(length(coalesce(output->>'answer', ''))) FROM traces GROUP BY 1 ORDER BY 1`, ordered: true},
+	{name: "exists-scores-per-trace", sql: `SELECT t.project_id, count(*) FILTER (WHERE EXISTS (SELECT 1 FROM scores s WHERE s.trace_id = t.id AND s.name = 'accuracy')) AS scored, count(*)
+FROM traces t GROUP BY 1 ORDER BY 1`, ordered: true},
+	{name: "in-subquery-errors", sql: `SELECT count(*) FROM traces WHERE id IN (SELECT trace_id FROM observations WHERE level = 'ERROR')`},
+	{name: "tag-not-any-null-element", sql: `SELECT count(*) FILTER (WHERE NOT ('prod' = ANY(tags))), count(*) FILTER (WHERE 'prod' <> ALL(tags)), count(*) FILTER (WHERE array_position(tags, NULL) IS NOT NULL) FROM traces`},
+	{name: "tag-array-remove", sql: `SELECT id, array_remove(tags, 'prod') AS rest, array_to_string(tags, ',', '-') FROM traces WHERE tags @> '{prod}' AND id < 'tr-0100' ORDER BY id`, ordered: true},
+	{name: "tag-string-agg", sql: `SELECT project_id, string_agg(DISTINCT tag, '|' ORDER BY tag) FROM traces, unnest(tags) tag WHERE tag <> '' GROUP BY 1 ORDER BY 1`, ordered: true},
 	{name: "ilike-search", sql: `SELECT id FROM traces WHERE name ILIKE $1 OR id ILIKE $1 ORDER BY id LIMIT 10`, args: []any{"%RAG%"}, ordered: true},
 }
 

@@ -215,6 +215,12 @@ func (g *gen) tags() string {
 			ts = append(ts, t)
 		}
 	}
+	switch g.r.Intn(40) {
+	case 0:
+		ts = append(ts, "NULL")
+	case 1:
+		ts = append(ts, `""`)
+	}
 	return "'{" + strings.Join(ts, ",") + "}'"
 }
 
