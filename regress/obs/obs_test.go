@@ -9,8 +9,11 @@
 //
 // Every query runs over the simple and the extended protocol, first with
 // the rows in Loam's write log, then after CHECKPOINT has moved them into
-// Iceberg files. A query listed in knownGaps must differ exactly as
-// listed: the test fails when it starts to pass or fails another way.
+// Iceberg files, then on a second server with each table's rows split
+// between files and the log; the writes (INSERT … RETURNING, CREATE TABLE
+// … AS, UPDATE, DELETE) run last. A query listed in knownGaps must differ
+// exactly as listed: the test fails when it starts to pass or fails
+// another way, so that the list stays true.
 package obs
 
 import (

@@ -234,6 +234,32 @@ FROM traces t GROUP BY 1 ORDER BY 1`, ordered: true},
 	{name: "tag-not-any-null-element", sql: `SELECT count(*) FILTER (WHERE NOT ('prod' = ANY(tags))), count(*) FILTER (WHERE 'prod' <> ALL(tags)), count(*) FILTER (WHERE array_position(tags, NULL) IS NOT NULL) FROM traces`},
 	{name: "tag-array-remove", sql: `SELECT id, array_remove(tags, 'prod') AS rest, array_to_string(tags, ',', '-') FROM traces WHERE tags @> '{prod}' AND id < 'tr-0100' ORDER BY id`, ordered: true},
 	{name: "tag-string-agg", sql: `SELECT project_id, string_agg(DISTINCT tag, '|' ORDER BY tag) FROM traces, unnest(tags) tag WHERE tag <> '' GROUP BY 1 ORDER BY 1`, ordered: true},
+	{name: "hour-dow-heatmap", sql: `SELECT extract(dow FROM start_time) AS dow, extract(hour FROM start_time) AS hour, count(*) FROM observations GROUP BY 1, 2 ORDER BY 1, 2`, ordered: true},
+	{name: "recursive-observation-tree", sql: `WITH RECURSIVE tree AS (
+  SELECT id, parent_observation_id, 0 AS depth FROM observations WHERE trace_id = 'tr-0042' AND parent_observation_id IS NULL
+  UNION ALL SELECT o.id, o.parent_observation_id, t.depth + 1 FROM observations o JOIN tree t ON o.parent_observation_id = t.id
+) SELECT depth, count(*) FROM tree GROUP BY depth ORDER BY depth`, ordered: true},
+	{name: "limit-offset-params", sql: `SELECT id FROM traces ORDER BY "timestamp", id LIMIT $1 OFFSET $2`, args: []any{5, 100}, ordered: true},
+	{name: "not-in-with-nulls", sql: `SELECT count(*) FROM traces WHERE id NOT IN (SELECT trace_id FROM observations)`},
+	{name: "not-in-without-nulls", sql: `SELECT count(*) FROM traces WHERE id NOT IN (SELECT trace_id FROM observations WHERE trace_id IS NOT NULL)`},
+	{name: "full-join-hourly", sql: `SELECT coalesce(a.h, b.h) AS hour, coalesce(a.n, 0) AS requests, coalesce(b.n, 0) AS responses
+FROM (SELECT date_trunc('hour', created_at) AS h, count(*) AS n FROM request WHERE created_at < '2026-11-01 12:00:00+00' GROUP BY 1) a
+FULL JOIN (SELECT date_trunc('hour', created_at) AS h, count(*) AS n FROM response WHERE created_at < '2026-11-01 12:00:00+00' GROUP BY 1) b ON a.h = b.h
+ORDER BY 1`, ordered: true},
+	{name: "union-except-users", sql: `SELECT user_id FROM traces WHERE user_id IS NOT NULL UNION SELECT user_id FROM request WHERE user_id IS NOT NULL
+EXCEPT SELECT user_id FROM traces WHERE bookmarked ORDER BY 1`, ordered: true},
+	{name: "windowed-filter-count", sql: `SELECT DISTINCT trace_id, count(*) FILTER (WHERE level = 'ERROR') OVER (PARTITION BY trace_id) AS errors,
+  sum(total_tokens) OVER (PARTITION BY trace_id) AS tokens FROM observations WHERE trace_id < 'tr-0060'`},
+	{name: "split-part-provider", sql: `SELECT split_part(model, '-', 1) AS family, substring(model from 1 for 3) AS pre, count(*) FROM observations WHERE model IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`, ordered: true},
+	{name: "array-agg-ordered", sql: `SELECT trace_id, array_agg(type ORDER BY start_time, id) AS steps, array_agg(DISTINCT level ORDER BY level) AS levels FROM observations WHERE trace_id < 'tr-0015' GROUP BY 1 ORDER BY 1`, ordered: true},
+	{name: "any-array-subquery", sql: `SELECT count(*) FROM observations WHERE trace_id = ANY(ARRAY(SELECT id FROM traces WHERE bookmarked))`},
+	{name: "greatest-least-times", sql: `SELECT trace_id, greatest(max(end_time), max(completion_start_time)) AS last_activity, least(min(start_time), min(completion_start_time)) AS first FROM observations WHERE trace_id < 'tr-0020' GROUP BY 1 ORDER BY 1`, ordered: true},
+	{name: "jsonb-build-summary", sql: `SELECT project_id, jsonb_build_object('traces', count(*), 'users', count(DISTINCT user_id), 'bookmarked', count(*) FILTER (WHERE bookmarked)) AS summary FROM traces GROUP BY 1 ORDER BY 1`, ordered: true},
+	{name: "to-char-minute", sql: `SELECT to_char(created_at, 'YYYY-MM-DD HH24:MI') AS minute, count(*) FROM response WHERE created_at < '2026-11-01 03:00:00+00' GROUP BY 1 HAVING count(*) > 0 ORDER BY 1`, ordered: true},
+	{name: "values-join-models", sql: `SELECT v.model, v.price, coalesce(sum(o.prompt_tokens), 0) * v.price / 1000000 AS est_cost
+FROM (VALUES ('gpt-4o', 2.5), ('gpt-4o-mini', 0.15), ('mistral', 1.0)) AS v(model, price) LEFT JOIN observations o ON o.model = v.model
+GROUP BY v.model, v.price ORDER BY v.model`, ordered: true},
+	{name: "order-by-aggregate-not-selected", sql: `SELECT name FROM scores GROUP BY name HAVING count(*) FILTER (WHERE value IS NULL) < 100 ORDER BY sum(coalesce(value, 0)) DESC, name`, ordered: true},
 	{name: "ilike-search", sql: `SELECT id FROM traces WHERE name ILIKE $1 OR id ILIKE $1 ORDER BY id LIMIT 10`, args: []any{"%RAG%"}, ordered: true},
 }
 
