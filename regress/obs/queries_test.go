@@ -273,6 +273,8 @@ SELECT id, 'bot', "timestamp" + interval '1 day' FROM traces WHERE bookmarked OR
 	{name: "ctas-daily-rollup", sql: `CREATE TABLE daily_rollup AS SELECT project_id, date_trunc('day', start_time) AS day, model, count(*) AS n, sum(total_cost) AS cost
 FROM observations GROUP BY 1, 2, 3`},
 	{name: "ctas-read", sql: `SELECT project_id, sum(n), sum(cost) FROM daily_rollup GROUP BY 1 ORDER BY 1`, ordered: true},
+	{name: "ctas-avg-precision", sql: `CREATE TABLE model_avg AS SELECT model, avg(total_cost) AS avg_cost, count(*) AS n FROM observations WHERE type = 'GENERATION' GROUP BY model`},
+	{name: "ctas-avg-read", sql: `SELECT model, avg_cost, n FROM model_avg ORDER BY model NULLS FIRST`, ordered: true},
 	{name: "update-bookmark", sql: `UPDATE traces SET bookmarked = true WHERE id = $1`, args: []any{"tr-0005"}},
 	{name: "delete-scores", sql: `DELETE FROM scores WHERE source = 'ANNOTATION' AND value IS NULL`},
 	{name: "scores-after", sql: `SELECT source, count(*) FROM scores GROUP BY 1 ORDER BY 1`, ordered: true},
