@@ -26,7 +26,7 @@ var knownGaps = map[string]gap{
 	// AS's numeric column is 4.6748550 where PostgreSQL says 4.67485500.
 	"ctas-read": {"values", "an unconstrained numeric column does not keep each value's scale (trailing zeros are lost)"},
 	// The same storage rounds a value to 10 decimal places: avg(total_cost)
-	// of numeric(18,8) has 16 to 20 in PostgreSQL, which CREATE TABLE … AS
+	// of numeric(18,8) has more than 10 in PostgreSQL, which CREATE TABLE … AS
 	// keeps; Loam keeps 10 (a wrong value, not only a lost scale).
 	"ctas-avg-read": {"values", "an unconstrained numeric column is stored at scale 10: digits beyond the tenth decimal place are rounded away"},
 }
