@@ -260,6 +260,16 @@ EXCEPT SELECT user_id FROM traces WHERE bookmarked ORDER BY 1`, ordered: true},
 FROM (VALUES ('gpt-4o', 2.5), ('gpt-4o-mini', 0.15), ('mistral', 1.0)) AS v(model, price) LEFT JOIN observations o ON o.model = v.model
 GROUP BY v.model, v.price ORDER BY v.model`, ordered: true},
 	{name: "order-by-aggregate-not-selected", sql: `SELECT name FROM scores GROUP BY name HAVING count(*) FILTER (WHERE value IS NULL) < 100 ORDER BY sum(coalesce(value, 0)) DESC, name`, ordered: true},
+	{name: "grouping-sets-empty-range", sql: `SELECT model, count(DISTINCT trace_id) FILTER (WHERE level = 'ERROR') AS error_traces, string_agg(DISTINCT name, ',') AS names, sum(total_cost)
+FROM observations WHERE start_time < $1 GROUP BY GROUPING SETS ((model), ())`, args: []any{empty}},
+	{name: "percentiles-empty-range", sql: `SELECT percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY total_tokens), percentile_disc(0.5) WITHIN GROUP (ORDER BY start_time), avg(end_time - start_time), max(metadata->>'env')
+FROM observations WHERE start_time < $1`, args: []any{empty}},
+	{name: "distinct-having-empty-range", sql: `SELECT project_id, count(DISTINCT user_id), count(*) FILTER (WHERE bookmarked) FROM traces WHERE "timestamp" < $1 GROUP BY project_id HAVING count(*) > 0`, args: []any{empty}},
+	{name: "range-frame-both-sides", sql: `SELECT id, count(*) OVER (ORDER BY "timestamp" RANGE BETWEEN INTERVAL '30 minutes' PRECEDING AND INTERVAL '30 minutes' FOLLOWING) AS nearby
+FROM traces WHERE project_id = 'proj-2' ORDER BY "timestamp", id`, ordered: true},
+	{name: "range-frame-date", sql: `SELECT day, n, sum(n) OVER (ORDER BY day RANGE BETWEEN INTERVAL '2 days' PRECEDING AND CURRENT ROW) AS three_day
+FROM (SELECT "timestamp"::date AS day, count(*) AS n FROM traces GROUP BY 1) d ORDER BY day`, ordered: true},
+	{name: "percentile-interval", sql: `SELECT type, percentile_cont(0.5) WITHIN GROUP (ORDER BY end_time - start_time) AS median FROM observations GROUP BY type ORDER BY type`, ordered: true},
 	{name: "ilike-search", sql: `SELECT id FROM traces WHERE name ILIKE $1 OR id ILIKE $1 ORDER BY id LIMIT 10`, args: []any{"%RAG%"}, ordered: true},
 }
 
