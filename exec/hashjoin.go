@@ -314,6 +314,10 @@ func (h *hashJoin) rightCols(ctx context.Context, ri []int32, lcols []arrow.Arra
 	return out, nil
 }
 
+// ExactKey reports types whose equal values are equal bytes, so that a
+// value's text or bits can key a hash table as they are.
+func ExactKey(t types.T) bool { return exactKey(t) }
+
 // exactKey reports types whose equal keys are equal values, bit for bit
 // (not float's -0 and 0, numeric's 1.0 and 1.00 or char's padding).
 func exactKey(t types.T) bool {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 )
 
@@ -72,6 +73,13 @@ func KeyWriter(t types.T, a arrow.Array) func([]byte, int) []byte {
 			}
 			buf = binary.AppendUvarint(buf, uint64(len(k)))
 			return append(buf, k...)
+		}
+	case types.JSONB:
+		s := a.(*array.String)
+		val = func(buf []byte, i int) []byte {
+			v := expr.JSONBKey(s.Value(i))
+			buf = binary.AppendUvarint(buf, uint64(len(v)))
+			return append(buf, v...)
 		}
 	default:
 		s := a.(*array.String)

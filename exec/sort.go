@@ -120,6 +120,15 @@ func SortIndices(ctx context.Context, ec *expr.Ctx, all arrow.RecordBatch, keys 
 			}
 			v = r
 		}
+		if k.Expr.Type().Kind == types.JSONB {
+			// Order jsonb as PostgreSQL's btree does, by rank.
+			r, err := jsonbRanks(v)
+			v.Release()
+			if err != nil {
+				return nil, err
+			}
+			v = r
+		}
 		if k.Expr.Type().Kind == types.Interval {
 			// Order intervals by span; Arrow cannot sort month-day-nano.
 			f := expr.IntervalSortKeys(v)
@@ -278,6 +287,59 @@ func numericRanks(v arrow.Array) (arrow.Array, error) {
 	rank := make([]int64, len(decs))
 	for i, o := range order {
 		if i > 0 && decs[o].Cmp(&decs[order[i-1]]) == 0 {
+			rank[o] = rank[order[i-1]]
+		} else {
+			rank[o] = int64(i)
+		}
+	}
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	defer b.Release()
+	b.Reserve(sa.Len())
+	for i := 0; i < sa.Len(); i++ {
+		if sa.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		b.UnsafeAppend(rank[distinct[sa.Value(i)]])
+	}
+	return b.NewArray(), nil
+}
+
+// jsonbRanks maps jsonb values (carried as text) to int64 ranks that order
+// as PostgreSQL orders jsonb (null < strings < numbers < booleans < arrays
+// < objects); equal values share a rank.
+func jsonbRanks(v arrow.Array) (arrow.Array, error) {
+	sa, ok := v.(*array.String)
+	if !ok {
+		return nil, fmt.Errorf("sort: jsonb column is %s, not text", v.DataType())
+	}
+	distinct := map[string]int{}
+	var texts []string
+	for i := 0; i < sa.Len(); i++ {
+		if sa.IsNull(i) {
+			continue
+		}
+		if _, ok := distinct[sa.Value(i)]; !ok {
+			distinct[sa.Value(i)] = len(texts)
+			texts = append(texts, sa.Value(i))
+		}
+	}
+	vals := make([]*types.JSONValue, len(texts))
+	for i, t := range texts {
+		jv, err := types.ParseJSON(t)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = jv
+	}
+	order := make([]int, len(vals))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return expr.CompareJSONBValues(vals[order[a]], vals[order[b]]) < 0 })
+	rank := make([]int64, len(vals))
+	for i, o := range order {
+		if i > 0 && expr.CompareJSONBValues(vals[o], vals[order[i-1]]) == 0 {
 			rank[o] = rank[order[i-1]]
 		} else {
 			rank[o] = int64(i)

@@ -38,13 +38,20 @@ const (
 	// determines without listing it (a column of a table whose primary
 	// key is grouped), the value of the group's first row.
 	GroupValue
+	// JSONAgg and the rest build json/jsonb from a group's rows:
+	// json_agg(x), jsonb_agg(x), json_object_agg(k, v), jsonb_object_agg(k, v).
+	JSONAgg
+	JSONBAgg
+	JSONObjectAgg
+	JSONBObjectAgg
 )
 
 var funcNames = [...]string{CountStar: "count", Count: "count", Sum: "sum", Avg: "avg", Min: "min", Max: "max",
 	StddevSamp: "stddev_samp", StddevPop: "stddev_pop", VarSamp: "var_samp", VarPop: "var_pop",
 	BoolAnd: "bool_and", BoolOr: "bool_or", StringAgg: "string_agg", ArrayAgg: "array_agg",
 	PercentileCont: "percentile_cont", PercentileDisc: "percentile_disc", Mode: "mode",
-	ApproxPercentile: "approx_percentile", ApproxCountDistinct: "approx_count_distinct", GroupValue: "group_value"}
+	ApproxPercentile: "approx_percentile", ApproxCountDistinct: "approx_count_distinct", GroupValue: "group_value",
+	JSONAgg: "json_agg", JSONBAgg: "jsonb_agg", JSONObjectAgg: "json_object_agg", JSONBObjectAgg: "jsonb_object_agg"}
 
 func (f Func) String() string { return funcNames[f] }
 
@@ -57,12 +64,28 @@ var lookup = map[string]Func{
 	"percentile_cont": PercentileCont, "percentile_disc": PercentileDisc, "mode": Mode,
 	"approx_percentile": ApproxPercentile, "approx_quantile": ApproxPercentile,
 	"approx_count_distinct": ApproxCountDistinct,
+	"json_agg":              JSONAgg, "jsonb_agg": JSONBAgg, "json_object_agg": JSONObjectAgg, "jsonb_object_agg": JSONBObjectAgg,
 }
 
 // Lookup finds an aggregate by name; ok is false for non-aggregates.
 func Lookup(name string) (Func, bool) {
 	f, ok := lookup[name]
 	return f, ok
+}
+
+// Collects reports whether f keeps a group's rows and so depends on their
+// order (ORDER BY inside the call matters).
+func (f Func) Collects() bool {
+	switch f {
+	case StringAgg, ArrayAgg, JSONAgg, JSONBAgg, JSONObjectAgg, JSONBObjectAgg:
+		return true
+	}
+	return false
+}
+
+// TwoArgs reports whether f takes a second argument (Arg2).
+func (f Func) TwoArgs() bool {
+	return f == StringAgg || f == JSONObjectAgg || f == JSONBObjectAgg
 }
 
 // MultiFrac reports whether a is percentile_*(float8[]), whose result is
@@ -87,8 +110,9 @@ type Order struct {
 type Agg struct {
 	Fn  Func
 	Arg expr.Expr // nil for count(*) and mode(); the sorted value of WITHIN GROUP
-	// Arg2 is string_agg's delimiter, or percentile_*'s fraction when it
-	// uses grouped columns (evaluated per row; see fractions).
+	// Arg2 is string_agg's delimiter, json_object_agg's value, or
+	// percentile_*'s fraction when it uses grouped columns (evaluated per
+	// row; see fractions).
 	Arg2 expr.Expr
 	// Frac is the constant fraction of percentile_* and approx_percentile,
 	// a float8, or for percentile_*(ARRAY[…]) a float8[] with one result
@@ -197,7 +221,7 @@ func ResultType(fn Func, arg types.T) (types.T, bool) {
 		}
 	case Min, Max:
 		switch arg.Kind {
-		case types.Bool, types.Bytea, types.JSON, types.Unknown, types.Array:
+		case types.Bool, types.Bytea, types.JSON, types.JSONB, types.Unknown, types.Array:
 			return types.T{}, false
 		}
 		return arg, true
@@ -212,6 +236,14 @@ func ResultType(fn Func, arg types.T) (types.T, bool) {
 	case ArrayAgg:
 		if arg.Kind != types.Array && arg.Kind != types.Unknown {
 			return types.ArrayOf(arg.Kind), true
+		}
+	case JSONAgg, JSONObjectAgg:
+		if arg.Kind != types.Unknown {
+			return types.TJSON, true
+		}
+	case JSONBAgg, JSONBObjectAgg:
+		if arg.Kind != types.Unknown {
+			return types.TJSONB, true
 		}
 	case PercentileCont:
 		if arg.Kind == types.Float8 || arg.Kind == types.Interval {

@@ -181,7 +181,9 @@ func (h *hashAggOp) consume(rec arrow.RecordBatch) error {
 			h.keys = append(h.keys, row)
 			return g
 		}
-		if sa, ok := keyCols[0].(*array.String); ok && len(keyCols) == 1 {
+		// One text key groups by its bytes; numeric (1.0 and 1.00) and
+		// jsonb hold equal values of other bytes, which KeyWriter keys.
+		if sa, ok := keyCols[0].(*array.String); ok && len(keyCols) == 1 && exec.ExactKey(h.groupBy[0].Type()) {
 			h.stringGroups(sa, gids, newGroup)
 		} else {
 			writers := make([]func([]byte, int) []byte, len(keyCols))

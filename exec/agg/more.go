@@ -340,7 +340,9 @@ func cmpDatum(t types.T, a, b *types.Datum) int {
 		return expr.CompareNumericText(a.S, b.S)
 	case types.Bytea:
 		return bytes.Compare(a.B, b.B)
-	case types.Text, types.Varchar, types.Char, types.UUID, types.JSONB, types.Unknown, types.Array, types.JSON:
+	case types.JSONB:
+		return expr.CompareJSONB(a.S, b.S)
+	case types.Text, types.Varchar, types.Char, types.UUID, types.Unknown, types.Array, types.JSON:
 		return strings.Compare(a.S, b.S)
 	}
 	return cmpInt(a.I, b.I)
@@ -355,6 +357,7 @@ type collectState struct {
 	order  []Order
 	ordTs  []types.T
 	hasDel bool
+	arg2T  types.T // Arg2's type: the delimiter's, json_object_agg's value's
 	loc    *time.Location
 	rows   [][]crow
 	trash  bool
@@ -367,6 +370,9 @@ type crow struct {
 
 func newCollectState(a Agg, ec *expr.Ctx) state {
 	s := &collectState{fn: a.Fn, argT: a.Arg.Type(), out: a.T, order: a.Order, hasDel: a.Arg2 != nil}
+	if a.Arg2 != nil {
+		s.arg2T = a.Arg2.Type()
+	}
 	if ec != nil {
 		s.loc = ec.Loc
 	}
@@ -404,9 +410,9 @@ func (s *collectState) update(gids []int32, arg arrow.Array, extra []arrow.Array
 		}
 		if delim != nil {
 			if delim.IsNull(i) {
-				r.delim = types.NullOf(types.TText)
+				r.delim = types.NullOf(s.arg2T)
 			} else {
-				r.delim = types.DatumAt(types.TText, delim, i)
+				r.delim = types.DatumAt(s.arg2T, delim, i)
 				r.delim.S = strings.Clone(r.delim.S)
 			}
 		}
@@ -469,6 +475,16 @@ func (s *collectState) finish() (arrow.Array, error) {
 			sort.SliceStable(rows, func(i, j int) bool { return s.less(&rows[i], &rows[j]) })
 		}
 		buf = buf[:0]
+		switch s.fn {
+		case JSONAgg, JSONBAgg, JSONObjectAgg, JSONBObjectAgg:
+			d, err := s.jsonOf(rows)
+			if err != nil {
+				b.Finish().Release()
+				return nil, err
+			}
+			b.Append(d)
+			continue
+		}
 		if s.fn == StringAgg {
 			for i, r := range rows {
 				if i > 0 && !r.delim.Null {
@@ -493,6 +509,50 @@ func (s *collectState) finish() (arrow.Array, error) {
 		b.Append(types.Datum{T: s.out, S: string(buf)})
 	}
 	return b.Finish(), nil
+}
+
+// jsonOf builds a json aggregate's value of a group's rows: json_agg
+// and json_object_agg print as PostgreSQL's do ("[1, 2]", "{ "a" : 1 }"),
+// the jsonb ones normalize that text.
+func (s *collectState) jsonOf(rows []crow) (types.Datum, error) {
+	c := &expr.Ctx{Loc: s.loc}
+	var b strings.Builder
+	object := s.fn == JSONObjectAgg || s.fn == JSONBObjectAgg
+	if object {
+		b.WriteString("{ ")
+	} else {
+		b.WriteByte('[')
+	}
+	for i, r := range rows {
+		if i > 0 {
+			b.WriteString(", ")
+			if s.fn == JSONAgg && !r.v.Null && (s.argT.Kind == types.Array || s.argT.Kind == types.Record) {
+				// json_agg puts each array or row after the first on a
+				// line of its own, as PostgreSQL's does.
+				b.WriteString("\n ")
+			}
+		}
+		if !object {
+			expr.AppendToJSON(&b, c, r.v)
+			continue
+		}
+		if r.v.Null {
+			return types.Datum{}, pgerr.New(pgerr.InvalidParameterValue, "field name must not be null")
+		}
+		types.AppendJSONString(&b, expr.JSONKeyText(c, r.v))
+		b.WriteString(" : ")
+		expr.AppendToJSON(&b, c, r.delim)
+	}
+	if object {
+		b.WriteString(" }")
+	} else {
+		b.WriteByte(']')
+	}
+	if s.fn == JSONAgg || s.fn == JSONObjectAgg {
+		return types.Datum{T: types.TJSON, S: b.String()}, nil
+	}
+	n, err := types.NormalizeJSONB(b.String())
+	return types.Datum{T: types.TJSONB, S: n}, err
 }
 
 // contState is percentile_cont over float8: each group's values, sorted at

@@ -29,7 +29,7 @@ func newState(a Agg, ec *expr.Ctx) state {
 		return newVarState(a, argT)
 	case BoolAnd, BoolOr:
 		return &boolState{and: a.Fn == BoolAnd}
-	case StringAgg, ArrayAgg:
+	case StringAgg, ArrayAgg, JSONAgg, JSONBAgg, JSONObjectAgg, JSONBObjectAgg:
 		return newCollectState(a, ec)
 	case PercentileCont:
 		if argT.Kind == types.Interval {

@@ -407,8 +407,10 @@ func (rd *Reader) parseCSV(line []byte) (bool, error) {
 		}
 		c := line[i]
 		switch {
-		case inQuotes && c == esc && i+1 < len(line) && line[i+1] == q:
-			buf = append(buf, q)
+		case inQuotes && c == esc && i+1 < len(line) && (line[i+1] == q || line[i+1] == esc):
+			// The escape character quotes the quote and itself (ESCAPE
+			// '\' reads 'a\\b' as a\b, as PostgreSQL does).
+			buf = append(buf, line[i+1])
 			i += 2
 		case inQuotes && c == q:
 			inQuotes = false
@@ -520,11 +522,14 @@ func (rd *Reader) readBinaryRow() (bool, error) {
 		if size < 0 {
 			return false, rd.formatErr(pgerr.BadCopyFileFormat, "invalid field size")
 		}
-		if cap(rd.scratch) < int(size) {
-			rd.scratch = make([]byte, size)
+		if size > maxFieldSize {
+			e := rd.formatErr(pgerr.ProgramLimitExceeded, "out of memory").(*pgerr.Error)
+			e.Detail = fmt.Sprintf("Cannot enlarge string buffer containing 0 bytes by %d more bytes.", size)
+			return false, e
 		}
-		b := rd.scratch[:size]
-		if _, err := io.ReadFull(rd.r, b); err != nil {
+		b, err := readField(rd.r, rd.scratch[:0], int(size))
+		rd.scratch = b[:0]
+		if err != nil {
 			if !isEOF(err) {
 				return false, err
 			}
@@ -565,7 +570,9 @@ func appender(t types.T, b array.Builder, loc *time.Location) func([]byte) error
 		bb := b.(*array.Float64Builder)
 		return func(f []byte) error {
 			v, err := strconv.ParseFloat(str(f), 64)
-			if err != nil {
+			if err != nil || v == 0 {
+				// ParseText words the errors and refuses underflow
+				// (1e-400), which ParseFloat rounds to 0.
 				d, err := types.ParseText(t, string(f), loc)
 				if err != nil {
 					return err
@@ -600,6 +607,29 @@ func appender(t types.T, b array.Builder, loc *time.Location) func([]byte) error
 		expr.AppendDatum(b, d)
 		return nil
 	}
+}
+
+// maxFieldSize is the largest binary field PostgreSQL takes (its
+// MaxAllocSize, 1 GB less a byte).
+const maxFieldSize = 1<<30 - 1
+
+// readField reads a binary field of n bytes into buf, growing it as the
+// bytes arrive: the length is the client's word, and a field that claims
+// a gigabyte and ends after a few bytes must not allocate the gigabyte.
+func readField(r io.Reader, buf []byte, n int) ([]byte, error) {
+	const step = 1 << 20
+	for len(buf) < n {
+		k := min(n-len(buf), step)
+		if cap(buf)-len(buf) < k {
+			buf = append(buf[:cap(buf)], make([]byte, k-(cap(buf)-len(buf)))...)[:len(buf)]
+		}
+		m, err := io.ReadFull(r, buf[len(buf):len(buf)+k])
+		buf = buf[:len(buf)+m]
+		if err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
 }
 
 func isEOF(err error) bool { return err == io.EOF || err == io.ErrUnexpectedEOF }

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
@@ -185,5 +187,57 @@ func TestBinaryInfinity(t *testing.T) {
 	d := rec.Column(2).(*array.Date32).Value(0)
 	if int64(ts) != math.MaxInt64 || int64(tz) != math.MinInt64 || int32(d) != math.MaxInt32 {
 		t.Errorf("got %d, %d, %d; want the int64/int32 extremes", ts, tz, d)
+	}
+}
+
+// A float that rounds to zero (1e-400) is 22003, as PostgreSQL's float8in
+// says, while zeros and denormals load.
+func TestFloatUnderflow(t *testing.T) {
+	cols := []Column{{Name: "f", T: types.TFloat8}}
+	for _, c := range []struct {
+		in   string
+		code string
+	}{{"0\n-0\n0e-400\n1e-320\n", ""}, {"1e-400\n", pgerr.NumericValueOutOfRange}, {"1e400\n", pgerr.NumericValueOutOfRange}} {
+		rd := NewReader(strings.NewReader(c.in), textOpts(), "t", cols, time.UTC, nil)
+		var err error
+		for {
+			var rec arrow.RecordBatch
+			if rec, err = rd.Next(); err != nil || rec == nil {
+				break
+			}
+			rec.Release()
+		}
+		rd.Close()
+		if c.code == "" && err != nil || c.code != "" && pgerr.Code(err) != c.code {
+			t.Errorf("%q: %v, want SQLSTATE %q", c.in, err, c.code)
+		}
+	}
+}
+
+// A binary field's length is the client's word: one that claims more
+// bytes than follow is a format error found without allocating the
+// claimed size (it hung the fuzzer zeroing 1.7 GB a row), and one beyond
+// PostgreSQL's 1 GB field limit is 54000.
+func TestBinaryFieldLengthLies(t *testing.T) {
+	header := []byte("PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00")[:19]
+	row := func(size uint32) []byte {
+		b := binary.BigEndian.AppendUint16(bytes.Clone(header), 3)
+		b = binary.BigEndian.AppendUint32(b, size)
+		return append(b, "a few bytes"...)
+	}
+	for _, c := range []struct {
+		size uint32
+		code string
+	}{{0x3fff0000, pgerr.BadCopyFileFormat}, {0x68097461, pgerr.ProgramLimitExceeded}} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := readAll(t, bytes.NewReader(row(c.size)), Options{Format: Binary})
+		runtime.ReadMemStats(&after)
+		if pgerr.Code(err) != c.code {
+			t.Errorf("field of %d bytes: %v, want SQLSTATE %s", c.size, err, c.code)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 256<<20 {
+			t.Errorf("field of %d bytes: allocated %d MB", c.size, grew>>20)
+		}
 	}
 }

@@ -98,6 +98,9 @@ func CastDatum(d types.Datum, to types.T, loc *time.Location) (types.Datum, erro
 	if from.Kind == types.Unknown || from.IsString() && !to.IsString() {
 		return types.ParseText(to, d.S, loc)
 	}
+	if from.Kind == types.JSONB && (to.IsNumeric() || to.Kind == types.Bool) {
+		return castJSONBScalar(d, to, loc)
+	}
 	if to.IsString() || to.Kind == types.JSON || to.Kind == types.JSONB {
 		s := types.FormatText(d, loc)
 		if from.Kind == types.Bool && to.IsString() {
@@ -206,11 +209,14 @@ func CastDatum(d types.Datum, to types.T, loc *time.Location) (types.Datum, erro
 		}
 		out.I = v
 	case from.Kind == types.Numeric && (to.Kind == types.Float4 || to.Kind == types.Float8):
-		dec, err := types.ParseDec(d.S)
+		// As PostgreSQL's numeric_float8, through the float's text
+		// input: a value beyond the type's range (1e400, 1e-400) is
+		// 22003, not ±Infinity or 0.
+		f, err := types.ParseText(to, d.S, nil)
 		if err != nil {
 			return out, err
 		}
-		out.F = dec.Float()
+		out.F = f.F
 	case from.Kind == types.Bool && to.Kind == types.Int4, from.Kind == types.Int4 && to.Kind == types.Bool:
 		out.I = d.I
 		if to.Kind == types.Bool && d.I != 0 {

@@ -117,6 +117,15 @@ func compareArrays(op CmpOp, t types.T, l, r arrow.Array) arrow.Array {
 		for i := range out {
 			out[i] = op.holds(types.CmpInterval(types.IntervalFromArrow(lv[i]), types.IntervalFromArrow(rv[i])))
 		}
+	case types.JSONB:
+		// jsonb orders as PostgreSQL's btree does (9 < 10, 1.0 = 1).
+		la, ra := l.(*array.String), r.(*array.String)
+		for i := range out {
+			if la.IsNull(i) || ra.IsNull(i) {
+				continue
+			}
+			out[i] = op.holds(CompareJSONB(la.Value(i), ra.Value(i)))
+		}
 	case types.Char:
 		la, ra := l.(*array.String), r.(*array.String)
 		for i := range out {

@@ -243,21 +243,56 @@ func JSONExists(l, r Expr) Expr {
 			if err != nil {
 				return types.Datum{}, err
 			}
-			k := a[1].S
-			switch v.Kind {
-			case 'o':
-				return types.BoolDatum(field(v, k) != nil), nil
-			case 'a':
-				for _, m := range v.Vals {
-					if m.Kind == 's' && m.Str == k {
-						return types.BoolDatum(true), nil
-					}
-				}
-				return types.BoolDatum(false), nil
-			case 's':
-				return types.BoolDatum(v.Str == k), nil
+			return types.BoolDatum(hasKey(v, a[1].S)), nil
+		}}
+}
+
+// hasKey is ?'s test: an object's key, a string element of an array, or
+// the string a scalar is (jsonb stores it as a one-element array).
+func hasKey(v *types.JSONValue, k string) bool {
+	switch v.Kind {
+	case 'o':
+		return field(v, k) != nil
+	case 'a':
+		for _, m := range v.Vals {
+			if m.Kind == 's' && m.Str == k {
+				return true
 			}
-			return types.BoolDatum(false), nil
+		}
+		return false
+	case 's':
+		return v.Str == k
+	}
+	return false
+}
+
+// JSONExistsAnyAll is `jsonb ?| text[]` (any key exists) or, with all,
+// `jsonb ?& text[]` (every key exists). NULL keys are skipped, as
+// PostgreSQL's jsonb_exists_any/_all do.
+func JSONExistsAnyAll(l, r Expr, all bool) Expr {
+	name := "?|"
+	if all {
+		name = "?&"
+	}
+	return &Func{Name: name, Args: []Expr{l, r}, T: types.TBool, Strict: true,
+		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			v, err := jsonOf(a[0])
+			if err != nil {
+				return types.Datum{}, err
+			}
+			keys, err := ParseTextArray(a[1].S)
+			if err != nil {
+				return types.Datum{}, err
+			}
+			for _, k := range keys {
+				if k == nil {
+					continue
+				}
+				if hasKey(v, *k) != all {
+					return types.BoolDatum(!all), nil
+				}
+			}
+			return types.BoolDatum(all), nil
 		}}
 }
 

@@ -35,6 +35,10 @@ func appendToJSON(b *strings.Builder, c *Ctx, d types.Datum) {
 		}
 	case types.JSON, types.JSONB:
 		b.WriteString(d.S)
+	case types.Array:
+		appendArrayJSON(b, c, d)
+	case types.Record:
+		appendRecordJSON(b, c, d)
 	case types.Timestamp, types.TimestampTZ:
 		s := strings.Replace(types.FormatText(d, c.Loc), " ", "T", 1)
 		if d.T.Kind == types.TimestampTZ {
@@ -47,6 +51,64 @@ func appendToJSON(b *strings.Builder, c *Ctx, d types.Datum) {
 	default:
 		types.AppendJSONString(b, textOf(c, d))
 	}
+}
+
+// appendArrayJSON writes an array as to_json does: a JSON array of its
+// elements, each converted as to_json converts it, with no blanks.
+func appendArrayJSON(b *strings.Builder, c *Ctx, d types.Datum) {
+	elems, null, err := types.SplitArrayText(d.S)
+	if err != nil {
+		types.AppendJSONString(b, d.S)
+		return
+	}
+	et := types.Of(d.T.Elem)
+	b.WriteByte('[')
+	for i, s := range elems {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if null[i] {
+			b.WriteString("null")
+			continue
+		}
+		e, err := types.ParseText(et, s, c.Loc)
+		if err != nil {
+			types.AppendJSONString(b, s)
+			continue
+		}
+		appendToJSON(b, c, e)
+	}
+	b.WriteByte(']')
+}
+
+// appendRecordJSON writes a row as to_json does: an object of its fields
+// by name, with no blanks. A row of unknown shape is its text, quoted.
+func appendRecordJSON(b *strings.Builder, c *Ctx, d types.Datum) {
+	fields := types.RecordFields(d.T)
+	vals, null, err := types.SplitRecordText(d.S)
+	if fields == nil || err != nil || len(vals) != len(fields) {
+		types.AppendJSONString(b, d.S)
+		return
+	}
+	b.WriteByte('{')
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		types.AppendJSONString(b, f.Name)
+		b.WriteByte(':')
+		if null[i] {
+			b.WriteString("null")
+			continue
+		}
+		e, err := types.ParseText(f.T, vals[i], c.Loc)
+		if err != nil {
+			types.AppendJSONString(b, vals[i])
+			continue
+		}
+		appendToJSON(b, c, e)
+	}
+	b.WriteByte('}')
 }
 
 func buildObject(c *Ctx, a []types.Datum, jsonb bool, name string) (types.Datum, error) {
@@ -112,6 +174,11 @@ func init() {
 			return jsonResult(b.String(), jsonb)
 		}}}, "to_"+prefix)
 	}
+	register([]Overload{{Args: []types.Kind{types.Record}, Ret: types.TJSON, Strict: true, Fn: func(c *Ctx, a []types.Datum) (types.Datum, error) {
+		var b strings.Builder
+		appendRecordJSON(&b, c, a[0])
+		return types.Datum{T: types.TJSON, S: b.String()}, nil
+	}}}, "row_to_json")
 	overlay := func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 		count := int64(runeLen(a[1].S))
 		if len(a) > 3 {
@@ -129,3 +196,9 @@ func init() {
 	}
 	register([]Overload{sig(text, overlay, text, text, int4), sig(text, overlay, text, text, int4, int4)}, "overlay")
 }
+
+// AppendToJSON writes d as to_json does, for the json aggregates.
+func AppendToJSON(b *strings.Builder, c *Ctx, d types.Datum) { appendToJSON(b, c, d) }
+
+// JSONKeyText is a json object key made of d: its text.
+func JSONKeyText(c *Ctx, d types.Datum) string { return textOf(c, d) }

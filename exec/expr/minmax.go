@@ -25,6 +25,8 @@ func CompareDatums(a, b types.Datum) int {
 		return bytes.Compare(a.B, b.B)
 	case types.Char:
 		return strings.Compare(strings.TrimRight(a.S, " "), strings.TrimRight(b.S, " "))
+	case types.JSONB:
+		return CompareJSONB(a.S, b.S)
 	case types.Interval:
 		// By span, as the comparison operators: '2 hours' > '90 minutes'.
 		return types.CmpInterval(a.Interval(), b.Interval())

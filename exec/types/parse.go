@@ -117,6 +117,11 @@ func ParseText(t T, s string, loc *time.Location) (Datum, error) {
 				}
 				return d, badInput(t, s)
 			}
+			if v == 0 && nonzeroMantissa(str) {
+				// Underflow: PostgreSQL's float8in refuses what rounds
+				// to zero (denormals are kept).
+				return d, pgerr.New(pgerr.NumericValueOutOfRange, "%q is out of range for type %s", s, kindNames[t.Kind])
+			}
 			f = v
 		}
 		d.F = f
@@ -576,4 +581,18 @@ func parseTimestampSlow(s string, withZone bool, loc *time.Location) (int64, err
 	}
 	// The wall clock is in zl: find its UTC instant.
 	return WallToInstant(base, zl), nil
+}
+
+// nonzeroMantissa reports whether a float's text has a digit other than 0
+// before its exponent.
+func nonzeroMantissa(s string) bool {
+	for _, c := range s {
+		switch {
+		case c == 'e' || c == 'E':
+			return false
+		case c >= '1' && c <= '9':
+			return true
+		}
+	}
+	return false
 }

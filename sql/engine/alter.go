@@ -23,7 +23,11 @@ func (s *Session) alterTable(ctx context.Context, at *pg.AlterTableStmt, q strin
 	}
 	for _, n := range at.Cmds {
 		if c := n.GetAlterTableCmd(); c == nil || c.Subtype != pg.AlterTableType_AT_ColumnDefault {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "this ALTER TABLE action is not supported yet; only ALTER COLUMN … SET DEFAULT and DROP DEFAULT are").
+			what := "this ALTER TABLE action"
+			if c != nil {
+				what = "ALTER TABLE … " + parse.AlterTableActionName(c.Subtype)
+			}
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet; only ALTER COLUMN … SET DEFAULT and DROP DEFAULT are", what).
 				WithPosition(parse.CharPos(q, int(rv.Location)))
 		}
 	}

@@ -282,3 +282,60 @@ func NodeLocation(n *pg.Node) int32 {
 	}
 	return int32(f.Int())
 }
+
+// AlterTableActionName is the SQL of an ALTER TABLE action: ADD COLUMN,
+// ALTER COLUMN … TYPE.
+func AlterTableActionName(t pg.AlterTableType) string {
+	if name, ok := alterTableActions[t]; ok {
+		return name
+	}
+	return "this ALTER TABLE action"
+}
+
+var alterTableActions = map[pg.AlterTableType]string{
+	pg.AlterTableType_AT_AddColumn:                 "ADD COLUMN",
+	pg.AlterTableType_AT_ColumnDefault:             "ALTER COLUMN … SET/DROP DEFAULT",
+	pg.AlterTableType_AT_DropNotNull:               "ALTER COLUMN … DROP NOT NULL",
+	pg.AlterTableType_AT_SetNotNull:                "ALTER COLUMN … SET NOT NULL",
+	pg.AlterTableType_AT_DropExpression:            "ALTER COLUMN … DROP EXPRESSION",
+	pg.AlterTableType_AT_SetStatistics:             "ALTER COLUMN … SET STATISTICS",
+	pg.AlterTableType_AT_SetOptions:                "ALTER COLUMN … SET (…)",
+	pg.AlterTableType_AT_ResetOptions:              "ALTER COLUMN … RESET (…)",
+	pg.AlterTableType_AT_SetStorage:                "ALTER COLUMN … SET STORAGE",
+	pg.AlterTableType_AT_SetCompression:            "ALTER COLUMN … SET COMPRESSION",
+	pg.AlterTableType_AT_DropColumn:                "DROP COLUMN",
+	pg.AlterTableType_AT_AddConstraint:             "ADD CONSTRAINT",
+	pg.AlterTableType_AT_AlterConstraint:           "ALTER CONSTRAINT",
+	pg.AlterTableType_AT_ValidateConstraint:        "VALIDATE CONSTRAINT",
+	pg.AlterTableType_AT_DropConstraint:            "DROP CONSTRAINT",
+	pg.AlterTableType_AT_AlterColumnType:           "ALTER COLUMN … TYPE",
+	pg.AlterTableType_AT_ChangeOwner:               "OWNER TO",
+	pg.AlterTableType_AT_ClusterOn:                 "CLUSTER ON",
+	pg.AlterTableType_AT_DropCluster:               "SET WITHOUT CLUSTER",
+	pg.AlterTableType_AT_SetLogged:                 "SET LOGGED",
+	pg.AlterTableType_AT_SetUnLogged:               "SET UNLOGGED",
+	pg.AlterTableType_AT_SetAccessMethod:           "SET ACCESS METHOD",
+	pg.AlterTableType_AT_SetTableSpace:             "SET TABLESPACE",
+	pg.AlterTableType_AT_SetRelOptions:             "SET (…)",
+	pg.AlterTableType_AT_ResetRelOptions:           "RESET (…)",
+	pg.AlterTableType_AT_EnableTrig:                "ENABLE TRIGGER",
+	pg.AlterTableType_AT_DisableTrig:               "DISABLE TRIGGER",
+	pg.AlterTableType_AT_EnableRule:                "ENABLE RULE",
+	pg.AlterTableType_AT_DisableRule:               "DISABLE RULE",
+	pg.AlterTableType_AT_AddInherit:                "INHERIT",
+	pg.AlterTableType_AT_DropInherit:               "NO INHERIT",
+	pg.AlterTableType_AT_AddOf:                     "OF",
+	pg.AlterTableType_AT_DropOf:                    "NOT OF",
+	pg.AlterTableType_AT_ReplicaIdentity:           "REPLICA IDENTITY",
+	pg.AlterTableType_AT_EnableRowSecurity:         "ENABLE ROW LEVEL SECURITY",
+	pg.AlterTableType_AT_DisableRowSecurity:        "DISABLE ROW LEVEL SECURITY",
+	pg.AlterTableType_AT_ForceRowSecurity:          "FORCE ROW LEVEL SECURITY",
+	pg.AlterTableType_AT_NoForceRowSecurity:        "NO FORCE ROW LEVEL SECURITY",
+	pg.AlterTableType_AT_AttachPartition:           "ATTACH PARTITION",
+	pg.AlterTableType_AT_DetachPartition:           "DETACH PARTITION",
+	pg.AlterTableType_AT_AddIdentity:               "ALTER COLUMN … ADD GENERATED AS IDENTITY",
+	pg.AlterTableType_AT_SetIdentity:               "ALTER COLUMN … SET GENERATED",
+	pg.AlterTableType_AT_DropIdentity:              "ALTER COLUMN … DROP IDENTITY",
+	pg.AlterTableType_AT_GenericOptions:            "OPTIONS (…)",
+	pg.AlterTableType_AT_AlterColumnGenericOptions: "ALTER COLUMN … OPTIONS (…)",
+}

@@ -64,6 +64,11 @@ func TestNamesAreSQL(t *testing.T) {
 			t.Errorf("statement name %q is not SQL", n)
 		}
 	}
+	for _, n := range alterTableActions {
+		if strings.Contains(n, "AT_") || strings.Contains(n, "_") {
+			t.Errorf("ALTER TABLE action name %q is not SQL", n)
+		}
+	}
 	for _, n := range exprNames {
 		if strings.Contains(n, "Expr") || strings.Contains(n, "_") && !strings.HasPrefix(n, "JSON_") {
 			t.Errorf("expression name %q is not SQL", n)

@@ -25,7 +25,11 @@ type scopeCol struct {
 	// system columns (a catalog's tableoid) are left out of * and
 	// NATURAL joins, as PostgreSQL's are.
 	system bool
-	origin origin
+	// rowName is the table alias of a function in FROM that returns a
+	// scalar: its whole-row reference (tool in jsonb_array_elements(x) AS
+	// tool) is the value, so an unqualified rowName reads this column.
+	rowName string
+	origin  origin
 	// rel numbers the base table named in FROM the column is read from
 	// (0: a derived table, view, CTE or join column); key marks its
 	// primary key's columns. GROUP BY a primary key groups the rest of
@@ -87,6 +91,16 @@ func (s *scope) resolve(tbl, name string) (int, error) {
 				return -1, pgerr.New(pgerr.AmbiguousColumn, "column reference %q is ambiguous", name)
 			}
 			found = i
+		}
+	}
+	if found < 0 && tbl == "" {
+		for i, c := range s.cols {
+			if c.rowName == name && !c.hidden {
+				if found >= 0 {
+					return -1, pgerr.New(pgerr.AmbiguousColumn, "column reference %q is ambiguous", name)
+				}
+				found = i
+			}
 		}
 	}
 	if found < 0 {
@@ -436,11 +450,14 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 		a.Fn = agg.CountStar
 	default:
 		want := 1
-		if fn == agg.StringAgg || fn == agg.ApproxPercentile {
+		if fn.TwoArgs() || fn == agg.ApproxPercentile {
 			want = 2
 		}
 		if len(args) != want {
 			return nil, undefined()
+		}
+		if (fn == agg.JSONAgg || fn == agg.JSONBAgg) && args[0].Type().Kind == types.Unknown {
+			return nil, pgerr.New(pgerr.DatatypeMismatch, "could not determine polymorphic type because input has type unknown")
 		}
 		arg, err := b.untypedAggArg(fn, args[0], fc.Location)
 		if err != nil {
@@ -457,6 +474,11 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 		case agg.ApproxPercentile:
 			var err error
 			if a.Frac, err = frac(args[1]); err != nil {
+				return nil, err
+			}
+		case agg.JSONObjectAgg, agg.JSONBObjectAgg:
+			// Keys and values are "any": a literal is text.
+			if a.Arg2, err = b.untypedAggArg(agg.StringAgg, args[1], fc.Location); err != nil {
 				return nil, err
 			}
 		}
@@ -484,12 +506,13 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 			case pg.SortByNulls_SORTBY_NULLS_LAST:
 				k.NullsFirst = false
 			}
-			// Only string_agg and array_agg depend on their input order.
-			if fn == agg.StringAgg || fn == agg.ArrayAgg {
+			// Only the aggregates that collect their rows depend on their
+			// input order.
+			if fn.Collects() {
 				a.Order = append(a.Order, k)
 			}
 		}
-		if a.Distinct && len(a.Order) == 0 && (fn == agg.StringAgg || fn == agg.ArrayAgg) {
+		if a.Distinct && len(a.Order) == 0 && fn.Collects() {
 			// PostgreSQL removes duplicates by sorting on the arguments, so
 			// the result comes out in their order.
 			a.Order = []agg.Order{{Expr: a.Arg}}
@@ -564,6 +587,11 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", name).WithPosition(pos(b.p.query, cr.Location))
 		}
 		i, err := b.sc.resolve(tbl, name)
+		if err != nil && len(cr.Fields) == 1 && pgerr.Code(err) == pgerr.UndefinedColumn {
+			if e, ok := b.wholeRow(name); ok {
+				return e, nil
+			}
+		}
 		if err != nil {
 			if code := pgerr.Code(err); code == pgerr.UndefinedColumn || code == pgerr.UndefinedTable {
 				if e, ok, err := b.p.outerColumn(tbl, name, cr.Location, b.inAgg); ok || err != nil {
@@ -596,9 +624,10 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		// Loam compares strings bytewise, which is what the collations
 		// clients name (default in a C.UTF-8 database, C, POSIX) do.
 		cc := n.GetCollateClause()
-		name := strings.ToLower(cc.Collname[len(cc.Collname)-1].GetString_().Sval)
+		// Names are case-sensitive, as PostgreSQL's: "C", not "c".
+		name := cc.Collname[len(cc.Collname)-1].GetString_().Sval
 		switch name {
-		case "default", "c", "posix", "ucs_basic":
+		case "default", "C", "POSIX", "ucs_basic":
 		default:
 			return nil, pgerr.New(pgerr.UndefinedObject, "collation %q for encoding \"UTF8\" does not exist", name).WithPosition(pos(b.p.query, cc.Location))
 		}
@@ -612,6 +641,9 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		return e, nil
 	case n.GetTypeCast() != nil:
 		tc := n.GetTypeCast()
+		if isJSONPathType(tc.TypeName) {
+			return b.jsonPathCast(tc)
+		}
 		t, err := TypeOf(tc.TypeName, b.p.query)
 		if err != nil {
 			return nil, err
@@ -639,6 +671,9 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		}
 		if _, ok := arg.(*paramRef); ok {
 			return b.coerce(arg, t, tc.Location)
+		}
+		if arg, err = b.explicitLength(arg, t, tc.Location); err != nil {
+			return nil, err
 		}
 		if c, ok := arg.(*expr.Const); ok {
 			d, err := expr.CastDatum(c.D, t, b.p.ec.Loc)
@@ -841,6 +876,11 @@ func (b *binder) bindAExpr(a *pg.A_Expr) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if (op == "@?" || op == "@@") && l.Type().Kind == types.JSONB {
+			if err := b.checkPathLiteral(a.Rexpr); err != nil {
+				return nil, err
+			}
+		}
 		return b.binaryOp(op, l, r, a.Location)
 	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
 		l, err := b.bind(a.Lexpr)
@@ -997,6 +1037,14 @@ func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, erro
 			return nil, noOp()
 		}
 		t = types.Of(t.Kind)
+		if a == expr.Mod && (t.Kind == types.Float4 || t.Kind == types.Float8) {
+			return nil, noOp() // no float %, named with the operands' own types
+		}
+		if t.Kind == types.Float4 && lt.Kind != rt.Kind && lt.Kind != types.Unknown && rt.Kind != types.Unknown {
+			// real op integer or numeric is double precision: PostgreSQL's
+			// float48 operators win as float8 is the preferred type.
+			t = types.TFloat8
+		}
 		var err error
 		if l, err = b.coerce(l, t, loc); err != nil {
 			return nil, err
@@ -1086,6 +1134,11 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 			return nil, pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in %s", b.where).WithPosition(pos(b.p.query, fc.Location))
 		}
 		return b.bindAggregate(fc)
+	}
+	if strings.HasPrefix(name, "jsonb_path_") && len(fc.Args) > 1 {
+		if err := b.checkPathLiteral(fc.Args[1]); err != nil {
+			return nil, err
+		}
 	}
 	if isSetFunc(fc) {
 		return b.bindSetFunc(fc)
@@ -1355,7 +1408,7 @@ func (b *binder) untypedAggArg(fn agg.Func, arg expr.Expr, loc int32) (expr.Expr
 		return arg, nil
 	}
 	switch fn {
-	case agg.Count, agg.StringAgg, agg.ArrayAgg, agg.ApproxCountDistinct:
+	case agg.Count, agg.StringAgg, agg.ArrayAgg, agg.ApproxCountDistinct, agg.JSONObjectAgg, agg.JSONBObjectAgg:
 		return b.coerce(arg, types.TText, loc)
 	case agg.BoolAnd, agg.BoolOr:
 		return b.coerce(arg, types.TBool, loc)

@@ -728,6 +728,12 @@ func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 	if rf.IsRowsfrom || len(rf.Functions) != 1 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "ROWS FROM is not supported yet")
 	}
+	if spec, fc, err := p.recordSpecOf(rf); spec != nil || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return p.jsonSetItem(fc, spec, rf.Alias)
+	}
 	if len(rf.Coldeflist) > 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "a column definition list for a function in FROM is not supported yet").
 			WithPosition(pos(p.query, parse.NodeLocation(rf.Coldeflist[0])))
@@ -777,7 +783,10 @@ func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 		if name == "_pg_expandarray" && isSetFunc(fc) {
 			return p.recordSetItem(fc, rf.Alias)
 		}
-		if name == "json_each" || name == "jsonb_each" || name == "regexp_matches" {
+		if spec, ok := jsonSetSpec(fc); ok {
+			return p.jsonSetItem(fc, spec, rf.Alias)
+		}
+		if name == "regexp_matches" {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "function %s in FROM is not supported yet", name).WithPosition(pos(p.query, fc.Location))
 		}
 		var err error

@@ -124,6 +124,28 @@ func (b *binder) moreBinaryOp(op string, l, r expr.Expr, loc int32) (e expr.Expr
 			return nil, true, err
 		}
 		return expr.JSONExists(l, r), true, nil
+	case "@?", "@@":
+		if lt.Kind != types.JSONB || !rt.IsString() && rt.Kind != types.Unknown {
+			return nil, false, nil
+		}
+		if r, err = b.coerce(r, types.TText, loc); err != nil {
+			return nil, true, err
+		}
+		if c, isConst := expr.IsConst(r); isConst && !c.Null {
+			if _, err := expr.ParsePath(c.S); err != nil {
+				return nil, true, b.errAt(pgerr.From(err), loc)
+			}
+		}
+		return expr.JSONPathOperator(l, r, op == "@@"), true, nil
+	case "?|", "?&":
+		textArr := rt.Kind == types.Array && rt.Elem == types.Text
+		if lt.Kind != types.JSONB || !textArr && rt.Kind != types.Unknown {
+			return nil, false, nil
+		}
+		if r, err = b.coerce(r, types.ArrayOf(types.Text), loc); err != nil {
+			return nil, true, err
+		}
+		return expr.JSONExistsAnyAll(l, r, op == "?&"), true, nil
 	case "@>", "<@":
 		if !(lt.Kind == types.JSONB && (rt.Kind == types.JSONB || rt.Kind == types.Unknown) ||
 			rt.Kind == types.JSONB && lt.Kind == types.Unknown) {

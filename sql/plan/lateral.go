@@ -20,6 +20,17 @@ import (
 type lateralInfo struct {
 	leftUsed []bool // which of the earlier items' columns it reads
 	plan     func(ctx context.Context, vals []types.Datum) (*fromItem, error)
+	// set, when not nil, is the item as a JSON set-returning function
+	// whose arguments are bound over the earlier items' columns: joined
+	// on true, it runs over whole batches of them, planned once.
+	set *lateralSet
+}
+
+// lateralSet is a lateral JSON set-returning function in FROM.
+type lateralSet struct {
+	spec    *expr.SetSpec
+	args    []expr.Expr // over the columns left of the item
+	ordinal bool        // WITH ORDINALITY
 }
 
 // isLateral tells whether a FROM item may refer to the items before it:
@@ -83,12 +94,87 @@ func (p *Planner) lateralNode(n *pg.Node, left []scopeCol, kind exec.JoinKind) (
 	it.lateral = &lateralInfo{leftUsed: osc.used, plan: func(ctx context.Context, vals []types.Datum) (*fromItem, error) {
 		return child(ctx, vals).fromNode(n)
 	}}
+	if set, err := p.lateralSetOf(n, left); err != nil {
+		return nil, err
+	} else if set != nil && len(set.spec.Cols)+btoi(set.ordinal) == len(it.cols) {
+		it.lateral.set = set
+	}
 	return it, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// lateralSetOf binds a JSON set-returning function in FROM over the
+// columns left of it, for a lateral join that runs it batch by batch; nil
+// for any other item.
+func (p *Planner) lateralSetOf(n *pg.Node, left []scopeCol) (*lateralSet, error) {
+	rf := n.GetRangeFunction()
+	if rf == nil {
+		return nil, nil
+	}
+	spec, fc, err := p.recordSpecOf(rf)
+	if err != nil {
+		return nil, err
+	}
+	if spec == nil {
+		if rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
+			return nil, nil
+		}
+		items := rf.Functions[0].GetList().GetItems()
+		if len(items) == 0 || items[0].GetFuncCall() == nil {
+			return nil, nil
+		}
+		fc = items[0].GetFuncCall()
+		var ok bool
+		if spec, ok = jsonSetSpec(fc); !ok {
+			return nil, nil
+		}
+	}
+	b := &binder{p: p, sc: newScope(left), where: "functions in FROM"}
+	args, err := b.setSpecArgs(fc, spec)
+	if err != nil {
+		return nil, err
+	}
+	return &lateralSet{spec: spec, args: args, ordinal: rf.Ordinality}, nil
+}
+
+// isTrue tells whether a join condition is the constant true (ON true).
+func isTrue(on expr.Expr) bool {
+	if on == nil {
+		return true
+	}
+	for _, c := range conjuncts(on) {
+		k, ok := expr.IsConst(c)
+		if !ok || k.Null || k.T.Kind != types.Bool || k.I == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // applyOp joins left (the operator of the columns lat refers to) to lat,
 // built for each left row. latOff is where lat's columns are in sc.
 func (p *Planner) applyOp(kind exec.JoinKind, left exec.Operator, lat *fromItem, sc *scope, latOff int, on expr.Expr) exec.Operator {
+	if set := lat.lateral.set; set != nil {
+		ts := make([]types.T, len(set.spec.Cols))
+		for i, c := range set.spec.Cols {
+			ts[i] = c.T
+		}
+		spec := set.spec
+		if isTrue(on) {
+			on = nil
+		}
+		// The join condition reads the joined row as the apply's would:
+		// the left columns, then the item's.
+		return exec.NewLateralSet(left, spec.Name, set.args, ts, func(vals []types.Datum, ec *expr.Ctx) ([][]types.Datum, error) {
+			return specRows(spec, vals, ec)
+		}, kind == exec.LeftJoin, set.ordinal, on, p.ec)
+	}
 	used := sc.used[latOff : latOff+len(lat.cols)]
 	ts := make([]types.T, len(lat.cols))
 	for i, c := range lat.cols {

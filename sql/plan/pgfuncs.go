@@ -156,6 +156,12 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 			if a[0].I == 0 {
 				return dText("-"), nil // InvalidOid, as PostgreSQL prints it
 			}
+			if a[0].I == types.OIDRecord {
+				// The pseudo-type of a set-returning function's row
+				// (SELECT jsonb_each(x)), which pg_type lists and Loam's
+				// catalog does not.
+				return dText("record"), nil
+			}
 			t, ok := typeByOID(uint32(a[0].I))
 			if !ok {
 				return dText("???"), nil

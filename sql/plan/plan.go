@@ -44,6 +44,10 @@ type Catalog interface {
 
 // Planner binds and plans statements of one query.
 type Planner struct {
+	// srfRewriting is set while groupedSRFSelect tries a statement as
+	// written, so that the try does not recurse.
+	srfRewriting bool
+
 	ctx   context.Context
 	cat   Catalog
 	ec    *expr.Ctx

@@ -348,3 +348,36 @@ func (b *binder) rowCompareSubquery(op string, elems []*pg.Node, sl *pg.SubLink,
 		return opNode(pg.A_Expr_Kind_AEXPR_OP, op, rowNode(elems, loc), rowNode(refs, loc), loc)
 	}), nil
 }
+
+// wholeRow is a table's name used as a value (json_agg(t), row_to_json(t),
+// SELECT t FROM t): a record of the table's columns, named after them.
+// PostgreSQL tries it once no column has the name; ok is false when no
+// FROM item has it either.
+func (b *binder) wholeRow(name string) (expr.Expr, bool) {
+	var args []expr.Expr
+	var fields []types.Field
+	for i, c := range b.sc.cols {
+		if c.table != name || c.hidden || c.system {
+			continue
+		}
+		b.sc.used[i] = true
+		args = append(args, &expr.Col{Idx: i, T: c.t, Name: b.sc.label(i)})
+		fields = append(fields, types.Field{Name: c.name, T: c.t})
+	}
+	if len(args) == 0 {
+		return nil, false
+	}
+	t := types.RecordOf(fields...)
+	return &expr.Func{Name: name, Args: args, T: t, Fn: func(c *expr.Ctx, d []types.Datum) (types.Datum, error) {
+		vals := make([]string, len(d))
+		null := make([]bool, len(d))
+		for i, x := range d {
+			if x.Null {
+				null[i] = true
+				continue
+			}
+			vals[i] = types.FormatText(x, c.Loc)
+		}
+		return types.Datum{T: t, S: types.FormatRecord(vals, null)}, nil
+	}}, true
+}

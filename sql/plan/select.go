@@ -26,6 +26,9 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 	if len(s.ValuesLists) > 0 {
 		return p.values(s)
 	}
+	if q, done, err := p.groupedSRFSelect(s); done {
+		return q, err
+	}
 	if s.IntoClause != nil || len(s.LockingClause) > 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "SELECT INTO and FOR UPDATE are not supported yet")
 	}
@@ -431,7 +434,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		root = &windowNode{in: root, ws: wins}
 	}
 	if len(srfs) > 0 {
-		root = &projectSetNode{in: root, srfs: srfs}
+		root = projectSets(root, srfs)
 	}
 	root = &projectNode{in: root, exprs: exprs}
 	if s.DistinctClause != nil && !distinctOn {

@@ -19,6 +19,27 @@ import (
 type srfCall struct {
 	fn  exec.SetFunc
 	ref *expr.Col
+	// level is 0 for a call whose arguments call no set-returning
+	// function, else one more than the deepest such call: each level runs
+	// in a ProjectSet of its own, over the rows of the one below.
+	level int
+}
+
+// projectSets stacks the ProjectSets of a select list's set-returning
+// calls on root, a level at a time.
+func projectSets(root node, srfs []srfCall) node {
+	for level := 0; ; level++ {
+		var these []srfCall
+		for _, c := range srfs {
+			if c.level == level {
+				these = append(these, c)
+			}
+		}
+		if len(these) == 0 {
+			return root
+		}
+		root = &projectSetNode{in: root, srfs: these}
+	}
 }
 
 // isSetFunc names the set-returning functions a select list can call.
@@ -29,7 +50,8 @@ func isSetFunc(fc *pg.FuncCall) bool {
 	case "_pg_expandarray":
 		return schemaOf(fc) == "information_schema"
 	}
-	return false
+	_, ok := jsonSetSpec(fc)
+	return ok
 }
 
 func schemaOf(fc *pg.FuncCall) string {
@@ -47,7 +69,14 @@ func (b *binder) bindSetFunc(fc *pg.FuncCall) (expr.Expr, error) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "set-returning functions are not allowed in %s", b.where).WithPosition(pos(b.p.query, fc.Location))
 	}
 	var fn exec.SetFunc
-	if name == "generate_series" {
+	nested := len(*b.srfs) // calls bound from here on are in the arguments
+	if spec, ok := jsonSetSpec(fc); ok {
+		f, err := b.jsonSetFunc(fc, spec)
+		if err != nil {
+			return nil, err
+		}
+		fn = f
+	} else if name == "generate_series" {
 		t, args, err := b.seriesArgs(fc)
 		if err != nil {
 			return nil, err
@@ -74,7 +103,11 @@ func (b *binder) bindSetFunc(fc *pg.FuncCall) (expr.Expr, error) {
 		fn = arraySetFunc(name, arg)
 	}
 	ref := &expr.Col{Idx: -1, T: fn.T, Name: name}
-	*b.srfs = append(*b.srfs, srfCall{fn: fn, ref: ref})
+	level := 0
+	for _, c := range (*b.srfs)[nested:] {
+		level = max(level, c.level+1)
+	}
+	*b.srfs = append(*b.srfs, srfCall{fn: fn, ref: ref, level: level})
 	return ref, nil
 }
 

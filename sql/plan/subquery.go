@@ -9,6 +9,7 @@ import (
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/parse"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
@@ -441,7 +442,8 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 			e.t = types.TText
 		}
 	default:
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "this subquery form is not supported yet").WithPosition(pos(b.p.query, sl.Location))
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", parse.ExprName(&pg.Node{Node: &pg.Node_SubLink{SubLink: sl}})).
+			WithPosition(pos(b.p.query, sl.Location))
 	}
 	return e, nil
 }

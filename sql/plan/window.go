@@ -406,7 +406,7 @@ func (b *binder) windowAggregate(fc *pg.FuncCall, fn agg.Func, args []expr.Expr,
 		a.Fn = agg.CountStar
 	default:
 		want := 1
-		if fn == agg.StringAgg {
+		if fn.TwoArgs() {
 			want = 2
 		}
 		if len(args) != want {
@@ -423,6 +423,11 @@ func (b *binder) windowAggregate(fc *pg.FuncCall, fn agg.Func, args []expr.Expr,
 			}
 			a.Arg, _ = b.coerce(arg, types.TText, fc.Location)
 			a.Arg2, _ = b.coerce(args[1], types.TText, fc.Location)
+		}
+		if fn == agg.JSONObjectAgg || fn == agg.JSONBObjectAgg {
+			if a.Arg2, err = b.untypedAggArg(agg.StringAgg, args[1], fc.Location); err != nil {
+				return a, err
+			}
 		}
 	}
 	if fc.AggFilter != nil {
