@@ -144,6 +144,11 @@ func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statem
 		return ret.cols, nil
 	case *pg.Node_VariableShowStmt:
 		return s.showColumns(n.VariableShowStmt), nil
+	case *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
+		// Refused at Parse, as execute would refuse them: described as
+		// taking no parameters, a client's Bind of UPDATE … WHERE id = $1
+		// failed in the client ("expected 0 arguments, got 1") instead.
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", parse.StmtName(ps.Node))
 	case *pg.Node_ExecuteStmt:
 		if st, ok := s.sqlPrepared[n.ExecuteStmt.Name]; ok {
 			return st.Columns, nil
