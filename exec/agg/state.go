@@ -202,8 +202,16 @@ type floatSumState struct {
 }
 
 func (s *floatSumState) grow(g int) {
-	s.sum = append(s.sum, make([]float64, g-len(s.sum))...)
+	n := len(s.sum)
+	s.sum = append(s.sum, make([]float64, g-n)...)
 	s.cnt = append(s.cnt, make([]int64, g-len(s.cnt))...)
+	if !s.avg {
+		// PostgreSQL's sum starts from its first value, so the sum of a
+		// single -0 is -0; -0 is the one start for which -0 + x is x.
+		for i := n; i < g; i++ {
+			s.sum[i] = math.Copysign(0, -1)
+		}
+	}
 }
 
 func (s *floatSumState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {

@@ -192,6 +192,9 @@ func sortedRows(rows [][]*string, isFloat, byValue []bool) [][]*string {
 				}
 			case isFloat[c]:
 				if f, err := strconv.ParseFloat(*v, 64); err == nil {
+					// -0 and 0 are one value (sameValue): which of them
+					// a DISTINCT or set operation keeps is row order's.
+					f += 0
 					b.WriteString(strconv.FormatFloat(f, 'g', 12, 64))
 				} else {
 					b.WriteString(*v)
