@@ -355,6 +355,8 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 	// Arguments, FILTER and ORDER BY bind below the aggregate: columns of
 	// the input, and no further aggregates.
 	sub := &binder{p: b.p, sc: b.sc, where: "aggregate function calls", inAgg: true}
+	refs, done := b.p.trackAggRefs()
+	defer done()
 	a := agg.Agg{Fn: fn}
 	var args []expr.Expr
 	for _, n := range fc.Args {
@@ -531,6 +533,9 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 			return nil, err
 		}
 	}
+	if err := b.checkOuterAgg(refs, fc); err != nil {
+		return nil, err
+	}
 	var argT types.T
 	if a.Arg != nil {
 		argT = a.Arg.Type()
@@ -579,6 +584,9 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		}
 		if b.sc == nil {
 			if e, ok, err := b.p.outerColumn(tbl, name, cr.Location, b.inAgg); ok || err != nil {
+				if ok {
+					b.p.noteOuter()
+				}
 				return e, err
 			}
 			if tbl != "" {
@@ -589,17 +597,22 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		i, err := b.sc.resolve(tbl, name)
 		if err != nil && len(cr.Fields) == 1 && pgerr.Code(err) == pgerr.UndefinedColumn {
 			if e, ok := b.wholeRow(name); ok {
+				b.p.noteLocal()
 				return e, nil
 			}
 		}
 		if err != nil {
 			if code := pgerr.Code(err); code == pgerr.UndefinedColumn || code == pgerr.UndefinedTable {
 				if e, ok, err := b.p.outerColumn(tbl, name, cr.Location, b.inAgg); ok || err != nil {
+					if ok {
+						b.p.noteOuter()
+					}
 					return e, err
 				}
 			}
 			return nil, b.errAt(pgerr.From(err), cr.Location)
 		}
+		b.p.noteLocal()
 		return &expr.Col{Idx: i, T: b.sc.cols[i].t, Name: b.sc.label(i)}, nil
 	case n.GetAConst() != nil:
 		return b.bindConst(n.GetAConst())
