@@ -105,8 +105,9 @@ regress: build
 SEED  ?= 1
 N     ?= 100000
 GATES ?=
+MAXFAIL ?= 100
 fuzz-diff: build postgres
-	DIFFFUZZ_SEED=$(SEED) DIFFFUZZ_N=$(N) DIFFFUZZ_GATES=$(GATES) LOAM_BIN=$(CURDIR)/$(BIN) \
+	DIFFFUZZ_SEED=$(SEED) DIFFFUZZ_N=$(N) DIFFFUZZ_GATES=$(GATES) DIFFFUZZ_MAXFAIL=$(MAXFAIL) LOAM_BIN=$(CURDIR)/$(BIN) \
 	  $(GO) test -count=1 -v -timeout 0 -run TestDiffFuzz ./regress/difffuzz/
 
 # Real drivers against a fresh server, each also run against a throwaway

@@ -327,7 +327,9 @@ func (s *minMaxState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
 				continue
 			}
 			d := types.DatumAt(s.t, arg, i)
-			if b := &s.best[g]; b.Null || s.better(cmpF(d.F, b.F)) {
+			// On a tie PostgreSQL's float8smaller/float8larger return
+			// the later value: min over 0, -0 is -0.
+			if b := &s.best[g]; b.Null || s.better(cmpF(d.F, b.F)) || cmpF(d.F, b.F) == 0 {
 				*b = d
 			}
 		}

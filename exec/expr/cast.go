@@ -2,7 +2,6 @@ package expr
 
 import (
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -181,9 +180,10 @@ func CastDatum(d types.Datum, to types.T, loc *time.Location) (types.Datum, erro
 		}
 		out.I = int64(r)
 	case from.Kind == types.Float4 && to.Kind == types.Float8:
-		// float4 → float8 goes through the shortest float4 text, so 0.1::real::float8 stays 0.1
-		f, _ := strconv.ParseFloat(types.FormatFloat4(float32(d.F)), 64)
-		out.F = f
+		// Exact, as PostgreSQL widens: 0.1::real::float8 is
+		// 0.10000000149011612 (it was 0.1, read back from the real's
+		// shortest text, and real-with-float8 arithmetic differed).
+		out.F = float64(float32(d.F))
 	case from.Kind == types.Float8 && to.Kind == types.Float4:
 		if f := float32(d.F); math.IsInf(float64(f), 0) && !math.IsInf(d.F, 0) {
 			return out, pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")

@@ -177,7 +177,9 @@ var Builtins = map[string]Builtin{
 		}},
 }
 
-// Coalesce returns its first non-NULL argument.
+// Coalesce returns its first non-NULL argument. Each argument is
+// evaluated only on the rows the earlier ones left NULL, so
+// `COALESCE(0, 1 / x)` never divides, as in PostgreSQL.
 type Coalesce struct {
 	Args []Expr // coerced to T
 	T    types.T
@@ -188,17 +190,54 @@ func (e *Coalesce) String() string {
 	return (&Func{Name: "COALESCE", Args: e.Args}).String()
 }
 func (e *Coalesce) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
-	args, err := evalAll(c, b, e.Args)
-	if err != nil {
-		return nil, err
+	n := int(b.NumRows())
+	out := make([]types.Datum, n)
+	for i := range out {
+		out[i] = types.NullOf(e.T)
 	}
-	defer release(args)
-	return mapDatums(e.T, int(b.NumRows()), func(i int) (types.Datum, error) {
-		for _, a := range args {
-			if a.IsValid(i) {
-				return types.DatumAt(e.T, a, i), nil
+	// rows are the input positions still NULL; cur is the batch of
+	// exactly those rows.
+	rows := make([]int32, n)
+	for i := range rows {
+		rows[i] = int32(i)
+	}
+	cur := b
+	cur.Retain()
+	defer func() { cur.Release() }()
+	for k, a := range e.Args {
+		if len(rows) == 0 {
+			break
+		}
+		v, err := a.Eval(c, cur)
+		if err != nil {
+			return nil, err
+		}
+		var miss []int
+		for i := range rows {
+			if v.IsValid(i) {
+				out[rows[i]] = types.DatumAt(e.T, v, i)
+			} else {
+				miss = append(miss, i)
 			}
 		}
-		return types.NullOf(e.T), nil
-	})
+		v.Release()
+		if k == len(e.Args)-1 || len(miss) == len(rows) {
+			continue
+		}
+		next, err := take(cur, miss)
+		if err != nil {
+			return nil, err
+		}
+		nrows := make([]int32, len(miss))
+		for j, p := range miss {
+			nrows[j] = rows[p]
+		}
+		cur.Release()
+		cur, rows = next, nrows
+	}
+	bld := NewBuilder(e.T, n)
+	for _, d := range out {
+		bld.Append(d)
+	}
+	return bld.Finish(), nil
 }

@@ -61,6 +61,9 @@ type OrderKey struct {
 	Item  *Item
 	Desc  bool
 	Nulls string // "", "NULLS FIRST", "NULLS LAST"
+	// ByName: by the item's alias, or its text when it is a bare column
+	// (SELECT t.a, t.a … ORDER BY t.a), else by position.
+	ByName bool
 }
 
 // From is one FROM item: a table or CTE (Name), a derived table (Sub),
@@ -154,7 +157,14 @@ func (s *Select) SQL() string {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			fmt.Fprintf(&b, "%d", s.itemIndex(o.Item)+1)
+			switch {
+			case o.ByName && o.Item.Alias != "":
+				b.WriteString(o.Item.Alias)
+			case o.ByName && o.Item.E.Col != "" && s.Right == nil:
+				b.WriteString(o.Item.E.SQL())
+			default:
+				fmt.Fprintf(&b, "%d", s.itemIndex(o.Item)+1)
+			}
 			if o.Desc {
 				b.WriteString(" DESC")
 			}

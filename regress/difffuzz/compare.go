@@ -31,7 +31,7 @@ func (v Verdict) Failed() bool { return v.Sig != "" }
 // sides fail with the same SQLSTATE class; rows agree as multisets, and in
 // order on the columns ORDER BY names (rows tied on them may come in any
 // order); float columns to a relative floatTol.
-func compare(q *Select, loam, pg Result) Verdict {
+func compare(q *Select, loam, pg Result, gates Gates) Verdict {
 	if loam.Lost != nil {
 		// What PostgreSQL did is part of the signature, so that the
 		// reducer keeps a query PostgreSQL accepts.
@@ -72,7 +72,7 @@ func compare(q *Select, loam, pg Result) Verdict {
 	if len(loam.Rows) != len(pg.Rows) {
 		return Verdict{Sig: "rows", Detail: show()}
 	}
-	if cols := q.orderCols(); len(cols) > 0 {
+	if cols := orderPrefix(q.orderCols(), isFloat); len(cols) > 0 {
 		for i := range pg.Rows {
 			for _, c := range cols {
 				// Numbers equal in value but not in text (2.25 and
@@ -83,11 +83,31 @@ func compare(q *Select, loam, pg Result) Verdict {
 			}
 		}
 	}
-	ls, ps := sortedRows(loam.Rows, isFloat), sortedRows(pg.Rows, isFloat)
+	// Which of two equal numerics of different scales (2.000, 2.0) an
+	// INTERSECT or EXCEPT keeps is not something the fuzzer checks while
+	// Loam prints neither (KNOWN.md): numerics by value there. Nor which
+	// one DISTINCT, UNION or GROUP BY keeps: that depends on the order
+	// rows arrive in, which neither side defines (avg(1.5) is 1.5 at
+	// scale 20 over one row and at scale 16 over two).
+	byValue := make([]bool, len(pg.OIDs))
+	setOp := strings.HasPrefix(q.Op, "INTERSECT") || strings.HasPrefix(q.Op, "EXCEPT")
+	keeps := q.Distinct || len(q.GroupBy) > 0 || q.Op == "UNION"
+	if !gates.SetOpNumericScale && setOp || keeps {
+		for i, o := range pg.OIDs {
+			byValue[i] = o == oidNumeric
+		}
+	}
+	ls, ps := sortedRows(loam.Rows, isFloat, byValue), sortedRows(pg.Rows, isFloat, byValue)
 	for i := range ps {
 		for c := range ps[i] {
+			if byValue[c] && sameOrderKey(ls[i][c], ps[i][c], oidNumeric) {
+				continue
+			}
 			if !sameValue(ls[i][c], ps[i][c], isFloat[c]) {
-				return Verdict{Sig: "values", Detail: show()}
+				// Sorted, from the first row that differs.
+				from := max(0, i-2)
+				return Verdict{Sig: "values", Detail: fmt.Sprintf("sorted rows differ from row %d on (%d rows):\nLoam:\n%sPostgreSQL:\n%s",
+					i+1, len(ps), showRows(ls[from:]), showRows(ps[from:]))}
 			}
 		}
 	}
@@ -95,6 +115,19 @@ func compare(q *Select, loam, pg Result) Verdict {
 }
 
 const oidNumeric = 1700
+
+// orderPrefix is the ORDER BY columns whose order can be checked: up to
+// the first float column. Floats equal within floatTol but not exactly
+// (summed in another order) may rightly sort either way, and so may the
+// rows they tie on the keys after it.
+func orderPrefix(cols []int, isFloat []bool) []int {
+	for i, c := range cols {
+		if isFloat[c] {
+			return cols[:i+1]
+		}
+	}
+	return cols
+}
 
 // sameOrderKey says a and b sort as equals: numerics and floats by value.
 func sameOrderKey(a, b *string, oid uint32) bool {
@@ -139,7 +172,7 @@ func sameValue(a, b *string, float bool) bool {
 // sortedRows orders rows by a key in which floats are rounded to 12
 // significant digits, so that rows whose floats differ by rounding sort
 // to the same place on both sides.
-func sortedRows(rows [][]*string, isFloat []bool) [][]*string {
+func sortedRows(rows [][]*string, isFloat, byValue []bool) [][]*string {
 	type keyed struct {
 		key string
 		row []*string
@@ -151,6 +184,12 @@ func sortedRows(rows [][]*string, isFloat []bool) [][]*string {
 			switch {
 			case v == nil:
 				b.WriteString("\x01")
+			case byValue[c]:
+				if r, ok := new(big.Rat).SetString(*v); ok {
+					b.WriteString(r.RatString())
+				} else {
+					b.WriteString(*v)
+				}
 			case isFloat[c]:
 				if f, err := strconv.ParseFloat(*v, 64); err == nil {
 					b.WriteString(strconv.FormatFloat(f, 'g', 12, 64))

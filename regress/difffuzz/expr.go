@@ -112,7 +112,7 @@ func (g *gen) expr(sc *scope, k Kind, depth int) *Expr {
 		case 7:
 			return node(k, "(%s - %s)", e(KDate), e(KDate))
 		case 8:
-			return node(k, "CAST(EXTRACT("+[]string{"HOUR", "MINUTE", "EPOCH", "YEAR"}[g.r.Intn(4)]+" FROM %s) AS int8)", e([]Kind{KTimestamp, KTimestamptz}[g.r.Intn(2)]))
+			return node(k, "CAST(EXTRACT("+[]string{"HOUR", "MINUTE", "DAY", "YEAR"}[g.r.Intn(4)]+" FROM %s) AS int8)", e([]Kind{KTimestamp, KTimestamptz}[g.r.Intn(2)]))
 		}
 	case KFloat:
 		switch g.r.Intn(6) {
@@ -179,26 +179,26 @@ func (g *gen) expr(sc *scope, k Kind, depth int) *Expr {
 					}
 				}
 			}
-			return node(k, "%s "+g.cmpOp()+" %s", e(a), e(b))
+			return node(k, "(%s "+g.cmpOp()+" %s)", e(a), e(b))
 		case 3:
-			return node(k, "%s IS "+[]string{"NULL", "NOT NULL"}[g.r.Intn(2)], e(g.scalarKind()))
+			return node(k, "(%s IS "+[]string{"NULL", "NOT NULL"}[g.r.Intn(2)]+")", e(g.scalarKind()))
 		case 4:
 			return node(k, "(%s "+[]string{"AND", "OR"}[g.r.Intn(2)]+" %s)", e(KBool), e(KBool))
 		case 5:
-			return node(k, "NOT %s", e(KBool))
+			return node(k, "(NOT %s)", e(KBool))
 		case 6:
 			a := []Kind{KInt, KNumeric, KText, KDate}[g.r.Intn(4)]
-			return node(k, "%s "+[]string{"BETWEEN", "NOT BETWEEN"}[g.r.Intn(2)]+" %s AND %s", e(a), e(a), e(a))
+			return node(k, "(%s "+[]string{"BETWEEN", "NOT BETWEEN"}[g.r.Intn(2)]+" %s AND %s)", e(a), e(a), e(a))
 		case 7:
 			a := []Kind{KInt, KText, KNumeric}[g.r.Intn(3)]
-			return node(k, "%s "+[]string{"IN", "NOT IN"}[g.r.Intn(2)]+" (%s, %s, %s)", e(a), g.literal(a), g.literal(a), e(a))
+			return node(k, "(%s "+[]string{"IN", "NOT IN"}[g.r.Intn(2)]+" (%s, %s, %s))", e(a), g.literal(a), g.literal(a), e(a))
 		case 8:
-			return node(k, "%s "+[]string{"LIKE", "NOT LIKE", "ILIKE"}[g.r.Intn(3)]+" "+[]string{"'a%'", "'%b'", "'_'", "'%'", "'A%'", "'x\\%y'"}[g.r.Intn(6)], e(KText))
+			return node(k, "(%s "+[]string{"LIKE", "NOT LIKE", "ILIKE"}[g.r.Intn(3)]+" "+[]string{"'a%'", "'%b'", "'_'", "'%'", "'A%'", "'x\\%y'"}[g.r.Intn(6)]+")", e(KText))
 		case 9:
 			a := g.scalarKind()
-			return node(k, "%s IS "+[]string{"DISTINCT", "NOT DISTINCT"}[g.r.Intn(2)]+" FROM %s", e(a), e(a))
+			return node(k, "(%s IS "+[]string{"DISTINCT", "NOT DISTINCT"}[g.r.Intn(2)]+" FROM %s)", e(a), e(a))
 		case 10:
-			return node(k, "%s IS "+[]string{"TRUE", "NOT TRUE", "FALSE", "UNKNOWN"}[g.r.Intn(4)], e(KBool))
+			return node(k, "(%s IS "+[]string{"TRUE", "NOT TRUE", "FALSE", "UNKNOWN"}[g.r.Intn(4)]+")", e(KBool))
 		case 11, 12:
 			if g.nsub < 2 {
 				return g.boolSubquery(sc)
@@ -278,6 +278,7 @@ func (g *gen) aggExpr(sc *scope, k Kind) *Expr {
 	}
 	arg := func(k Kind) *Expr { return g.expr(sc, k, 1) }
 	var e *Expr
+	wrap := "" // a cast around the call, added after FILTER
 	distinct := ""
 	if g.gates.FilterDistinctAgg && g.chance(5) {
 		distinct = "DISTINCT "
@@ -292,12 +293,20 @@ func (g *gen) aggExpr(sc *scope, k Kind) *Expr {
 		case 2:
 			e = node(k, []string{"min(%s)", "max(%s)"}[g.r.Intn(2)], arg(KInt))
 		default:
-			e = node(k, "CAST(sum("+distinct+"%s) AS int8)", arg(KInt))
+			e, wrap = node(k, "sum("+distinct+"%s)", arg(KInt)), "CAST(%s AS int8)"
 		}
 	case KFloat:
 		e = node(k, []string{"sum(", "avg(", "min(", "max("}[g.r.Intn(4)]+distinct+"%s)", arg(KFloat))
 	case KNumeric:
-		e = node(k, []string{"sum(", "avg(", "min(", "max("}[g.r.Intn(4)]+distinct+"%s)", arg([]Kind{KInt, KNumeric}[g.r.Intn(2)]))
+		fn := []string{"sum(", "avg(", "min(", "max("}[g.r.Intn(4)]
+		ak := []Kind{KInt, KNumeric}[g.r.Intn(2)]
+		if fn != "avg(" && ak == KInt {
+			// sum(int4) is int8, min(int) int: numeric, for floor() and
+			// % to take it as numeric.
+			e, wrap = node(k, fn+distinct+"%s)", arg(ak)), "CAST(%s AS numeric)"
+		} else {
+			e = node(k, fn+distinct+"%s)", arg(ak))
+		}
 	case KText:
 		if g.chance(2) {
 			a := arg(KText)
@@ -344,6 +353,10 @@ func (g *gen) aggExpr(sc *scope, k Kind) *Expr {
 		e.Args = append(e.Args, f)
 		e.Parts = append(e.Parts, ")")
 	}
+	if wrap != "" {
+		e = node(k, wrap, e)
+		e.Agg = true
+	}
 	if g.chance(5) {
 		switch k {
 		case KInt:
@@ -364,6 +377,7 @@ func (g *gen) windowExpr(sc *scope, k Kind) *Expr {
 	var fn *Expr
 	orderSensitive := false
 	framed := false
+	wrapNumeric := false
 	switch k {
 	case KInt:
 		switch g.r.Intn(5) {
@@ -391,12 +405,13 @@ func (g *gen) windowExpr(sc *scope, k Kind) *Expr {
 			framed = true
 		}
 	case KNumeric:
-		fns := []string{"sum(%s)"}
-		if g.gates.WindowAvgNumeric {
-			fns = append(fns, "avg(%s)")
-		}
-		fn = node(k, fns[g.r.Intn(len(fns))], g.expr(sc, []Kind{KInt, KNumeric}[g.r.Intn(2)], 1))
+		ak := []Kind{KInt, KNumeric}[g.r.Intn(2)]
+		fn = node(k, []string{"sum(%s)", "avg(%s)"}[g.r.Intn(2)], g.expr(sc, ak, 1))
 		framed = true
+		if ak == KInt && fn.Parts[0] == "sum(" {
+			// sum(int4) is int8: numeric for ceil() and % to take.
+			wrapNumeric = true
+		}
 	default:
 		switch g.r.Intn(3) {
 		case 0:
@@ -449,12 +464,16 @@ func (g *gen) windowExpr(sc *scope, k Kind) *Expr {
 		// first_value/last_value pick one row of a peer group.
 		orderSensitive = true
 	}
+	if orderSensitive && g.winOrder {
+		return g.expr(sc, k, 1)
+	}
 	if orderSensitive {
+		g.winOrder = true
 		for _, c := range sc.cols {
 			if !orderable(c.K) {
 				// A column that cannot be ordered may tell tied rows
-				// apart: fall back to an order-insensitive function.
-				return node(KInt, "count(*) OVER ()")
+				// apart: no window function then.
+				return g.expr(sc, k, 1)
 			}
 			order = append(order, c.SQL())
 		}
@@ -478,6 +497,10 @@ func (g *gen) windowExpr(sc *scope, k Kind) *Expr {
 	}
 	w := node(fn.K, "%s OVER ("+text+")", fn)
 	w.Win = true
+	if wrapNumeric {
+		w = node(k, "CAST(%s AS numeric)", w)
+		w.Win = true
+	}
 	return w
 }
 
@@ -533,6 +556,6 @@ func (g *gen) boolSubquery(sc *scope) *Expr {
 			ops = append(ops, "< ALL", "<> ALL", "> ANY")
 		}
 		op := ops[g.r.Intn(len(ops))]
-		return node(KBool, "%s "+op+" (%s)", g.expr(sc, k, 1), &Expr{K: k, Sub: q})
+		return node(KBool, "(%s "+op+" (%s))", g.expr(sc, k, 1), &Expr{K: k, Sub: q})
 	}
 }

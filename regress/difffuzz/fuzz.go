@@ -8,7 +8,14 @@
 //
 // Files: schema.go makes tables and rows; ast.go, gen.go and expr.go
 // build queries; runner.go talks to a server; compare.go judges results;
-// reduce.go shrinks a failure; record.go prints it.
+// clone.go and reduce.go shrink a failure; record.go prints it.
+//
+//	go test ./regress/difffuzz/                 fixed seed, 3000 queries (make test)
+//	make fuzz-diff SEED=7 N=200000              as long as wanted
+//	DIFFFUZZ_SEED=7 DIFFFUZZ_N=200000 DIFFFUZZ_GATES=open go test -timeout 0 -v ./regress/difffuzz/
+//
+// Shapes that hit known differences are kept out by Gates; KNOWN.md lists
+// them with their records.
 package difffuzz
 
 import (
@@ -39,11 +46,15 @@ type Failure struct {
 
 // Stats sum up a run.
 type Stats struct {
-	Queries  int
-	Errors   int // queries on which both sides raised the same class of error
-	Rounds   int
-	Elapsed  time.Duration
-	Failures []Failure
+	Queries int
+	Errors  int // queries on which both sides raised the same class of error
+	// ErrorCodes counts those errors by PostgreSQL's SQLSTATE: a code
+	// that dominates is a generator wasting queries.
+	ErrorCodes map[string]int
+	Rounds     int
+	Elapsed    time.Duration
+	Failures   []Failure
+	start      time.Time
 }
 
 // Fuzzer drives Loam and PostgreSQL side by side.
@@ -66,7 +77,10 @@ func New(ctx context.Context, cfg Config, loamURL, pgURL string) (*Fuzzer, error
 		cfg.Logf = func(string, ...any) {}
 	}
 	f := &Fuzzer{cfg: cfg, r: rand.New(rand.NewSource(cfg.Seed)),
-		loam: &Side{Name: "loam", URL: loamURL}, pg: &Side{Name: "postgres", URL: pgURL}}
+		loam: &Side{Name: "loam", URL: loamURL}, pg: &Side{Name: "postgres", URL: pgURL,
+			// Without statistics PostgreSQL overestimates the tiny
+			// tables, and JIT-compiles most queries: ten times slower.
+			Params: map[string]string{"jit": "off"}}}
 	if err := f.loam.connect(ctx); err != nil {
 		return nil, err
 	}
@@ -87,9 +101,8 @@ func (f *Fuzzer) Close() {
 // were found. An error is a failure of the harness itself (setup that
 // PostgreSQL refused, a lost PostgreSQL session).
 func (f *Fuzzer) Run(ctx context.Context) (*Stats, error) {
-	st := &Stats{}
-	start := time.Now()
-	defer func() { st.Elapsed = time.Since(start) }()
+	st := &Stats{start: time.Now()}
+	defer func() { st.Elapsed = time.Since(st.start) }()
 	for st.Queries < f.cfg.Queries && len(st.Failures) < f.cfg.MaxFailures {
 		st.Rounds++
 		if err := f.round(ctx, st); err != nil {
@@ -102,7 +115,7 @@ func (f *Fuzzer) Run(ctx context.Context) (*Stats, error) {
 // round makes a schema and runs queries with its rows in the log, in
 // files, then split across both.
 func (f *Fuzzer) round(ctx context.Context, st *Stats) error {
-	s := genSchema(f.r)
+	s := genSchema(f.r, f.cfg.Gates)
 	if err := f.createTables(ctx, s); err != nil {
 		return err
 	}
@@ -133,11 +146,31 @@ func (f *Fuzzer) round(ctx context.Context, st *Stats) error {
 			}
 		}
 		for i := 0; i < f.cfg.PerPhase && st.Queries < f.cfg.Queries; i++ {
+			if phase == 2 && f.r.Intn(8) == 0 {
+				// More rows between queries: the log grows under
+				// what is already in files.
+				t := s.Tables[f.r.Intn(len(s.Tables))]
+				rows := genRows(f.r, t, 1+f.r.Intn(3), f.cfg.Gates.EagerErrors, f.cfg.Gates.NonASCII)
+				if err := f.insert(ctx, t, rows); err != nil {
+					return err
+				}
+				t.Log = append(t.Log, rows...)
+			}
 			q := g.query()
 			st.Queries++
-			v, both := f.check(ctx, q)
-			if both {
+			if st.Queries%1000 == 0 {
+				f.cfg.Logf("%d queries, %d rounds, %.0f queries/s, %d differences", st.Queries, st.Rounds, float64(st.Queries)/time.Since(st.start).Seconds(), len(st.Failures))
+			}
+			v, code := f.check(ctx, q)
+			if code != "" {
 				st.Errors++
+				if st.ErrorCodes == nil {
+					st.ErrorCodes = map[string]int{}
+				}
+				if st.ErrorCodes[code] == 0 {
+					f.cfg.Logf("first %s on both sides: %s", code, q.SQL())
+				}
+				st.ErrorCodes[code]++
 			}
 			if v.Failed() {
 				fail := f.reduce(ctx, s, q, v)
@@ -164,22 +197,25 @@ func (f *Fuzzer) rowCount() int {
 	return 1 + f.r.Intn(10)
 }
 
-// check runs q on both sides and compares. both says both sides raised an
-// error of the same class.
-func (f *Fuzzer) check(ctx context.Context, q *Select) (Verdict, bool) {
+// check runs q on both sides and compares. code is PostgreSQL's SQLSTATE
+// when both sides raised an error of the same class.
+func (f *Fuzzer) check(ctx context.Context, q *Select) (Verdict, string) {
 	sql := q.SQL()
 	lr := f.loam.Query(ctx, sql)
 	pr := f.pg.Query(ctx, sql)
 	if lr.Lost != nil {
 		if err := f.loam.reconnect(ctx); err != nil {
-			return Verdict{Sig: "lost", Detail: fmt.Sprintf("Loam: %v; reconnect: %v", lr.Lost, err)}, false
+			return Verdict{Sig: "lost", Detail: fmt.Sprintf("Loam: %v; reconnect: %v", lr.Lost, err)}, ""
 		}
 	}
 	if pr.Lost != nil {
 		f.pg.reconnect(ctx)
 	}
-	v := compare(q, lr, pr)
-	return v, !v.Failed() && lr.Err != nil
+	v := compare(q, lr, pr, f.cfg.Gates)
+	if !v.Failed() && lr.Err != nil && pr.Err != nil {
+		return v, pr.Err.Code
+	}
+	return v, ""
 }
 
 // createTables drops the previous round's tables and creates s's on both

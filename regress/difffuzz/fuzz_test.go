@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/loamdb/loam/meta/pgtest"
 	"github.com/loamdb/loam/regress/loamtest"
@@ -49,7 +50,9 @@ func TestDiffFuzz(t *testing.T) {
 	loamURL := fmt.Sprintf("postgres://loam@%s/loam?sslmode=disable", srv.Addr)
 	pgURL := pgtest.Database(t)
 	ctx := context.Background()
-	cfg := Config{Seed: seed, Queries: int(n), Logf: t.Logf}
+	cfg := Config{Seed: seed, Queries: int(n), Logf: t.Logf, Gates: DefaultGates(),
+		// A long run goes on past a few differences: DIFFFUZZ_MAXFAIL.
+		MaxFailures: int(envInt(t, "DIFFFUZZ_MAXFAIL", 0))}
 	if os.Getenv("DIFFFUZZ_GATES") == "open" {
 		cfg.Gates = AllGates()
 	}
@@ -64,8 +67,14 @@ func TestDiffFuzz(t *testing.T) {
 	}
 	t.Logf("seed %d: %d queries in %d rounds, %.0f queries/s; %d raised the same error class on both sides; %d differences",
 		seed, st.Queries, st.Rounds, float64(st.Queries)/st.Elapsed.Seconds(), st.Errors, len(st.Failures))
+	t.Logf("errors on both sides by SQLSTATE: %v", st.ErrorCodes)
+	t.Logf("time in queries: Loam %v (slowest %v), PostgreSQL %v (slowest %v)", f.loam.Busy.Round(time.Millisecond), f.loam.Slowest.Round(time.Millisecond), f.pg.Busy.Round(time.Millisecond), f.pg.Slowest.Round(time.Millisecond))
+	if f.loam.Slowest > 2*time.Second {
+		t.Logf("slowest on Loam: %s", f.loam.SlowestText)
+	}
 	for i, fl := range st.Failures {
-		t.Errorf("difference %d of %d (%s):\n%s\n--- reduced record (regress/slt/testdata) ---\n%s", i+1, len(st.Failures), fl.Verdict.Sig, fl.Query, fl.Record)
+		// The query and its record were logged when found.
+		t.Errorf("difference %d of %d (%s): see its reduced record above; fix it, or gate its shape and list it in KNOWN.md", i+1, len(st.Failures), fl.Verdict.Sig)
 	}
 	if msg := srv.ExitedEarly(); msg != "" {
 		t.Fatal(msg)

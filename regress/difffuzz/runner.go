@@ -12,15 +12,21 @@ import (
 )
 
 // queryTimeout bounds one statement: a query still running then counts as
-// a hang (the generated data is tiny).
-const queryTimeout = 60 * time.Second
+// a hang (the data is tiny: the slowest query of a run takes well under a
+// second on either side).
+const queryTimeout = 30 * time.Second
 
 // Side is one database the fuzzer talks to, over the simple query
 // protocol so that every value arrives as PostgreSQL's text form.
 type Side struct {
-	Name string // "loam" or "postgres"
-	URL  string
-	conn *pgx.Conn
+	Name   string // "loam" or "postgres"
+	URL    string
+	Params map[string]string // more session settings
+	conn   *pgx.Conn
+	// Busy is the time spent in Query, and Slowest the slowest query.
+	Busy        time.Duration
+	Slowest     time.Duration
+	SlowestText string
 }
 
 // Result is what one statement gave.
@@ -44,6 +50,9 @@ func (s *Side) connect(ctx context.Context) error {
 	// Loam's is UTC.
 	cfg.RuntimeParams["TimeZone"] = "UTC"
 	cfg.RuntimeParams["extra_float_digits"] = "1"
+	for k, v := range s.Params {
+		cfg.RuntimeParams[k] = v
+	}
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("%s: connect: %w", s.Name, err)
@@ -71,6 +80,14 @@ func (s *Side) close() {
 func (s *Side) Query(ctx context.Context, sql string) Result {
 	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
+	start := time.Now()
+	defer func() {
+		d := time.Since(start)
+		s.Busy += d
+		if d > s.Slowest {
+			s.Slowest, s.SlowestText = d, sql
+		}
+	}()
 	var res Result
 	rows, err := s.conn.Query(qctx, sql)
 	if err == nil {

@@ -76,8 +76,12 @@ type Schema struct {
 // columns of joins and GROUP BY are a source of binder bugs).
 var colNames = []string{"a", "b", "c", "k", "v", "id"}
 
+// charType is the blank-padded character type, generated only with
+// Gates.CharColumn.
+var charType = sqlType{"char(3)", KText}
+
 // genSchema makes 2–3 tables of 2–5 columns each.
-func genSchema(r *rand.Rand) *Schema {
+func genSchema(r *rand.Rand, gates Gates) *Schema {
 	s := &Schema{}
 	n := 2 + r.Intn(2)
 	for i := 0; i < n; i++ {
@@ -95,6 +99,9 @@ func genSchema(r *rand.Rand) *Schema {
 				ty = sqlType{"text", KText}
 			default:
 				ty = storable[r.Intn(len(storable))]
+				if gates.CharColumn && r.Intn(10) == 0 {
+					ty = charType
+				}
 			}
 			t.Cols = append(t.Cols, Column{Name: names[j], Type: ty})
 		}
@@ -149,6 +156,10 @@ func genValue(r *rand.Rand, ty sqlType, extremes, nonASCII bool) *string {
 		}
 		return pick("0.00", "1.00", "-1.50", "2.25", "3.33", "10.00", "-7.13", "99.99")
 	case KText:
+		if ty.Name == "char(3)" {
+			// Blank-padded: 'a' is stored as 'a  '.
+			return pick("", "a", "b", "ab", "B", "abc", "a b", " a", "zz")
+		}
 		if strings.HasPrefix(ty.Name, "varchar(") {
 			return pick("", "a", "b", "ab", "B", "abc", "a b", "zz", "x%y", "10")
 		}

@@ -160,6 +160,14 @@ type binder struct {
 	depCols   []bool // per scope column, determined by a grouped primary key (dependentCols)
 	aggs      *[]agg.Agg
 	grouping  *groupingInfo // for GROUPING(); nil outside GROUP BY
+	// target: the next bind is a whole select-list entry, which is a
+	// grouping key when it equals one even if constant (PostgreSQL's
+	// parser links it to the key); a constant anywhere else stays a
+	// constant, never the key's NULL of a grouping set without it.
+	target bool
+	// claimed: the keys a constant select-list entry already is; a later
+	// equal entry is a constant again (PostgreSQL links the first).
+	claimed map[int]bool
 
 	win      *windowSet // nil where window calls are not allowed
 	inWindow bool       // binding inside a window call
@@ -263,15 +271,26 @@ func (b *binder) bind(n *pg.Node) (expr.Expr, error) {
 		return b.bindGrouping(g)
 	}
 	if b.aggMode {
+		top := b.target
+		b.target = false
 		if fc := n.GetFuncCall(); fc != nil && isAggregate(fc) {
 			return b.bindAggregate(fc)
 		}
 		sub := &binder{p: b.p, sc: b.sc, where: b.where}
 		e, err := sub.bind(n)
-		if err == nil {
+		if konst := err == nil && b.constant(e); err == nil && (top || !konst) {
 			s := e.String()
 			for i, g := range b.groupStrs {
 				if g == s {
+					if konst {
+						if b.claimed[i] {
+							break
+						}
+						if b.claimed == nil {
+							b.claimed = map[int]bool{}
+						}
+						b.claimed[i] = true
+					}
 					return &expr.Col{Idx: i, T: b.groupTs[i], Name: s}, nil
 				}
 			}
@@ -431,6 +450,10 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 		switch {
 		case fn == agg.PercentileCont && (x.Type().IsNumeric() || x.Type().Kind == types.Unknown):
 			a.Arg, _ = b.coerce(x, types.TFloat8, fc.Location)
+		case x.Type().Kind == types.Unknown && (fn == agg.Mode || fn == agg.PercentileDisc):
+			// mode and percentile_disc take anyelement, as lag: no type
+			// for an untyped literal.
+			return nil, unknownPolymorphic()
 		case x.Type().Kind == types.Unknown:
 			a.Arg, _ = b.coerce(x, types.TText, fc.Location)
 		}
@@ -495,8 +518,14 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 				e, _ = b.coerce(e, types.TText, fc.Location)
 			}
 			if a.Distinct {
+				// An argument as written or as coerced (string_agg's
+				// varchar argument is cast to text).
 				s := e.String()
-				if s != a.Arg.String() && (a.Arg2 == nil || s != a.Arg2.String()) {
+				inArgs := s == a.Arg.String() || s == arg.String() || a.Arg2 != nil && s == a.Arg2.String()
+				if !inArgs && len(args) > 1 && s == args[1].String() {
+					inArgs = true
+				}
+				if !inArgs {
 					return nil, b.errAt(pgerr.New(pgerr.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"), nodeLocation(sb.Node))
 				}
 			}
@@ -553,7 +582,9 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 	a.T = t
 	s := a.String()
 	for i, prev := range *b.aggs {
-		if prev.String() == s {
+		// The text alone is not enough: max(NULL::timestamp) and
+		// max(NULL::int2) print alike once the casts fold.
+		if prev.String() == s && prev.T == t && sameArgType(prev.Arg, a.Arg) {
 			return &expr.Col{Idx: len(b.groupStrs) + i, T: t, Name: s}, nil
 		}
 	}
@@ -1013,6 +1044,22 @@ func negConst(d types.Datum, b *binder, loc int32) (expr.Expr, error) {
 var cmpOps = map[string]expr.CmpOp{"=": expr.EQ, "<>": expr.NE, "!=": expr.NE, "<": expr.LT, "<=": expr.LE, ">": expr.GT, ">=": expr.GE}
 var arithOps = map[string]expr.ArithOp{"+": expr.Add, "-": expr.Sub, "*": expr.Mul, "/": expr.Div, "%": expr.Mod}
 
+// widenFloat4 is the type an operator computes in when Common gave t for
+// operands lt and rt: a real with an operand of another numeric type
+// (int, numeric) computes in double precision, as PostgreSQL's operator
+// resolution picks float48 and float84 operators (real / int is float8;
+// a real with an untyped literal stays real).
+func widenFloat4(t, lt, rt types.T) types.T {
+	if t.Kind != types.Float4 {
+		return t
+	}
+	other := func(k types.Kind) bool { return k != types.Float4 && k != types.Unknown }
+	if other(lt.Kind) || other(rt.Kind) {
+		return types.TFloat8
+	}
+	return t
+}
+
 func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, error) {
 	noOp := func() error {
 		return pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type()).
@@ -1024,6 +1071,7 @@ func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, erro
 		if !ok {
 			return nil, noOp()
 		}
+		t = widenFloat4(t, l.Type(), r.Type())
 		var err error
 		ct := types.Of(t.Kind)
 		if t.Kind == types.Array {
@@ -1420,11 +1468,34 @@ func (b *binder) untypedAggArg(fn agg.Func, arg expr.Expr, loc int32) (expr.Expr
 	if arg.Type().Kind != types.Unknown {
 		return arg, nil
 	}
+	// PostgreSQL's rule for an unknown argument: the string category if
+	// some candidate takes it (min/max have a text form), else the one
+	// category all candidates share; sum and avg also take intervals and
+	// money, array_agg arrays, so no category wins.
 	switch fn {
-	case agg.Count, agg.StringAgg, agg.ArrayAgg, agg.ApproxCountDistinct, agg.JSONObjectAgg, agg.JSONBObjectAgg:
+	case agg.Count, agg.StringAgg, agg.ApproxCountDistinct, agg.Min, agg.Max, agg.JSONObjectAgg, agg.JSONBObjectAgg:
 		return b.coerce(arg, types.TText, loc)
 	case agg.BoolAnd, agg.BoolOr:
 		return b.coerce(arg, types.TBool, loc)
+	case agg.Sum, agg.Avg, agg.ArrayAgg:
+		return nil, b.errAt(pgerr.New(pgerr.AmbiguousFunction, "function %s(unknown) is not unique", fn).
+			WithHint("Could not choose a best candidate function. You might need to add explicit type casts."), loc)
 	}
 	return b.coerce(arg, types.TFloat8, loc)
+}
+
+// sameArgType reports whether two aggregates' arguments (nil for *) have
+// the same type.
+func sameArgType(a, b expr.Expr) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.Type() == b.Type()
+}
+
+// constant reports whether e reads no column and can be evaluated at
+// planning, as PostgreSQL folds it before matching grouping keys.
+func (b *binder) constant(e expr.Expr) bool {
+	cols, ok := colsOf(e)
+	return ok && len(cols) == 0 && b.p.foldable(e)
 }

@@ -24,6 +24,7 @@ type cte struct {
 	work      *workTable
 	inNonRec  bool // planning the non-recursive term: a self reference is an error
 	selfFound bool
+	read      bool // planned where referenced at least once
 }
 
 type workTable struct {
@@ -81,6 +82,7 @@ func (p *Planner) cteItem(c *cte, rv *pg.RangeVar) (*fromItem, error) {
 	}
 	var q *Query
 	var err error
+	c.read = true
 	if c.work != nil {
 		// Inside the recursive term: the working table.
 		c.selfFound = true
@@ -100,7 +102,12 @@ func (p *Planner) cteItem(c *cte, rv *pg.RangeVar) (*fromItem, error) {
 	for i, col := range q.Columns {
 		cols[i] = scopeCol{table: alias, name: names[i], t: col.T, origin: origin{col.TableOID, col.ColumnNum}}
 	}
-	return &fromItem{cols: cols, build: func(*scope, int, expr.Expr) (exec.Operator, error) { return q.Root, nil }}, nil
+	return &fromItem{cols: cols, build: func(sc *scope, off int, _ expr.Expr) (exec.Operator, error) {
+		if c.rec {
+			return q.Root, nil
+		}
+		return p.pruneUnread(q.Root, sc.used[off:off+len(cols)]), nil
+	}}, nil
 }
 
 // planCTE plans the query of c in the scope it was written in.
@@ -197,4 +204,25 @@ func (p *Planner) planCTE(c *cte) (*Query, error) {
 		return p.Select(s)
 	}
 	return &Query{Root: exec.NewRecursiveUnion(ts, initOp, step, !s.All), Columns: cols}, nil
+}
+
+// checkUnread plans, and throws away, each WITH query from mine down to
+// (not including) outer that the statement did not read: PostgreSQL
+// never runs such a query, but analyses it, so its type errors (42804,
+// 42883…) are the statement's.
+func (p *Planner) checkUnread(mine, outer *cte) error {
+	var unread []*cte
+	for c := mine; c != nil && c != outer; c = c.parent {
+		if !c.read {
+			unread = append(unread, c)
+		}
+	}
+	for i := len(unread) - 1; i >= 0; i-- {
+		q, err := p.planCTE(unread[i])
+		if err != nil {
+			return err
+		}
+		q.Root.Close()
+	}
+	return nil
 }

@@ -112,7 +112,9 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 			}
 			cols[i] = scopeCol{table: alias, name: name, t: c.T, origin: origin{c.TableOID, c.ColumnNum}}
 		}
-		return &fromItem{cols: cols, build: func(*scope, int, expr.Expr) (exec.Operator, error) { return q.Root, nil }}, nil
+		return &fromItem{cols: cols, build: func(sc *scope, off int, _ expr.Expr) (exec.Operator, error) {
+			return p.pruneUnread(q.Root, sc.used[off:off+len(cols)]), nil
+		}}, nil
 	case n.GetJoinExpr() != nil:
 		return p.joinItem(n.GetJoinExpr())
 	case n.GetRangeFunction() != nil:

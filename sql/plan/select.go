@@ -13,13 +13,27 @@ import (
 
 // Select plans a SELECT (or VALUES) statement.
 func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
-	if s.WithClause != nil {
-		saved := p.ctes
-		defer func() { p.ctes = saved }()
-		if err := p.with(s.WithClause); err != nil {
-			return nil, err
-		}
+	if s.WithClause == nil {
+		return p.selectBody(s)
 	}
+	saved := p.ctes
+	defer func() { p.ctes = saved }()
+	if err := p.with(s.WithClause); err != nil {
+		return nil, err
+	}
+	mine := p.ctes
+	q, err := p.selectBody(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.checkUnread(mine, saved); err != nil {
+		q.Root.Close()
+		return nil, err
+	}
+	return q, nil
+}
+
+func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 	if s.Op != pg.SetOperation_SETOP_NONE {
 		return p.setOperation(s)
 	}
@@ -203,7 +217,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 				}
 				k := -1
 				for i, x := range groupBy {
-					if x.String() == e.String() {
+					if x.String() == e.String() && x.Type() == e.Type() {
 						k = i
 					}
 				}
@@ -248,6 +262,7 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 			}
 		} else {
 			var err error
+			out.target = true
 			if e, err = out.bind(t.node); err != nil {
 				// PostgreSQL analyses the whole select list before it
 				// checks grouping: a later unknown function wins.

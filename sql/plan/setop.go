@@ -135,5 +135,33 @@ func untypedLiteral(s *pg.SelectStmt, i int) bool {
 		return false
 	}
 	c := rt.Val.GetAConst()
-	return c != nil && (c.Isnull || c.GetSval() != nil)
+	if c == nil || !(c.Isnull || c.GetSval() != nil) {
+		return false
+	}
+	// A literal the branch sorts, groups or makes distinct by is text
+	// there already (PostgreSQL's addTargetToSortList): SELECT DISTINCT
+	// 'x' … UNION SELECT 1 is 42804, not 22P02.
+	if len(s.DistinctClause) > 0 {
+		return false
+	}
+	for _, n := range s.GroupClause {
+		if positionRef(n) == i+1 {
+			return false
+		}
+	}
+	for _, n := range s.SortClause {
+		if sb := n.GetSortBy(); sb != nil && positionRef(sb.Node) == i+1 {
+			return false
+		}
+	}
+	return true
+}
+
+// positionRef is n's select-list position when n is an integer constant
+// (GROUP BY 1, ORDER BY 1), else 0.
+func positionRef(n *pg.Node) int {
+	if c := n.GetAConst(); c != nil && c.GetIval() != nil {
+		return int(c.GetIval().Ival)
+	}
+	return 0
 }

@@ -548,6 +548,12 @@ func (b *binder) windowFunc(fc *pg.FuncCall) (window.Func, error) {
 			}
 		}
 		if t.Kind == types.Unknown {
+			if len(args) < 3 {
+				// lag(anyelement): PostgreSQL cannot type an untyped
+				// literal; lag(anycompatible, int, anycompatible) takes
+				// text.
+				return f, unknownPolymorphic()
+			}
 			t = types.TText
 		}
 		if err := coerce(0, t); err != nil {
@@ -573,9 +579,7 @@ func (b *binder) windowFunc(fc *pg.FuncCall) (window.Func, error) {
 			return f, noFunc()
 		}
 		if ts[0].Kind == types.Unknown {
-			if err := coerce(0, types.TText); err != nil {
-				return f, err
-			}
+			return f, unknownPolymorphic()
 		}
 		if want == 2 {
 			if err := coerce(1, types.TInt4); err != nil {
@@ -586,4 +590,10 @@ func (b *binder) windowFunc(fc *pg.FuncCall) (window.Func, error) {
 	}
 	f.Args = args
 	return f, nil
+}
+
+// unknownPolymorphic is PostgreSQL's error for an untyped literal (or NULL)
+// as the only argument that fixes an anyelement function's type.
+func unknownPolymorphic() error {
+	return pgerr.New(pgerr.DatatypeMismatch, "could not determine polymorphic type because input has type unknown")
 }
