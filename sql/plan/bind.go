@@ -615,9 +615,6 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		}
 		if b.sc == nil {
 			if e, ok, err := b.p.outerColumn(tbl, name, cr.Location, b.inAgg); ok || err != nil {
-				if ok {
-					b.p.noteOuter()
-				}
 				return e, err
 			}
 			if tbl != "" {
@@ -635,9 +632,6 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		if err != nil {
 			if code := pgerr.Code(err); code == pgerr.UndefinedColumn || code == pgerr.UndefinedTable {
 				if e, ok, err := b.p.outerColumn(tbl, name, cr.Location, b.inAgg); ok || err != nil {
-					if ok {
-						b.p.noteOuter()
-					}
 					return e, err
 				}
 			}

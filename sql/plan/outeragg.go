@@ -18,6 +18,9 @@ import (
 // wrongly; until it is bound in the outer query, it is refused.
 type aggRefs struct {
 	local, outer int
+	// lateral: an outer column read is one of a FROM item left of the
+	// LATERAL subquery the call is in.
+	lateral bool
 }
 
 // noteLocal and noteOuter count a reference while an aggregate's
@@ -28,9 +31,10 @@ func (p *Planner) noteLocal() {
 	}
 }
 
-func (p *Planner) noteOuter() {
+func (p *Planner) noteOuter(o *outerRow) {
 	if p.aggRefs != nil {
 		p.aggRefs.outer++
+		p.aggRefs.lateral = p.aggRefs.lateral || o.lateral
 	}
 }
 
@@ -47,6 +51,11 @@ func (p *Planner) trackAggRefs() (*aggRefs, func()) {
 func (b *binder) checkOuterAgg(r *aggRefs, fc *pg.FuncCall) error {
 	if r.outer == 0 || r.local > 0 {
 		return nil
+	}
+	if r.lateral {
+		// PostgreSQL's answer too: the aggregate would belong to the
+		// query whose FROM clause holds it.
+		return b.errAt(pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in FROM clause of their own query level"), fc.Location)
 	}
 	return b.errAt(pgerr.New(pgerr.FeatureNotSupported, "aggregate %s() over only an outer query's columns in a subquery is not supported yet", funcName(fc)), fc.Location)
 }
