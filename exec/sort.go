@@ -120,6 +120,15 @@ func SortIndices(ctx context.Context, ec *expr.Ctx, all arrow.RecordBatch, keys 
 			}
 			v = r
 		}
+		if t := k.Expr.Type(); t.Kind == types.Array {
+			// Order arrays element by element, not by their text.
+			r, err := arrayRanks(v, t)
+			v.Release()
+			if err != nil {
+				return nil, err
+			}
+			v = r
+		}
 		if k.Expr.Type().Kind == types.JSONB {
 			// Order jsonb as PostgreSQL's btree does, by rank.
 			r, err := jsonbRanks(v)

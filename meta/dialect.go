@@ -27,6 +27,10 @@ type dialect struct {
 	// a scanned column back.
 	timeArg   func(time.Time) any
 	timeValue func(any) (time.Time, error)
+	// forUpdate ends a SELECT that locks the rows it reads until the
+	// transaction ends (PostgreSQL); SQLite's immediate transactions hold
+	// the whole database already.
+	forUpdate string
 	// lockMigrations, when set, runs first in every migration transaction
 	// and holds off other servers migrating the same store until commit.
 	lockMigrations func(ctx context.Context, tx *sql.Tx) error

@@ -74,6 +74,25 @@ var migrations = []migration{
 				PRIMARY KEY (namespace, name))`,
 		},
 	},
+	{
+		name: "sequences",
+		stmts: []string{
+			`CREATE TABLE loam_sequences (
+				namespace VARCHAR NOT NULL,
+				name VARCHAR NOT NULL,
+				seq_type VARCHAR NOT NULL,
+				start_value BIGINT NOT NULL,
+				increment_by BIGINT NOT NULL,
+				min_value BIGINT NOT NULL,
+				max_value BIGINT NOT NULL,
+				cache_size BIGINT NOT NULL,
+				cycle BOOLEAN NOT NULL,
+				owned_by VARCHAR NOT NULL,
+				last_value BIGINT NOT NULL,
+				is_called BOOLEAN NOT NULL,
+				PRIMARY KEY (namespace, name))`,
+		},
+	},
 }
 
 // LatestSchemaVersion is the store schema version this binary migrates to.

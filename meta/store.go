@@ -108,6 +108,19 @@ type Store interface {
 	// Lease is the lease as stored, expired or not; ErrNotFound when none.
 	Lease(ctx context.Context, ns, name string) (Lease, error)
 
+	// Sequences (sequences.go). CreateSequence: ErrExists when taken;
+	// Sequence, DropSequence, SetSequenceValue: ErrNotFound when there is
+	// none. NextSequenceValues hands out n values atomically across
+	// servers, or ErrSequenceLimit. ListSequences is sorted.
+	CreateSequence(ctx context.Context, ns, name string, q Sequence) error
+	Sequence(ctx context.Context, ns, name string) (Sequence, error)
+	DropSequence(ctx context.Context, ns, name string) error
+	ListSequences(ctx context.Context, ns string) ([]string, error)
+	NextSequenceValues(ctx context.Context, ns, name string, n int) ([]int64, error)
+	SetSequenceValue(ctx context.Context, ns, name string, v int64, called bool) error
+	// AlterSequence applies change to the sequence atomically.
+	AlterSequence(ctx context.Context, ns, name string, change func(Sequence) (Sequence, error)) error
+
 	Close() error
 }
 

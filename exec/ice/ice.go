@@ -61,6 +61,8 @@ func ToIceberg(t types.T) (iceberg.Type, error) {
 		return iceberg.PrimitiveTypes.TimestampTz, nil
 	case types.UUID:
 		return iceberg.PrimitiveTypes.UUID, nil
+	case types.Array:
+		return listOf(t)
 	}
 	return nil, fmt.Errorf("type %s cannot be stored in a table", t)
 }
@@ -95,12 +97,19 @@ func FromIceberg(t iceberg.Type) (types.T, bool) {
 		return types.TTimestampTZ, true
 	case iceberg.UUIDType:
 		return types.TUUID, true
+	case *iceberg.ListType:
+		if et, ok := FromIceberg(tt.Element); ok && et.Kind != types.Array {
+			return types.ArrayOf(et.Kind), true
+		}
 	}
 	return types.T{}, false
 }
 
 // TypeKey is the stable text a type is recorded as in TypesProperty.
 func TypeKey(t types.T) string {
+	if t.Kind == types.Array {
+		return TypeKey(types.Of(t.Elem)) + "[]"
+	}
 	name := [...]string{types.Bool: "bool", types.Int2: "int2", types.Int4: "int4", types.Int8: "int8",
 		types.Float4: "float4", types.Float8: "float8", types.Numeric: "numeric", types.Text: "text",
 		types.Varchar: "varchar", types.Char: "bpchar", types.Bytea: "bytea", types.Date: "date",
@@ -117,6 +126,13 @@ func TypeKey(t types.T) string {
 
 // ParseTypeKey reads what TypeKey wrote.
 func ParseTypeKey(s string) (types.T, bool) {
+	if elem, ok := strings.CutSuffix(s, "[]"); ok {
+		et, ok := ParseTypeKey(elem)
+		if !ok || et.Kind == types.Array {
+			return types.T{}, false
+		}
+		return types.ArrayOf(et.Kind), true
+	}
 	name, mods := s, ""
 	if i := strings.IndexByte(s, '('); i >= 0 && strings.HasSuffix(s, ")") {
 		name, mods = s[:i], s[i+1:len(s)-1]
@@ -192,6 +208,9 @@ func FromArrow(a arrow.Array, t types.T) (arrow.Array, error) {
 		a.Retain()
 		return a, nil
 	}
+	if t.Kind == types.Array {
+		return textFromList(a, t)
+	}
 	n := a.Len()
 	switch src := a.(type) {
 	case *array.Int32:
@@ -262,6 +281,8 @@ func ToArrow(a arrow.Array, t types.T, dt arrow.DataType) (arrow.Array, error) {
 	}
 	n := a.Len()
 	switch dst := dt.(type) {
+	case *arrow.ListType:
+		return listFromText(a, t, dt, dst.Elem())
 	case *arrow.Decimal128Type:
 		src := a.(*array.String)
 		b := array.NewDecimal128Builder(memory.DefaultAllocator, dst)

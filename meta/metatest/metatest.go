@@ -43,6 +43,8 @@ func Run(t *testing.T, fresh Fresh) {
 	t.Run("TableSettings", s.testSettings)
 	t.Run("RolesAndGrants", s.testRoles)
 	t.Run("Leases", s.testLeases)
+	t.Run("Sequences", s.testSequences)
+	t.Run("ConcurrentSequence", s.testConcurrentSequence)
 	t.Run("ConcurrentSwap", s.testConcurrentSwap)
 	t.Run("ConcurrentAcquireLease", s.testConcurrentLease)
 	t.Run("ConcurrentOpen", s.testConcurrentOpen)
@@ -818,6 +820,7 @@ func (s *suite) testMigrateFromPrevious(t *testing.T) {
 			must(t, "CreateRole", st.CreateRole(ctx, meta.Role{Name: "r"}))
 			_, err = st.AcquireLease(ctx, "old", "t", meta.Holder{ID: "a", Address: "x"}, time.Minute)
 			must(t, "AcquireLease", err)
+			must(t, "CreateSequence", st.CreateSequence(ctx, "old", "s", meta.Sequence{Type: "bigint", Start: 1, Increment: 1, Min: 1, Max: 9, Last: 1}))
 		})
 	}
 }

@@ -111,6 +111,9 @@ func (s *Session) copyTarget(ctx context.Context, cs *pg.CopyStmt, cat *catalog)
 	if err != nil {
 		return nil, nil, err
 	}
+	if ti.Sequence {
+		return nil, nil, pgerr.New(pgerr.WrongObjectType, "cannot copy to or from sequence %q", ti.Name)
+	}
 	if ti.ViewSQL != "" {
 		return nil, nil, pgerr.New(pgerr.WrongObjectType, "cannot copy from view %q", ti.Name).WithHint("Try the COPY (SELECT ...) TO variant.")
 	}

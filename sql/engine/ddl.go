@@ -34,16 +34,9 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	if rv.Relpersistence == "t" || len(cs.InhRelations) > 0 || cs.Partspec != nil || cs.OfTypename != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "temporary, inherited and PARTITION BY tables are not supported; use PARTITIONED BY").WithPosition(at(rv.Location))
 	}
-	ns := rv.Schemaname
-	if ns == "" {
-		var err error
-		if ns, err = s.createSchema(ctx); err != nil {
-			return nil, err
-		}
-	} else if ok, err := s.namespaceExists(ctx, ns); err != nil {
+	ns, err := s.newTableSchema(ctx, rv, q)
+	if err != nil {
 		return nil, err
-	} else if !ok {
-		return nil, pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", ns).WithPosition(at(rv.Location))
 	}
 
 	var fields []iceberg.NestedField
@@ -51,6 +44,7 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	var keys []string // PRIMARY KEY columns
 	var defaults []string
 	var defPlan *plan.Planner
+	var owned []ownedSeq // serial and identity columns
 	byName := map[string]int{}
 	for _, el := range cs.TableElts {
 		cd := el.GetColumnDef()
@@ -67,18 +61,32 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 		if _, dup := byName[cd.Colname]; dup {
 			return nil, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", cd.Colname).WithPosition(at(cd.Location))
 		}
-		t, err := plan.TypeOf(cd.TypeName, q)
-		if err != nil {
-			return nil, err
+		t, serial := serialType(cd.TypeName)
+		if !serial {
+			if t, err = plan.TypeOf(cd.TypeName, q); err != nil {
+				return nil, err
+			}
 		}
 		it, err := ice.ToIceberg(t)
 		if err != nil {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "column %q: %v", cd.Colname, err).WithPosition(at(cd.Location))
 		}
-		required := cd.IsNotNull
+		required := cd.IsNotNull || serial
+		if serial {
+			owned = append(owned, ownedSeq{col: len(fields), opts: nil})
+		}
 		for _, c := range cd.Constraints {
 			con := c.GetConstraint()
 			switch con.Contype {
+			case pg.ConstrType_CONSTR_IDENTITY:
+				if _, ok := seqTypes[t.Kind]; !ok {
+					return nil, pgerr.New(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint").WithPosition(at(con.Location))
+				}
+				if serial || len(owned) > 0 && owned[len(owned)-1].col == len(fields) {
+					return nil, pgerr.New(pgerr.SyntaxError, "multiple identity specifications for column %q of table %q", cd.Colname, rv.Relname).WithPosition(at(con.Location))
+				}
+				owned = append(owned, ownedSeq{col: len(fields), opts: con.Options, identity: con.GeneratedWhen[0]})
+				required = true
 			case pg.ConstrType_CONSTR_NOTNULL:
 				required = true
 			case pg.ConstrType_CONSTR_PRIMARY:
@@ -114,13 +122,58 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	if len(fields) == 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "a table needs at least one column").WithPosition(at(rv.Location))
 	}
+	nt := newTable{ns: ns, name: rv.Relname, fields: fields, types: colTypes, keys: keys, defaults: defaults, byName: byName, at: at(rv.Location)}
+	seqs, err := s.planOwnedSequences(ctx, &nt, owned, rv.Schemaname != "", q)
+	if err != nil {
+		return nil, err
+	}
+	mark := len(s.undo)
+	created, err := s.storeTable(ctx, nt, ps.Table, cs.IfNotExists)
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		for _, sq := range seqs {
+			if err := s.storeSequence(ctx, ns, sq.name, sq.seq); err != nil {
+				s.undoCreate(mark, link.Key{NS: ns, Name: rv.Relname})
+				return nil, err
+			}
+		}
+	}
+	return &Cursor{tag: "CREATE TABLE", sess: s}, nil
+}
+
+// newTable is a table about to be created: its columns as Iceberg fields
+// with their SQL types, PRIMARY KEY column names and DEFAULT texts (nil
+// or "" for none), by CREATE TABLE or CREATE TABLE … AS.
+type newTable struct {
+	ns, name string
+	fields   []iceberg.NestedField
+	types    []types.T
+	keys     []string
+	defaults []string
+	byName   map[string]int
+	at       int // position of the table name, for errors
+	// identity is "a" (ALWAYS) or "d" (BY DEFAULT) for an identity
+	// column, "" for others; nil when there is none.
+	identity []string
+}
+
+// storeTable creates nt with the Loam clauses tc, in the metastore and
+// the warehouse, and records it as created by the transaction under way
+// (a rollback drops it). It reports false, with a notice, when the table
+// exists and ifNotExists is set.
+func (s *Session) storeTable(ctx context.Context, nt newTable, tc *parse.TableClauses, ifNotExists bool) (bool, error) {
+	fields, colTypes, keys, defaults, byName := nt.fields, nt.types, nt.keys, nt.defaults, nt.byName
+	ns := nt.ns
+	ice.NumberFields(fields)
 	// A primary key becomes the Iceberg schema's identifier fields (row
 	// identity for engines that upsert); its columns are NOT NULL.
 	var identifiers []int
 	for _, k := range keys {
 		i, ok := byName[k]
 		if !ok {
-			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q named in key does not exist", k).WithPosition(at(rv.Location))
+			return false, pgerr.New(pgerr.UndefinedColumn, "column %q named in key does not exist", k).WithPosition(nt.at)
 		}
 		fields[i].Required = true
 		identifiers = append(identifiers, fields[i].ID)
@@ -134,30 +187,42 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	if d := plan.EncodeDefaults(ids, defaults); d != "" {
 		props[plan.PropDefaults] = d
 	}
+	if d := plan.EncodeDefaults(ids, nt.identity); d != "" {
+		props[plan.PropIdentity] = d
+	}
 
 	var spec *iceberg.PartitionSpec
 	order := table.UnsortedSortOrder
-	if tc := ps.Table; tc != nil {
+	if tc != nil {
 		var err error
 		if spec, err = partitionSpec(tc, sc, byName, colTypes); err != nil {
-			return nil, err
+			return false, err
 		}
 		if order, err = sortOrder(tc, sc, byName); err != nil {
-			return nil, err
+			return false, err
 		}
 		if err := tableOptions(tc, byName, colTypes, props); err != nil {
-			return nil, err
+			return false, err
 		}
 	}
-	key := link.Key{NS: ns, Name: rv.Relname}
+	key := link.Key{NS: ns, Name: nt.name}
+	if _, err := s.eng.meta.Sequence(ctx, ns, nt.name); err == nil {
+		// A sequence holds the name (tables and views are checked by the
+		// create itself).
+		if ifNotExists {
+			s.notice("relation %q already exists, skipping", nt.name)
+			return false, nil
+		}
+		return false, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", nt.name)
+	}
 	location, err := s.takeName(ctx, key)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	s.eng.missing.forget(key)
-	_, err = s.eng.store.CreateAt(ctx, ns, rv.Relname, location, sc, spec, order, props)
+	_, err = s.eng.store.CreateAt(ctx, ns, nt.name, location, sc, spec, order, props)
 	if err == nil {
-		settings := tableSettings(ps.Table, props)
+		settings := tableSettings(tc, props)
 		settings.Keys = keys
 		for i, d := range defaults {
 			if d != "" {
@@ -167,22 +232,37 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 				settings.Defaults[fields[i].Name] = plan.DefaultText(d, false)
 			}
 		}
-		err = s.eng.meta.PutTableSettings(ctx, ns, rv.Relname, settings)
+		err = s.eng.meta.PutTableSettings(ctx, ns, nt.name, settings)
 	}
 	if errors.Is(err, icetable.ErrTableExists) || errors.Is(err, icetable.ErrViewExists) {
-		if cs.IfNotExists {
-			s.notice("relation %q already exists, skipping", rv.Relname)
-			return &Cursor{tag: "CREATE TABLE", sess: s}, nil
+		if ifNotExists {
+			s.notice("relation %q already exists, skipping", nt.name)
+			return false, nil
 		}
-		return nil, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", rv.Relname)
+		return false, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", nt.name)
 	}
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	// Again: a lookup may have raced the create.
 	s.eng.missing.forget(key)
-	s.onRollback(func(ctx context.Context) error { return s.dropTable(ctx, ns, rv.Relname) })
-	return &Cursor{tag: "CREATE TABLE", sess: s}, nil
+	s.onRollback(func(ctx context.Context) error { return s.dropTable(ctx, ns, nt.name) })
+	return true, nil
+}
+
+// newTableSchema is the schema a new table named by rv goes into: the one
+// named, which must exist, else the first of the search path.
+func (s *Session) newTableSchema(ctx context.Context, rv *pg.RangeVar, q string) (string, error) {
+	ns := rv.Schemaname
+	if ns == "" {
+		return s.createSchema(ctx)
+	}
+	if ok, err := s.namespaceExists(ctx, ns); err != nil {
+		return "", err
+	} else if !ok {
+		return "", pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", ns).WithPosition(parse.CharPos(q, int(rv.Location)))
+	}
+	return ns, nil
 }
 
 func columnOf(byName map[string]int, name string, pos int, clause string) (int, error) {
@@ -346,6 +426,9 @@ func (s *Session) dropTable(ctx context.Context, ns, name string) error {
 	if err := s.eng.meta.DeleteTableSettings(ctx, ns, name); err != nil {
 		return fmt.Errorf("drop table %s.%s: settings: %w", ns, name, err)
 	}
+	if err := s.dropOwnedSequences(ctx, ns, name); err != nil {
+		return fmt.Errorf("drop table %s.%s: sequences: %w", ns, name, err)
+	}
 	return nil
 }
 
@@ -411,6 +494,9 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 			if ti == nil {
 				continue
 			}
+			if ti.Sequence {
+				return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a table", ti.Name).WithHint("Use DROP SEQUENCE to remove a sequence.")
+			}
 			if ti.ViewSQL != "" {
 				return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a table", ti.Name).WithHint("Use DROP VIEW to remove a view.")
 			}
@@ -466,6 +552,9 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 					return nil, err
 				}
 			}
+			if err := s.dropSchemaSequences(ctx, ns, ds.Behavior == pg.DropBehavior_DROP_CASCADE, len(tables)+len(views) > 0); err != nil {
+				return nil, err
+			}
 			if err := s.dropSchemaLater(ctx, ns, tables, views); err != nil {
 				return nil, err
 			}
@@ -473,6 +562,8 @@ func (s *Session) drop(ctx context.Context, ds *pg.DropStmt) (*Cursor, error) {
 		return &Cursor{tag: "DROP SCHEMA", sess: s}, nil
 	case pg.ObjectType_OBJECT_VIEW:
 		return s.dropViews(ctx, ds)
+	case pg.ObjectType_OBJECT_SEQUENCE:
+		return s.dropSequences(ctx, ds)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported", parse.ObjectName(ds.RemoveType))
 }

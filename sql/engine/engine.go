@@ -171,6 +171,10 @@ func (c *catalog) Table(ctx context.Context, schema, name string) (*plan.TableIn
 			return ti, err
 		}
 	}
+	// Sequences last: a metastore read only when nothing else matched.
+	if ti, err := c.sequenceRelation(ctx, search, name); ti != nil || err != nil {
+		return ti, err
+	}
 	if schema != "" {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
 	}
@@ -222,6 +226,9 @@ func tableInfo(ns, name string, t *table.Table) (*plan.TableInfo, error) {
 		ids = append(ids, f.ID)
 	}
 	if ti.Defaults, err = plan.DecodeDefaults(t.Properties()[plan.PropDefaults], ids); err != nil {
+		return nil, fmt.Errorf("table %s.%s: %w", ns, name, err)
+	}
+	if ti.Identity, err = plan.DecodeDefaults(t.Properties()[plan.PropIdentity], ids); err != nil {
 		return nil, fmt.Errorf("table %s.%s: %w", ns, name, err)
 	}
 	return ti, nil

@@ -128,6 +128,9 @@ func (s *Session) exprCtx() *expr.Ctx {
 func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statement, cat *catalog) ([]Column, error) {
 	switch n := ps.Node.Node.(type) {
 	case *pg.Node_SelectStmt:
+		if n.SelectStmt.IntoClause != nil {
+			return nil, nil // SELECT … INTO returns no rows
+		}
 		q, err := p.Select(n.SelectStmt)
 		if err != nil {
 			return nil, err
@@ -141,6 +144,11 @@ func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statem
 		return ret.cols, nil
 	case *pg.Node_VariableShowStmt:
 		return s.showColumns(n.VariableShowStmt), nil
+	case *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
+		// Refused at Parse, as execute would refuse them: described as
+		// taking no parameters, a client's Bind of UPDATE … WHERE id = $1
+		// failed in the client ("expected 0 arguments, got 1") instead.
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", parse.StmtName(ps.Node))
 	case *pg.Node_ExecuteStmt:
 		if st, ok := s.sqlPrepared[n.ExecuteStmt.Name]; ok {
 			return st.Columns, nil
@@ -219,6 +227,10 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 	p.NoParams = st.simple
 	switch n := ps.Node.Node.(type) {
 	case *pg.Node_SelectStmt:
+		if into := n.SelectStmt.IntoClause; into != nil {
+			defer cat.release()
+			return s.createTableAs(ctx, p, into, n.SelectStmt, false, nil, st.prep.query)
+		}
 		q, err := p.Select(n.SelectStmt)
 		if err != nil {
 			cat.release()
@@ -253,6 +265,23 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return &Cursor{tag: fmt.Sprintf("INSERT 0 %d", count), sess: s}, nil
 	case *pg.Node_CreateStmt:
 		return s.createTable(ctx, n.CreateStmt, ps, st.prep.query)
+	case *pg.Node_CreateTableAsStmt:
+		defer cat.release()
+		cs := n.CreateTableAsStmt
+		sel := cs.Query.GetSelectStmt()
+		if cs.Objtype != pg.ObjectType_OBJECT_TABLE {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported", parse.StmtName(ps.Node))
+		}
+		if sel == nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE TABLE … AS EXECUTE is not supported")
+		}
+		return s.createTableAs(ctx, p, cs.Into, sel, cs.IfNotExists, ps.Table, st.prep.query)
+	case *pg.Node_CreateSeqStmt:
+		cat.release()
+		return s.createSequence(ctx, n.CreateSeqStmt, st.prep.query)
+	case *pg.Node_AlterSeqStmt:
+		cat.release()
+		return s.alterSequence(ctx, n.AlterSeqStmt, st.prep.query)
 	case *pg.Node_ViewStmt:
 		return s.createView(ctx, n.ViewStmt, ps, st.prep.query)
 	case *pg.Node_CreateSchemaStmt:
@@ -410,6 +439,9 @@ func (s *Session) planInsert(ctx context.Context, p *plan.Planner, ins *pg.Inser
 	if err != nil {
 		return nil, nil, nil, pgerr.From(err).WithPosition(parse.CharPos(p.Query(), int(rv.Location)))
 	}
+	if ti.Sequence {
+		return nil, nil, nil, pgerr.New(pgerr.WrongObjectType, "cannot change sequence %q", ti.Name)
+	}
 	if ti.ViewSQL != "" {
 		return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "cannot insert into view %q: Loam views are read-only", ti.Name).WithPosition(parse.CharPos(p.Query(), int(rv.Location)))
 	}
@@ -520,6 +552,9 @@ func (s *Session) insertSource(p *plan.Planner, ins *pg.InsertStmt, ti *plan.Tab
 		sel = &pg.SelectStmt{ValuesLists: []*pg.Node{{Node: &pg.Node_List{List: &pg.List{}}}}}
 		target = nil
 	}
+	if err := checkIdentityInsert(ins, ti, target, sel); err != nil {
+		return nil, err
+	}
 	// With no column list, fewer expressions than columns fill the first
 	// columns; the rest take their defaults, as in PostgreSQL.
 	implicit := len(ins.Cols) == 0 && target != nil
@@ -558,13 +593,19 @@ func (s *Session) insertSource(p *plan.Planner, ins *pg.InsertStmt, ti *plan.Tab
 		var e expr.Expr = &expr.Col{Idx: k, T: q.Columns[k].T}
 		want := ti.Types[idx]
 		if q.Columns[k].T.Kind != want.Kind || want.Width >= 0 {
-			if _, ok := types.Common(q.Columns[k].T, want); !ok && q.Columns[k].T.Kind != types.Text && !plan.AssignsToString(want) {
+			if _, ok := types.Common(q.Columns[k].T, want); !ok && q.Columns[k].T.Kind != types.Text && !plan.AssignsToString(want) && !plan.ArrayAssigns(q.Columns[k].T, want) {
 				return nil, pgerr.New(pgerr.DatatypeMismatch, "column %q is of type %s but expression is of type %s", ti.Columns[idx], want, q.Columns[k].T).
 					WithHint("You will need to rewrite or cast the expression.")
 			}
 			e = &expr.Cast{Arg: e, T: want}
 		}
 		exprs[idx] = e
+		if ins.Override == pg.OverridingKind_OVERRIDING_USER_VALUE && ti.Identity != nil && ti.Identity[idx] != "" {
+			// The values given are ignored: the sequence's are taken.
+			if exprs[idx], err = p.BindDefault(ti.Defaults[idx], want); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return exec.NewProject(q.Root, exprs, s.exprCtx()), nil
 }

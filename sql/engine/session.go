@@ -98,6 +98,12 @@ type Session struct {
 	// pg_sleep waits on: a portal's rows may be read under a later one.
 	runCtx context.Context
 
+	// seqCurr is currval of each sequence nextval was called on in the
+	// session; seqLast is lastval, when seqLastSet.
+	seqCurr    map[link.Key]int64
+	seqLast    int64
+	seqLastSet bool
+
 	// undo undoes the transaction's CREATEs, ALTERs and COMMENTs (stored
 	// at once) if it rolls back, last first.
 	undo []func(context.Context) error

@@ -148,6 +148,10 @@ func (s *Session) createView(ctx context.Context, vs *pg.ViewStmt, ps parse.Stat
 		ids[i] = i + 1
 		fields = append(fields, iceberg.NestedField{ID: i + 1, Name: names[i], Type: it})
 	}
+	ice.NumberFields(fields)
+	for i := range fields {
+		ids[i] = fields[i].ID
+	}
 	v := meta.View{SQL: text, Schema: iceberg.NewSchema(0, fields...),
 		Properties: map[string]string{ice.TypesProperty: ice.EncodeTypes(ids, colTypes),
 			propViewCreated: strconv.FormatInt(time.Now().UnixNano(), 10)}}
@@ -163,7 +167,7 @@ func (s *Session) createView(ctx context.Context, vs *pg.ViewStmt, ps parse.Stat
 		if !vs.Replace {
 			return nil, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", rv.Relname)
 		}
-		if cur.ViewSQL == "" {
+		if cur.ViewSQL == "" || cur.Sequence {
 			return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a view", rv.Relname)
 		}
 		if err := replaceable(cur, names, colTypes); err != nil {
@@ -243,6 +247,9 @@ func (s *Session) dropViews(ctx context.Context, ds *pg.DropStmt) (*Cursor, erro
 		}
 		if ti == nil {
 			continue
+		}
+		if ti.Sequence {
+			return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a view", ti.Name).WithHint("Use DROP SEQUENCE to remove a sequence.")
 		}
 		if ti.ViewSQL == "" {
 			return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a view", ti.Name).WithHint("Use DROP TABLE to remove a table.")

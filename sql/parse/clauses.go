@@ -56,21 +56,30 @@ func splitTableClauses(query string, toks []*pg_query.ScanToken, blanked []byte)
 		}
 		i++
 	}
-	for i < len(toks) && toks[i].Token != pg_query.Token_ASCII_40 {
-		if toks[i].Token == pg_query.Token_AS {
-			return nil, nil // CREATE TABLE … AS SELECT
-		}
-		i++
+	// TABLE [IF NOT EXISTS] name, then the column list or, for CREATE
+	// TABLE … AS query, optional column names. CREATE TABLE … AS has its
+	// clauses before AS: CREATE TABLE t [(a, b)] PARTITIONED BY (a) AS
+	// SELECT …; the query's own words are not looked at.
+	i++
+	if i+2 < len(toks) && toks[i].Token == pg_query.Token_IF_P {
+		i += 3
 	}
-	end := matchParen(toks, i)
-	if end < 0 {
-		return nil, nil // pg_query will report the syntax error
+	for i+2 < len(toks) && toks[i+1].Token == pg_query.Token_ASCII_46 {
+		i += 2 // schema.name
+	}
+	end := i // the name
+	if i+1 < len(toks) && toks[i+1].Token == pg_query.Token_ASCII_40 {
+		if end = matchParen(toks, i+1); end < 0 {
+			return nil, nil // pg_query will report the syntax error
+		}
 	}
 	tc := &TableClauses{start: int(toks[0].Start)}
 	found := false
 	for j := end + 1; j < len(toks); {
 		word := lowerText(query, toks[j])
 		switch {
+		case toks[j].Token == pg_query.Token_AS:
+			j = len(toks) // the query of CREATE TABLE … AS
 		case word == "partitioned" || word == "sorted":
 			if j+2 >= len(toks) || lowerText(query, toks[j+1]) != "by" || toks[j+2].Token != pg_query.Token_ASCII_40 {
 				return nil, errAt(query, toks[j], pgerr.SyntaxError, "syntax error: expected %s BY (…)", strings.ToUpper(word))

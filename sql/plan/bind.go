@@ -1207,6 +1207,15 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 	}
 	args := make([]expr.Expr, len(fc.Args))
 	for i, a := range fc.Args {
+		if i == 0 && seqFuncs[name] {
+			if e, ok, err := b.sequenceName(a); ok || err != nil {
+				if err != nil {
+					return nil, err
+				}
+				args[i] = e
+				continue
+			}
+		}
 		e, err := b.bind(a)
 		if err != nil {
 			return nil, err
@@ -1217,6 +1226,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 		return e, err
 	}
 	if e, ok, err := b.sessionFunc(name, args, fc.Location); ok || err != nil {
+		return e, err
+	}
+	if e, ok, err := b.sequenceFunc(name, args, fc.Location); ok || err != nil {
 		return e, err
 	}
 	return b.callBuiltin(name, args, fc.Location, fc.Args...)

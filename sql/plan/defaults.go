@@ -210,6 +210,11 @@ func (d deparser) expr(n *pg.Node, par parent) (string, bool) {
 		}
 		args := make([]string, len(fc.Args))
 		for i, a := range fc.Args {
+			if c := a.GetAConst(); i == 0 && c != nil && c.GetSval() != nil && seqFuncs[funcName(fc)] {
+				// The sequence functions take a regclass.
+				args[i] = quoteLiteral(c.GetSval().Sval) + "::regclass"
+				continue
+			}
 			s, ok := d.expr(a, parent{kind: parentArg})
 			if !ok {
 				return "", false
@@ -303,6 +308,11 @@ func quoteLiteral(s string) string {
 // own write-default is a v3 field for constants only, and Loam's tables
 // are format v2, so defaults live beside the schema like loam.types.
 const PropDefaults = "loam.defaults"
+
+// PropIdentity is the Iceberg table property marking identity columns, in
+// PropDefaults' form: "a" for GENERATED ALWAYS, "d" for BY DEFAULT. Their
+// values come from the DEFAULT nextval of the sequence they own.
+const PropIdentity = "loam.identity"
 
 // EncodeDefaults is the PropDefaults value for fields ids with defaults
 // defs ("" for none); "" when there are none.

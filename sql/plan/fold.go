@@ -46,7 +46,7 @@ func (p *Planner) foldable(x expr.Expr) bool {
 	if p.params == nil && strings.Contains(s, "$") {
 		return false
 	}
-	for _, v := range []string{"random(", "clock_timestamp(", "timeofday(", "gen_random_uuid(", "nextval(",
+	for _, v := range []string{"random(", "clock_timestamp(", "timeofday(", "gen_random_uuid(", "nextval(", "setval(", "currval(", "lastval(",
 		"pg_sleep(", "set_config(", "current_setting("} {
 		if strings.Contains(s, v) {
 			return false

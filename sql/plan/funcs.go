@@ -23,6 +23,10 @@ func (b *binder) moreBinaryOp(op string, l, r expr.Expr, loc int32) (e expr.Expr
 		r, err = b.coerce(r, types.TText, loc)
 		return err
 	}
+	if (op == "@>" || op == "<@" || op == "&&") && (lt.Kind == types.Array || rt.Kind == types.Array) {
+		e, err := b.arrayContains(op, l, r, loc)
+		return e, e != nil || err != nil, err
+	}
 	switch op {
 	case "&", "|", "#", "<<", ">>":
 		e, err := b.bitOp(op, l, r, loc)

@@ -46,7 +46,7 @@ func (p *Planner) InsertValues(s *pg.SelectStmt, colTypes []types.T, target []in
 			if err != nil {
 				return nil, err
 			}
-			if _, ok := types.Common(e.Type(), want); !ok && e.Type().Kind != types.Text && !AssignsToString(want) {
+			if _, ok := types.Common(e.Type(), want); !ok && e.Type().Kind != types.Text && !AssignsToString(want) && !ArrayAssigns(e.Type(), want) {
 				return nil, pgerr.New(pgerr.DatatypeMismatch, "column is of type %s but expression is of type %s", want, e.Type()).
 					WithPosition(pos(p.query, nodeLocation(it))).WithHint("You will need to rewrite or cast the expression.")
 			}
@@ -73,4 +73,15 @@ func AssignsToString(t types.T) bool {
 		return true
 	}
 	return false
+}
+
+// ArrayAssigns says whether an array of one element type may be stored in
+// an array column of another (int[] into bigint[]): when the elements
+// have a common type; each element is then cast.
+func ArrayAssigns(from, to types.T) bool {
+	if from.Kind != types.Array || to.Kind != types.Array {
+		return false
+	}
+	_, ok := types.Common(types.Of(from.Elem), types.Of(to.Elem))
+	return ok
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/fnv"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -75,7 +76,7 @@ func ObjectOID(ns, name string) uint32 {
 // catalog and compare with 'pg_class'::regclass.
 var systemCatalogOIDs = map[string]uint32{
 	"pg_tablespace": 1213, "pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255, "pg_class": 1259,
-	"pg_authid": 1260, "pg_database": 1262, "pg_sequence": 2224, "pg_am": 2601, "pg_attrdef": 2604,
+	"pg_authid": 1260, "pg_database": 1262, "pg_sequence": 2224, "pg_am": 2601, "pg_depend": 2608, "pg_attrdef": 2604,
 	"pg_constraint": 2606, "pg_description": 2609, "pg_index": 2610, "pg_inherits": 2611,
 	"pg_namespace": 2615, "pg_rewrite": 2618, "pg_trigger": 2620, "pg_extension": 3079, "pg_policy": 3256,
 	"pg_statistic_ext": 3381, "pg_collation": 3456, "pg_enum": 3501, "pg_range": 3541,
@@ -242,7 +243,7 @@ func isVisible(ci CatalogInfo, ns string) bool {
 // relation is a table pg_class lists: a Loam table or a virtual one.
 type relation struct {
 	ns, name string
-	kind     string // r, p (a Loam table with PARTITIONED BY) or v
+	kind     string // r, p (a Loam table with PARTITIONED BY), v or S (a sequence)
 	cols     []vcol
 	notnull  []bool
 	clauses  loamClauses
@@ -252,11 +253,27 @@ type relation struct {
 	// ("" for none), from Iceberg (see pgcatalog_psql.go).
 	comment string
 	docs    []string
-	def     string // a view's SELECT text
+	def     string        // a view's SELECT text
+	seq     *SequenceInfo // a sequence's definition (kind S)
+	// identity is each column's GENERATED … AS IDENTITY kind: "a"
+	// (ALWAYS), "d" (BY DEFAULT) or ""; nil when no column is one.
+	identity []string
 }
 
 // hasDefault says whether column i (0-based) has a DEFAULT.
-func (r relation) hasDefault(i int) bool { return i < len(r.defaults) && r.defaults[i] != "" }
+// An identity column's value comes from its sequence, but it has no
+// DEFAULT in the catalogs, as in PostgreSQL.
+func (r relation) hasDefault(i int) bool {
+	return i < len(r.defaults) && r.defaults[i] != "" && r.identityOf(i) == ""
+}
+
+// identityOf is column i's identity kind: "a", "d" or "".
+func (r relation) identityOf(i int) string {
+	if i < len(r.identity) {
+		return r.identity[i]
+	}
+	return ""
+}
 
 // pkeyName is the name PostgreSQL gives a table's primary key index and
 // constraint: the table's name, cut to leave room for the suffix.
@@ -303,7 +320,7 @@ func relations(ctx context.Context, ci CatalogInfo) ([]relation, error) {
 			return nil, err
 		}
 		for _, ti := range tis {
-			r := relation{ns: ns, name: ti.Name, kind: "r", clauses: clausesOf(ti.Table), defaults: ti.Defaults}
+			r := relation{ns: ns, name: ti.Name, kind: "r", clauses: clausesOf(ti.Table), defaults: ti.Defaults, identity: ti.Identity}
 			r.comment, r.docs = commentsOf(ti)
 			if r.clauses.partKey != "" {
 				r.kind = "p"
@@ -329,6 +346,17 @@ func relations(ctx context.Context, ci CatalogInfo) ([]relation, error) {
 				}
 			}
 			out = append(out, r)
+		}
+	}
+	if sc, ok := ci.(SequenceControl); ok {
+		for _, ns := range nss {
+			seqs, err := sc.Sequences(ctx, ns)
+			if err != nil {
+				return nil, err
+			}
+			for i := range seqs {
+				out = append(out, relation{ns: ns, name: seqs[i].Name, kind: "S", seq: &seqs[i]})
+			}
 		}
 	}
 	for _, vt := range virtualTables {
@@ -382,6 +410,10 @@ func init() {
 					if r.kind != "r" {
 						am = 0 // PostgreSQL gives views and partitioned tables no access method
 					}
+					natts := len(r.cols)
+					if r.kind == "S" {
+						rowType, natts = 0, 3 // no row type since PostgreSQL 14; last_value, log_cnt, is_called
+					}
 					// A view is its _RETURN rule, and has no replica identity.
 					rules, replident := r.kind == "v", "d"
 					if r.kind == "v" {
@@ -394,7 +426,7 @@ func init() {
 					out = append(out, vt.row(map[string]types.Datum{"reloptions": opts,
 						"oid": dOID(ObjectOID(r.ns, r.name)), "relname": dName(r.name), "relnamespace": dOID(ObjectOID(r.ns, "")),
 						"relowner": dOID(oidBootstrapRole), "relam": dOID(am), "relpersistence": {S: "p"}, "relkind": {S: r.kind}, "reltype": dOID(rowType),
-						"relnatts": {I: int64(len(r.cols))}, "relispopulated": dBool(true), "relreplident": {S: replident}, "relhasrules": dBool(rules),
+						"relnatts": {I: int64(natts)}, "relispopulated": dBool(true), "relreplident": {S: replident}, "relhasrules": dBool(rules),
 						"reltuples": {F: -1}, "relfrozenxid": dText("0"), "relminmxid": dText("0"), "relhasindex": dBool(len(r.pkey) > 0),
 					}))
 					if len(r.pkey) > 0 {
@@ -423,6 +455,7 @@ func init() {
 							"attcacheoff": {I: -1}, "atttypmod": {I: int64(c.t.Typmod())}, "attbyval": dBool(c.t.Size() > 0 && c.t.Size() <= 8),
 							"attalign": {S: "i"}, "attstorage": {S: storage(c.t)}, "attislocal": dBool(true), "attcollation": dOID(coll),
 							"attnotnull": dBool(r.notnull != nil && r.notnull[i]), "atthasdef": dBool(r.hasDefault(i)),
+							"attidentity": {S: r.identityOf(i)},
 						}))
 					}
 					// The primary key index's columns.
@@ -471,6 +504,9 @@ func init() {
 				// array type), as in PostgreSQL.
 				rels, err := relations(ctx, ci)
 				for _, r := range rels {
+					if r.kind == "S" {
+						continue // sequences have no row type since PostgreSQL 14
+					}
 					row, arr := r.rowTypeOIDs()
 					out = append(out, vt.row(map[string]types.Datum{
 						"oid": dOID(row), "typname": dName(r.name), "typnamespace": dOID(ObjectOID(r.ns, "")), "typowner": dOID(oidBootstrapRole),
@@ -638,7 +674,19 @@ func init() {
 		defTable("pg_catalog", "pg_enum", `oid:oid enumtypid:oid enumsortorder:real enumlabel:name`, noRows),
 		defTable("pg_catalog", "pg_range", `rngtypid:oid rngsubtype:oid rngmultitypid:oid rngcollation:oid rngsubopc:oid rngcanonical:regproc rngsubdiff:regproc`, noRows),
 		defTable("pg_catalog", "pg_rewrite", `oid:oid rulename:name ev_class:oid ev_type:"char" ev_enabled:"char" is_instead:boolean ev_qual:pg_node_tree ev_action:pg_node_tree`, noRows),
-		defTable("pg_catalog", "pg_sequence", `seqrelid:oid seqtypid:oid seqstart:bigint seqincrement:bigint seqmax:bigint seqmin:bigint seqcache:bigint seqcycle:boolean`, noRows),
+		defTable("pg_catalog", "pg_sequence", `seqrelid:oid seqtypid:oid seqstart:bigint seqincrement:bigint seqmax:bigint seqmin:bigint seqcache:bigint seqcycle:boolean`,
+			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
+				rels, err := relations(ctx, ci)
+				var out [][]types.Datum
+				for _, r := range rels {
+					if q := r.seq; q != nil {
+						out = append(out, vt.row(map[string]types.Datum{"seqrelid": dOID(ObjectOID(r.ns, r.name)), "seqtypid": dOID(q.Type.OID()),
+							"seqstart": {I: q.Start}, "seqincrement": {I: q.Increment}, "seqmax": {I: q.Max}, "seqmin": {I: q.Min},
+							"seqcache": {I: q.Cache}, "seqcycle": dBool(q.Cycle)}))
+					}
+				}
+				return out, err
+			}),
 		defTable("pg_catalog", "pg_trigger", `oid:oid tgrelid:oid tgparentid:oid tgname:name tgfoid:oid tgtype:smallint tgenabled:"char" tgisinternal:boolean tgconstrrelid:oid tgconstrindid:oid tgconstraint:oid tgdeferrable:boolean tginitdeferred:boolean tgnargs:smallint tgattr:int2vector tgargs:bytea tgqual:pg_node_tree tgoldtable:name tgnewtable:name`, noRows),
 		defTable("pg_catalog", "pg_stat_activity", `datid:oid datname:name pid:integer leader_pid:integer usesysid:oid usename:name application_name:text client_addr:inet client_hostname:text client_port:integer backend_start:timestamptz xact_start:timestamptz query_start:timestamptz state_change:timestamptz wait_event_type:text wait_event:text state:text backend_xid:xid backend_xmin:xid query_id:bigint query:text backend_type:text`,
 			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
@@ -671,6 +719,33 @@ func init() {
 				}
 				return out, err
 			}),
+		// pg_depend holds what psql's \d of a sequence asks: the column
+		// owning it (deptype a for serial, i for identity).
+		defTable("pg_catalog", "pg_depend", `classid:oid objid:oid objsubid:integer refclassid:oid refobjid:oid refobjsubid:integer deptype:"char"`,
+			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
+				rels, err := relations(ctx, ci)
+				attnum, ident := columnsByKey(rels)
+				var out [][]types.Datum
+				for _, r := range rels {
+					if r.seq == nil || r.seq.OwnedBy == "" {
+						continue
+					}
+					col := r.ns + "." + r.seq.OwnedBy
+					n, ok := attnum[col]
+					if !ok {
+						continue
+					}
+					table, _, _ := strings.Cut(r.seq.OwnedBy, ".")
+					deptype := "a"
+					if ident[col] != "" {
+						deptype = "i"
+					}
+					pgClass := dOID(systemCatalogOIDs["pg_class"])
+					out = append(out, vt.row(map[string]types.Datum{"classid": pgClass, "objid": dOID(ObjectOID(r.ns, r.name)), "objsubid": {I: 0},
+						"refclassid": pgClass, "refobjid": dOID(ObjectOID(r.ns, table)), "refobjsubid": {I: int64(n)}, "deptype": {S: deptype}}))
+				}
+				return out, err
+			}),
 		defTable("pg_catalog", "pg_inherits", `inhrelid:oid inhparent:oid inhseqno:integer inhdetachpending:boolean`, noRows),
 		defTable("pg_catalog", "pg_extension", `oid:oid extname:name extowner:oid extnamespace:oid extrelocatable:boolean extversion:text extconfig:oid[] extcondition:text[]`,
 			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
@@ -690,6 +765,9 @@ func init() {
 				rels, err := relations(ctx, ci)
 				var out [][]types.Datum
 				for _, r := range rels {
+					if r.kind == "S" {
+						continue
+					}
 					typ, ins := "BASE TABLE", "YES"
 					if r.kind == "v" {
 						typ, ins = "VIEW", "NO"
@@ -699,11 +777,33 @@ func init() {
 				}
 				return out, err
 			}),
+		defTable("information_schema", "sequences", `sequence_catalog:sql_identifier sequence_schema:sql_identifier sequence_name:sql_identifier data_type:character_data numeric_precision:cardinal_number numeric_precision_radix:cardinal_number numeric_scale:cardinal_number start_value:character_data minimum_value:character_data maximum_value:character_data increment:character_data cycle_option:yes_or_no`,
+			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
+				rels, err := relations(ctx, ci)
+				_, ident := columnsByKey(rels)
+				var out [][]types.Datum
+				for _, r := range rels {
+					// An identity column's sequence is not listed, as in
+					// PostgreSQL.
+					q := r.seq
+					if q == nil || ident[r.ns+"."+q.OwnedBy] != "" {
+						continue
+					}
+					bits := map[types.Kind]int64{types.Int2: 16, types.Int4: 32, types.Int8: 64}[q.Type.Kind]
+					out = append(out, vt.row(map[string]types.Datum{"sequence_catalog": dName(ci.Database()), "sequence_schema": dName(r.ns),
+						"sequence_name": dName(r.name), "data_type": dText(q.Type.String()), "numeric_precision": dInt(bits),
+						"numeric_precision_radix": dInt(2), "numeric_scale": dInt(0), "start_value": dText(strconv.FormatInt(q.Start, 10)),
+						"minimum_value": dText(strconv.FormatInt(q.Min, 10)), "maximum_value": dText(strconv.FormatInt(q.Max, 10)),
+						"increment": dText(strconv.FormatInt(q.Increment, 10)), "cycle_option": dText(yesNo(q.Cycle))}))
+				}
+				return out, err
+			}),
 		defTable("information_schema", "views", `table_catalog:sql_identifier table_schema:sql_identifier table_name:sql_identifier view_definition:character_data check_option:character_data is_updatable:yes_or_no is_insertable_into:yes_or_no is_trigger_updatable:yes_or_no is_trigger_deletable:yes_or_no is_trigger_insertable_into:yes_or_no`,
 			viewRows),
 		defTable("information_schema", "columns", `table_catalog:sql_identifier table_schema:sql_identifier table_name:sql_identifier column_name:sql_identifier ordinal_position:cardinal_number column_default:character_data is_nullable:yes_or_no data_type:character_data character_maximum_length:cardinal_number character_octet_length:cardinal_number numeric_precision:cardinal_number numeric_precision_radix:cardinal_number numeric_scale:cardinal_number datetime_precision:cardinal_number interval_type:character_data interval_precision:cardinal_number character_set_catalog:sql_identifier character_set_schema:sql_identifier character_set_name:sql_identifier collation_catalog:sql_identifier collation_schema:sql_identifier collation_name:sql_identifier domain_catalog:sql_identifier domain_schema:sql_identifier domain_name:sql_identifier udt_catalog:sql_identifier udt_schema:sql_identifier udt_name:sql_identifier scope_catalog:sql_identifier scope_schema:sql_identifier scope_name:sql_identifier maximum_cardinality:cardinal_number dtd_identifier:sql_identifier is_self_referencing:yes_or_no is_identity:yes_or_no identity_generation:character_data identity_start:character_data identity_increment:character_data identity_maximum:character_data identity_minimum:character_data identity_cycle:yes_or_no is_generated:character_data generation_expression:character_data is_updatable:yes_or_no`,
 			func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
 				rels, err := relations(ctx, ci)
+				owners := sequenceOwners(rels)
 				var out [][]types.Datum
 				for _, r := range rels {
 					for i, c := range r.cols {
@@ -714,6 +814,14 @@ func init() {
 							"is_identity": dText("NO"), "identity_cycle": dText("NO"), "is_generated": dText("NEVER"), "is_updatable": dText("YES")}
 						if r.hasDefault(i) {
 							set["column_default"] = dText(DefaultText(r.defaults[i], false))
+						}
+						if id := r.identityOf(i); id != "" {
+							set["is_identity"], set["identity_generation"] = dText("YES"), dText(map[string]string{"a": "ALWAYS", "d": "BY DEFAULT"}[id])
+							if q := owners[r.ns+"."+r.name+"."+c.name]; q != nil {
+								set["identity_start"], set["identity_increment"] = dText(itoa(int(q.Start))), dText(itoa(int(q.Increment)))
+								set["identity_maximum"], set["identity_minimum"] = dText(strconv.FormatInt(q.Max, 10)), dText(strconv.FormatInt(q.Min, 10))
+								set["identity_cycle"] = dText(yesNo(q.Cycle))
+							}
 						}
 						switch c.t.Kind {
 						case types.Varchar, types.Char:
@@ -848,4 +956,29 @@ func (p *Planner) virtualItem(vt *vtable, alias string) *fromItem {
 			return rows, err
 		}), nil
 	}}
+}
+
+// sequenceOwners maps "schema.table.column" to the sequence the column
+// owns (serial and identity columns).
+func sequenceOwners(rels []relation) map[string]*SequenceInfo {
+	m := map[string]*SequenceInfo{}
+	for _, r := range rels {
+		if r.seq != nil && r.seq.OwnedBy != "" {
+			m[r.ns+"."+r.seq.OwnedBy] = r.seq
+		}
+	}
+	return m
+}
+
+// columnsByKey maps "schema.table.column" to the column's attnum and to
+// its identity kind ("a", "d" or "").
+func columnsByKey(rels []relation) (attnum map[string]int, identity map[string]string) {
+	attnum, identity = map[string]int{}, map[string]string{}
+	for _, r := range rels {
+		for i, c := range r.cols {
+			attnum[r.ns+"."+r.name+"."+c.name] = i + 1
+			identity[r.ns+"."+r.name+"."+c.name] = r.identityOf(i)
+		}
+	}
+	return attnum, identity
 }

@@ -432,10 +432,16 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 			return dText(sizePretty(a[0].I)), nil
 		})
 	case "pg_get_serial_sequence":
-		// Loam has no sequences, so no column owns one (SQLAlchemy's
-		// reflection asks for identity columns' options).
+		// The sequence a serial or identity column owns, schema-qualified
+		// (SQLAlchemy's reflection asks for identity columns' options).
 		if len(args) == 2 {
-			return fn(types.TText, []types.T{types.TText, types.TText}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) { return types.NullOf(types.TText), nil })
+			rels, err := relations(b.p.ctx, ci)
+			if err != nil {
+				return nil, true, err
+			}
+			return fn(types.TText, []types.T{types.TText, types.TText}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+				return serialSequence(ci, rels, a[0].S, a[1].S)
+			})
 		}
 	case "pg_relation_is_publishable":
 		if len(args) == 1 {

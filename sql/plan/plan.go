@@ -28,11 +28,17 @@ type TableInfo struct {
 	// Defaults are the columns' DEFAULT expressions as stored (deparsed
 	// text, see CheckDefault); "" for none. Nil when no column has one.
 	Defaults []string
+	// Identity marks GENERATED … AS IDENTITY columns: "a" (ALWAYS), "d"
+	// (BY DEFAULT) or ""; nil when none is.
+	Identity []string
 	// Tail yields the rows committed to the write log but not yet to the
 	// pinned Iceberg snapshot, in the table's Iceberg Arrow schema.
 	Tail iter.Seq2[arrow.RecordBatch, error]
 	// ViewSQL is a view's SELECT text; Table is nil then (views.go).
 	ViewSQL string
+	// Sequence marks a sequence read as a relation (SELECT last_value
+	// FROM s): ViewSQL is then a one-row SELECT of its state.
+	Sequence bool
 }
 
 // Catalog resolves table names for the planner.

@@ -62,7 +62,8 @@ func toIceberg(e expr.Expr, names []string) iceberg.BooleanExpression {
 			return iceberg.NewNot(p)
 		}
 	case *expr.IsNull:
-		if c, ok := x.Arg.(*expr.Col); ok {
+		// Not on arrays: iceberg-go's evaluators take primitive columns only.
+		if c, ok := x.Arg.(*expr.Col); ok && c.T.Kind != types.Array {
 			if x.Negate {
 				return iceberg.NotNull(iceberg.Reference(names[c.Idx]))
 			}

@@ -1,0 +1,143 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/meta"
+	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/plan"
+	"github.com/loamdb/loam/storage/link"
+)
+
+// The sequence functions (nextval, currval, setval, lastval) and the
+// catalog's view of sequences, for the planner: plan.SequenceControl.
+
+func (c *catalog) Sequences(ctx context.Context, ns string) ([]plan.SequenceInfo, error) {
+	names, err := c.e.meta.ListSequences(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	var out []plan.SequenceInfo
+	for _, n := range names {
+		sq, err := c.e.meta.Sequence(ctx, ns, n)
+		if errors.Is(err, meta.ErrNotFound) {
+			continue // dropped meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		t := types.TInt8
+		for k, tb := range seqTypes {
+			if tb.name == sq.Type {
+				t = types.Of(k)
+			}
+		}
+		out = append(out, plan.SequenceInfo{Namespace: ns, Name: n, Type: t, Start: sq.Start, Increment: sq.Increment,
+			Min: sq.Min, Max: sq.Max, Cache: sq.Cache, Cycle: sq.Cycle, OwnedBy: sq.OwnedBy})
+	}
+	return out, nil
+}
+
+func (c *catalog) NextVal(ctx context.Context, name string, n int) ([]int64, error) {
+	s := c.s
+	key, _, err := s.resolveSequence(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := s.eng.meta.NextSequenceValues(ctx, key.NS, key.Name, n)
+	if errors.Is(err, meta.ErrSequenceLimit) {
+		sq, _ := s.eng.meta.Sequence(ctx, key.NS, key.Name)
+		if sq.Increment > 0 {
+			return nil, pgerr.New(pgerr.SequenceGeneratorLimitExceeded, "nextval: reached maximum value of sequence %q (%d)", key.Name, sq.Max)
+		}
+		return nil, pgerr.New(pgerr.SequenceGeneratorLimitExceeded, "nextval: reached minimum value of sequence %q (%d)", key.Name, sq.Min)
+	}
+	if errors.Is(err, meta.ErrNotFound) {
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) > 0 {
+		if s.seqCurr == nil {
+			s.seqCurr = map[link.Key]int64{}
+		}
+		s.seqCurr[key] = vs[len(vs)-1]
+		s.seqLast, s.seqLastSet = vs[len(vs)-1], true
+	}
+	return vs, nil
+}
+
+func (c *catalog) CurrVal(ctx context.Context, name string) (int64, error) {
+	key, _, err := c.s.resolveSequence(ctx, name)
+	if err != nil {
+		return 0, err
+	}
+	v, ok := c.s.seqCurr[key]
+	if !ok {
+		return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "currval of sequence %q is not yet defined in this session", key.Name)
+	}
+	return v, nil
+}
+
+func (c *catalog) SetVal(ctx context.Context, name string, v int64, called bool) (int64, error) {
+	key, sq, err := c.s.resolveSequence(ctx, name)
+	if err != nil {
+		return 0, err
+	}
+	if v < sq.Min || v > sq.Max {
+		return 0, pgerr.New(pgerr.NumericValueOutOfRange, "setval: value %d is out of bounds for sequence %q (%d..%d)", v, key.Name, sq.Min, sq.Max)
+	}
+	if err := c.e.meta.SetSequenceValue(ctx, key.NS, key.Name, v, called); err != nil {
+		return 0, err
+	}
+	if called {
+		// currval follows, as in PostgreSQL; lastval does not.
+		if c.s.seqCurr == nil {
+			c.s.seqCurr = map[link.Key]int64{}
+		}
+		c.s.seqCurr[key] = v
+	}
+	return v, nil
+}
+
+func (c *catalog) LastVal() (int64, error) {
+	if !c.s.seqLastSet {
+		return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "lastval is not yet defined in this session")
+	}
+	return c.s.seqLast, nil
+}
+
+func (c *catalog) CheckSequence(ctx context.Context, name string) error {
+	_, _, err := c.s.resolveSequence(ctx, name)
+	return err
+}
+
+// sequenceRelation is a sequence read as a relation, as in SELECT
+// last_value FROM s: a one-row view of its state now (log_cnt, which
+// counts PostgreSQL's prefetched WAL values, is always 0). nil when no
+// schema of search holds a sequence of that name.
+func (c *catalog) sequenceRelation(ctx context.Context, search []string, name string) (*plan.TableInfo, error) {
+	for _, ns := range search {
+		if c.s.schemaHidden(ns) {
+			continue
+		}
+		sq, err := c.e.meta.Sequence(ctx, ns, name)
+		if errors.Is(err, meta.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &plan.TableInfo{Namespace: ns, Name: name, Sequence: true,
+			Columns:  []string{"last_value", "log_cnt", "is_called"},
+			Types:    []types.T{types.TInt8, types.TInt8, types.TBool},
+			Required: []bool{true, true, true},
+			ViewSQL:  fmt.Sprintf("SELECT %d::bigint AS last_value, 0::bigint AS log_cnt, %t AS is_called", sq.Last, sq.Called),
+		}, nil
+	}
+	return nil, nil
+}
