@@ -3,9 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -92,34 +90,7 @@ func (t *Target) Write(sink Sink, rec arrow.RecordBatch) error {
 	return sink.Add(out)
 }
 
-// describeRow prints a row as PostgreSQL's error details do: each value in
-// its text form, cut at 64 bytes, null as null.
+// describeRow prints a row as PostgreSQL's error details do.
 func (t *Target) describeRow(rec arrow.RecordBatch, row int) string {
-	loc := t.Loc
-	if loc == nil {
-		loc = time.UTC
-	}
-	var b strings.Builder
-	b.WriteByte('(')
-	for i := range t.Types {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		col := rec.Column(i)
-		if col.IsNull(row) {
-			b.WriteString("null")
-			continue
-		}
-		v := types.TextWriter(t.Types[i], col, loc)(nil, row)
-		if len(v) > 64 {
-			n := 64
-			for n > 0 && !utf8.RuneStart(v[n]) {
-				n--
-			}
-			v = append(v[:n:n], "..."...)
-		}
-		b.Write(v)
-	}
-	b.WriteByte(')')
-	return b.String()
+	return types.DescribeRow(t.Types, rec.Columns(), row, t.Loc)
 }

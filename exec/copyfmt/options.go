@@ -3,6 +3,8 @@
 // size runs in bounded memory.
 package copyfmt
 
+import "github.com/apache/arrow-go/v18/arrow"
+
 // Format is a COPY data format.
 type Format uint8
 
@@ -21,6 +23,12 @@ type Options struct {
 	Header    bool
 	Quote     byte
 	Escape    byte
+	// Describe, when set, prints the row of a NOT NULL violation for the
+	// error's detail "Failing row contains (…).": rec holds the parsed row
+	// (the COPY columns) at row. The caller sets it to show the whole
+	// table row, defaults filled in; it may be called from several
+	// goroutines at once. Unset, the row is the COPY columns.
+	Describe func(rec arrow.RecordBatch, row int) string
 }
 
 // Defaults fills the options the statement left out.

@@ -55,6 +55,11 @@ type Reader struct {
 	// raw is the text or CSV line (record) being parsed, which error
 	// context quotes as PostgreSQL does; nil for binary.
 	raw []byte
+	// nullCol is the first NOT NULL column the row being parsed has a
+	// null for, else -1: the error comes once the whole row is parsed, as
+	// PostgreSQL checks constraints on the parsed row (a later field's
+	// syntax error wins) and describes it.
+	nullCol int
 }
 
 // BinaryDecoder decodes one field of binary COPY data (PostgreSQL's binary
@@ -87,6 +92,7 @@ func (rd *Reader) Next() (arrow.RecordBatch, error) {
 func (rd *Reader) Line() int64 { return rd.line }
 
 func (rd *Reader) reset() {
+	rd.nullCol = -1
 	rd.builders = make([]array.Builder, len(rd.cols))
 	rd.appends = make([]func([]byte) error, len(rd.cols))
 	for i, c := range rd.cols {
@@ -264,7 +270,7 @@ func (rd *Reader) readTextRow() (bool, error) {
 			return false, rd.errAt(err, i, f)
 		}
 	}
-	return true, nil
+	return true, rd.checkNotNull()
 }
 
 func (rd *Reader) checkCount() error {
@@ -278,13 +284,44 @@ func (rd *Reader) checkCount() error {
 }
 
 func (rd *Reader) appendNull(i int) error {
-	if rd.cols[i].Required {
-		return &pgerr.Error{Code: pgerr.NotNullViolation,
-			Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", rd.cols[i].Name, rd.table),
-			Where:   rd.lineWhere()}
+	if rd.cols[i].Required && rd.nullCol < 0 {
+		rd.nullCol = i
 	}
 	rd.builders[i].AppendNull()
 	return nil
+}
+
+// checkNotNull raises the NOT NULL violation of the row just parsed, with
+// PostgreSQL's detail "Failing row contains (…)." and the line as context.
+func (rd *Reader) checkNotNull() error {
+	i := rd.nullCol
+	if i < 0 {
+		return nil
+	}
+	rd.nullCol = -1
+	// The reader is done after this error: its builders give the row.
+	cols := make([]arrow.Array, len(rd.builders))
+	fields := make([]arrow.Field, len(rd.builders))
+	ts := make([]types.T, len(rd.cols))
+	for k, b := range rd.builders {
+		cols[k] = b.NewArray()
+		defer cols[k].Release()
+		fields[k] = arrow.Field{Name: rd.cols[k].Name, Type: cols[k].DataType(), Nullable: true}
+		ts[k] = rd.cols[k].T
+	}
+	row := cols[0].Len() - 1
+	var detail string
+	if rd.opts.Describe != nil {
+		rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(cols[0].Len()))
+		detail = rd.opts.Describe(rec, row)
+		rec.Release()
+	} else {
+		detail = types.DescribeRow(ts, cols, row, rd.loc)
+	}
+	return &pgerr.Error{Code: pgerr.NotNullViolation,
+		Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", rd.cols[i].Name, rd.table),
+		Detail:  "Failing row contains " + detail + ".",
+		Where:   rd.lineWhere()}
 }
 
 // unescape decodes the text format's backslash escapes.
@@ -453,7 +490,7 @@ func (rd *Reader) parseCSV(line []byte) (bool, error) {
 			return false, rd.errAt(err, k, f)
 		}
 	}
-	return true, nil
+	return true, rd.checkNotNull()
 }
 
 // readBinaryHeader reads the binary format's signature, flags and header
@@ -539,7 +576,7 @@ func (rd *Reader) readBinaryRow() (bool, error) {
 			return false, rd.errAt(err, i, nil)
 		}
 	}
-	return true, nil
+	return true, rd.checkNotNull()
 }
 
 // appender returns a function that parses one text field into b.

@@ -22,30 +22,42 @@ type Overload struct {
 }
 
 // implicitCast reports whether PostgreSQL casts from to to implicitly
-// when matching function arguments.
+// when matching function arguments: the castcontext 'i' rows of pg_cast
+// among the types Loam has.
 func implicitCast(from, to types.Kind) bool {
 	if from == to || to == Any || from == types.Unknown {
 		return true
 	}
+	isReg := to == types.OID || to == types.Regclass || to == types.Regtype || to == types.Regnamespace
 	switch from {
 	case types.Int2:
-		return to == types.Int4 || to == types.Int8 || to == types.Numeric || to == types.Float4 || to == types.Float8
+		return to == types.Int4 || to == types.Int8 || to == types.Numeric || to == types.Float4 || to == types.Float8 || isReg
 	case types.Int4:
-		return to == types.Int8 || to == types.Numeric || to == types.Float4 || to == types.Float8
+		return to == types.Int8 || to == types.Numeric || to == types.Float4 || to == types.Float8 || isReg
 	case types.Int8:
-		return to == types.Numeric || to == types.Float4 || to == types.Float8
+		return to == types.Numeric || to == types.Float4 || to == types.Float8 || isReg
 	case types.Numeric:
 		return to == types.Float4 || to == types.Float8
 	case types.Float4:
 		return to == types.Float8
-	case types.Varchar, types.Char, types.Name, types.QChar:
+	case types.Text:
+		return to == types.Varchar || to == types.Char || to == types.Name || to == types.Regclass
+	case types.Varchar:
+		return to == types.Text || to == types.Char || to == types.Name || to == types.Regclass
+	case types.Char:
+		return to == types.Text || to == types.Varchar || to == types.Name
+	case types.Name, types.QChar:
 		return to == types.Text
+	case types.OID:
+		return isReg
 	case types.Regclass, types.Regtype, types.Regnamespace:
 		return to == types.OID
 	case types.Date:
 		return to == types.Timestamp || to == types.TimestampTZ
 	case types.Timestamp:
 		return to == types.TimestampTZ
+	case types.Time:
+		return to == types.Interval
 	}
 	return false
 }

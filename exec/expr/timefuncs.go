@@ -28,13 +28,11 @@ func init() {
 		timeBuiltins[n] = b
 	}
 	age := timeBuiltins["age"]
+	// age(unknown) fits age(xid), age(timestamp) and age(timestamptz);
+	// with two untyped literals only the timestamp pairs fit, and
+	// timestamptz, the preferred type, wins.
 	age.Ambiguous = func(args []types.T) bool {
-		for _, a := range args {
-			if a.Kind != types.Unknown {
-				return false
-			}
-		}
-		return true
+		return len(args) == 1 && args[0].Kind == types.Unknown
 	}
 	timeBuiltins["age"] = age
 	for name, b := range timeBuiltins {
@@ -112,6 +110,30 @@ func tsArg(t types.T) (types.T, bool) {
 		return types.TTimestamp, true
 	}
 	return types.TUnknown, false
+}
+
+// ageType is the argument type of the age overload PostgreSQL picks:
+// age(timestamp, timestamp) when every argument casts to timestamp
+// implicitly (unknown, date, timestamp) and one is a timestamp (more exact
+// matches), else age(timestamptz, timestamptz), which every date/time
+// argument reaches by an implicit cast and which is the preferred type.
+func ageType(args []types.T) (types.T, bool) {
+	toTS, exact := true, false
+	for _, a := range args {
+		switch a.Kind {
+		case types.Timestamp:
+			exact = true
+		case types.Unknown, types.Date:
+		case types.TimestampTZ:
+			toTS = false
+		default:
+			return types.TUnknown, false
+		}
+	}
+	if toTS && exact {
+		return types.TTimestamp, true
+	}
+	return types.TTimestampTZ, true
 }
 
 func isTextArg(t types.T) bool { return t.IsString() }
@@ -1138,24 +1160,11 @@ var timeBuiltins = map[string]Builtin{
 	},
 	"age": {
 		Result: func(args []types.T) (types.T, bool) {
-			if len(args) == 1 {
-				_, ok := tsArg(args[0])
-				return types.TInterval, ok
-			}
-			if len(args) != 2 {
-				return types.TUnknown, false
-			}
-			t1, ok1 := tsArg(args[0])
-			t2, ok2 := tsArg(args[1])
-			return types.TInterval, ok1 && ok2 && (t1 == t2 || args[0].Kind == types.Unknown || args[1].Kind == types.Unknown)
+			_, ok := ageType(args)
+			return types.TInterval, ok && (len(args) == 1 || len(args) == 2)
 		},
 		Coerce: func(args []types.T) []types.T {
-			t := types.TTimestampTZ
-			for _, a := range args {
-				if a.Kind == types.Timestamp {
-					t = types.TTimestamp
-				}
-			}
+			t, _ := ageType(args)
 			out := make([]types.T, len(args))
 			for i := range out {
 				out[i] = t

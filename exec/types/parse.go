@@ -3,6 +3,7 @@ package types
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -315,7 +316,7 @@ func ParseDate(s string) (int64, error) {
 		return 0, pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type date: %q", s)
 	}
 	if !validDate(y, m, d) {
-		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "date/time field value out of range: %q", s)
+		return 0, dateRangeErr(s, m, d)
 	}
 	return int64(time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Sub(Epoch) / (24 * time.Hour)), nil
 }
@@ -331,6 +332,22 @@ func isTimeRest(rest string) bool {
 	}
 	_, _, err := splitClockZone(rest)
 	return err == nil
+}
+
+// fieldRangeErr is PostgreSQL's error for a date/time field out of range.
+func fieldRangeErr(s string) error {
+	return pgerr.New(pgerr.DatetimeFieldOverflow, "date/time field value out of range: %q", s)
+}
+
+// dateRangeErr is fieldRangeErr for an invalid date; a month or day no
+// month has (13, 32, 0) may be the fields swapped, and PostgreSQL hints
+// at DateStyle, which it does not for February 30.
+func dateRangeErr(s string, m, d int) error {
+	e := pgerr.New(pgerr.DatetimeFieldOverflow, "date/time field value out of range: %q", s)
+	if m < 1 || m > 12 || d < 1 || d > 31 {
+		e = e.WithHint("Perhaps you need a different \"datestyle\" setting.")
+	}
+	return e
 }
 
 func validDate(y, m, d int) bool {
@@ -375,6 +392,9 @@ func parseTimeOfDay(s string) (int64, error) {
 		str = strings.TrimLeft(rest, " T")
 	}
 	clock, zone, err := splitClockZone(str)
+	if err == errFieldRange {
+		return 0, fieldRangeErr(s)
+	}
 	if err != nil || clock == "" {
 		return 0, bad
 	}
@@ -399,14 +419,28 @@ func parseTimeOfDay(s string) (int64, error) {
 
 // parseClock reads HH:MM[:SS[.ffffff]] into µs since midnight.
 func parseClock(s string) (int64, bool) {
+	us, err := clockOf(s)
+	return us, err == nil
+}
+
+// errFieldRange is a clock whose fields are well formed but out of range
+// (hour 25, minute 61): PostgreSQL's 22008, not a syntax error.
+var errFieldRange = errors.New("date/time field value out of range")
+
+// clockOf is parseClock telling an out-of-range field (errFieldRange) from
+// malformed input (strconv.ErrSyntax).
+func clockOf(s string) (int64, error) {
 	f := strings.SplitN(s, ":", 3)
 	if len(f) < 2 {
-		return 0, false
+		return 0, strconv.ErrSyntax
 	}
 	h, err1 := strconv.Atoi(f[0])
 	m, err2 := strconv.Atoi(f[1])
-	if err1 != nil || err2 != nil || h < 0 || h > 24 || m < 0 || m > 59 || len(f[0]) > 2 || len(f[1]) != 2 {
-		return 0, false
+	if err1 != nil || err2 != nil || h < 0 || m < 0 || len(f[0]) > 2 || len(f[1]) != 2 {
+		return 0, strconv.ErrSyntax
+	}
+	if h > 24 || m > 59 {
+		return 0, errFieldRange
 	}
 	var us int64
 	if len(f) == 3 {
@@ -416,14 +450,17 @@ func parseClock(s string) (int64, bool) {
 			sec, frac = sec[:i], sec[i+1:]
 		}
 		sv, err := strconv.Atoi(sec)
-		if err != nil || len(sec) != 2 || sv > 60 {
-			return 0, false
+		if err != nil || len(sec) != 2 {
+			return 0, strconv.ErrSyntax
+		}
+		if sv > 60 {
+			return 0, errFieldRange
 		}
 		us = int64(sv) * 1e6
 		if frac != "" {
 			for _, c := range frac {
 				if c < '0' || c > '9' {
-					return 0, false
+					return 0, strconv.ErrSyntax
 				}
 			}
 			// Round to microseconds.
@@ -434,9 +471,9 @@ func parseClock(s string) (int64, bool) {
 	}
 	us += int64(h)*3600e6 + int64(m)*60e6
 	if us > 24*3600e6 {
-		return 0, false
+		return 0, errFieldRange
 	}
-	return us, true
+	return us, nil
 }
 
 // splitClockZone separates "10:00:00.5+05:30" into its clock and zone.
@@ -450,8 +487,8 @@ func splitClockZone(s string) (clock, zone string, err error) {
 		i++
 	}
 	clock, zone = s[:i], strings.TrimSpace(s[i:])
-	if _, ok := parseClock(clock); !ok {
-		return "", "", strconv.ErrSyntax
+	if _, err := clockOf(clock); err != nil {
+		return "", "", err
 	}
 	return clock, zone, nil
 }
@@ -523,7 +560,7 @@ func ParseTimestamp(s string, withZone bool, loc *time.Location) (int64, error) 
 
 // parseTimestampSlow is the general timestamp parser.
 func parseTimestampSlow(s string, withZone bool, loc *time.Location) (int64, error) {
-	kind := "timestamp without time zone"
+	kind := "timestamp"
 	if withZone {
 		kind = "timestamp with time zone"
 	}
@@ -550,11 +587,14 @@ func parseTimestampSlow(s string, withZone bool, loc *time.Location) (int64, err
 		rest = rest[1:]
 	}
 	clock, zone, err := splitClockZone(rest)
+	if err == errFieldRange {
+		return 0, fieldRangeErr(s)
+	}
 	if err != nil {
 		return bad()
 	}
 	if !validDate(y, mo, d) {
-		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "date/time field value out of range: %q", s)
+		return 0, dateRangeErr(s, mo, d)
 	}
 	var us int64
 	if clock != "" {
@@ -562,10 +602,16 @@ func parseTimestampSlow(s string, withZone bool, loc *time.Location) (int64, err
 	}
 	wall := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC)
 	base := wall.Unix()*1e6 + us
+	badZone := func() (int64, error) {
+		if (zone[0] == '+' || zone[0] == '-') && len(zone) > 1 && strings.Trim(zone[1:], "0123456789:") == "" {
+			return 0, pgerr.New("22009", "time zone displacement out of range: %q", s)
+		}
+		return bad()
+	}
 	if !withZone {
 		if zone != "" {
 			if _, ok := zoneOffset(zone, wall); !ok {
-				return bad()
+				return badZone()
 			}
 		}
 		return base, nil
@@ -573,7 +619,7 @@ func parseTimestampSlow(s string, withZone bool, loc *time.Location) (int64, err
 	zl := loc
 	if zone != "" {
 		if zl, ok = zoneOffset(zone, wall); !ok {
-			return bad()
+			return badZone()
 		}
 	}
 	if zl == nil || zl == time.UTC {

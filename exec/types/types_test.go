@@ -138,10 +138,14 @@ func TestParseTimestampErrors(t *testing.T) {
 	}{
 		{"not a time", pgerr.InvalidDatetimeFormat},
 		{"", pgerr.InvalidDatetimeFormat},
-		{"2026-11-29 25:00:00", pgerr.InvalidDatetimeFormat},
-		{"2026-11-29 10:60:00", pgerr.InvalidDatetimeFormat},
+		// Well-formed fields out of range are 22008, as in PostgreSQL.
+		{"2026-11-29 25:00:00", pgerr.DatetimeFieldOverflow},
+		{"2026-11-29 10:60:00", pgerr.DatetimeFieldOverflow},
+		{"2026-11-29 10:00:61", pgerr.DatetimeFieldOverflow},
+		{"2026-11-29 24:00:01", pgerr.DatetimeFieldOverflow},
 		{"2026-11-29 10:00:00 nowhere", pgerr.InvalidDatetimeFormat},
-		{"2026-11-29 10:00:00+99", pgerr.InvalidDatetimeFormat},
+		{"2026-11-29 10:00:00+99", "22009"},
+		{"2026-11-29 10:00:00+1a", pgerr.InvalidDatetimeFormat},
 		{"2026/11/29", pgerr.InvalidDatetimeFormat},
 		{"2026-11-29X10:00", pgerr.InvalidDatetimeFormat},
 		{"2026-02-30 00:00:00", pgerr.DatetimeFieldOverflow},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -230,6 +231,26 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 		if req && !listed[i] && defs[i] == nil {
 			return "", pgerr.New(pgerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", ti.Columns[i], ti.Name)
 		}
+	}
+	// A NOT NULL violation shows the whole table row, defaults filled in,
+	// as PostgreSQL's detail does.
+	var describeMu sync.Mutex
+	o.Describe = func(rec arrow.RecordBatch, row int) string {
+		describeMu.Lock()
+		defer describeMu.Unlock()
+		one := rec.NewSlice(int64(row), int64(row)+1)
+		defer one.Release()
+		full := exec.WidenBatch(one, cols, ti.Types)
+		if len(defs) > 0 {
+			filled, err := fillDefaults(ec, full, defs) // releases full
+			if err != nil {
+				// A failing default shows as null.
+				filled = exec.WidenBatch(one, cols, ti.Types)
+			}
+			full = filled
+		}
+		defer full.Release()
+		return types.DescribeRow(ti.Types, full.Columns(), 0, s.loc)
 	}
 	rd := copyfmt.NewReader(r, o, ti.Name, ccols, s.loc, s.eng.cfg.BinaryDecoder)
 	defer rd.Close() // returns once nothing reads r any more

@@ -374,6 +374,8 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 	// Arguments, FILTER and ORDER BY bind below the aggregate: columns of
 	// the input, and no further aggregates.
 	sub := &binder{p: b.p, sc: b.sc, where: "aggregate function calls", inAgg: true}
+	refs, done := b.p.trackAggRefs()
+	defer done()
 	a := agg.Agg{Fn: fn}
 	var args []expr.Expr
 	for _, n := range fc.Args {
@@ -560,6 +562,9 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 			return nil, err
 		}
 	}
+	if err := b.checkOuterAgg(refs, fc); err != nil {
+		return nil, err
+	}
 	var argT types.T
 	if a.Arg != nil {
 		argT = a.Arg.Type()
@@ -620,6 +625,7 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 		i, err := b.sc.resolve(tbl, name)
 		if err != nil && len(cr.Fields) == 1 && pgerr.Code(err) == pgerr.UndefinedColumn {
 			if e, ok := b.wholeRow(name); ok {
+				b.p.noteLocal()
 				return e, nil
 			}
 		}
@@ -631,6 +637,7 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			}
 			return nil, b.errAt(pgerr.From(err), cr.Location)
 		}
+		b.p.noteLocal()
 		return &expr.Col{Idx: i, T: b.sc.cols[i].t, Name: b.sc.label(i)}, nil
 	case n.GetAConst() != nil:
 		return b.bindConst(n.GetAConst())

@@ -69,6 +69,9 @@ type Planner struct {
 	outer *outerRow
 	// correlated is set when binding read a column of outer.
 	correlated bool
+	// aggRefs counts column references while an aggregate call's
+	// arguments bind (outeragg.go).
+	aggRefs *aggRefs
 	// ctes are the WITH queries in scope, innermost first.
 	ctes *cte
 	// inFrom: the planner plans one FROM item with the items left of it

@@ -79,6 +79,7 @@ func (p *Planner) outerColumn(tbl, name string, loc int32, inAgg bool) (expr.Exp
 			return nil, false, pgerr.New(pgerr.GroupingError, "subquery uses ungrouped column %q from outer query", qual).WithPosition(pos(p.query, loc))
 		}
 		o.sc.used[found] = true
+		p.noteOuter(o)
 		// Every subquery between this one and the owner of the column
 		// depends on the outer row.
 		p.correlated = true
