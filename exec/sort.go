@@ -267,12 +267,27 @@ func Concat(sc *arrow.Schema, recs []arrow.RecordBatch) (arrow.RecordBatch, erro
 // numericRanks maps numeric values (carried as text) to int64 ranks that
 // order as the values do; equal values (1.0 and 1.00) share a rank.
 func numericRanks(v arrow.Array) (arrow.Array, error) {
+	return textRanks(v, "numeric", types.ParseDec, func(a, b types.Dec) int { return a.Cmp(&b) })
+}
+
+// jsonbRanks maps jsonb values (carried as text) to int64 ranks that order
+// as PostgreSQL orders jsonb (null < strings < numbers < booleans < arrays
+// < objects); equal values share a rank.
+func jsonbRanks(v arrow.Array) (arrow.Array, error) {
+	return textRanks(v, "jsonb", types.ParseJSON, expr.CompareJSONBValues)
+}
+
+// textRanks maps the values of a column carried as text to int64 ranks
+// that order as cmp orders their parsed forms, so that the sort compares
+// integers; equal values share a rank and NULLs stay NULL. Each distinct
+// text is parsed once.
+func textRanks[T any](v arrow.Array, what string, parse func(string) (T, error), cmp func(a, b T) int) (arrow.Array, error) {
 	sa, ok := v.(*array.String)
 	if !ok {
-		return nil, fmt.Errorf("sort: numeric column is %s, not text", v.DataType())
+		return nil, fmt.Errorf("sort: %s column is %s, not text", what, v.DataType())
 	}
 	distinct := map[string]int{}
-	var decs []types.Dec
+	var vals []T
 	for i := 0; i < sa.Len(); i++ {
 		if sa.IsNull(i) {
 			continue
@@ -281,74 +296,21 @@ func numericRanks(v arrow.Array) (arrow.Array, error) {
 		if _, ok := distinct[t]; ok {
 			continue
 		}
-		d, err := types.ParseDec(t)
+		x, err := parse(t)
 		if err != nil {
 			return nil, err
 		}
-		distinct[t] = len(decs)
-		decs = append(decs, d)
-	}
-	order := make([]int, len(decs))
-	for i := range order {
-		order[i] = i
-	}
-	sort.Slice(order, func(a, b int) bool { return decs[order[a]].Cmp(&decs[order[b]]) < 0 })
-	rank := make([]int64, len(decs))
-	for i, o := range order {
-		if i > 0 && decs[o].Cmp(&decs[order[i-1]]) == 0 {
-			rank[o] = rank[order[i-1]]
-		} else {
-			rank[o] = int64(i)
-		}
-	}
-	b := array.NewInt64Builder(memory.DefaultAllocator)
-	defer b.Release()
-	b.Reserve(sa.Len())
-	for i := 0; i < sa.Len(); i++ {
-		if sa.IsNull(i) {
-			b.AppendNull()
-			continue
-		}
-		b.UnsafeAppend(rank[distinct[sa.Value(i)]])
-	}
-	return b.NewArray(), nil
-}
-
-// jsonbRanks maps jsonb values (carried as text) to int64 ranks that order
-// as PostgreSQL orders jsonb (null < strings < numbers < booleans < arrays
-// < objects); equal values share a rank.
-func jsonbRanks(v arrow.Array) (arrow.Array, error) {
-	sa, ok := v.(*array.String)
-	if !ok {
-		return nil, fmt.Errorf("sort: jsonb column is %s, not text", v.DataType())
-	}
-	distinct := map[string]int{}
-	var texts []string
-	for i := 0; i < sa.Len(); i++ {
-		if sa.IsNull(i) {
-			continue
-		}
-		if _, ok := distinct[sa.Value(i)]; !ok {
-			distinct[sa.Value(i)] = len(texts)
-			texts = append(texts, sa.Value(i))
-		}
-	}
-	vals := make([]*types.JSONValue, len(texts))
-	for i, t := range texts {
-		jv, err := types.ParseJSON(t)
-		if err != nil {
-			return nil, err
-		}
-		vals[i] = jv
+		distinct[t] = len(vals)
+		vals = append(vals, x)
 	}
 	order := make([]int, len(vals))
 	for i := range order {
 		order[i] = i
 	}
-	sort.Slice(order, func(a, b int) bool { return expr.CompareJSONBValues(vals[order[a]], vals[order[b]]) < 0 })
+	sort.Slice(order, func(a, b int) bool { return cmp(vals[order[a]], vals[order[b]]) < 0 })
 	rank := make([]int64, len(vals))
 	for i, o := range order {
-		if i > 0 && expr.CompareJSONBValues(vals[o], vals[order[i-1]]) == 0 {
+		if i > 0 && cmp(vals[o], vals[order[i-1]]) == 0 {
 			rank[o] = rank[order[i-1]]
 		} else {
 			rank[o] = int64(i)
