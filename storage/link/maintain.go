@@ -1,0 +1,86 @@
+package link
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+)
+
+// MaintainFunc commits one change to a table beside the link (a compaction
+// rewrite, a retention drop, a snapshot expiry). tbl is the table's current
+// state; every snapshot it adds must carry snapProps in its summary, which
+// hold the log position the current snapshot records: the position lives
+// in the current snapshot's summary (invariant 2), and a snapshot without
+// it would make a restart replay rows already in Iceberg. It returns the
+// table as committed, or nil when it committed nothing.
+type MaintainFunc func(ctx context.Context, tbl *table.Table, snapProps iceberg.Properties) (*table.Table, error)
+
+// Maintain runs fn with the table's link lock held, so no link commit of
+// this server lands between fn's view of the table and its commit, and
+// only while this server holds the table's write lease (invariant 5: one
+// writer, which alone maintains the table). Work that reads or writes data
+// files should be done before, on a View's table, with fn only committing
+// it: the link waits while fn runs. The tail stays as it was; the snapshot
+// fn commits holds the same position.
+func (m *Manager) Maintain(ctx context.Context, ns, name string, fn MaintainFunc) error {
+	st, err := m.state(ctx, Key{ns, name})
+	if err != nil {
+		return err
+	}
+	st.linkMu.Lock()
+	defer st.linkMu.Unlock()
+	if err := m.ensureLease(ctx, st, false); err != nil {
+		return err
+	}
+	st.mu.Lock()
+	tbl, pos, dropped := st.tbl, st.pos, st.dropped
+	st.mu.Unlock()
+	if dropped {
+		return nil
+	}
+	// A commit landing from elsewhere (an ALTER of another server) moved
+	// the pointer: start from the catalog's state when ours has no tail
+	// depending on it.
+	if err := m.reloadIfIdle(ctx, st); err != nil {
+		return fmt.Errorf("maintain %s: %w", st.key, err)
+	}
+	st.mu.Lock()
+	tbl, pos = st.tbl, st.pos
+	st.mu.Unlock()
+	props := iceberg.Properties{}
+	if pos != (Position{}) {
+		props[SummaryKey] = pos.String()
+	}
+	nt, err := fn(ctx, tbl, props)
+	if err != nil {
+		return fmt.Errorf("maintain %s: %w", st.key, err)
+	}
+	if nt == nil {
+		return nil
+	}
+	npos, err := positionOf(nt)
+	if err != nil {
+		return err
+	}
+	if npos != pos {
+		return fmt.Errorf("maintain %s: the committed snapshot records log position %s, not %s", st.key, npos, pos)
+	}
+	st.mu.Lock()
+	if !st.dropped {
+		st.tbl = nt
+	}
+	st.mu.Unlock()
+	return nil
+}
+
+// Tables lists the tables this server has loaded, for background upkeep.
+func (m *Manager) Tables() []Key {
+	sts := m.states()
+	out := make([]Key, 0, len(sts))
+	for _, st := range sts {
+		out = append(out, st.key)
+	}
+	return out
+}
