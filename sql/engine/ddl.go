@@ -18,6 +18,7 @@ import (
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/icetable"
 	"github.com/loamdb/loam/storage/link"
+	"github.com/loamdb/loam/storage/maint"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
@@ -367,6 +368,7 @@ func tableOptions(tc *parse.TableClauses, byName map[string]int, ts []types.T, p
 				continue
 			}
 			props[PropRetention] = iv.String()
+			props[maint.RetentionSpecProperty] = maint.RetentionSpec(iv.Months, iv.Days, iv.Micros)
 			if o.Column == "" {
 				return pgerr.New(pgerr.SyntaxError, "retention needs the time column it applies to: retention = '%s' ON column", o.Value).WithPosition(o.Pos)
 			}
