@@ -180,7 +180,7 @@ func (s *Store) Append(ctx context.Context, t *table.Table, rec arrow.RecordBatc
 	if rec.NumRows() == 0 {
 		return t, nil
 	}
-	sorted, err := sortByOrder(ctx, t, rec)
+	sorted, err := SortByOrder(ctx, t, rec)
 	if err != nil {
 		return nil, fmt.Errorf("append %s: sort: %w", t.Identifier(), err)
 	}
@@ -293,10 +293,10 @@ func SetColumnDoc(column, doc string) Change {
 	}
 }
 
-// sortByOrder sorts a whole batch by the table's default sort order;
+// SortByOrder sorts a whole batch by the table's default sort order;
 // iceberg-go only sorts each batch it is handed, so the caller must hand it
-// sorted input for files to be sorted.
-func sortByOrder(ctx context.Context, t *table.Table, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+// sorted input for files to be sorted (the link's appends, compaction).
+func SortByOrder(ctx context.Context, t *table.Table, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	order := t.SortOrder()
 	sc := t.Schema()
 	var keys []compute.SortKey

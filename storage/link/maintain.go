@@ -3,6 +3,7 @@ package link
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
@@ -83,4 +84,23 @@ func (m *Manager) Tables() []Key {
 		out = append(out, st.key)
 	}
 	return out
+}
+
+// Writes reports whether this server is the table's writer now: it holds
+// the table's write lease (or there are no leases: one server alone). A
+// table this server has only read is not its to maintain; background
+// upkeep skips it.
+func (m *Manager) Writes(ns, name string) bool {
+	if m.leases == nil {
+		return true
+	}
+	m.mu.Lock()
+	st := m.tables[Key{ns, name}]
+	m.mu.Unlock()
+	if st == nil {
+		return false
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.holdsLease(time.Now())
 }

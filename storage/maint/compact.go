@@ -1,0 +1,322 @@
+package maint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	iofs "io/fs"
+	"strconv"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+	"github.com/apache/iceberg-go/table/compaction"
+	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/storage/link"
+)
+
+// DefaultTargetFileSize is the size compaction writes files near unless
+// the table says otherwise (WITH (target_file_size = …), stored as
+// Iceberg's write.target-file-size-bytes).
+const DefaultTargetFileSize = 256 << 20
+
+// TargetFileSize is the table's compaction target in bytes.
+func TargetFileSize(props iceberg.Properties) int64 {
+	if n, err := strconv.ParseInt(props[table.WriteTargetFileSizeBytesKey], 10, 64); err == nil && n > 0 {
+		return n
+	}
+	return DefaultTargetFileSize
+}
+
+// CompactOptions tune one compaction.
+type CompactOptions struct {
+	// MinInputFiles is how many small files of one partition make it
+	// worth rewriting; 0 means DefaultMinInputFiles.
+	MinInputFiles int
+}
+
+// DefaultMinInputFiles is the background policy's threshold: a partition
+// is compacted once it has this many small files. VACUUM uses 2.
+const DefaultMinInputFiles = 5
+
+// CompactReport says what a compaction did.
+type CompactReport struct {
+	Groups       int   // bins rewritten
+	FilesRemoved int   // data files replaced
+	FilesAdded   int   // data files written
+	RowsExpired  int64 // rows past retention left out
+	// Conflict is set when the table changed under the rewrite in a way
+	// it cannot commit beside (another rewrite, a delete, a schema
+	// change): its files were removed and the next run tries again.
+	Conflict bool
+}
+
+// beforeCommit, when set (tests), runs between a compaction's writing
+// and its commit, where a link commit or another rewrite may land.
+var beforeCommit func()
+
+// errConflict marks a rewrite whose inputs changed before its commit.
+var errConflict = errors.New("compaction: the table changed since its files were read")
+
+// Compact bin-packs each partition's small data files (below 3/4 of the
+// table's target file size) into files near the target, with their rows
+// in the table's sort order and without the rows past its retention, and
+// commits the rewrite as one "replace" snapshot. Reading and writing run
+// on a pinned view of the table, beside the link; only the commit holds
+// the link lock (Maintain). Link commits landing meanwhile only append
+// files, which the rewrite keeps; anything else makes it drop its output
+// and report a conflict, to be retried by the next run.
+func Compact(ctx context.Context, m *link.Manager, ns, name string, now time.Time, opts CompactOptions) (CompactReport, error) {
+	var rep CompactReport
+	v, err := m.View(ctx, ns, name)
+	if err != nil {
+		return rep, err
+	}
+	base := v.Table
+	// The tail is not read: only the pinned table, whose files stay until
+	// snapshot expiry, which runs after compaction in the same runner.
+	v.Release()
+	if base.CurrentSnapshot() == nil {
+		return rep, nil
+	}
+	groups, err := planGroups(ctx, base, opts)
+	if err != nil || len(groups) == 0 {
+		return rep, err
+	}
+	cutoff, hasRetention, err := retentionCutoff(base, now)
+	if err != nil {
+		return rep, err
+	}
+	fs, err := base.FS(ctx)
+	if err != nil {
+		return rep, fmt.Errorf("compact %s.%s: %w", ns, name, err)
+	}
+	var results []table.CompactionGroupResult
+	cleanup := func() {
+		for _, r := range results {
+			for _, df := range r.NewDataFiles {
+				if err := fs.Remove(df.FilePath()); err != nil && !errors.Is(err, iofs.ErrNotExist) {
+					// Orphan removal deletes it later.
+					continue
+				}
+			}
+		}
+	}
+	for _, g := range groups {
+		gr, expired, err := rewriteGroup(ctx, base, g, cutoff, hasRetention)
+		results = append(results, gr)
+		if err != nil {
+			cleanup()
+			return rep, fmt.Errorf("compact %s.%s: %w", ns, name, err)
+		}
+		rep.RowsExpired += expired
+	}
+	if beforeCommit != nil {
+		beforeCommit()
+	}
+	committing := false
+	err = m.Maintain(ctx, ns, name, func(ctx context.Context, cur *table.Table, props iceberg.Properties) (*table.Table, error) {
+		if err := onlyAppendsSince(base, cur); err != nil {
+			return nil, err
+		}
+		txn := cur.NewTransaction()
+		rw := txn.NewRewrite(props)
+		rewritten := map[string]struct{}{}
+		for _, gr := range results {
+			// Position deletes are decided below against the whole
+			// commit, not per group (one may reference several groups).
+			gr.SafePosDeletes = nil
+			rw.ApplyResult(gr)
+			for _, df := range gr.OldDataFiles {
+				rewritten[df.FilePath()] = struct{}{}
+			}
+		}
+		dead, err := table.CollectDeadPositionDeletes(ctx, fs, cur.CurrentSnapshot(), rewritten)
+		if err != nil {
+			return nil, err
+		}
+		for _, df := range dead {
+			rw.DeleteFile(df)
+		}
+		if err := rw.Commit(ctx); err != nil {
+			return nil, err
+		}
+		committing = true
+		return txn.Commit(ctx)
+	})
+	if err != nil {
+		// Output files are removed only when the commit surely did not
+		// land: before it was sent, or when the catalog refused it.
+		if !committing || errors.Is(err, table.ErrCommitFailed) {
+			cleanup()
+		}
+		if errors.Is(err, errConflict) {
+			rep.Conflict = true
+			return rep, nil
+		}
+		return rep, err
+	}
+	for _, gr := range results {
+		rep.Groups++
+		rep.FilesRemoved += len(gr.OldDataFiles)
+		rep.FilesAdded += len(gr.NewDataFiles)
+	}
+	return rep, nil
+}
+
+// planGroups bins the small files of the current partition spec with
+// iceberg-go's planner, per partition.
+func planGroups(ctx context.Context, t *table.Table, opts CompactOptions) ([]table.CompactionTaskGroup, error) {
+	tasks, err := t.Scan().PlanFiles(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("compact %s: plan: %w", t.Identifier(), err)
+	}
+	// Files of an older spec are left alone: a group's rows are written
+	// in the current spec, and must stay one partition of it.
+	spec := t.Spec()
+	specID := spec.ID()
+	cur := tasks[:0]
+	for _, task := range tasks {
+		if int(task.File.SpecID()) == specID {
+			cur = append(cur, task)
+		}
+	}
+	target := TargetFileSize(t.Properties())
+	cfg := compaction.DefaultConfig()
+	cfg.TargetFileSizeBytes = target
+	cfg.MinFileSizeBytes = target * 3 / 4
+	cfg.MaxFileSizeBytes = target * 9 / 5
+	cfg.MinInputFiles = uint(DefaultMinInputFiles)
+	if opts.MinInputFiles > 0 {
+		cfg.MinInputFiles = uint(opts.MinInputFiles)
+	}
+	plan, err := cfg.PlanCompaction(cur)
+	if err != nil {
+		return nil, fmt.Errorf("compact %s: plan: %w", t.Identifier(), err)
+	}
+	groups := make([]table.CompactionTaskGroup, 0, len(plan.Groups))
+	for _, g := range plan.Groups {
+		groups = append(groups, table.CompactionTaskGroup{PartitionKey: g.PartitionKey, Tasks: g.Tasks, TotalSizeBytes: g.TotalSizeBytes})
+	}
+	return groups, nil
+}
+
+// rewriteGroup reads a group's live rows (delete files applied), leaves
+// out those past retention, sorts the rest by the table's sort order
+// across the whole group (iceberg-go sorts only within each batch it is
+// handed) and writes them as files near the target size.
+func rewriteGroup(ctx context.Context, t *table.Table, g table.CompactionTaskGroup, cutoff time.Time, hasRetention bool) (table.CompactionGroupResult, int64, error) {
+	gr := table.CompactionGroupResult{PartitionKey: g.PartitionKey, BytesBefore: g.TotalSizeBytes}
+	sc, recs, err := t.Scan().ReadTasks(ctx, g.Tasks)
+	if err != nil {
+		return gr, 0, fmt.Errorf("read: %w", err)
+	}
+	var batches []arrow.RecordBatch
+	defer func() {
+		for _, b := range batches {
+			b.Release()
+		}
+	}()
+	var expired int64
+	for rec, err := range recs {
+		if err != nil {
+			return gr, 0, fmt.Errorf("read: %w", err)
+		}
+		if hasRetention {
+			kept, n, err := dropExpired(t, rec, cutoff)
+			rec.Release()
+			if err != nil {
+				return gr, 0, err
+			}
+			expired += n
+			rec = kept
+		}
+		batches = append(batches, rec)
+	}
+	for _, task := range g.Tasks {
+		gr.OldDataFiles = append(gr.OldDataFiles, task.File)
+	}
+	gr.SafeDeletionVectors = table.CollectSafeDeletionVectors(g.Tasks)
+	all, err := concat(sc, batches)
+	if err != nil {
+		return gr, 0, err
+	}
+	defer all.Release()
+	if all.NumRows() == 0 {
+		return gr, expired, nil // every row expired: the files just go
+	}
+	sorted, err := icetable.SortByOrder(ctx, t, all)
+	if err != nil {
+		return gr, 0, fmt.Errorf("sort: %w", err)
+	}
+	one := func(yield func(arrow.RecordBatch, error) bool) { yield(sorted, nil) } // WriteRecords releases it
+	for df, err := range table.WriteRecords(ctx, t, sc, one, table.WithClusteredWrite(), table.WithTargetFileSize(TargetFileSize(t.Properties()))) {
+		if err != nil {
+			return gr, 0, fmt.Errorf("write: %w", err)
+		}
+		gr.NewDataFiles = append(gr.NewDataFiles, df)
+		gr.BytesAfter += df.FileSizeBytes()
+	}
+	return gr, expired, nil
+}
+
+// onlyAppendsSince checks that every snapshot committed after base (which
+// the rewrite read) up to cur only appended files, under the same schema:
+// then the rewritten files and their deletes are as the rewrite saw them.
+func onlyAppendsSince(base, cur *table.Table) error {
+	cs, bs := cur.Spec(), base.Spec()
+	if cur.Schema().ID != base.Schema().ID || cs.ID() != bs.ID() {
+		return errConflict
+	}
+	from := base.CurrentSnapshot().SnapshotID
+	for s := cur.CurrentSnapshot(); s != nil; {
+		if s.SnapshotID == from {
+			return nil
+		}
+		if s.Summary == nil || s.Summary.Operation != table.OpAppend {
+			return errConflict
+		}
+		if s.ParentSnapshotID == nil {
+			break
+		}
+		s = cur.Metadata().SnapshotByID(*s.ParentSnapshotID)
+	}
+	return errConflict // base is no longer an ancestor
+}
+
+// concat joins batches of one schema into one.
+func concat(sc *arrow.Schema, recs []arrow.RecordBatch) (arrow.RecordBatch, error) {
+	var n int64
+	for _, r := range recs {
+		n += r.NumRows()
+	}
+	cols := make([]arrow.Array, sc.NumFields())
+	parts := make([]arrow.Array, len(recs))
+	for c := range cols {
+		for i, r := range recs {
+			parts[i] = r.Column(c)
+		}
+		var a arrow.Array
+		var err error
+		if len(parts) == 0 {
+			a = array.MakeArrayOfNull(memory.DefaultAllocator, sc.Field(c).Type, 0)
+		} else {
+			a, err = array.Concatenate(parts, memory.DefaultAllocator)
+		}
+		if err != nil {
+			for _, x := range cols[:c] {
+				x.Release()
+			}
+			return nil, fmt.Errorf("concat: %w", err)
+		}
+		cols[c] = a
+	}
+	out := array.NewRecordBatch(sc, cols, n)
+	for _, c := range cols {
+		c.Release()
+	}
+	return out, nil
+}

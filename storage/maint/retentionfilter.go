@@ -1,0 +1,98 @@
+package maint
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go/table"
+)
+
+// retentionCutoff is the table's retention cutoff at now; ok is false
+// when the table keeps rows forever.
+func retentionCutoff(t *table.Table, now time.Time) (cutoff time.Time, ok bool, err error) {
+	r, ok, err := RetentionOf(t.Properties())
+	if err != nil || !ok {
+		return time.Time{}, false, err
+	}
+	return r.Cutoff(now), true, nil
+}
+
+// dropExpired returns rec without the rows whose retention column lies
+// before cutoff; NULLs stay (they are not past anything). A timestamp
+// without time zone is taken as UTC, a date as its midnight UTC. It also
+// returns how many rows it left out.
+func dropExpired(t *table.Table, rec arrow.RecordBatch, cutoff time.Time) (arrow.RecordBatch, int64, error) {
+	col := t.Properties()[RetentionColumnProperty]
+	idx := rec.Schema().FieldIndices(col)
+	if len(idx) == 0 {
+		rec.Retain()
+		return rec, 0, nil
+	}
+	a := rec.Column(idx[0])
+	expired := func(i int) bool { return false }
+	switch c := a.(type) {
+	case *array.Timestamp:
+		unit := c.DataType().(*arrow.TimestampType).Unit
+		limit := cutoffIn(cutoff, unit)
+		expired = func(i int) bool { return int64(c.Value(i)) < limit }
+	case *array.Date32:
+		// A date d is before the cutoff instant when its midnight is.
+		day := cutoff.UTC().Truncate(24 * time.Hour)
+		limit := day.Unix() / 86400
+		if !day.Equal(cutoff.UTC()) {
+			limit++ // midnight of the cutoff's own day is still before it
+		}
+		expired = func(i int) bool { return int64(c.Value(i)) < limit }
+	default:
+		return nil, 0, fmt.Errorf("retention column %q has type %s, not a timestamp or date", col, a.DataType())
+	}
+	mask := array.NewBooleanBuilder(memory.DefaultAllocator)
+	defer mask.Release()
+	var n int64
+	for i := 0; i < a.Len(); i++ {
+		drop := a.IsValid(i) && expired(i)
+		if drop {
+			n++
+		}
+		mask.Append(!drop)
+	}
+	if n == 0 {
+		rec.Retain()
+		return rec, 0, nil
+	}
+	m := mask.NewBooleanArray()
+	defer m.Release()
+	out, err := compute.FilterRecordBatch(context.Background(), rec, m, compute.DefaultFilterOptions())
+	if err != nil {
+		return nil, 0, fmt.Errorf("retention filter: %w", err)
+	}
+	return out, n, nil
+}
+
+// cutoffIn is the cutoff as a count of unit since the epoch, rounded up
+// so that "value < limit" is "instant < cutoff".
+func cutoffIn(cutoff time.Time, unit arrow.TimeUnit) int64 {
+	ns := cutoff.UnixNano()
+	switch unit {
+	case arrow.Second:
+		return ceilDiv(ns, 1e9)
+	case arrow.Millisecond:
+		return ceilDiv(ns, 1e6)
+	case arrow.Microsecond:
+		return ceilDiv(ns, 1e3)
+	}
+	return ns
+}
+
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a > 0 {
+		q++
+	}
+	return q
+}

@@ -1,0 +1,162 @@
+package maint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/storage/link"
+)
+
+// DefaultInterval is how often the Runner looks after each table.
+const DefaultInterval = 30 * time.Second
+
+// Runner keeps the tables this server writes healthy in the background:
+// compaction, manifest merging, retention drops, snapshot expiry and
+// orphan removal, one table at a time; and does the same at once for
+// VACUUM.
+type Runner struct {
+	m        *link.Manager
+	log      *slog.Logger
+	interval time.Duration
+	now      func() time.Time
+
+	// mu runs one table's upkeep at a time, so the background pass and a
+	// VACUUM never rewrite the same files at once.
+	mu   sync.Mutex
+	stop chan struct{}
+	done chan struct{}
+}
+
+// NewRunner makes a Runner over m's tables; interval <= 0 means
+// DefaultInterval.
+func NewRunner(m *link.Manager, log *slog.Logger, interval time.Duration) *Runner {
+	if interval <= 0 {
+		interval = DefaultInterval
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Runner{m: m, log: log, interval: interval, now: time.Now}
+}
+
+// Report says what one table's upkeep did.
+type Report struct {
+	Compact           CompactReport
+	ManifestsReplaced int
+	PartitionFiles    int // data files of partitions wholly past retention, dropped
+	Expire            ExpireReport
+	Orphans           int
+}
+
+// Start runs the background upkeep until Stop.
+func (r *Runner) Start() {
+	r.stop = make(chan struct{})
+	r.done = make(chan struct{})
+	go func() {
+		defer close(r.done)
+		tick := time.NewTicker(r.interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-r.stop:
+				return
+			case <-tick.C:
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() {
+				select {
+				case <-r.stop:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			r.pass(ctx)
+			cancel()
+		}
+	}()
+}
+
+// Stop ends the background upkeep, cancelling a pass in progress (its
+// uncommitted output files are removed or left to orphan removal).
+func (r *Runner) Stop() {
+	if r.stop == nil {
+		return
+	}
+	close(r.stop)
+	<-r.done
+	r.stop = nil
+}
+
+// pass looks after every table this server writes. Tables another server
+// writes are that server's to maintain and are skipped without a word.
+func (r *Runner) pass(ctx context.Context) {
+	for _, k := range r.m.Tables() {
+		if ctx.Err() != nil {
+			return
+		}
+		if !r.m.Writes(k.NS, k.Name) {
+			continue
+		}
+		rep, err := r.run(ctx, k.NS, k.Name, false)
+		switch {
+		case err == nil:
+			if rep.Compact.FilesRemoved > 0 || rep.Compact.Conflict {
+				r.log.Debug("compacted", "table", k, "files_removed", rep.Compact.FilesRemoved,
+					"files_added", rep.Compact.FilesAdded, "rows_expired", rep.Compact.RowsExpired, "conflict", rep.Compact.Conflict)
+			}
+		case ctx.Err() != nil, gone(err), isLeaseErr(err):
+		default:
+			r.log.Warn("table upkeep failed; will retry", "table", k, "err", err)
+		}
+	}
+}
+
+// Vacuum runs every upkeep step on the table now (VACUUM), compacting
+// any partition with two or more small files.
+func (r *Runner) Vacuum(ctx context.Context, ns, name string) (Report, error) {
+	return r.run(ctx, ns, name, true)
+}
+
+func (r *Runner) run(ctx context.Context, ns, name string, now bool) (Report, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var rep Report
+	var err error
+	at := r.now()
+	if rep.PartitionFiles, err = DropExpiredPartitions(ctx, r.m, ns, name, at); err != nil {
+		return rep, fmt.Errorf("drop expired partitions: %w", err)
+	}
+	opts := CompactOptions{}
+	if now {
+		opts.MinInputFiles = 2
+	}
+	if rep.Compact, err = Compact(ctx, r.m, ns, name, at, opts); err != nil {
+		return rep, err
+	}
+	if rep.ManifestsReplaced, err = MergeManifests(ctx, r.m, ns, name, now); err != nil {
+		return rep, err
+	}
+	if rep.Expire, err = ExpireSnapshots(ctx, r.m, ns, name, at); err != nil {
+		return rep, fmt.Errorf("expire snapshots: %w", err)
+	}
+	if rep.Orphans, err = RemoveOrphans(ctx, r.m, ns, name, at); err != nil {
+		return rep, fmt.Errorf("remove orphan files: %w", err)
+	}
+	return rep, nil
+}
+
+// gone says the table was dropped meanwhile.
+func gone(err error) bool {
+	return errors.Is(err, icetable.ErrNoSuchTable) || errors.Is(err, icetable.ErrNoSuchNamespace)
+}
+
+// isLeaseErr says another server holds the table's write lease (55006).
+func isLeaseErr(err error) bool {
+	return pgerr.Code(err) == "55006"
+}
