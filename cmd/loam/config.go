@@ -26,6 +26,8 @@ type config struct {
 	AuthMethod   wire.AuthMethod
 	LogLevel     string
 	ScanCache    int64
+	// CompactInterval is how often background upkeep runs.
+	CompactInterval time.Duration
 }
 
 // parseConfig reads flags, then fills every flag not given on the command
@@ -43,6 +45,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	password := fs.String("password", "", "password every client must give (required on non-loopback addresses)")
 	authMethod := fs.String("auth-method", string(wire.AuthSCRAM), "how the password is checked: scram-sha-256 or password")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	compactInterval := fs.Duration("compact-interval", 30*time.Second, "how often tables this server writes are compacted and their old snapshots expired")
 	scanCache := fs.Int64("scan-cache-bytes", 0, "decoded data file columns kept in memory for scans; 0: a quarter of the machine's memory, -1: none")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: loam serve [flags]\n\nEach flag can also be set with LOAM_<NAME>, e.g. LOAM_DATA_DIR; flags win.")
@@ -75,6 +78,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 		DataDir: *dataDir, Listen: *listen, HTTP: *httpAddr, Metastore: *metastore,
 		Warehouse: *warehouse, LinkInterval: *linkInterval, Password: *password,
 		AuthMethod: wire.AuthMethod(*authMethod), LogLevel: *logLevel, ScanCache: *scanCache,
+		CompactInterval: *compactInterval,
 	}
 	abs, err := filepath.Abs(cfg.DataDir)
 	if err != nil {
@@ -93,6 +97,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if cfg.LinkInterval <= 0 {
 		return nil, errors.New("--link-interval must be positive")
+	}
+	if cfg.CompactInterval <= 0 {
+		return nil, errors.New("--compact-interval must be positive")
 	}
 	if cfg.Password == "" {
 		loop, err := isLoopback(cfg.Listen)

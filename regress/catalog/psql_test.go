@@ -35,7 +35,7 @@ var psqlTables = []struct{ pg, loam string }{
 		`CREATE TABLE plain_calls (ts timestamptz NOT NULL, model text, tokens int)`},
 	{`CREATE TABLE sorted_calls (ts timestamptz, model text)`,
 		`CREATE TABLE sorted_calls (ts timestamptz, model text) SORTED BY (model)
-		WITH (retention = '7 days' ON ts, commit_interval = '2 seconds')`},
+		WITH (retention = '7 days' ON ts, commit_interval = '2 seconds', target_file_size = '64MB')`},
 	{`CREATE TABLE ct (id int, s text, ts timestamptz)`, `CREATE TABLE ct (id int, s text, ts timestamptz)`},
 	// A primary key: \d's "Indexes:" footer, \di and \d of the index.
 	{`CREATE TABLE keyed_calls (id int, model text, day date, PRIMARY KEY (model, id))`,
@@ -73,7 +73,7 @@ Sort order: model NULLS FIRST, ts DESC NULLS LAST, "Tenant"
 Retention: 1 year 6 mons on ts
 `}},
 	`\d+ sorted_calls`: {{"Access method: heap\n",
-		"Access method: heap\nOptions: sorted_by=(model), retention=7 days on ts, commit_interval=00:00:02\n"}},
+		"Access method: heap\nOptions: sorted_by=(model), retention=7 days on ts, commit_interval=00:00:02, target_file_size=64MB\n"}},
 }
 
 // psqlRun runs psql 15 (no psqlrc, UTC, stop on error) in dir and returns

@@ -380,6 +380,10 @@ func tableOptions(tc *parse.TableClauses, byName map[string]int, ts []types.T, p
 				return pgerr.New(pgerr.DatatypeMismatch, "retention column %q must be a timestamp or date, not %s", o.Column, ts[i]).WithPosition(o.ColPos)
 			}
 			props[PropRetentionColumn] = o.Column
+		case "target_file_size":
+			if err := targetFileSizeOption(o, props); err != nil {
+				return err
+			}
 		default:
 			return pgerr.New(pgerr.InvalidParameterValue, "unrecognized parameter %q", o.Key).WithPosition(o.Pos)
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/icetable"
 	"github.com/loamdb/loam/storage/link"
+	"github.com/loamdb/loam/storage/maint"
 )
 
 // Config is what an Engine needs to open its catalog and warehouse.
@@ -41,6 +42,9 @@ type Config struct {
 	// ScanCacheBytes bounds the decoded data file columns kept in memory
 	// for scans: 0 means a quarter of the machine's memory, < 0 none.
 	ScanCacheBytes int64
+	// CompactInterval is how often background upkeep (compaction,
+	// expiry) looks after the tables this server writes; 0: every 30s.
+	CompactInterval time.Duration
 }
 
 // Engine is the shared state of a server: catalog and storage.
@@ -50,6 +54,9 @@ type Engine struct {
 	meta  meta.Store
 	store *icetable.Store
 	link  *link.Manager
+	// upkeep compacts and expires the tables this server writes, in the
+	// background and for VACUUM.
+	upkeep *maint.Runner
 	// missing caches failed table lookups (see missingTables).
 	missing missingTables
 	// missingViews likewise for views, looked up where no table is.
@@ -109,12 +116,15 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("open write log: %w", err)
 	}
 	e.link.Run()
+	e.upkeep = maint.NewRunner(e.link, cfg.Logger.With("component", "upkeep"), cfg.CompactInterval)
+	e.upkeep.Start()
 	e.reportAside(ctx)
 	return e, nil
 }
 
 // Close releases the catalog and storage.
 func (e *Engine) Close() error {
+	e.upkeep.Stop()
 	err := e.link.Close()
 	if merr := e.meta.Close(); err == nil {
 		err = merr

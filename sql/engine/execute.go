@@ -319,6 +319,9 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 			return nil, err
 		}
 		return &Cursor{tag: "CHECKPOINT", sess: s}, nil
+	case *pg.Node_VacuumStmt:
+		cat.release()
+		return s.vacuum(ctx, st, n.VacuumStmt)
 	case *pg.Node_CopyStmt:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY must be sent as a query of its own, not among other statements")
 	case *pg.Node_DeclareCursorStmt:

@@ -103,6 +103,9 @@ func clausesOf(t *table.Table) loamClauses {
 	if ci := props[PropCommitInterval]; ci != "" {
 		lc.options = append(lc.options, "commit_interval="+ci)
 	}
+	if n, err := strconv.ParseInt(props[table.WriteTargetFileSizeBytesKey], 10, 64); err == nil {
+		lc.options = append(lc.options, "target_file_size="+memorySize(n))
+	}
 	return lc
 }
 
@@ -177,4 +180,18 @@ func sizePretty(size int64) string {
 		size /= int64(1) << bits
 	}
 	return ""
+}
+
+// memorySize shows a byte count as PostgreSQL shows a memory setting: in
+// the largest unit that holds it exactly ("256MB", "1000B").
+func memorySize(n int64) string {
+	for _, u := range []struct {
+		name string
+		bits uint
+	}{{"TB", 40}, {"GB", 30}, {"MB", 20}, {"kB", 10}} {
+		if n != 0 && n%(1<<u.bits) == 0 {
+			return strconv.FormatInt(n>>u.bits, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10) + "B"
 }

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/storage/link"
+	pg "github.com/pganalyze/pg_query_go/v5"
+)
+
+// vacuum runs VACUUM [table, …]: compaction, manifest merging, retention
+// drops, snapshot expiry and orphan removal on the named tables now, or
+// on every table of every schema when none is named. Its options (FULL,
+// ANALYZE, VERBOSE, …) change nothing: every VACUUM does all of it, and
+// Loam keeps no planner statistics for ANALYZE to gather. ANALYZE on its
+// own checks its tables exist and does nothing.
+func (s *Session) vacuum(ctx context.Context, st *Statement, vs *pg.VacuumStmt) (*Cursor, error) {
+	tag := "VACUUM"
+	if !vs.IsVacuumcmd {
+		tag = "ANALYZE"
+	} else if err := s.refuseInBlock(st, "VACUUM"); err != nil {
+		return nil, err
+	}
+	var keys []link.Key
+	for _, n := range vs.Rels {
+		rv := n.GetVacuumRelation().GetRelation()
+		if rv == nil {
+			continue
+		}
+		key, ok, err := s.vacuumTarget(ctx, rv.Schemaname, rv.Relname, tag)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			keys = append(keys, key)
+		}
+	}
+	if tag == "ANALYZE" {
+		return &Cursor{tag: tag, sess: s}, nil
+	}
+	if len(vs.Rels) == 0 {
+		all, err := s.allTables(ctx)
+		if err != nil {
+			return nil, err
+		}
+		keys = all
+	}
+	for _, k := range keys {
+		if _, err := s.eng.upkeep.Vacuum(ctx, k.NS, k.Name); err != nil {
+			if ctx.Err() != nil {
+				return nil, pgerr.Canceled(ctx)
+			}
+			if len(vs.Rels) == 0 && (errors.Is(err, icetable.ErrNoSuchTable) || errors.Is(err, icetable.ErrNoSuchNamespace)) {
+				continue // dropped since it was listed
+			}
+			return nil, fmt.Errorf("vacuum %s.%s: %w", k.NS, k.Name, err)
+		}
+	}
+	return &Cursor{tag: tag, sess: s}, nil
+}
+
+// vacuumTarget resolves a table VACUUM names through the search path. A
+// view or sequence is skipped with PostgreSQL's warning.
+func (s *Session) vacuumTarget(ctx context.Context, schema, name, tag string) (link.Key, bool, error) {
+	cat := s.catalog()
+	defer cat.release()
+	ti, err := cat.Table(ctx, schema, name)
+	if err != nil {
+		return link.Key{}, false, err
+	}
+	if ti.Table == nil || ti.ViewSQL != "" || ti.Sequence {
+		verb := "vacuum"
+		if tag == "ANALYZE" {
+			verb = "analyze"
+		}
+		s.warning("01000", fmt.Sprintf("skipping %q --- cannot %s non-tables or special system tables", ti.Name, verb))
+		return link.Key{}, false, nil
+	}
+	return link.Key{NS: ti.Namespace, Name: ti.Name}, true, nil
+}
+
+// allTables lists every table of every schema the session sees.
+func (s *Session) allTables(ctx context.Context) ([]link.Key, error) {
+	nss, err := s.eng.meta.ListNamespaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var keys []link.Key
+	for _, ns := range nss {
+		if s.schemaHidden(ns) {
+			continue
+		}
+		names, err := s.eng.store.ListTables(ctx, ns)
+		if err != nil {
+			return nil, fmt.Errorf("list tables of %s: %w", ns, err)
+		}
+		for _, n := range names {
+			k := link.Key{NS: ns, Name: n}
+			if isAside(n) || s.hidden(k) {
+				continue
+			}
+			keys = append(keys, k)
+		}
+	}
+	return keys, nil
+}
