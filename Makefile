@@ -7,7 +7,7 @@ BIN := bin/loam
 MODULE    = $(shell $(GO) list -m)
 UNIT_PKGS = $(shell $(GO) list ./... | grep -Ev '^$(MODULE)/(wire|regress|clients)(/|$$)')
 
-.PHONY: fuzz-diff build run test bench bench-ingest bench-query bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
+.PHONY: fuzz-diff build run test bench bench-upkeep bench-ingest bench-query bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
 
 build:
 	$(GO) build -o $(BIN) ./cmd/loam
@@ -154,12 +154,20 @@ clients/node/node_modules/.package-lock.json: clients/node/package-lock.json
 bench: bench-postgres
 	$(GO) run ./bench/cmd/ingestbench
 	$(GO) -C bench/query run .
+	$(GO) run ./bench/cmd/upkeepbench -duration $(UPKEEP_DURATION)
 
 bench-ingest: bench-postgres
 	$(GO) run ./bench/cmd/ingestbench
 
 bench-query: bench-postgres
 	$(GO) -C bench/query run .
+
+# Table upkeep under a trickle of writes (docs/upkeep.md): 50 single-row
+# INSERTs a second for UPKEEP_DURATION with the link committing every second;
+# data files, metadata/ bytes and a full-scan aggregate every minute.
+UPKEEP_DURATION ?= 30m
+bench-upkeep:
+	$(GO) run ./bench/cmd/upkeepbench -duration $(UPKEEP_DURATION)
 
 bench-postgres:
 	@[ -x /usr/lib/postgresql/15/bin/initdb ] || [ -n "$$BENCH_PG_BIN" ] || { \

@@ -99,6 +99,11 @@ type Loam struct {
 // StartLoam starts bin serving a new data directory under dir on free
 // loopback ports and waits until its wire port accepts connections.
 func StartLoam(ctx context.Context, bin, dir string) (*Loam, error) {
+	return StartLoamArgs(ctx, bin, dir)
+}
+
+// StartLoamArgs is StartLoam with more `loam serve` flags.
+func StartLoamArgs(ctx context.Context, bin, dir string, extra ...string) (*Loam, error) {
 	addr, err := FreeAddr()
 	if err != nil {
 		return nil, err
@@ -119,7 +124,7 @@ func StartLoam(ctx context.Context, bin, dir string) (*Loam, error) {
 	}
 	defer logf.Close()
 	dataDir := filepath.Join(dir, "data")
-	cmd := exec.Command(bin, "serve", "--data-dir", dataDir, "--listen", addr, "--http", httpAddr)
+	cmd := exec.Command(bin, append([]string{"serve", "--data-dir", dataDir, "--listen", addr, "--http", httpAddr}, extra...)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Its own process group: a ^C reaches the harness, which stops it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
