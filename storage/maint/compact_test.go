@@ -388,3 +388,57 @@ func dataFilesOnDisk(t *testing.T, e *env) int {
 	}
 	return n
 }
+
+func TestCompactAppliesDeletes(t *testing.T) {
+	e := newEnv(t, iceberg.Properties{table.WriteDeleteModeKey: table.WriteModeMergeOnRead})
+	for i := int64(0); i < 6; i++ {
+		e.insert(t, []row{{id: i, ts: at(0)}, {id: 10 + i, ts: at(0)}})
+	}
+	// A merge-on-read DELETE (as UPDATE and DELETE will write): its
+	// delete files hide rows the data files still hold.
+	ctx := context.Background()
+	err := e.m.Maintain(ctx, "public", "t", func(ctx context.Context, cur *table.Table, props iceberg.Properties) (*table.Table, error) {
+		txn := cur.NewTransaction()
+		if err := txn.Delete(ctx, iceberg.GreaterThanEqual(iceberg.Reference("id"), int64(13)), props); err != nil {
+			return nil, err
+		}
+		return txn.Commit(ctx)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deletes := func() int {
+		tbl, _ := e.store.Load(ctx, "public", "t")
+		tasks, err := tbl.Scan().PlanFiles(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, task := range tasks {
+			n += len(task.DeleteFiles) + len(task.DeletionVectorFiles)
+		}
+		return n
+	}
+	if deletes() == 0 {
+		t.Fatal("the DELETE wrote no delete files: the test needs merge-on-read")
+	}
+	if _, err := Compact(ctx, e.m, "public", "t", now, CompactOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ids, files := e.readBack(t)
+	if want := []int64{0, 1, 2, 3, 4, 5, 10, 11, 12}; !slices.Equal(ids, want) {
+		t.Errorf("rows %v, want %v", ids, want)
+	}
+	if len(files) != 1 {
+		t.Errorf("%d files, want 1", len(files))
+	}
+	if n := deletes(); n != 0 {
+		t.Errorf("%d delete files still apply after compaction; its output holds only live rows", n)
+	}
+	// The compacted file itself holds only the live rows.
+	for f, ids := range files {
+		if len(ids) != 9 {
+			t.Errorf("%s holds %d rows, want the 9 live ones", f, len(ids))
+		}
+	}
+}
