@@ -226,7 +226,7 @@ func rewriteGroup(ctx context.Context, t *table.Table, g table.CompactionTaskGro
 			return gr, 0, fmt.Errorf("read: %w", err)
 		}
 		if hasRetention {
-			kept, n, err := dropExpired(t, rec, cutoff)
+			kept, n, err := dropExpired(t.Properties()[RetentionColumnProperty], rec, cutoff)
 			rec.Release()
 			if err != nil {
 				return gr, 0, err

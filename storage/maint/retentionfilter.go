@@ -22,12 +22,11 @@ func retentionCutoff(t *table.Table, now time.Time) (cutoff time.Time, ok bool, 
 	return r.Cutoff(now), true, nil
 }
 
-// dropExpired returns rec without the rows whose retention column lies
+// dropExpired returns rec without the rows whose retention column col lies
 // before cutoff; NULLs stay (they are not past anything). A timestamp
 // without time zone is taken as UTC, a date as its midnight UTC. It also
 // returns how many rows it left out.
-func dropExpired(t *table.Table, rec arrow.RecordBatch, cutoff time.Time) (arrow.RecordBatch, int64, error) {
-	col := t.Properties()[RetentionColumnProperty]
+func dropExpired(col string, rec arrow.RecordBatch, cutoff time.Time) (arrow.RecordBatch, int64, error) {
 	idx := rec.Schema().FieldIndices(col)
 	if len(idx) == 0 {
 		rec.Retain()
@@ -42,9 +41,10 @@ func dropExpired(t *table.Table, rec arrow.RecordBatch, cutoff time.Time) (arrow
 		expired = func(i int) bool { return int64(c.Value(i)) < limit }
 	case *array.Date32:
 		// A date d is before the cutoff instant when its midnight is.
-		day := cutoff.UTC().Truncate(24 * time.Hour)
+		at := time.UnixMicro(cutoff.UnixMicro()).UTC()
+		day := at.Truncate(24 * time.Hour)
 		limit := day.Unix() / 86400
-		if !day.Equal(cutoff.UTC()) {
+		if !day.Equal(at) {
 			limit++ // midnight of the cutoff's own day is still before it
 		}
 		expired = func(i int) bool { return int64(c.Value(i)) < limit }
@@ -75,9 +75,11 @@ func dropExpired(t *table.Table, rec arrow.RecordBatch, cutoff time.Time) (arrow
 }
 
 // cutoffIn is the cutoff as a count of unit since the epoch, rounded up
-// so that "value < limit" is "instant < cutoff".
+// so that "value < limit" is "instant < cutoff". The cutoff is taken to
+// the microsecond first, PostgreSQL's precision, as queries hiding
+// expired rows take it: compaction never drops a row a query still shows.
 func cutoffIn(cutoff time.Time, unit arrow.TimeUnit) int64 {
-	ns := cutoff.UnixNano()
+	ns := cutoff.UnixMicro() * 1000
 	switch unit {
 	case arrow.Second:
 		return ceilDiv(ns, 1e9)
