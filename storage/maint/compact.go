@@ -117,8 +117,9 @@ func Compact(ctx context.Context, m *link.Manager, ns, name string, now time.Tim
 	if beforeCommit != nil {
 		beforeCommit()
 	}
-	committing := false
+	called, committing := false, false
 	err = m.Maintain(ctx, ns, name, func(ctx context.Context, cur *table.Table, props iceberg.Properties) (*table.Table, error) {
+		called = true
 		if err := onlyAppendsSince(base, cur); err != nil {
 			return nil, err
 		}
@@ -147,6 +148,10 @@ func Compact(ctx context.Context, m *link.Manager, ns, name string, now time.Tim
 		committing = true
 		return txn.Commit(ctx)
 	})
+	if err == nil && !called {
+		cleanup() // the table was dropped meanwhile
+		return rep, nil
+	}
 	if err != nil {
 		// Output files are removed only when the commit surely did not
 		// land: before it was sent, or when the catalog refused it.
