@@ -43,6 +43,7 @@ type config struct {
 	linkInterval, compactIv time.Duration
 	loamBin                 string
 	keep                    bool
+	snapshotRetention       string
 }
 
 func main() {
@@ -66,6 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fl.IntVar(&c.rate, "rate", 50, "single-row INSERT transactions a second")
 	fl.DurationVar(&c.linkInterval, "link-interval", time.Second, "the server's --link-interval")
 	fl.DurationVar(&c.compactIv, "compact-interval", 30*time.Second, "the server's --compact-interval")
+	fl.StringVar(&c.snapshotRetention, "snapshot-retention", "10 minutes", "the table's WITH (snapshot_retention = …); empty: the default")
 	fl.StringVar(&c.loamBin, "loam-bin", os.Getenv("LOAM_BIN"), "a built loam binary (default: build ./cmd/loam)")
 	fl.BoolVar(&c.keep, "keep", false, "keep the temporary directory")
 	if err := fl.Parse(args); err != nil {
@@ -131,15 +133,19 @@ func bench(ctx context.Context, cfg config, out io.Writer) error {
 		return err
 	}
 	defer srv.Stop()
-	fmt.Fprintf(out, "upkeepbench: %d single-row INSERTs/s for %v; --link-interval %v --compact-interval %v; figures every %v\n",
-		cfg.rate, cfg.duration, cfg.linkInterval, cfg.compactIv, cfg.every)
+	fmt.Fprintf(out, "upkeepbench: %d single-row INSERTs/s for %v; --link-interval %v --compact-interval %v; snapshot_retention %q; figures every %v\n",
+		cfg.rate, cfg.duration, cfg.linkInterval, cfg.compactIv, cfg.snapshotRetention, cfg.every)
 
 	conn, err := pgx.Connect(ctx, srv.ConnString())
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, `CREATE TABLE t (id bigint NOT NULL, ts timestamptz NOT NULL, x bigint) PARTITIONED BY (day(ts))`); err != nil {
+	create := `CREATE TABLE t (id bigint NOT NULL, ts timestamptz NOT NULL, x bigint) PARTITIONED BY (day(ts))`
+	if cfg.snapshotRetention != "" {
+		create += fmt.Sprintf(" WITH (snapshot_retention = '%s')", cfg.snapshotRetention)
+	}
+	if _, err := conn.Exec(ctx, create); err != nil {
 		return err
 	}
 
