@@ -56,6 +56,11 @@ func (s *Session) vacuum(ctx context.Context, st *Statement, vs *pg.VacuumStmt) 
 			if len(vs.Rels) == 0 && (errors.Is(err, icetable.ErrNoSuchTable) || errors.Is(err, icetable.ErrNoSuchNamespace)) {
 				continue // dropped since it was listed
 			}
+			if pe := pgerr.From(err); len(vs.Rels) == 0 && pe.Code == "55006" {
+				// As PostgreSQL skips the tables a user may not vacuum.
+				s.warning("01000", fmt.Sprintf("skipping %q --- %s", k.Name, pe.Message))
+				continue
+			}
 			return nil, fmt.Errorf("vacuum %s.%s: %w", k.NS, k.Name, err)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/storage/icetable"
 	"github.com/loamdb/loam/storage/link"
@@ -129,6 +131,14 @@ func (r *Runner) run(ctx context.Context, ns, name string, now bool) (Report, er
 	var rep Report
 	var err error
 	at := r.now()
+	if now {
+		// Take (or check) the write lease before reading and writing
+		// files that a table another server writes would refuse.
+		noop := func(context.Context, *table.Table, iceberg.Properties) (*table.Table, error) { return nil, nil }
+		if err := r.m.Maintain(ctx, ns, name, noop); err != nil {
+			return rep, err
+		}
+	}
 	if rep.PartitionFiles, err = DropExpiredPartitions(ctx, r.m, ns, name, at); err != nil {
 		return rep, fmt.Errorf("drop expired partitions: %w", err)
 	}
