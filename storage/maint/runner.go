@@ -112,7 +112,7 @@ func (r *Runner) pass(ctx context.Context) {
 				r.log.Debug("compacted", "table", k, "files_removed", rep.Compact.FilesRemoved,
 					"files_added", rep.Compact.FilesAdded, "rows_expired", rep.Compact.RowsExpired, "conflict", rep.Compact.Conflict)
 			}
-		case ctx.Err() != nil, gone(err), isLeaseErr(err):
+		case ctx.Err() != nil, tableGone(err), isLeaseErr(err):
 		default:
 			r.log.Warn("table upkeep failed; will retry", "table", k, "err", err)
 		}
@@ -161,8 +161,8 @@ func (r *Runner) run(ctx context.Context, ns, name string, now bool) (Report, er
 	return rep, nil
 }
 
-// gone says the table was dropped meanwhile.
-func gone(err error) bool {
+// tableGone says the table was dropped meanwhile.
+func tableGone(err error) bool {
 	return errors.Is(err, icetable.ErrNoSuchTable) || errors.Is(err, icetable.ErrNoSuchNamespace)
 }
 
