@@ -15,6 +15,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -87,6 +88,9 @@ type sample struct {
 	metaBytes int64
 	scan      time.Duration // best of 3
 	count     int64
+	// The most files and metadata bytes seen since the sample before.
+	peakFiles int
+	peakMeta  int64
 }
 
 func (s sample) totalFiles() int {
@@ -163,17 +167,35 @@ func bench(ctx context.Context, cfg config, out io.Writer) error {
 	ierr := make(chan error, 1)
 	go func() { ierr <- insert(ictx, srv.ConnString(), cfg.rate, &inserted) }()
 
-	fmt.Fprintf(out, "%8s %10s %7s %-28s %14s %12s\n", "minute", "rows", "files", "files by partition", "metadata bytes", "scan best/3")
+	fmt.Fprintf(out, "%8s %10s %7s %9s %-24s %14s %14s %12s\n", "minute", "rows", "files", "max files", "files by partition", "metadata bytes", "max meta bytes", "scan best/3")
 	var samples []sample
 	start := time.Now()
 	tick := time.NewTicker(cfg.every)
 	defer tick.Stop()
+	// Between samples the file count and metadata size are peeked at
+	// often: compaction every interval makes both saw-toothed, and a
+	// sample may fall just after it.
+	peek := time.NewTicker(min(cfg.every, 5*time.Second))
+	defer peek.Stop()
+	var peakFiles int
+	var peakMeta int64
 	for done := false; !done; {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case err := <-ierr:
 			return fmt.Errorf("inserting: %w", err)
+		case <-peek.C:
+			files, err := snapshotFiles(ctx, srv.DataDir)
+			if err != nil {
+				return err
+			}
+			meta, err := dirBytes(srv.DataDir)
+			if err != nil {
+				return err
+			}
+			peakFiles, peakMeta = max(peakFiles, sample{files: files}.totalFiles()), max(peakMeta, meta)
+			continue
 		case <-tick.C:
 		}
 		el := time.Since(start)
@@ -183,8 +205,11 @@ func bench(ctx context.Context, cfg config, out io.Writer) error {
 			return err
 		}
 		s.at, s.inserted = el, inserted.Load()
+		s.peakFiles, s.peakMeta = max(peakFiles, s.totalFiles()), max(peakMeta, s.metaBytes)
+		peakFiles, peakMeta = 0, 0
 		samples = append(samples, s)
-		fmt.Fprintf(out, "%8.1f %10d %7d %-28s %14d %12v\n", el.Minutes(), s.inserted, s.totalFiles(), byPartition(s.files), s.metaBytes, s.scan.Round(time.Microsecond))
+		fmt.Fprintf(out, "%8.1f %10d %7d %9d %-24s %14d %14d %12v\n", el.Minutes(), s.inserted, s.totalFiles(), s.peakFiles,
+			byPartition(s.files), s.metaBytes, s.peakMeta, s.scan.Round(time.Microsecond))
 	}
 	cancel()
 	if err := <-ierr; err != nil && ctx.Err() == nil && err != context.Canceled {
@@ -193,7 +218,7 @@ func bench(ctx context.Context, cfg config, out io.Writer) error {
 	first, last := samples[0], samples[len(samples)-1]
 	maxFiles, maxMeta := 0, int64(0)
 	for _, s := range samples {
-		maxFiles, maxMeta = max(maxFiles, s.totalFiles()), max(maxMeta, s.metaBytes)
+		maxFiles, maxMeta = max(maxFiles, s.peakFiles), max(maxMeta, s.peakMeta)
 	}
 	fmt.Fprintf(out, "\nrows inserted: %d (%.1f/s)\n", last.inserted, float64(last.inserted)/last.at.Seconds())
 	fmt.Fprintf(out, "data files in the current snapshot: first %d, last %d, max %d\n", first.totalFiles(), last.totalFiles(), maxFiles)
@@ -273,24 +298,45 @@ func measure(ctx context.Context, conn *pgx.Conn, dataDir string) (sample, error
 		return s, err
 	}
 	s.files = files
+	s.metaBytes, err = dirBytes(dataDir)
+	return s, err
+}
+
+// dirBytes is the size of the table's metadata/ directory.
+func dirBytes(dataDir string) (int64, error) {
+	var n int64
 	root := filepath.Join(dataDir, "warehouse", "public.db", "t", "metadata")
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // deleted under the walk by a commit
+			}
 			return err
 		}
 		if !d.IsDir() {
 			if info, err := d.Info(); err == nil {
-				s.metaBytes += info.Size()
+				n += info.Size()
 			}
 		}
 		return nil
 	})
-	return s, err
+	return n, err
 }
 
 // snapshotFiles counts the current snapshot's data files by partition, as
-// iceberg-go reading the catalog sees them.
-func snapshotFiles(ctx context.Context, dataDir string) (map[string]int, error) {
+// iceberg-go reading the catalog sees them. A read racing a commit that
+// deleted an old metadata file is tried again.
+func snapshotFiles(ctx context.Context, dataDir string) (m map[string]int, err error) {
+	for attempt := 0; attempt < 3; attempt++ {
+		if m, err = snapshotFilesOnce(ctx, dataDir); err == nil {
+			return m, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return nil, err
+}
+
+func snapshotFilesOnce(ctx context.Context, dataDir string) (map[string]int, error) {
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(dataDir, "meta.db"))
 	if err != nil {
 		return nil, err
