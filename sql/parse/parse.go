@@ -24,6 +24,9 @@ type Statement struct {
 	Node   *pg_query.Node
 	// Table holds the Loam clauses of a CREATE TABLE, nil otherwise.
 	Table *TableClauses
+	// Ref is ALTER TABLE … CREATE|DROP BRANCH|TAG (refs.go); Node is then
+	// an AlterTableStmt without commands.
+	Ref *RefStmt
 }
 
 // Parse splits query into statements and parses each. An empty query (only
@@ -36,13 +39,27 @@ func Parse(query string) ([]Statement, error) {
 	tokens := toks.Tokens
 	blanked := []byte(query)
 	var clauses []*TableClauses
+	var refs []*RefStmt
 	for _, span := range statementSpans(tokens) {
-		tc, err := splitTableClauses(query, tokens[span[0]:span[1]], blanked)
+		stoks := tokens[span[0]:span[1]]
+		rs, err := splitRefStmt(query, stoks)
+		if err != nil {
+			return nil, err
+		}
+		if rs != nil {
+			blank(blanked, stoks[0], stoks[len(stoks)-1])
+			refs = append(refs, rs)
+			continue
+		}
+		tc, err := splitTableClauses(query, stoks, blanked)
 		if err != nil {
 			return nil, err
 		}
 		if tc != nil {
 			clauses = append(clauses, tc)
+		}
+		if _, err := splitTimeTravel(query, stoks, blanked); err != nil {
+			return nil, err
 		}
 	}
 	tree, err := pg_query.Parse(string(blanked))
@@ -64,7 +81,7 @@ func Parse(query string) ([]Statement, error) {
 		}
 		out = append(out, st)
 	}
-	return out, nil
+	return withRefStmts(query, out, refs), nil
 }
 
 // statementSpans returns [from, to) token index ranges of each statement,
