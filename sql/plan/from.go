@@ -47,18 +47,24 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 	case n.GetRangeVar() != nil:
 		rv := n.GetRangeVar()
 		if c := p.lookupCTE(rv); c != nil {
+			if err := p.refuseAsOf(rv, "a WITH query"); err != nil {
+				return nil, err
+			}
 			return p.cteItem(c, rv)
 		}
 		if vt := lookupVirtual(rv.Schemaname, rv.Relname); vt != nil {
+			if err := p.refuseAsOf(rv, "a system relation"); err != nil {
+				return nil, err
+			}
 			alias := vt.name
 			if rv.Alias != nil {
 				alias = rv.Alias.Aliasname
 			}
 			return p.virtualItem(vt, alias), nil
 		}
-		ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
+		ti, err := p.fromTable(rv)
 		if err != nil {
-			return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
+			return nil, err
 		}
 		if ti.ViewSQL != "" {
 			return p.viewItem(ti, rv)

@@ -62,9 +62,9 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 	if len(s.FromClause) == 1 && s.FromClause[0].GetRangeVar() != nil && p.lookupCTE(s.FromClause[0].GetRangeVar()) == nil &&
 		lookupVirtual(s.FromClause[0].GetRangeVar().Schemaname, s.FromClause[0].GetRangeVar().Relname) == nil {
 		rv := s.FromClause[0].GetRangeVar()
-		ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
+		ti, err := p.fromTable(rv)
 		if err != nil {
-			return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
+			return nil, err
 		}
 		if ti.ViewSQL == "" {
 			one = ti
