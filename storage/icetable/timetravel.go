@@ -138,19 +138,7 @@ func SetRef(name string, from, id int64) Change {
 		if !ok || r.SnapshotID != from {
 			return nil, nil, nil // dropped or moved on since: leave it
 		}
-		var maxRefAge, maxSnapAge int64
-		var minKeep int
-		if r.MaxRefAgeMs != nil {
-			maxRefAge = *r.MaxRefAgeMs
-		}
-		if r.MaxSnapshotAgeMs != nil {
-			maxSnapAge = *r.MaxSnapshotAgeMs
-		}
-		if r.MinSnapshotsToKeep != nil {
-			minKeep = *r.MinSnapshotsToKeep
-		}
-		return []table.Requirement{table.AssertRefSnapshotID(name, &from)},
-			[]table.Update{table.NewSetSnapshotRefUpdate(name, id, r.SnapshotRefType, maxRefAge, maxSnapAge, minKeep)}, nil
+		return []table.Requirement{table.AssertRefSnapshotID(name, &from)}, []table.Update{setRef(name, id, r)}, nil
 	}
 }
 
@@ -183,18 +171,22 @@ func RestoreRef(name string, r table.SnapshotRef) Change {
 		if _, ok := Ref(t, name); ok || t.SnapshotByID(r.SnapshotID) == nil {
 			return nil, nil, nil
 		}
-		var maxRefAge, maxSnapAge int64
-		var minKeep int
-		if r.MaxRefAgeMs != nil {
-			maxRefAge = *r.MaxRefAgeMs
-		}
-		if r.MaxSnapshotAgeMs != nil {
-			maxSnapAge = *r.MaxSnapshotAgeMs
-		}
-		if r.MinSnapshotsToKeep != nil {
-			minKeep = *r.MinSnapshotsToKeep
-		}
-		return []table.Requirement{table.AssertRefSnapshotID(name, nil)},
-			[]table.Update{table.NewSetSnapshotRefUpdate(name, r.SnapshotID, r.SnapshotRefType, maxRefAge, maxSnapAge, minKeep)}, nil
+		return []table.Requirement{table.AssertRefSnapshotID(name, nil)}, []table.Update{setRef(name, r.SnapshotID, r)}, nil
 	}
+}
+
+// setRef points name at snapshot id with r's type and retention.
+func setRef(name string, id int64, r table.SnapshotRef) table.Update {
+	var maxRefAge, maxSnapAge int64
+	var minKeep int
+	if r.MaxRefAgeMs != nil {
+		maxRefAge = *r.MaxRefAgeMs
+	}
+	if r.MaxSnapshotAgeMs != nil {
+		maxSnapAge = *r.MaxSnapshotAgeMs
+	}
+	if r.MinSnapshotsToKeep != nil {
+		minKeep = *r.MinSnapshotsToKeep
+	}
+	return table.NewSetSnapshotRefUpdate(name, id, r.SnapshotRefType, maxRefAge, maxSnapAge, minKeep)
 }
