@@ -141,8 +141,11 @@ func TestBranchesAndTags(t *testing.T) {
 	mustRun(t, s, "ALTER TABLE bt CREATE BRANCH cur")
 	main := snapshotOf(t, e, "bt")
 
-	mustRun(t, s, `INSERT INTO "bt@b" VALUES (10, 'x'), (11, 'y')`)
+	mustRun(t, s, `INSERT INTO "bt@b" VALUES (10, 'x')`)
 	mustRun(t, s, `INSERT INTO "bt@b" SELECT id + 100, v FROM bt FOR VERSION AS OF 'v1' WHERE id = 3`)
+	if tag, err := copyIn(t, s, `COPY "bt@b" (id) FROM STDIN`, strings.NewReader("11\n")); err != nil || tag != "COPY 1" {
+		t.Fatalf("COPY into branch b: %q, %v", tag, err)
+	}
 
 	tests := []struct{ query, want string }{
 		{`SELECT id FROM "bt@b" ORDER BY id`, "1,2,10,11,103"},
