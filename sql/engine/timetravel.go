@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apache/iceberg-go/table"
+	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/icetable"
@@ -51,7 +52,7 @@ func (c *catalog) TableAsOf(ctx context.Context, ti *plan.TableInfo, at plan.Tra
 	}
 	if err != nil {
 		if errors.Is(err, icetable.ErrNoSnapshot) {
-			return nil, pgerr.New(pgerr.InvalidParameterValue, "%s", noSnapshotMessage(ti.Name, at)).WithPosition(at.Pos)
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "%s", noSnapshotMessage(ti.Name, at, c.s.loc)).WithPosition(at.Pos)
 		}
 		return nil, err
 	}
@@ -67,14 +68,14 @@ func (c *catalog) TableAsOf(ctx context.Context, ti *plan.TableInfo, at plan.Tra
 	return out, nil // no Tail: rows not yet linked are in no snapshot
 }
 
-func noSnapshotMessage(name string, at plan.Travel) string {
+func noSnapshotMessage(name string, at plan.Travel, loc *time.Location) string {
 	switch {
 	case at.Ref != "":
 		return fmt.Sprintf("branch or tag %q of table %q names a snapshot that no longer exists", at.Ref, name)
 	case at.Snapshot != nil:
 		return fmt.Sprintf("table %q has no snapshot %d", name, *at.Snapshot)
 	}
-	return fmt.Sprintf("table %q has no snapshot at or before %s", name, at.At.UTC().Format("2006-01-02 15:04:05.999999Z07"))
+	return fmt.Sprintf("table %q has no snapshot at or before %s", name, types.AppendTimestamp(nil, at.At.UnixMicro(), loc))
 }
 
 // refName resolves "t@ref", a table's branch or tag read (and, for a

@@ -83,7 +83,6 @@ func TestTimeTravel(t *testing.T) {
 		{fmt.Sprintf("SELECT id FROM tt FOR TIMESTAMP AS OF TIMESTAMPTZ '%s' + interval '0 seconds' t0 ORDER BY id", at1), "1,2"},
 		// Rows not yet linked are in no snapshot.
 		{"SELECT id FROM tt FOR TIMESTAMP AS OF now() ORDER BY id", "1,2,3"},
-		{"SELECT count(*) FROM tt FOR TIMESTAMP AS OF now() + interval '1 day'", "3"},
 		// Two versions of one table, each its own.
 		{fmt.Sprintf("SELECT b.id || ':' || coalesce(a.v, '-') FROM tt FOR VERSION AS OF %d a RIGHT JOIN tt FOR VERSION AS OF %d b ON a.id = b.id ORDER BY b.id",
 			s1.SnapshotID, s2.SnapshotID), "1:a,2:b,3:-"},
@@ -107,6 +106,7 @@ func TestTimeTravel(t *testing.T) {
 		{"SELECT * FROM tt FOR VERSION AS OF 12345", "22023"},
 		{"SELECT * FROM tt FOR TIMESTAMP AS OF '2000-01-01 00:00:00+00'", "22023"},
 		{"SELECT * FROM tt FOR TIMESTAMP AS OF NULL::timestamptz", "22023"},
+		{"SELECT * FROM tt FOR TIMESTAMP AS OF now() + interval '1 day'", "22023"},
 		{"SELECT * FROM tt FOR TIMESTAMP AS OF 'not a time'", "22007"},
 		{"SELECT * FROM tt FOR VERSION AS OF 'nope'", "42704"},
 		{"SELECT * FROM tt FOR VERSION AS OF", "42601"},

@@ -3,6 +3,7 @@ package parse
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/loamdb/loam/pgerr"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
@@ -90,7 +91,7 @@ func splitRefStmt(query string, toks []*pg_query.ScanToken) (*RefStmt, error) {
 		k = 2
 	}
 	if k >= len(rest) || !isIdent(rest[k]) {
-		return nil, refSyntax(query, toks, rest, k, "a "+r.What()+" name")
+		return nil, refSyntax(query, toks, rest, k, "a "+strings.ToLower(r.What())+" name")
 	}
 	r.Name = identText(query, rest[k])
 	r.NamePos = CharPos(query, int(rest[k].Start))

@@ -107,5 +107,11 @@ func (p *Planner) asOfTime(a parse.AsOf) (time.Time, error) {
 	if v.Null {
 		return time.Time{}, pgerr.New(pgerr.InvalidParameterValue, "FOR TIMESTAMP AS OF needs a timestamp, not NULL").WithPosition(a.Pos)
 	}
-	return time.UnixMicro(v.I), nil
+	at := time.UnixMicro(v.I)
+	// As Trino: the future is not a consistent state to read. now() is
+	// the transaction's start, never after the statement's.
+	if start := p.ec.Stmt; !start.IsZero() && at.After(start) {
+		return time.Time{}, pgerr.New(pgerr.InvalidParameterValue, "FOR TIMESTAMP AS OF cannot read the future").WithPosition(a.Pos)
+	}
+	return at, nil
 }
