@@ -63,9 +63,15 @@ func TimeTravel(query string) map[int]AsOf {
 	return out
 }
 
-// mayTimeTravel is a cheap test that query has no time-travel clause.
+// mayTimeTravel is a cheap test that query has no time-travel clause:
+// it has no OF, in any case.
 func mayTimeTravel(query string) bool {
-	return strings.Contains(strings.ToLower(query), "of")
+	for i := 0; i+1 < len(query); i++ {
+		if (query[i]|0x20) == 'o' && (query[i+1]|0x20) == 'f' {
+			return true
+		}
+	}
+	return false
 }
 
 // splitTimeTravel finds the time-travel clauses of one statement's tokens
