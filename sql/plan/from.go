@@ -63,6 +63,18 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 			return p.virtualItem(vt, alias), nil
 		}
 		ti, err := p.fromTable(rv)
+		if err != nil && pgerr.Code(err) == pgerr.UndefinedTable {
+			// "t$snapshots" and the other metadata tables (metatables.go).
+			if it, merr := p.metaTableItem(rv); it != nil || merr != nil {
+				if merr == nil {
+					merr = p.refuseAsOf(rv, "a metadata table")
+				}
+				if merr != nil {
+					return nil, merr
+				}
+				return it, nil
+			}
+		}
 		if err != nil {
 			return nil, err
 		}
