@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/iceberg-go/table"
+	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/sql/engine"
 )
 
@@ -96,6 +97,25 @@ func TestTimeTravel(t *testing.T) {
 		}
 	}
 
+	// A parameter as the time, given at Bind.
+	ctx := context.Background()
+	sts, err := s.Prepare(ctx, "SELECT count(*) FROM tt FOR TIMESTAMP AS OF $1", nil)
+	if err != nil {
+		t.Fatalf("prepare with a parameter: %v", err)
+	}
+	for _, p := range []struct {
+		ms   int64
+		want string
+	}{{s1.TimestampMs, "2"}, {s2.TimestampMs, "3"}} {
+		r, err := execStmt(ctx, s, sts[0], []types.Datum{{T: types.TTimestampTZ, I: p.ms * 1000}})
+		if err != nil || len(r.rows) != 1 || r.rows[0][0] != p.want {
+			t.Errorf("AS OF $1 = %d ms: %v, %v; want %s", p.ms, r.rows, err, p.want)
+		}
+	}
+	if _, err := execStmt(ctx, s, sts[0], []types.Datum{{T: types.TTimestampTZ, Null: true}}); sqlstate(err) != "22023" {
+		t.Errorf("AS OF $1 = NULL: %v, want 22023", err)
+	}
+
 	// A view keeps its clause.
 	mustRun(t, s, fmt.Sprintf("CREATE VIEW old_tt AS SELECT id FROM tt FOR VERSION AS OF %d", s1.SnapshotID))
 	if got := col0(t, s, "SELECT id FROM old_tt ORDER BY id"); got != "1,2" {
@@ -154,6 +174,10 @@ func TestBranchesAndTags(t *testing.T) {
 		{`SELECT id FROM "bt@cur" ORDER BY id`, "1,2,3,4"},
 		{`SELECT id FROM bt FOR VERSION AS OF 'main' ORDER BY id`, "1,2,3,4"},
 		{`SELECT id FROM bt ORDER BY id`, "1,2,3,4"}, // main unaffected
+		{`SELECT name || ' ' || type || ' ' || coalesce(max_reference_age_in_ms::text, '-') FROM "bt$refs" ORDER BY name`,
+			"b BRANCH 604800000,cur BRANCH -,main BRANCH -,v1 TAG -"},
+		// The snapshot a time-travel query reads, from the metadata table.
+		{fmt.Sprintf(`SELECT count(*) FROM "bt$snapshots" WHERE snapshot_id = %d`, s1.SnapshotID), "1"},
 	}
 	for _, tc := range tests {
 		if got := col0(t, s, tc.query); got != tc.want {

@@ -77,8 +77,14 @@ func (p *Planner) fromTable(rv *pg.RangeVar) (*TableInfo, error) {
 	at := Travel{Pos: a.Pos}
 	switch {
 	case a.Kind == parse.AsOfTimestamp:
-		if at.At, err = p.asOfTime(a); err != nil {
+		var describing bool
+		if at.At, describing, err = p.asOfTime(a); err != nil {
 			return nil, err
+		}
+		if describing {
+			// Prepared without its parameters' values: the current
+			// table stands in to describe the result.
+			return ti, nil
 		}
 	case a.Ref != "":
 		at.Ref = a.Ref
@@ -90,28 +96,33 @@ func (p *Planner) fromTable(rv *pg.RangeVar) (*TableInfo, error) {
 }
 
 // asOfTime evaluates TIMESTAMP AS OF's expression, a constant timestamp
-// with time zone (a literal, now() - interval '1 hour').
-func (p *Planner) asOfTime(a parse.AsOf) (time.Time, error) {
+// with time zone (a literal, now() - interval '1 hour', a parameter).
+// describing reports a NULL while the statement is only being prepared,
+// its parameters' values not known yet.
+func (p *Planner) asOfTime(a parse.AsOf) (at time.Time, describing bool, err error) {
 	b := &binder{p: p, where: "FOR TIMESTAMP AS OF"}
 	e, err := b.bind(a.Expr)
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, false, err
 	}
 	if e, err = b.coerce(e, types.TTimestampTZ, nodeLocation(a.Expr)); err != nil {
-		return time.Time{}, err
+		return time.Time{}, false, err
 	}
 	v, err := exec.EvalConst(p.ec, e)
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, false, err
 	}
 	if v.Null {
-		return time.Time{}, pgerr.New(pgerr.InvalidParameterValue, "FOR TIMESTAMP AS OF needs a timestamp, not NULL").WithPosition(a.Pos)
+		if p.params == nil && len(p.ParamTypes) > 0 {
+			return time.Time{}, true, nil
+		}
+		return time.Time{}, false, pgerr.New(pgerr.InvalidParameterValue, "FOR TIMESTAMP AS OF needs a timestamp, not NULL").WithPosition(a.Pos)
 	}
-	at := time.UnixMicro(v.I)
+	at = time.UnixMicro(v.I)
 	// As Trino: the future is not a consistent state to read. now() is
 	// the transaction's start, never after the statement's.
 	if start := p.ec.Stmt; !start.IsZero() && at.After(start) {
-		return time.Time{}, pgerr.New(pgerr.InvalidParameterValue, "FOR TIMESTAMP AS OF cannot read the future").WithPosition(a.Pos)
+		return time.Time{}, false, pgerr.New(pgerr.InvalidParameterValue, "FOR TIMESTAMP AS OF cannot read the future").WithPosition(a.Pos)
 	}
-	return at, nil
+	return at, false, nil
 }
