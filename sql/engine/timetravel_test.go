@@ -245,6 +245,20 @@ func TestBranchesAndTags(t *testing.T) {
 	if got := col0(t, s, `SELECT id FROM "bt@b" ORDER BY id`); got != "1,2,10,11,103" {
 		t.Errorf("branch b after the rollback of a write: %q", got)
 	}
+	// Main's link commits go on beside the branch.
+	mustRun(t, s, "INSERT INTO bt VALUES (5, 'e')")
+	mustRun(t, s, "CHECKPOINT")
+	if got := col0(t, s, `SELECT id FROM bt ORDER BY id`); got != "1,2,3,4,5" {
+		t.Errorf("main after a branch write and a checkpoint: %q", got)
+	}
+	e.Close()
+
+	// After a restart, the branch is as it was.
+	e = openEngineAt(t, dir)
+	s = newSession(t, e)
+	if got := col0(t, s, `SELECT id FROM "bt@b" ORDER BY id`); got != "1,2,10,11,103" {
+		t.Errorf("branch b after a restart: %q", got)
+	}
 	e.Close()
 
 	// An outside reader sees the branch through iceberg-go's own catalog
@@ -283,7 +297,7 @@ func TestBranchesAndTags(t *testing.T) {
 	if got := read("v1"); got != "[1 2 3]" {
 		t.Errorf("iceberg-go reads tag v1 as %s", got)
 	}
-	if got := read(table.MainBranch); got != "[1 2 3 4]" {
+	if got := read(table.MainBranch); got != "[1 2 3 4 5]" {
 		t.Errorf("iceberg-go reads main as %s", got)
 	}
 }
