@@ -40,6 +40,7 @@ func Parse(query string) ([]Statement, error) {
 	blanked := []byte(query)
 	var clauses []*TableClauses
 	var refs []*RefStmt
+	var travel []AsOf
 	for _, span := range statementSpans(tokens) {
 		stoks := tokens[span[0]:span[1]]
 		rs, err := splitRefStmt(query, stoks)
@@ -58,13 +59,18 @@ func Parse(query string) ([]Statement, error) {
 		if tc != nil {
 			clauses = append(clauses, tc)
 		}
-		if _, err := splitTimeTravel(query, stoks, blanked); err != nil {
+		tt, err := splitTimeTravel(query, stoks, blanked)
+		if err != nil {
 			return nil, err
 		}
+		travel = append(travel, tt...)
 	}
 	tree, err := pg_query.Parse(string(blanked))
 	if err != nil {
 		return nil, syntaxError(query, err)
+	}
+	if err := checkTimeTravel(tree, travel); err != nil {
+		return nil, err
 	}
 	out := make([]Statement, 0, len(tree.Stmts))
 	for _, raw := range tree.Stmts {

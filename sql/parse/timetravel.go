@@ -6,6 +6,7 @@ import (
 
 	"github.com/loamdb/loam/pgerr"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // AsOfKind says what a time-travel clause selects a snapshot by.
@@ -232,4 +233,44 @@ func exprAt(query string, from, to *pg_query.ScanToken) *pg_query.Node {
 		return nil
 	}
 	return rt.Val
+}
+
+// checkTimeTravel fails a clause whose table name did not parse as a
+// table reference (SELECT a, b FOR VERSION AS OF 1 FROM t): the planner
+// finds clauses by their RangeVar, and would pass over such a one.
+func checkTimeTravel(tree *pg_query.ParseResult, found []AsOf) error {
+	if len(found) == 0 {
+		return nil
+	}
+	locs := map[int]bool{}
+	rangeVarLocations(tree.ProtoReflect(), locs)
+	for _, a := range found {
+		if !locs[a.Table] {
+			e := pgerr.New(pgerr.SyntaxError, "syntax error at or near \"FOR\": time travel must follow a table name in FROM")
+			e.Position = a.Pos
+			return e
+		}
+	}
+	return nil
+}
+
+// rangeVarLocations collects the locations of a parse tree's RangeVars.
+func rangeVarLocations(m protoreflect.Message, out map[int]bool) {
+	if rv, ok := m.Interface().(*pg_query.RangeVar); ok {
+		out[int(rv.Location)] = true
+		return
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap() || fd.Message() == nil:
+		case fd.IsList():
+			l := v.List()
+			for i := 0; i < l.Len(); i++ {
+				rangeVarLocations(l.Get(i).Message(), out)
+			}
+		default:
+			rangeVarLocations(v.Message(), out)
+		}
+		return true
+	})
 }

@@ -90,6 +90,7 @@ func TestTimeTravelErrors(t *testing.T) {
 		{`SELECT * FROM t FOR VERSION AS OF x`, pgerr.SyntaxError, "x"},
 		{`SELECT * FROM t a FOR VERSION AS OF 1`, pgerr.SyntaxError, "FOR"},
 		{`SELECT 1 FOR TIMESTAMP AS OF now()`, pgerr.SyntaxError, "FOR"},
+		{`SELECT a, b FOR VERSION AS OF 1 FROM t`, pgerr.SyntaxError, "FOR"},
 		{`SELECT * FROM t FOR TIMESTAMP AS OF WHERE`, pgerr.SyntaxError, "WHERE"},
 	}
 	for _, tc := range tests {
