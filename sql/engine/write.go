@@ -16,7 +16,7 @@ import (
 // Inside a transaction block the commit waits for COMMIT, and in an
 // implicit transaction for Finish.
 func (s *Session) write(ctx context.Context, ti *plan.TableInfo, fill func(exec.Sink, *exec.Target) (int64, error)) (int64, error) {
-	if ti.Ref != "" {
+	if ti.Ref != "" && ti.Ref != table.MainBranch {
 		return s.writeBranch(ctx, ti, fill) // "t@branch": branchwrite.go
 	}
 	txn, err := s.eng.link.Begin(ctx, ti.Namespace, ti.Name)

@@ -151,6 +151,11 @@ var (
 // AppendBranch is Append onto a branch other than main: one snapshot whose
 // parent is the branch's head, moving only the branch. A tag is refused.
 func (s *Store) AppendBranch(ctx context.Context, t *table.Table, branch string, rec arrow.RecordBatch, props iceberg.Properties) (*table.Table, error) {
+	if branch == table.MainBranch {
+		// Main's snapshots carry the write log's position: only the link
+		// and link.Manager.Maintain commit them.
+		return nil, errors.New("AppendBranch: main is written through the write log")
+	}
 	r, ok := Ref(t, branch)
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrNoRef, branch)
