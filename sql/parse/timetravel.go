@@ -65,10 +65,19 @@ func TimeTravel(query string) map[int]AsOf {
 }
 
 // mayTimeTravel is a cheap test that query has no time-travel clause:
-// it has no OF, in any case.
+// it lacks one of the words FOR, AS and OF, in any case.
 func mayTimeTravel(query string) bool {
-	for i := 0; i+1 < len(query); i++ {
-		if (query[i]|0x20) == 'o' && (query[i+1]|0x20) == 'f' {
+	return containsFold(query, "for") && containsFold(query, "as") && containsFold(query, "of")
+}
+
+// containsFold reports whether s holds word (lower-case ASCII) in any case.
+func containsFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		k := 0
+		for k < len(word) && s[i+k]|0x20 == word[k] {
+			k++
+		}
+		if k == len(word) {
 			return true
 		}
 	}
