@@ -252,6 +252,11 @@ func TestBranchesAndTags(t *testing.T) {
 	if got := col0(t, s, `SELECT id FROM bt ORDER BY id`); got != "1,2,3,4,5" {
 		t.Errorf("main after a branch write and a checkpoint: %q", got)
 	}
+	// The rows of the query's own implicit transaction go into the tag.
+	mustRun(t, s, "INSERT INTO bt VALUES (6, 'f'); ALTER TABLE bt CREATE TAG t6")
+	if got := col0(t, s, `SELECT max(id) FROM "bt@t6"`); got != "6" {
+		t.Errorf("tag made after an insert in the same query: max id %s", got)
+	}
 	e.Close()
 
 	// After a restart, the branch is as it was.
@@ -298,7 +303,7 @@ func TestBranchesAndTags(t *testing.T) {
 	if got := read("v1"); got != "[1 2 3]" {
 		t.Errorf("iceberg-go reads tag v1 as %s", got)
 	}
-	if got := read(table.MainBranch); got != "[1 2 3 4 5]" {
+	if got := read(table.MainBranch); got != "[1 2 3 4 5 6]" {
 		t.Errorf("iceberg-go reads main as %s", got)
 	}
 }
