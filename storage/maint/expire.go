@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/storage/link"
 )
 
@@ -30,4 +32,18 @@ func ExpireSnapshots(ctx context.Context, m *link.Manager, ns, name string, now 
 // TODO(lifecycle): not yet written; it does nothing.
 func DropExpiredPartitions(ctx context.Context, m *link.Manager, ns, name string, now time.Time) (files int, err error) {
 	return 0, nil
+}
+
+// Iceberg's own bound on a table's metadata files: each commit writes a
+// metadata.json, and these properties have the commit delete those that
+// fall out of the metadata log (iceberg-go honors them on commits it
+// makes; RemoveOrphans removes those trimmed by other commits).
+const metadataVersionsKept = "20"
+
+// CreateProperties are the upkeep properties a new table starts with.
+func CreateProperties() iceberg.Properties {
+	return iceberg.Properties{
+		table.MetadataDeleteAfterCommitEnabledKey: "true",
+		table.MetadataPreviousVersionsMaxKey:      metadataVersionsKept,
+	}
 }
