@@ -12,6 +12,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/loamdb/loam/exec/ice"
 	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/storage/maint"
 )
 
 // Expiry hides a table's expired rows from a scan: those whose Column (a
@@ -29,24 +30,8 @@ type Expiry struct {
 	Cutoff time.Time
 }
 
-// keepFrom is the first value of the column's storage that is kept:
-// microseconds since the epoch, or days for a date (the first whole day
-// whose midnight is not before the cutoff).
-func (x *Expiry) keepFrom() int64 {
-	us := x.Cutoff.UnixMicro()
-	if x.Type.Kind != types.Date {
-		return us
-	}
-	const day = int64(86400e6)
-	d := us / day
-	if us%day != 0 && us < 0 {
-		d-- // floor
-	}
-	if d*day < us {
-		d++ // ceiling: a day starting before the cutoff is expired
-	}
-	return d
-}
+// keepFrom is the first value of the column's storage that is kept.
+func (x *Expiry) keepFrom() int64 { return maint.KeepFrom(x.Cutoff, x.Type.Kind == types.Date) }
 
 // filter is the pruning predicate of the kept rows: col >= cutoff, or
 // NULL, or +infinity (iceberg-go's hour transform wraps infinities around,
