@@ -339,3 +339,21 @@ func TestRemoveOrphans(t *testing.T) {
 		t.Errorf("rows %v, want %v", after, rows)
 	}
 }
+
+// The metadata directory stays bounded: commits delete the metadata files
+// that fall out of the log (CreateProperties).
+func TestMetadataFilesBounded(t *testing.T) {
+	e := newLifeEnv(t, false, nil)
+	now := time.Now()
+	for n := int64(0); n < 30; n++ {
+		e.write(t, now, map[int64]time.Duration{n: time.Hour})
+	}
+	tbl, _ := e.outside(t)
+	mds, err := filepath.Glob(filepath.Join(strings.TrimPrefix(tbl.Location(), "file://"), "metadata", "*.metadata.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := len(slices.Collect(tbl.Metadata().PreviousFiles())) + 1; len(mds) > want+1 || want > 21 {
+		t.Errorf("%d metadata files for a log of %d", len(mds), want)
+	}
+}
