@@ -11,6 +11,9 @@ import (
 func (s *scanOp) Explain() Explained {
 	ex := Explained{Name: "Iceberg Scan on " + strings.Join(s.spec.Table.Identifier(), ".")}
 	cols := "(none: row count only)"
+	if s.spec.Expiry != nil {
+		cols = "(none: " + s.spec.Expiry.Column + " read for retention)"
+	}
 	if len(s.spec.Columns) > 0 {
 		cols = strings.Join(s.spec.Columns, ", ")
 	}
