@@ -357,3 +357,19 @@ func TestMetadataFilesBounded(t *testing.T) {
 		t.Errorf("%d metadata files for a log of %d", len(mds), want)
 	}
 }
+
+// A table without snapshots has nothing to maintain.
+func TestUpkeepOfEmptyTable(t *testing.T) {
+	ctx := context.Background()
+	e := newLifeEnv(t, true, retain30)
+	later := time.Now().Add(30 * day)
+	if n, err := DropExpiredPartitions(ctx, e.m, "public", "t", later); err != nil || n != 0 {
+		t.Errorf("drop: %d, %v", n, err)
+	}
+	if rep, err := ExpireSnapshots(ctx, e.m, "public", "t", later); err != nil || rep != (ExpireReport{}) {
+		t.Errorf("expire: %+v, %v", rep, err)
+	}
+	if n, err := RemoveOrphans(ctx, e.m, "public", "t", later); err != nil || n != 0 {
+		t.Errorf("orphans: %d, %v", n, err)
+	}
+}
