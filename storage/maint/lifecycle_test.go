@@ -27,6 +27,7 @@ import (
 // stamps snapshots with it.
 type lifeEnv struct {
 	dir   string
+	meta  meta.Store
 	store *icetable.Store
 	m     *link.Manager
 }
@@ -65,7 +66,7 @@ func newLifeEnv(t *testing.T, partitioned bool, props iceberg.Properties) *lifeE
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	return &lifeEnv{dir: dir, store: st, m: m}
+	return &lifeEnv{dir: dir, meta: ms, store: st, m: m}
 }
 
 var retain30 = iceberg.Properties{RetentionSpecProperty: RetentionSpec(0, 30, 0), RetentionColumnProperty: "ts"}
@@ -371,5 +372,51 @@ func TestUpkeepOfEmptyTable(t *testing.T) {
 	}
 	if n, err := RemoveOrphans(ctx, e.m, "public", "t", later); err != nil || n != 0 {
 		t.Errorf("orphans: %d, %v", n, err)
+	}
+}
+
+// With several servers on one metastore only the table's writer maintains
+// it: another server's upkeep is refused (55006) and removes nothing.
+func TestUpkeepOnlyByTheWriter(t *testing.T) {
+	ctx := context.Background()
+	e := newLifeEnv(t, true, retain30)
+	server := func(id string) *link.Manager {
+		m, err := link.Open(ctx, e.store, link.Options{Dir: t.TempDir(), LinkInterval: time.Hour,
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Leases: e.meta,
+			Holder: meta.Holder{ID: id, Address: "127.0.0.1:" + id}, LeaseTTL: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close() })
+		return m
+	}
+	writer, other := server("5001"), server("5002")
+	e.m = writer
+	now := time.Now()
+	e.write(t, now, map[int64]time.Duration{1: 40 * day, 2: day})
+	tbl, rows := e.outside(t)
+	stray := filepath.Join(strings.TrimPrefix(tbl.Location(), "file://"), "data", "stray.parquet")
+	if err := os.WriteFile(stray, []byte("in flight"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := now.Add(400 * day)
+	check := func(what string, err error) {
+		t.Helper()
+		if err == nil || !strings.Contains(err.Error(), "written by another Loam server") {
+			t.Errorf("%s on the other server: %v, want 55006", what, err)
+		}
+	}
+	_, err := DropExpiredPartitions(ctx, other, "public", "t", later)
+	check("drop", err)
+	_, err = ExpireSnapshots(ctx, other, "public", "t", later)
+	check("expire", err)
+	_, err = RemoveOrphans(ctx, other, "public", "t", later)
+	check("orphans", err)
+	if _, after := e.outside(t); !slices.Equal(after, rows) || !exists(stray) {
+		t.Errorf("the other server changed the table: rows %v (want %v), stray kept %v", after, rows, exists(stray))
+	}
+	// The writer may.
+	if n, err := RemoveOrphans(ctx, writer, "public", "t", later); err != nil || n != 1 {
+		t.Errorf("writer's orphan removal: %d, %v", n, err)
 	}
 }
