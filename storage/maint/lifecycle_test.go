@@ -420,3 +420,31 @@ func TestUpkeepOnlyByTheWriter(t *testing.T) {
 		t.Errorf("writer's orphan removal: %d, %v", n, err)
 	}
 }
+
+// A file without column bounds is judged by its partition value.
+func TestFileExpiredByPartition(t *testing.T) {
+	e := newLifeEnv(t, true, retain30)
+	tbl, _ := e.outside(t)
+	spec := tbl.Spec()
+	now := time.Now()
+	keep := KeepFrom(now.Add(-30*day), false)
+	today := int32(now.Unix() / 86400)
+	for _, c := range []struct {
+		part any
+		want bool
+	}{
+		{today - 40, true},
+		{today - 30, false}, // holds the cutoff
+		{today, false},
+		{nil, false}, // NULL ts
+	} {
+		b, err := iceberg.NewDataFileBuilder(spec, iceberg.EntryContentData, "file:///x.parquet", iceberg.ParquetFile,
+			map[int]any{1000: c.part}, nil, nil, 10, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fileExpired(tbl.Metadata(), b.Build(), 1, false, keep); got != c.want {
+			t.Errorf("day partition %v: expired %v, want %v", c.part, got, c.want)
+		}
+	}
+}
