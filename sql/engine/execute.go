@@ -296,6 +296,9 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return s.comment(ctx, n.CommentStmt)
 	case *pg.Node_AlterTableStmt:
 		cat.release()
+		if tableOptionsAlter(n.AlterTableStmt) {
+			return s.alterTableOptions(ctx, n.AlterTableStmt, ps, st.prep.query)
+		}
 		return s.alterTable(ctx, n.AlterTableStmt, st.prep.query)
 	case *pg.Node_TransactionStmt:
 		return s.transaction(n.TransactionStmt)

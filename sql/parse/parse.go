@@ -22,7 +22,8 @@ type Statement struct {
 	// locations from pg_query are offsets within the whole query too.
 	Offset int
 	Node   *pg_query.Node
-	// Table holds the Loam clauses of a CREATE TABLE, nil otherwise.
+	// Table holds the Loam clauses of a CREATE TABLE, or the options of
+	// an ALTER TABLE … SET (…) with their ON columns; nil otherwise.
 	Table *TableClauses
 	// Ref is ALTER TABLE … CREATE|DROP BRANCH|TAG (refs.go); Node is then
 	// an AlterTableStmt without commands.
@@ -55,6 +56,9 @@ func Parse(query string) ([]Statement, error) {
 		tc, err := splitTableClauses(query, stoks, blanked)
 		if err != nil {
 			return nil, err
+		}
+		if tc == nil {
+			tc = splitAlterOptions(query, tokens[span[0]:span[1]], blanked)
 		}
 		if tc != nil {
 			clauses = append(clauses, tc)

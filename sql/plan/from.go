@@ -87,7 +87,7 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 		}
 		cols := p.tableCols(ti, alias)
 		return &fromItem{cols: cols, rows: tableRows(ti), build: func(sc *scope, off int, filter expr.Expr) (exec.Operator, error) {
-			spec := exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail}
+			spec := exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail, Expiry: p.expiry(ti)}
 			if filter != nil {
 				spec.Filter = pushdown(filter, ti.Columns)
 				spec.RowGroupPreds = rangePreds(filter, ti.Columns)

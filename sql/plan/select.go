@@ -85,7 +85,7 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 		}
 		cols := p.tableCols(ti, alias)
 		sc = newScope(cols)
-		scan = &exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail}
+		scan = &exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail, Expiry: p.expiry(ti)}
 	default:
 		cols, build, err := p.fromList(s.FromClause)
 		if err != nil {
