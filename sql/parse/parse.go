@@ -22,8 +22,12 @@ type Statement struct {
 	// locations from pg_query are offsets within the whole query too.
 	Offset int
 	Node   *pg_query.Node
-	// Table holds the Loam clauses of a CREATE TABLE, nil otherwise.
+	// Table holds the Loam clauses of a CREATE TABLE, or the options of
+	// an ALTER TABLE … SET (…) with their ON columns; nil otherwise.
 	Table *TableClauses
+	// Ref is ALTER TABLE … CREATE|DROP BRANCH|TAG (refs.go); Node is then
+	// an AlterTableStmt without commands.
+	Ref *RefStmt
 }
 
 // Parse splits query into statements and parses each. An empty query (only
@@ -36,18 +40,41 @@ func Parse(query string) ([]Statement, error) {
 	tokens := toks.Tokens
 	blanked := []byte(query)
 	var clauses []*TableClauses
+	var refs []*RefStmt
+	var travel []AsOf
 	for _, span := range statementSpans(tokens) {
-		tc, err := splitTableClauses(query, tokens[span[0]:span[1]], blanked)
+		stoks := tokens[span[0]:span[1]]
+		rs, err := splitRefStmt(query, stoks)
 		if err != nil {
 			return nil, err
+		}
+		if rs != nil {
+			blank(blanked, stoks[0], stoks[len(stoks)-1])
+			refs = append(refs, rs)
+			continue
+		}
+		tc, err := splitTableClauses(query, stoks, blanked)
+		if err != nil {
+			return nil, err
+		}
+		if tc == nil {
+			tc = splitAlterOptions(query, tokens[span[0]:span[1]], blanked)
 		}
 		if tc != nil {
 			clauses = append(clauses, tc)
 		}
+		tt, err := splitTimeTravel(query, stoks, blanked)
+		if err != nil {
+			return nil, err
+		}
+		travel = append(travel, tt...)
 	}
 	tree, err := pg_query.Parse(string(blanked))
 	if err != nil {
 		return nil, syntaxError(query, err)
+	}
+	if err := checkTimeTravel(tree, travel); err != nil {
+		return nil, err
 	}
 	out := make([]Statement, 0, len(tree.Stmts))
 	for _, raw := range tree.Stmts {
@@ -64,7 +91,7 @@ func Parse(query string) ([]Statement, error) {
 		}
 		out = append(out, st)
 	}
-	return out, nil
+	return withRefStmts(query, out, refs), nil
 }
 
 // statementSpans returns [from, to) token index ranges of each statement,
