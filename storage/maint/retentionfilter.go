@@ -23,7 +23,7 @@ func retentionCutoff(t *table.Table, now time.Time) (cutoff time.Time, ok bool, 
 }
 
 // dropExpired returns rec without the rows whose retention column col lies
-// before cutoff; NULLs stay (they are not past anything). A timestamp
+// before cutoff, as queries hide them (KeepFrom): NULLs stay, a timestamp
 // without time zone is taken as UTC, a date as its midnight UTC. It also
 // returns how many rows it left out.
 func dropExpired(col string, rec arrow.RecordBatch, cutoff time.Time) (arrow.RecordBatch, int64, error) {
@@ -36,17 +36,10 @@ func dropExpired(col string, rec arrow.RecordBatch, cutoff time.Time) (arrow.Rec
 	expired := func(i int) bool { return false }
 	switch c := a.(type) {
 	case *array.Timestamp:
-		unit := c.DataType().(*arrow.TimestampType).Unit
-		limit := cutoffIn(cutoff, unit)
+		limit := inUnit(KeepFrom(cutoff, false), c.DataType().(*arrow.TimestampType).Unit)
 		expired = func(i int) bool { return int64(c.Value(i)) < limit }
 	case *array.Date32:
-		// A date d is before the cutoff instant when its midnight is.
-		at := time.UnixMicro(cutoff.UnixMicro()).UTC()
-		day := at.Truncate(24 * time.Hour)
-		limit := day.Unix() / 86400
-		if !day.Equal(at) {
-			limit++ // midnight of the cutoff's own day is still before it
-		}
+		limit := KeepFrom(cutoff, true)
 		expired = func(i int) bool { return int64(c.Value(i)) < limit }
 	default:
 		return nil, 0, fmt.Errorf("retention column %q has type %s, not a timestamp or date", col, a.DataType())
@@ -74,21 +67,18 @@ func dropExpired(col string, rec arrow.RecordBatch, cutoff time.Time) (arrow.Rec
 	return out, n, nil
 }
 
-// cutoffIn is the cutoff as a count of unit since the epoch, rounded up
-// so that "value < limit" is "instant < cutoff". The cutoff is taken to
-// the microsecond first, PostgreSQL's precision, as queries hiding
-// expired rows take it: compaction never drops a row a query still shows.
-func cutoffIn(cutoff time.Time, unit arrow.TimeUnit) int64 {
-	ns := cutoff.UnixMicro() * 1000
+// inUnit turns KeepFrom's microseconds into a count of unit, rounded up
+// so that "value < limit" stays "instant < cutoff".
+func inUnit(us int64, unit arrow.TimeUnit) int64 {
 	switch unit {
 	case arrow.Second:
-		return ceilDiv(ns, 1e9)
+		return ceilDiv(us, 1e6)
 	case arrow.Millisecond:
-		return ceilDiv(ns, 1e6)
-	case arrow.Microsecond:
-		return ceilDiv(ns, 1e3)
+		return ceilDiv(us, 1e3)
+	case arrow.Nanosecond:
+		return us * 1e3
 	}
-	return ns
+	return us
 }
 
 func ceilDiv(a, b int64) int64 {
