@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	iofs "io/fs"
 	"strconv"
 	"time"
 
@@ -98,10 +97,9 @@ func Compact(ctx context.Context, m *link.Manager, ns, name string, now time.Tim
 	cleanup := func() {
 		for _, r := range results {
 			for _, df := range r.NewDataFiles {
-				if err := fs.Remove(df.FilePath()); err != nil && !errors.Is(err, iofs.ErrNotExist) {
-					// Orphan removal deletes it later.
-					continue
-				}
+				// A file that cannot be removed now is an orphan, which
+				// orphan removal deletes later.
+				_ = fs.Remove(df.FilePath())
 			}
 		}
 	}
