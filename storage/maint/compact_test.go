@@ -442,3 +442,28 @@ func TestCompactAppliesDeletes(t *testing.T) {
 		}
 	}
 }
+
+// The Runner compacts in the background, and Stop ends it.
+func TestRunnerCompactsInBackground(t *testing.T) {
+	e := newEnv(t, nil)
+	for i := int64(0); i < 6; i++ {
+		e.insert(t, []row{{id: i, ts: at(0)}})
+	}
+	r := NewRunner(e.m, nil, 20*time.Millisecond)
+	r.Start()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, files := e.readBack(t); len(files) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("6 small files not compacted in the background within 20s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	r.Stop()
+	r.Stop() // twice is harmless
+	if ids, _ := e.readBack(t); !slices.Equal(ids, []int64{0, 1, 2, 3, 4, 5}) {
+		t.Errorf("rows %v", ids)
+	}
+}
