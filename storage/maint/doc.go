@@ -1,8 +1,10 @@
 // Package maint keeps Loam's Iceberg tables healthy as they age, with
 // standard Iceberg operations any engine understands: compaction
 // (compact.go, bin-packing a partition's small files into sorted files
-// near the target size and merging manifests), retention (retention.go:
-// the cutoff, and dropping partitions wholly past it), snapshot expiry
+// near the target size, leaving out rows past retention as
+// retentionfilter.go decides), manifest merging (manifests.go), retention
+// (retention.go: the cutoff; droppartitions.go: dropping partitions wholly
+// past it), snapshot expiry
 // (expire.go) and orphan file removal (orphans.go); runner.go runs them in
 // the background and for VACUUM.
 //
