@@ -29,8 +29,12 @@ type Runner struct {
 	now      func() time.Time
 
 	// mu runs one table's upkeep at a time, so the background pass and a
-	// VACUUM never rewrite the same files at once.
-	mu   sync.Mutex
+	// VACUUM never rewrite the same files at once. It guards swept.
+	mu sync.Mutex
+	// swept is when each table's orphan files were last removed: the
+	// background sweeps (a listing of the table's whole location) once an
+	// OrphanMargin, as only files older than that go.
+	swept map[link.Key]time.Time
 	stop chan struct{}
 	done chan struct{}
 }
@@ -44,7 +48,7 @@ func NewRunner(m *link.Manager, log *slog.Logger, interval time.Duration) *Runne
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Runner{m: m, log: log, interval: interval, now: time.Now}
+	return &Runner{m: m, log: log, interval: interval, now: time.Now, swept: map[link.Key]time.Time{}}
 }
 
 // Report says what one table's upkeep did.
@@ -155,8 +159,12 @@ func (r *Runner) run(ctx context.Context, ns, name string, now bool) (Report, er
 	if rep.Expire, err = ExpireSnapshots(ctx, r.m, ns, name, at); err != nil {
 		return rep, fmt.Errorf("expire snapshots: %w", err)
 	}
-	if rep.Orphans, err = RemoveOrphans(ctx, r.m, ns, name, at); err != nil {
-		return rep, fmt.Errorf("remove orphan files: %w", err)
+	key := link.Key{NS: ns, Name: name}
+	if last, ok := r.swept[key]; now || !ok || at.Sub(last) >= OrphanMargin {
+		if rep.Orphans, err = RemoveOrphans(ctx, r.m, ns, name, at); err != nil {
+			return rep, fmt.Errorf("remove orphan files: %w", err)
+		}
+		r.swept[key] = at
 	}
 	return rep, nil
 }
