@@ -35,8 +35,8 @@ type Runner struct {
 	// background sweeps (a listing of the table's whole location) once an
 	// OrphanMargin, as only files older than that go.
 	swept map[link.Key]time.Time
-	stop chan struct{}
-	done chan struct{}
+	stop  chan struct{}
+	done  chan struct{}
 }
 
 // NewRunner makes a Runner over m's tables; interval <= 0 means
