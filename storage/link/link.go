@@ -372,7 +372,9 @@ func (v *View) TailRows() int64 {
 // Tail yields the tail's rows, one batch a chunk, in the table's Iceberg
 // Arrow schema. Each batch is the caller's to release.
 func (v *View) Tail(yield func(arrow.RecordBatch, error) bool) {
-	v.m.readChunks(v.chunks, yield)
+	conformed(v.Table, func(yield func(arrow.RecordBatch, error) bool) {
+		v.m.readChunks(v.chunks, yield)
+	})(yield)
 }
 
 // readChunks yields the rows of each chunk in turn, stopping at an error.
@@ -493,7 +495,9 @@ func (t *Txn) Batches(yield func(arrow.RecordBatch, error) bool) {
 			return
 		}
 	}
-	t.m.readChunks(slices.Values(t.chunks), yield)
+	conformed(t.Table(), func(yield func(arrow.RecordBatch, error) bool) {
+		t.m.readChunks(slices.Values(t.chunks), yield)
+	})(yield)
 }
 
 // Rows is the number of rows added so far.
@@ -756,12 +760,19 @@ func (m *Manager) linkOnce(ctx context.Context, st *tableState) (bool, error) {
 			r.Release()
 		}
 	}()
-	for _, c := range refs {
-		r, err := m.readChunk(c.pos)
+	var rerr error
+	conformed(tbl, func(yield func(arrow.RecordBatch, error) bool) {
+		m.readChunks(slices.Values(refs), yield)
+	})(func(r arrow.RecordBatch, err error) bool {
 		if err != nil {
-			return false, fmt.Errorf("link %s: read log: %w", st.key, err)
+			rerr = err
+			return false
 		}
 		recs = append(recs, r)
+		return true
+	})
+	if rerr != nil {
+		return false, fmt.Errorf("link %s: read log: %w", st.key, rerr)
 	}
 	all, err := concat(recs)
 	if err != nil {

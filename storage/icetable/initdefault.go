@@ -1,0 +1,204 @@
+package icetable
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/scalar"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+)
+
+// InitialDefaultsProperty holds the value that rows written before a
+// column was added read in it: ALTER TABLE … ADD COLUMN … DEFAULT d gives
+// the rows already there d, as PostgreSQL does. Iceberg has this as a
+// field's initial-default only from format v3 on, and Loam's tables are
+// v2, so Loam keeps it here, a JSON object from field ID to the value
+// (a one-row Arrow IPC stream, base64), and fills it in where a data file
+// or a write-log batch lacks the field. Engines other than Loam read NULL
+// there.
+const InitialDefaultsProperty = "loam.initial-defaults"
+
+// InitialDefaults are a table's initial defaults by field ID, each a
+// one-row array in the field's Iceberg Arrow type.
+type InitialDefaults map[int]arrow.Array
+
+// InitialDefaultsOf reads a table's InitialDefaultsProperty.
+func InitialDefaultsOf(props iceberg.Properties) (InitialDefaults, error) {
+	v := props[InitialDefaultsProperty]
+	if v == "" {
+		return nil, nil
+	}
+	var m map[string]string
+	if err := json.Unmarshal([]byte(v), &m); err != nil {
+		return nil, fmt.Errorf("table property %s: %w", InitialDefaultsProperty, err)
+	}
+	out := InitialDefaults{}
+	for k, enc := range m {
+		id, err := strconv.Atoi(k)
+		if err != nil {
+			return nil, fmt.Errorf("table property %s: field %q", InitialDefaultsProperty, k)
+		}
+		a, err := decodeValue(enc)
+		if err != nil {
+			return nil, fmt.Errorf("table property %s: field %d: %w", InitialDefaultsProperty, id, err)
+		}
+		out[id] = a
+	}
+	return out, nil
+}
+
+// WithInitialDefault is the InitialDefaultsProperty value prop with field
+// id's initial default set to the one-row array v (nil removes it).
+func WithInitialDefault(prop string, id int, v arrow.Array) (string, error) {
+	m := map[string]string{}
+	if prop != "" {
+		if err := json.Unmarshal([]byte(prop), &m); err != nil {
+			return "", fmt.Errorf("table property %s: %w", InitialDefaultsProperty, err)
+		}
+	}
+	key := strconv.Itoa(id)
+	if v == nil {
+		delete(m, key)
+	} else {
+		enc, err := encodeValue(v)
+		if err != nil {
+			return "", err
+		}
+		m[key] = enc
+	}
+	if len(m) == 0 {
+		return "", nil
+	}
+	b, err := json.Marshal(m)
+	return string(b), err
+}
+
+func encodeValue(v arrow.Array) (string, error) {
+	sc := arrow.NewSchema([]arrow.Field{{Name: "v", Type: v.DataType(), Nullable: true}}, nil)
+	rec := array.NewRecordBatch(sc, []arrow.Array{v}, int64(v.Len()))
+	defer rec.Release()
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(sc))
+	if err := w.Write(rec); err != nil {
+		return "", err
+	}
+	if err := w.Close(); err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(buf.Bytes()), nil
+}
+
+func decodeValue(enc string) (arrow.Array, error) {
+	b, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		return nil, err
+	}
+	r, err := ipc.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	defer r.Release()
+	if !r.Next() || r.RecordBatch().NumCols() != 1 || r.RecordBatch().NumRows() != 1 {
+		return nil, fmt.Errorf("not a one-value stream")
+	}
+	a := r.RecordBatch().Column(0)
+	a.Retain()
+	return a, nil
+}
+
+// column is n rows of field id's initial default in type dt: NULL when it
+// has none.
+func (d InitialDefaults) column(id int, dt arrow.DataType, n int) (arrow.Array, error) {
+	v, ok := d[id]
+	if !ok {
+		return array.MakeArrayOfNull(memory.DefaultAllocator, dt, n), nil
+	}
+	if !arrow.TypeEqual(v.DataType(), dt) {
+		// The column was promoted (int to bigint, …) since it was added.
+		c, err := compute.CastArray(context.Background(), v, compute.SafeCastOptions(dt))
+		if err != nil {
+			return nil, err
+		}
+		defer c.Release()
+		v = c
+	}
+	s, err := scalar.GetScalar(v, 0)
+	if err != nil {
+		return nil, err
+	}
+	return scalar.MakeArrayFromScalar(s, n, memory.DefaultAllocator)
+}
+
+// fillBatches replaces, in batches read from a data file, the columns
+// the file has no values of (it was written before the field was added)
+// by the field's initial default. Whether the file has a field is told by
+// its column statistics, which iceberg-go's writer records for every
+// column; a file without any is left as read.
+func fillBatches(t *table.Table, file iceberg.DataFile, d InitialDefaults, recs []arrow.RecordBatch) error {
+	counts := file.ValueCounts()
+	if len(counts) == 0 {
+		return nil
+	}
+	sc := t.Schema()
+	for r, rec := range recs {
+		var cols []arrow.Array
+		for i, af := range rec.Schema().Fields() {
+			f, ok := sc.FindFieldByName(af.Name)
+			if !ok {
+				continue
+			}
+			if _, has := d[f.ID]; !has {
+				continue
+			}
+			if _, written := counts[f.ID]; written {
+				continue
+			}
+			c, err := d.column(f.ID, af.Type, int(rec.NumRows()))
+			if err != nil {
+				return err
+			}
+			if cols == nil {
+				cols = slices.Clone(rec.Columns())
+				for _, x := range cols {
+					x.Retain()
+				}
+			}
+			cols[i].Release()
+			cols[i] = c
+		}
+		if cols == nil {
+			continue
+		}
+		recs[r] = array.NewRecordBatch(rec.Schema(), cols, rec.NumRows())
+		rec.Release()
+		for _, c := range cols {
+			c.Release()
+		}
+	}
+	return nil
+}
+
+// cacheKeys are the column cache's keys of the named fields: field ID and
+// type.
+func cacheKeys(sc *iceberg.Schema, fields []string) []string {
+	out := make([]string, len(fields))
+	for i, name := range fields {
+		if f, ok := sc.FindFieldByName(name); ok {
+			out[i] = strconv.Itoa(f.ID) + ":" + f.Type.String()
+		} else {
+			out[i] = "?" + name
+		}
+	}
+	return out
+}
