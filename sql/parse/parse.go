@@ -22,7 +22,8 @@ type Statement struct {
 	// locations from pg_query are offsets within the whole query too.
 	Offset int
 	Node   *pg_query.Node
-	// Table holds the Loam clauses of a CREATE TABLE, nil otherwise.
+	// Table holds the Loam clauses of a CREATE TABLE, or the SET
+	// PARTITIONED BY / SET SORTED BY of an ALTER TABLE; nil otherwise.
 	Table *TableClauses
 }
 
@@ -38,6 +39,9 @@ func Parse(query string) ([]Statement, error) {
 	var clauses []*TableClauses
 	for _, span := range statementSpans(tokens) {
 		tc, err := splitTableClauses(query, tokens[span[0]:span[1]], blanked)
+		if err == nil && tc == nil {
+			tc, err = splitAlterClauses(query, tokens[span[0]:span[1]], blanked)
+		}
 		if err != nil {
 			return nil, err
 		}
