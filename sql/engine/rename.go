@@ -17,7 +17,11 @@ import (
 // TO name.
 func (s *Session) rename(ctx context.Context, rs *pg.RenameStmt, q string) (*Cursor, error) {
 	done := &Cursor{tag: "ALTER TABLE", sess: s}
-	if rs.RelationType != pg.ObjectType_OBJECT_TABLE || (rs.RenameType != pg.ObjectType_OBJECT_TABLE && rs.RenameType != pg.ObjectType_OBJECT_COLUMN) {
+	// ALTER TABLE … RENAME TO has renameType TABLE; RENAME COLUMN has
+	// renameType COLUMN and relationType TABLE.
+	isTable := rs.RenameType == pg.ObjectType_OBJECT_TABLE ||
+		rs.RenameType == pg.ObjectType_OBJECT_COLUMN && rs.RelationType == pg.ObjectType_OBJECT_TABLE
+	if !isTable {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER %s … RENAME is not supported", parse.ObjectName(rs.RenameType))
 	}
 	rv := rs.Relation

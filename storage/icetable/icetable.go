@@ -359,7 +359,7 @@ func (st *ScanStats) count(tasks []table.FileScanTask) {
 func (s *Store) PlanScan(ctx context.Context, t *table.Table, filter iceberg.BooleanExpression) (ScanStats, error) {
 	var st ScanStats
 	opts := []table.ScanOption{}
-	if filter != nil {
+	if filter = prunable(t, filter); filter != nil {
 		opts = append(opts, table.WithRowFilter(filter))
 	}
 	tasks, err := t.Scan(opts...).PlanFiles(ctx)
@@ -391,7 +391,7 @@ func (s *Store) Scan(ctx context.Context, t *table.Table, filter iceberg.Boolean
 	if fields != nil {
 		planOpts = append(planOpts, table.WithSelectedFields(slices.Clone(fields)...))
 	}
-	if filter != nil {
+	if filter = prunable(t, filter); filter != nil {
 		planOpts = append(planOpts, table.WithRowFilter(filter))
 	}
 	tasks, err := t.Scan(planOpts...).PlanFiles(ctx)
