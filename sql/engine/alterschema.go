@@ -18,6 +18,7 @@ import (
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/storage/link"
 )
 
 // Schema and partition evolution: ALTER TABLE … ADD/DROP COLUMN, ALTER
@@ -138,8 +139,19 @@ func (s *Session) evolveTable(ctx context.Context, at *pg.AlterTableStmt, tc *pa
 	if err := d.checkDrops(); err != nil {
 		return nil, err
 	}
+	key := link.Key{NS: ti.Namespace, Name: ti.Name}
+	for _, f := range d.dropped {
+		if err := s.refuseColumnViews(ctx, key, f.Name, true); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.commitDef(ctx, ti, d); err != nil {
 		return nil, err
+	}
+	for _, f := range d.dropped {
+		if err := s.dropColumnSequences(ctx, ti.Namespace, ti.Name, f.Name); err != nil {
+			return nil, err
+		}
 	}
 	return done, nil
 }

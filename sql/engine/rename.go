@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 
@@ -49,6 +50,10 @@ func (s *Session) rename(ctx context.Context, rs *pg.RenameStmt, q string) (*Cur
 	if d.index(rs.Newname) >= 0 {
 		return nil, pgerr.New(pgerr.DuplicateColumn, "column %q of relation %q already exists", rs.Newname, ti.Name)
 	}
+	key := link.Key{NS: ti.Namespace, Name: ti.Name}
+	if err := s.refuseColumnViews(ctx, key, rs.Subname, false); err != nil {
+		return nil, err
+	}
 	d.fields[i].Name = rs.Newname
 	d.schema = true
 	// Partitioning and sort order refer to the column by field ID; the
@@ -57,6 +62,11 @@ func (s *Session) rename(ctx context.Context, rs *pg.RenameStmt, q string) (*Cur
 		d.props[PropRetentionColumn] = rs.Newname
 	}
 	if err := s.commitDef(ctx, ti, d); err != nil {
+		return nil, err
+	}
+	owner := ti.Name + "." + rs.Subname
+	err = s.reownSequences(ctx, ti.Namespace, func(o string) (string, bool) { return ti.Name + "." + rs.Newname, o == owner })
+	if err != nil {
 		return nil, err
 	}
 	return done, nil
@@ -96,7 +106,10 @@ func (s *Session) renameTable(ctx context.Context, from link.Key, name string) e
 		return err
 	}
 	s.onRollback(func(ctx context.Context) error { return s.moveTable(ctx, to, from) })
-	return nil
+	return s.reownSequences(ctx, from.NS, func(o string) (string, bool) {
+		col, ok := strings.CutPrefix(o, from.Name+".")
+		return to.Name + "." + col, ok
+	})
 }
 
 // moveTable renames a table and its settings.
