@@ -109,7 +109,7 @@ func (s *Session) copyTarget(ctx context.Context, cs *pg.CopyStmt, cat *catalog)
 	rv := cs.Relation
 	ti, err := cat.Table(ctx, rv.Schemaname, rv.Relname)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, metaTableWrite(ctx, cat, rv, err, cs.IsFrom, !cs.IsFrom)
 	}
 	if ti.Sequence {
 		return nil, nil, pgerr.New(pgerr.WrongObjectType, "cannot copy to or from sequence %q", ti.Name)

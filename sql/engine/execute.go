@@ -440,6 +440,9 @@ func (s *Session) planInsert(ctx context.Context, p *plan.Planner, ins *pg.Inser
 	rv := ins.Relation
 	ti, err := cat.Table(ctx, rv.Schemaname, rv.Relname)
 	if err != nil {
+		if merr := metaTableWrite(ctx, cat, rv, err, false, false); merr != err {
+			return nil, nil, nil, merr // no position: PostgreSQL's executor raises it
+		}
 		return nil, nil, nil, pgerr.From(err).WithPosition(parse.CharPos(p.Query(), int(rv.Location)))
 	}
 	if ti.Sequence {

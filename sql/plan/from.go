@@ -57,6 +57,12 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 			return p.virtualItem(vt, alias), nil
 		}
 		ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
+		if err != nil && pgerr.Code(err) == pgerr.UndefinedTable {
+			// "t$snapshots" and the other metadata tables (metatables.go).
+			if it, merr := p.metaTableItem(rv); it != nil || merr != nil {
+				return it, merr
+			}
+		}
 		if err != nil {
 			return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
 		}

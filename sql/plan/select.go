@@ -63,10 +63,12 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 		lookupVirtual(s.FromClause[0].GetRangeVar().Schemaname, s.FromClause[0].GetRangeVar().Relname) == nil {
 		rv := s.FromClause[0].GetRangeVar()
 		ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
-		if err != nil {
+		switch {
+		case err != nil && pgerr.Code(err) == pgerr.UndefinedTable && isMetaTable(p, rv):
+			// A metadata table ("t$files") is planned as a FROM item.
+		case err != nil:
 			return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
-		}
-		if ti.ViewSQL == "" {
+		case ti.ViewSQL == "":
 			one = ti
 		}
 	}
