@@ -264,3 +264,30 @@ func txt(rows [][]string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestRenameOpenTransaction: rows a transaction writes to a table another
+// session renames meanwhile commit into the renamed table.
+func TestRenameOpenTransaction(t *testing.T) {
+	e := openEngine(t)
+	a, b := newSession(t, e), newSession(t, e)
+	mustRun(t, a, `CREATE TABLE rn (id int)`)
+	mustRun(t, a, `INSERT INTO rn VALUES (1)`)
+	mustRun(t, a, `BEGIN`)
+	mustRun(t, a, `INSERT INTO rn VALUES (2)`)
+	mustRun(t, b, `ALTER TABLE rn RENAME TO rn2`)
+	mustRun(t, a, `COMMIT`)
+	if got := txt(mustRun(t, b, `SELECT id FROM rn2 ORDER BY id`).rows); got != "1\n2" {
+		t.Errorf("rows of the renamed table: %q", got)
+	}
+	mustRun(t, b, `INSERT INTO rn2 VALUES (3)`)
+	mustRun(t, b, `CHECKPOINT`)
+	if got := txt(mustRun(t, b, `SELECT id FROM rn2 ORDER BY id`).rows); got != "1\n2\n3" {
+		t.Errorf("rows after CHECKPOINT: %q", got)
+	}
+	// A table of the old name is a new table.
+	mustRun(t, b, `CREATE TABLE rn (x text)`)
+	mustRun(t, b, `INSERT INTO rn VALUES ('new')`)
+	if got := txt(mustRun(t, b, `SELECT * FROM rn`).rows); got != "new" {
+		t.Errorf("new table of the old name: %q", got)
+	}
+}

@@ -114,7 +114,7 @@ func (s *Session) renameTable(ctx context.Context, from link.Key, name string) e
 
 // moveTable renames a table and its settings.
 func (s *Session) moveTable(ctx context.Context, from, to link.Key) error {
-	err := s.eng.link.SetAside(ctx, from, func() error { return s.eng.store.Rename(ctx, from.NS, from.Name, to.Name) })
+	err := s.eng.link.Rename(ctx, from, to, func() error { return s.eng.store.Rename(ctx, from.NS, from.Name, to.Name) })
 	if err != nil {
 		return fmt.Errorf("rename table %s to %s: %w", from, to.Name, err)
 	}

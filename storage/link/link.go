@@ -449,7 +449,10 @@ func (t *Txn) Add(rec arrow.RecordBatch) error {
 	if rec.NumRows() == 0 {
 		return nil
 	}
-	p, err := encodeChunk(chunkHeader{txn: t.id, rows: uint32(rec.NumRows()), key: t.st.key, uuid: t.st.uuid}, rec)
+	t.st.mu.Lock()
+	key := t.st.key // a RENAME TO may change it
+	t.st.mu.Unlock()
+	p, err := encodeChunk(chunkHeader{txn: t.id, rows: uint32(rec.NumRows()), key: key, uuid: t.st.uuid}, rec)
 	if err != nil {
 		return fmt.Errorf("link: encode rows for %s: %w", t.st.key, err)
 	}
@@ -465,7 +468,11 @@ func (t *Txn) Add(rec arrow.RecordBatch) error {
 }
 
 // Key names the table the transaction writes.
-func (t *Txn) Key() Key { return t.st.key }
+func (t *Txn) Key() Key {
+	t.st.mu.Lock()
+	defer t.st.mu.Unlock()
+	return t.st.key
+}
 
 // Rebind points an open transaction at the state of the table now under
 // its name, when that is the table it wrote (same UUID): one set aside
