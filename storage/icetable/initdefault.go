@@ -202,3 +202,17 @@ func cacheKeys(sc *iceberg.Schema, fields []string) []string {
 	}
 	return out
 }
+
+// FillInitialDefaults gives the rows recs, read from data file file of
+// table t with iceberg-go's own scan, the initial defaults of the columns
+// the file predates (see InitialDefaultsProperty); Store.Scan does this
+// itself. Whatever rewrites data files (compaction) must do it before
+// writing the rows again: the new file has the field, so its NULLs would
+// stay NULL. Batches are replaced in place.
+func FillInitialDefaults(t *table.Table, file iceberg.DataFile, recs []arrow.RecordBatch) error {
+	d, err := InitialDefaultsOf(t.Properties())
+	if err != nil || len(d) == 0 {
+		return err
+	}
+	return fillBatches(t, file, d, recs)
+}
