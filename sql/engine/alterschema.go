@@ -219,7 +219,7 @@ func (s *Session) alterAction(ctx context.Context, d *tableDef, ti *plan.TableIn
 			return pgerr.New(pgerr.InvalidTableDefinition, "column %q is in a primary key", f.Name)
 		}
 		if d.identity[i] != "" {
-			return pgerr.New(pgerr.InvalidTableDefinition, "column %q of relation %q is an identity column", f.Name, d.name)
+			return pgerr.New(pgerr.SyntaxError, "column %q of relation %q is an identity column", f.Name, d.name)
 		}
 		delete(d.notNull, f.ID)
 		if f.Required {
