@@ -40,8 +40,11 @@ func (m *Manager) Rename(ctx context.Context, from, to Key, rename func() error)
 	m.Forget(to)
 	m.mu.Lock()
 	st.mu.Lock()
-	st.key, st.tbl = to, nt
+	st.tbl = nt
 	st.mu.Unlock()
+	st.keyMu.Lock()
+	st.key = to
+	st.keyMu.Unlock()
 	delete(m.tables, from)
 	m.tables[to] = st
 	m.mu.Unlock()
