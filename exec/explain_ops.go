@@ -11,6 +11,9 @@ import (
 func (s *scanOp) Explain() Explained {
 	ex := Explained{Name: "Iceberg Scan on " + strings.Join(s.spec.Table.Identifier(), ".")}
 	cols := "(none: row count only)"
+	if s.spec.Expiry != nil {
+		cols = "(none: " + s.spec.Expiry.Column + " read for retention)"
+	}
 	if len(s.spec.Columns) > 0 {
 		cols = strings.Join(s.spec.Columns, ", ")
 	}
@@ -18,10 +21,13 @@ func (s *scanOp) Explain() Explained {
 	if s.spec.Filter != nil {
 		ex.Details = append(ex.Details, "Pruning Filter: "+s.spec.Filter.String())
 	}
+	if x := s.spec.Expiry; x != nil {
+		ex.Details = append(ex.Details, fmt.Sprintf("Retention: rows with %s before %s hidden", x.Column, x.Cutoff.UTC().Format("2006-01-02 15:04:05.999999Z07")))
+	}
 	st := s.Stats
 	if !s.opened && s.spec.Table.CurrentSnapshot() != nil {
 		var err error
-		if st, err = s.spec.Store.PlanScan(context.Background(), s.spec.Table, s.spec.Filter); err != nil {
+		if st, err = s.spec.Store.PlanScan(context.Background(), s.spec.Table, s.expiryFilter()); err != nil {
 			ex.Details = append(ex.Details, "Files: planning failed: "+err.Error())
 			return ex
 		}

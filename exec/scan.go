@@ -27,6 +27,8 @@ type TableScan struct {
 	// Tail, when set, yields rows beyond the snapshot (the write log's
 	// committed rows), read after the files.
 	Tail iter.Seq2[arrow.RecordBatch, error]
+	// Expiry, when set, hides the rows the table's retention expired.
+	Expiry *Expiry
 }
 
 type scanOp struct {
@@ -54,10 +56,13 @@ func (s *scanOp) Open(ctx context.Context) error {
 	s.opened = true
 	var files iter.Seq2[arrow.RecordBatch, error]
 	if s.spec.Table.CurrentSnapshot() != nil {
-		if len(s.spec.Columns) == 0 {
+		filter := s.expiryFilter()
+		// A boundary file's row count is not the count of its kept rows:
+		// with retention the rows are read.
+		if len(s.spec.Columns) == 0 && s.spec.Expiry == nil {
 			// count(*) and the like need rows but no values: the data
 			// files' own row counts say how many, unless deletes apply.
-			st, err := s.spec.Store.PlanScan(ctx, s.spec.Table, s.spec.Filter)
+			st, err := s.spec.Store.PlanScan(ctx, s.spec.Table, filter)
 			if err != nil {
 				return err
 			}
@@ -67,11 +72,11 @@ func (s *scanOp) Open(ctx context.Context) error {
 			}
 		}
 		if files == nil {
-			fields := s.spec.Columns
+			fields := s.expiryFields(s.spec.Columns)
 			if len(fields) == 0 {
 				fields = []string{s.spec.Table.Schema().Fields()[0].Name}
 			}
-			_, seq, st, err := s.spec.Store.Scan(ctx, s.spec.Table, s.spec.Filter, s.spec.RowGroupPreds, &s.rg, fields)
+			_, seq, st, err := s.spec.Store.Scan(ctx, s.spec.Table, filter, s.spec.RowGroupPreds, &s.rg, fields)
 			if err != nil {
 				return err
 			}
@@ -121,6 +126,9 @@ func (s *scanOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, nil
 		}
 		if err != nil {
+			return nil, err
+		}
+		if rec, err = s.dropExpired(ctx, rec); err != nil {
 			return nil, err
 		}
 		if rec.NumRows() == 0 {

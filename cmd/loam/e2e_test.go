@@ -58,13 +58,15 @@ func connect(t *testing.T, url string) *pgx.Conn {
 	return c
 }
 
+// createLLMCalls is README's table with a retention long enough that the
+// tests' fixed timestamps never expire.
 const createLLMCalls = `CREATE TABLE llm_calls (
   ts TIMESTAMP(3) WITH TIME ZONE, tenant STRING, model STRING,
   prompt_tokens INT, completion_tokens INT, cost_usd DOUBLE, latency_ms INT
 )
 PARTITIONED BY (day(ts))
 SORTED BY (tenant, model, ts)
-WITH (retention = '180 days' ON ts);`
+WITH (retention = '100 years' ON ts);`
 
 func sqlState(err error) string {
 	var pe *pgconn.PgError

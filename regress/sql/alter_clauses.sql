@@ -3,7 +3,7 @@
 -- SET SORTED BY (new data takes the new spec and order; old files keep
 -- theirs), and ROLLBACK puts it all back.
 CREATE TABLE calls (ts timestamptz NOT NULL, tenant text, tokens int, cost real)
-  PARTITIONED BY (day(ts)) SORTED BY (tenant) WITH (retention = '30 days' ON ts);
+  PARTITIONED BY (day(ts)) SORTED BY (tenant) WITH (retention = '100 years' ON ts);
 INSERT INTO calls VALUES ('2026-01-01 10:00+00', 'acme', 10, 0.5);
 CHECKPOINT;
 ALTER TABLE calls ADD COLUMN model text NOT NULL DEFAULT 'gpt', ALTER COLUMN tokens TYPE bigint,

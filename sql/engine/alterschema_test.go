@@ -146,7 +146,7 @@ func TestEvolutionReadback(t *testing.T) {
 func TestEvolutionRollback(t *testing.T) {
 	e := openEngine(t)
 	s := newSession(t, e)
-	mustRun(t, s, `CREATE TABLE rb (id int, ts timestamp, v text) PARTITIONED BY (day(ts)) SORTED BY (id) WITH (retention = '30 days' ON ts)`)
+	mustRun(t, s, `CREATE TABLE rb (id int, ts timestamp, v text) PARTITIONED BY (day(ts)) SORTED BY (id) WITH (retention = '100 years' ON ts)`)
 	mustRun(t, s, `INSERT INTO rb VALUES (1, '2024-01-01', 'x')`)
 	mustRun(t, s, `CHECKPOINT`)
 	desc := func() string {
@@ -164,7 +164,7 @@ func TestEvolutionRollback(t *testing.T) {
 	if mid == before {
 		t.Fatalf("the ALTERs changed nothing:\n%s", mid)
 	}
-	if !strings.Contains(mid, "month(at)") || !strings.Contains(mid, "Sort order: v DESC") || !strings.Contains(mid, "30 days on at") {
+	if !strings.Contains(mid, "month(at)") || !strings.Contains(mid, "Sort order: v DESC") || !strings.Contains(mid, "100 years on at") {
 		t.Errorf("after the ALTERs:\n%s", mid)
 	}
 	mustRun(t, s, `ROLLBACK`)
@@ -176,7 +176,7 @@ func TestEvolutionRollback(t *testing.T) {
 	}
 	// The retention column follows a committed rename.
 	mustRun(t, s, `ALTER TABLE rb RENAME COLUMN ts TO at`)
-	if got := desc(); !strings.Contains(got, "30 days on at") || !strings.Contains(got, "day(at)") {
+	if got := desc(); !strings.Contains(got, "100 years on at") || !strings.Contains(got, "day(at)") {
 		t.Errorf("after RENAME COLUMN:\n%s", got)
 	}
 }
@@ -209,7 +209,7 @@ func TestEvolutionOpenTransaction(t *testing.T) {
 func TestEvolutionErrors(t *testing.T) {
 	e := openEngine(t)
 	s := newSession(t, e)
-	mustRun(t, s, `CREATE TABLE er (id int PRIMARY KEY, ts timestamp, k text, v real) PARTITIONED BY (day(ts)) SORTED BY (k) WITH (retention = '1 day' ON ts)`)
+	mustRun(t, s, `CREATE TABLE er (id int PRIMARY KEY, ts timestamp, k text, v real) PARTITIONED BY (day(ts)) SORTED BY (k) WITH (retention = '100 years' ON ts)`)
 	mustRun(t, s, `INSERT INTO er VALUES (1, '2024-01-01', 'a', 1)`)
 	for _, c := range []struct{ sql, code string }{
 		{`ALTER TABLE er DROP COLUMN ts`, "42P16"},                         // partition source

@@ -16,7 +16,6 @@ import (
 	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/plan"
-	"github.com/loamdb/loam/storage/link"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
@@ -254,7 +253,7 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 	}
 	rd := copyfmt.NewReader(r, o, ti.Name, ccols, s.loc, s.eng.cfg.BinaryDecoder)
 	defer rd.Close() // returns once nothing reads r any more
-	n, err := s.write(ctx, ti, func(txn *link.Txn, t *exec.Target) (int64, error) {
+	n, err := s.write(ctx, ti, func(txn exec.Sink, t *exec.Target) (int64, error) {
 		var n int64
 		for {
 			if err := ctx.Err(); err != nil {

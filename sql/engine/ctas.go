@@ -107,7 +107,7 @@ func (s *Session) fillNewTable(ctx context.Context, ns, name string, src exec.Op
 	if err != nil {
 		return 0, fmt.Errorf("create table %s.%s as: %w", ns, name, err)
 	}
-	return s.write(ctx, ti, func(txn *link.Txn, t *exec.Target) (int64, error) {
+	return s.write(ctx, ti, func(txn exec.Sink, t *exec.Target) (int64, error) {
 		return exec.Insert(ctx, txn, t, src)
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -185,6 +186,7 @@ func (s *Session) storeTable(ctx context.Context, nt newTable, tc *parse.TableCl
 		ids[i] = fields[i].ID
 	}
 	props := iceberg.Properties{ice.TypesProperty: ice.EncodeTypes(ids, colTypes)}
+	maps.Copy(props, maint.CreateProperties())
 	if d := plan.EncodeDefaults(ids, defaults); d != "" {
 		props[plan.PropDefaults] = d
 	}
@@ -346,6 +348,10 @@ func sortOrder(tc *parse.TableClauses, sc *iceberg.Schema, byName map[string]int
 func tableOptions(tc *parse.TableClauses, byName map[string]int, ts []types.T, props iceberg.Properties) error {
 	for _, o := range tc.Options {
 		switch o.Key {
+		case "snapshot_retention":
+			if err := snapshotRetentionOption(o, props); err != nil {
+				return err
+			}
 		case "retention", "commit_interval":
 			iv, err := types.ParseInterval(o.Value)
 			if err != nil {

@@ -175,6 +175,10 @@ func (c *catalog) Table(ctx context.Context, schema, name string) (*plan.TableIn
 	if ti, err := c.sequenceRelation(ctx, search, name); ti != nil || err != nil {
 		return ti, err
 	}
+	// "t@branch", "t@tag": a table's reference (timetravel.go).
+	if ti, err := c.refName(ctx, schema, name); ti != nil || err != nil {
+		return ti, err
+	}
 	if schema != "" {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
 	}

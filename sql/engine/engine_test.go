@@ -21,8 +21,10 @@ import (
 // null marks a NULL in result rows; no text value can equal it.
 const null = "\x00NULL"
 
-// createLLMCalls is the Loam statement the tests create their table with.
-const createLLMCalls = `CREATE TABLE llm_calls (ts TIMESTAMP(3) WITH TIME ZONE, tenant STRING, model STRING, prompt_tokens INT, completion_tokens INT, cost_usd DOUBLE, latency_ms INT) PARTITIONED BY (day(ts)) SORTED BY (tenant, model, ts) WITH (retention = '180 days' ON ts)`
+// createLLMCalls is the Loam statement the tests create their table with:
+// README's, with a retention long enough that the tests' fixed timestamps
+// never expire.
+const createLLMCalls = `CREATE TABLE llm_calls (ts TIMESTAMP(3) WITH TIME ZONE, tenant STRING, model STRING, prompt_tokens INT, completion_tokens INT, cost_usd DOUBLE, latency_ms INT) PARTITIONED BY (day(ts)) SORTED BY (tenant, model, ts) WITH (retention = '100 years' ON ts)`
 
 // result is what one statement produced.
 type result struct {

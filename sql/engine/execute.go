@@ -12,7 +12,6 @@ import (
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
-	"github.com/loamdb/loam/storage/link"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
@@ -225,6 +224,10 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 	cat := s.catalog()
 	p := plan.New(ctx, cat, s.exprCtx(), st.prep.query, append([]types.T(nil), st.ParamTypes...), params)
 	p.NoParams = st.simple
+	if ps.Ref != nil { // ALTER TABLE … CREATE|DROP BRANCH|TAG
+		cat.release()
+		return s.alterRef(ctx, ps.Ref, st.prep.query)
+	}
 	switch n := ps.Node.Node.(type) {
 	case *pg.Node_SelectStmt:
 		if into := n.SelectStmt.IntoClause; into != nil {
@@ -256,7 +259,7 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		if ret != nil {
 			return s.insertReturning(ctx, st, ti, src, ret)
 		}
-		count, err := s.write(ctx, ti, func(txn *link.Txn, t *exec.Target) (int64, error) {
+		count, err := s.write(ctx, ti, func(txn exec.Sink, t *exec.Target) (int64, error) {
 			return exec.Insert(ctx, txn, t, src)
 		})
 		if err != nil {
@@ -293,6 +296,9 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return s.comment(ctx, n.CommentStmt)
 	case *pg.Node_AlterTableStmt:
 		cat.release()
+		if tableOptionsAlter(n.AlterTableStmt) {
+			return s.alterTableOptions(ctx, n.AlterTableStmt, ps, st.prep.query)
+		}
 		return s.alterTable(ctx, n.AlterTableStmt, ps.Table, st.prep.query)
 	case *pg.Node_RenameStmt:
 		cat.release()
@@ -508,7 +514,7 @@ func (s *Session) insertReturning(ctx context.Context, st *Statement, ti *plan.T
 		release()
 		return nil, err
 	}
-	count, err := s.write(ctx, ti, func(txn *link.Txn, t *exec.Target) (int64, error) {
+	count, err := s.write(ctx, ti, func(txn exec.Sink, t *exec.Target) (int64, error) {
 		return exec.Insert(ctx, txn, t, in)
 	})
 	if err != nil {

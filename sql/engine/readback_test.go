@@ -146,7 +146,7 @@ func TestIcebergReadback(t *testing.T) {
 	}
 
 	props := tbl.Properties()
-	if props["loam.retention"] != "180 days" || props["loam.retention.column"] != "ts" {
+	if props["loam.retention"] != "100 years" || props["loam.retention.column"] != "ts" {
 		t.Errorf("retention properties %q / %q", props["loam.retention"], props["loam.retention.column"])
 	}
 
@@ -306,7 +306,7 @@ func TestTableSettingsInMetastore(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := meta.TableSettings{PartitionBy: []string{"day(ts)"}, SortedBy: []string{"tenant", "model", "ts"},
-		Retention: "180 days", RetentionColumn: "ts"}
+		Retention: "100 years", RetentionColumn: "ts"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("settings %+v, want %+v", got, want)
 	}

@@ -15,7 +15,10 @@ import (
 // committed (durable, then visible) if fill succeeds and aborted if not.
 // Inside a transaction block the commit waits for COMMIT, and in an
 // implicit transaction for Finish.
-func (s *Session) write(ctx context.Context, ti *plan.TableInfo, fill func(*link.Txn, *exec.Target) (int64, error)) (int64, error) {
+func (s *Session) write(ctx context.Context, ti *plan.TableInfo, fill func(exec.Sink, *exec.Target) (int64, error)) (int64, error) {
+	if ti.Ref != "" && ti.Ref != table.MainBranch {
+		return s.writeBranch(ctx, ti, fill) // "t@branch": branchwrite.go
+	}
 	txn, err := s.eng.link.Begin(ctx, ti.Namespace, ti.Name)
 	if err != nil {
 		return 0, err

@@ -79,3 +79,16 @@ func splitAlterClauses(query string, toks []*pg_query.ScanToken, blanked []byte)
 	}
 	return tc, nil
 }
+
+// joinAlterClauses is one statement's SET (…) options (splitAlterOptions)
+// and SET PARTITIONED BY / SET SORTED BY together; either may be nil.
+func joinAlterClauses(opts, clauses *TableClauses) *TableClauses {
+	if opts == nil {
+		return clauses
+	}
+	if clauses != nil {
+		opts.Partition, opts.Sort = clauses.Partition, clauses.Sort
+		opts.SetPartition, opts.SetSort = clauses.SetPartition, clauses.SetSort
+	}
+	return opts
+}

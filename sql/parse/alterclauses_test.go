@@ -23,7 +23,6 @@ func TestAlterClauses(t *testing.T) {
 			[]pg.AlterTableType{pg.AlterTableType_AT_AddColumn, pg.AlterTableType_AT_DropOids, pg.AlterTableType_AT_DropOids}},
 		{`ALTER TABLE t ALTER COLUMN c SET DEFAULT 'SET SORTED BY (x)'`, 0, 0, false, false,
 			[]pg.AlterTableType{pg.AlterTableType_AT_ColumnDefault}},
-		{`ALTER TABLE t SET (fillfactor = 70)`, 0, 0, false, false, []pg.AlterTableType{pg.AlterTableType_AT_SetRelOptions}},
 	} {
 		t.Run(c.q, func(t *testing.T) {
 			stmts, err := Parse(c.q)
@@ -64,5 +63,13 @@ func TestAlterClauses(t *testing.T) {
 	}
 	if _, err := Parse(`ALTER TABLE t SET SORTED BY(a)`); err != nil {
 		t.Errorf("SET SORTED BY(a) without a space: %v", err)
+	}
+	// With SET (…) options in the same statement, both are kept.
+	stmts, err := Parse(`ALTER TABLE t SET (retention = '1 day' ON ts), SET SORTED BY (ts)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tc := stmts[0].Table; tc == nil || len(tc.Options) != 1 || tc.Options[0].Column != "ts" || !tc.SetSort || len(tc.Sort) != 1 {
+		t.Errorf("options and SORTED BY together: %+v", tc)
 	}
 }

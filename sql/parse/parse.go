@@ -22,9 +22,13 @@ type Statement struct {
 	// locations from pg_query are offsets within the whole query too.
 	Offset int
 	Node   *pg_query.Node
-	// Table holds the Loam clauses of a CREATE TABLE, or the SET
-	// PARTITIONED BY / SET SORTED BY of an ALTER TABLE; nil otherwise.
+	// Table holds the Loam clauses of a CREATE TABLE, or of an ALTER
+	// TABLE: the options of SET (…) with their ON columns, and SET
+	// PARTITIONED BY / SET SORTED BY; nil otherwise.
 	Table *TableClauses
+	// Ref is ALTER TABLE … CREATE|DROP BRANCH|TAG (refs.go); Node is then
+	// an AlterTableStmt without commands.
+	Ref *RefStmt
 }
 
 // Parse splits query into statements and parses each. An empty query (only
@@ -37,21 +41,46 @@ func Parse(query string) ([]Statement, error) {
 	tokens := toks.Tokens
 	blanked := []byte(query)
 	var clauses []*TableClauses
+	var refs []*RefStmt
+	var travel []AsOf
 	for _, span := range statementSpans(tokens) {
-		tc, err := splitTableClauses(query, tokens[span[0]:span[1]], blanked)
-		if err == nil && tc == nil {
-			tc, err = splitAlterClauses(query, tokens[span[0]:span[1]], blanked)
-		}
+		stoks := tokens[span[0]:span[1]]
+		rs, err := splitRefStmt(query, stoks)
 		if err != nil {
 			return nil, err
+		}
+		if rs != nil {
+			blank(blanked, stoks[0], stoks[len(stoks)-1])
+			refs = append(refs, rs)
+			continue
+		}
+		tc, err := splitTableClauses(query, stoks, blanked)
+		if err != nil {
+			return nil, err
+		}
+		if tc == nil {
+			tc = splitAlterOptions(query, tokens[span[0]:span[1]], blanked)
+			ac, err := splitAlterClauses(query, stoks, blanked)
+			if err != nil {
+				return nil, err
+			}
+			tc = joinAlterClauses(tc, ac)
 		}
 		if tc != nil {
 			clauses = append(clauses, tc)
 		}
+		tt, err := splitTimeTravel(query, stoks, blanked)
+		if err != nil {
+			return nil, err
+		}
+		travel = append(travel, tt...)
 	}
 	tree, err := pg_query.Parse(string(blanked))
 	if err != nil {
 		return nil, syntaxError(query, err)
+	}
+	if err := checkTimeTravel(tree, travel); err != nil {
+		return nil, err
 	}
 	out := make([]Statement, 0, len(tree.Stmts))
 	for _, raw := range tree.Stmts {
@@ -68,7 +97,7 @@ func Parse(query string) ([]Statement, error) {
 		}
 		out = append(out, st)
 	}
-	return out, nil
+	return withRefStmts(query, out, refs), nil
 }
 
 // statementSpans returns [from, to) token index ranges of each statement,

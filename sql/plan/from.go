@@ -47,24 +47,36 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 	case n.GetRangeVar() != nil:
 		rv := n.GetRangeVar()
 		if c := p.lookupCTE(rv); c != nil {
+			if err := p.refuseAsOf(rv, "a WITH query"); err != nil {
+				return nil, err
+			}
 			return p.cteItem(c, rv)
 		}
 		if vt := lookupVirtual(rv.Schemaname, rv.Relname); vt != nil {
+			if err := p.refuseAsOf(rv, "a system relation"); err != nil {
+				return nil, err
+			}
 			alias := vt.name
 			if rv.Alias != nil {
 				alias = rv.Alias.Aliasname
 			}
 			return p.virtualItem(vt, alias), nil
 		}
-		ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
+		ti, err := p.fromTable(rv)
 		if err != nil && pgerr.Code(err) == pgerr.UndefinedTable {
 			// "t$snapshots" and the other metadata tables (metatables.go).
 			if it, merr := p.metaTableItem(rv); it != nil || merr != nil {
-				return it, merr
+				if merr == nil {
+					merr = p.refuseAsOf(rv, "a metadata table")
+				}
+				if merr != nil {
+					return nil, merr
+				}
+				return it, nil
 			}
 		}
 		if err != nil {
-			return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
+			return nil, err
 		}
 		if ti.ViewSQL != "" {
 			return p.viewItem(ti, rv)
@@ -75,7 +87,7 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 		}
 		cols := p.tableCols(ti, alias)
 		return &fromItem{cols: cols, rows: tableRows(ti), build: func(sc *scope, off int, filter expr.Expr) (exec.Operator, error) {
-			spec := exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail}
+			spec := exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail, Expiry: p.expiry(ti)}
 			if filter != nil {
 				spec.Filter = pushdown(filter, ti.Columns)
 				spec.RowGroupPreds = rangePreds(filter, ti.Columns)

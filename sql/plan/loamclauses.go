@@ -15,6 +15,8 @@ const (
 	PropRetention       = "loam.retention"
 	PropRetentionColumn = "loam.retention.column"
 	PropCommitInterval  = "loam.commit-interval"
+	// PropSnapshotRetention is snapshot_retention's interval text.
+	PropSnapshotRetention = "loam.snapshot-retention"
 )
 
 // loamClauses is how the catalog shows a Loam table's own clauses
@@ -102,6 +104,9 @@ func clausesOf(t *table.Table) loamClauses {
 	}
 	if ci := props[PropCommitInterval]; ci != "" {
 		lc.options = append(lc.options, "commit_interval="+ci)
+	}
+	if sr := props[PropSnapshotRetention]; sr != "" {
+		lc.options = append(lc.options, "snapshot_retention="+sr)
 	}
 	return lc
 }

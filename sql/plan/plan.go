@@ -39,6 +39,9 @@ type TableInfo struct {
 	// Sequence marks a sequence read as a relation (SELECT last_value
 	// FROM s): ViewSQL is then a one-row SELECT of its state.
 	Sequence bool
+	// Ref is the branch or tag a name "t@ref" reads and writes
+	// (timetravel.go); Table is then pinned to its snapshot.
+	Ref string
 }
 
 // Catalog resolves table names for the planner.
@@ -83,6 +86,10 @@ type Planner struct {
 	viewDepth int
 	// rels numbers the base tables of FROM (scopeCol.rel).
 	rels int
+	// travel holds the query's time-travel clauses by table name offset,
+	// once travelScanned (timetravel.go).
+	travel        map[int]parse.AsOf
+	travelScanned bool
 }
 
 // New starts a planner. paramTypes may be extended as $n are found;

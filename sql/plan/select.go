@@ -62,12 +62,12 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 	if len(s.FromClause) == 1 && s.FromClause[0].GetRangeVar() != nil && p.lookupCTE(s.FromClause[0].GetRangeVar()) == nil &&
 		lookupVirtual(s.FromClause[0].GetRangeVar().Schemaname, s.FromClause[0].GetRangeVar().Relname) == nil {
 		rv := s.FromClause[0].GetRangeVar()
-		ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
+		ti, err := p.fromTable(rv)
 		switch {
 		case err != nil && pgerr.Code(err) == pgerr.UndefinedTable && isMetaTable(p, rv):
 			// A metadata table ("t$files") is planned as a FROM item.
 		case err != nil:
-			return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
+			return nil, err
 		case ti.ViewSQL == "":
 			one = ti
 		}
@@ -85,7 +85,7 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 		}
 		cols := p.tableCols(ti, alias)
 		sc = newScope(cols)
-		scan = &exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail}
+		scan = &exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail, Expiry: p.expiry(ti)}
 	default:
 		cols, build, err := p.fromList(s.FromClause)
 		if err != nil {

@@ -177,6 +177,11 @@ const maxCommitAttempts = 10
 // split by its partition spec, and commits them as one snapshot. A lost race
 // on the catalog pointer is retried on the fresh table state.
 func (s *Store) Append(ctx context.Context, t *table.Table, rec arrow.RecordBatch, props iceberg.Properties) (*table.Table, error) {
+	return s.appendTo(ctx, t, table.MainBranch, rec, props)
+}
+
+// appendTo is Append onto a branch.
+func (s *Store) appendTo(ctx context.Context, t *table.Table, branch string, rec arrow.RecordBatch, props iceberg.Properties) (*table.Table, error) {
 	if rec.NumRows() == 0 {
 		return t, nil
 	}
@@ -186,7 +191,7 @@ func (s *Store) Append(ctx context.Context, t *table.Table, rec arrow.RecordBatc
 	}
 	defer sorted.Release()
 	for attempt := 1; ; attempt++ {
-		tx := t.NewTransaction()
+		tx := t.NewTransactionOnBranch(branch)
 		rdr, err := array.NewRecordReader(sorted.Schema(), []arrow.RecordBatch{sorted})
 		if err != nil {
 			return nil, err
@@ -546,7 +551,7 @@ func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileSca
 	// Scan), and the cache must hold every row of the file.
 	task.Residual = nil
 	path := task.File.FilePath()
-	cacheable := len(task.DeleteFiles) == 0 && fields != nil
+	cacheable := len(task.DeleteFiles) == 0 && fields != nil && !pinnedSchema(t)
 	// Cached by field ID and type, not name: a renamed column, or a
 	// dropped one's namesake, must not read another column's values.
 	keys := cacheKeys(t.Schema(), fields)

@@ -2,8 +2,14 @@ package maint
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"time"
 
+	"github.com/apache/iceberg-go"
+	iceio "github.com/apache/iceberg-go/io"
+	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/storage/link"
 )
 
@@ -11,23 +17,160 @@ import (
 // spec as RetentionSpec writes it); WITH (snapshot_retention = '1 day').
 const SnapshotRetentionProperty = "loam.snapshot-retention.spec"
 
+// DefaultSnapshotRetention is a table's snapshot retention when it sets
+// none: time travel reaches a day back.
+var DefaultSnapshotRetention = Retention{Days: 1}
+
+// SnapshotsKept is how many of a branch's latest snapshots expiry keeps
+// whatever their age (Iceberg's history.expire.min-snapshots-to-keep,
+// whose default is 1): a table written rarely keeps a little history to
+// travel back to, and a query that pinned a snapshot moments before a
+// burst of commits still finds its files.
+const SnapshotsKept = 5
+
 // ExpireReport says what ExpireSnapshots removed.
 type ExpireReport struct {
 	Snapshots int // snapshots expired
 	Files     int // files no remaining snapshot references, deleted
 }
 
-// ExpireSnapshots expires the table's snapshots older than its snapshot
-// retention, keeping the last few and every snapshot a branch or tag
-// points to, and deletes the files only they referenced.
-// TODO(lifecycle): not yet written; it does nothing.
-func ExpireSnapshots(ctx context.Context, m *link.Manager, ns, name string, now time.Time) (ExpireReport, error) {
-	return ExpireReport{}, nil
+// SnapshotRetentionOf is a table's snapshot retention: its
+// SnapshotRetentionProperty, or DefaultSnapshotRetention.
+func SnapshotRetentionOf(props iceberg.Properties) (Retention, error) {
+	spec := props[SnapshotRetentionProperty]
+	if spec == "" {
+		return DefaultSnapshotRetention, nil
+	}
+	r, err := parseSpec(spec)
+	if err != nil {
+		return Retention{}, fmt.Errorf("bad %s %q", SnapshotRetentionProperty, spec)
+	}
+	return r, nil
 }
 
-// DropExpiredPartitions removes from the snapshot (metadata only) the
-// data files of partitions wholly older than the retention cutoff.
-// TODO(lifecycle): not yet written; it does nothing.
-func DropExpiredPartitions(ctx context.Context, m *link.Manager, ns, name string, now time.Time) (files int, err error) {
-	return 0, nil
+// ExpireSnapshots expires the table's snapshots older than its snapshot
+// retention, keeping the last SnapshotsKept of each branch and every
+// snapshot a branch or tag points to, and deletes the files only they
+// referenced: manifest lists, manifests and data files (those a
+// retention drop or a compaction removed from the table leave the
+// warehouse here). It is iceberg-go's expire-snapshots, a metadata update
+// committed through the catalog with the link lock held (Maintain); the
+// files are deleted after the commit, outside the lock, as iceberg-go
+// would right after it.
+func ExpireSnapshots(ctx context.Context, m *link.Manager, ns, name string, now time.Time) (ExpireReport, error) {
+	var pre, post *table.Table
+	err := m.Maintain(ctx, ns, name, func(ctx context.Context, tbl *table.Table, _ iceberg.Properties) (*table.Table, error) {
+		r, err := SnapshotRetentionOf(tbl.Properties())
+		if err != nil {
+			return nil, err
+		}
+		// iceberg-go measures age from its own clock: the age that puts
+		// the cutoff where now says.
+		age := max(time.Since(r.Cutoff(now)), 0)
+		tx := tbl.NewTransaction()
+		if err := tx.ExpireSnapshots(table.WithOlderThan(age), table.WithRetainLast(SnapshotsKept), table.WithPostCommit(false)); err != nil {
+			return nil, fmt.Errorf("expire snapshots: %w", err)
+		}
+		nt, err := tx.Commit(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("expire snapshots: commit: %w", err)
+		}
+		if len(nt.Metadata().Snapshots()) < len(tbl.Metadata().Snapshots()) {
+			pre, post = tbl, nt
+		}
+		return nt, nil
+	})
+	if err != nil || pre == nil {
+		return ExpireReport{}, err
+	}
+	kept := map[int64]bool{}
+	for _, s := range post.Metadata().Snapshots() {
+		kept[s.SnapshotID] = true
+	}
+	var ids []int64
+	for _, s := range pre.Metadata().Snapshots() {
+		if !kept[s.SnapshotID] {
+			ids = append(ids, s.SnapshotID)
+		}
+	}
+	rep := ExpireReport{Snapshots: len(ids)}
+	fsys, err := pre.FS(ctx)
+	if err != nil {
+		return rep, err
+	}
+	candidates, err := expiredFiles(pre, ids, fsys)
+	if err != nil {
+		return rep, err
+	}
+	// iceberg-go's own cleanup of an expiry, as its commit runs it.
+	if err := table.NewRemoveSnapshotsUpdate(ids, true).PostCommit(ctx, pre, post); err != nil {
+		return rep, fmt.Errorf("expire snapshots: delete files: %w", err)
+	}
+	for _, f := range candidates {
+		if gone(fsys, f) {
+			rep.Files++
+		}
+	}
+	return rep, nil
+}
+
+// expiredFiles lists the files the expired snapshots reference: the
+// candidates the cleanup deletes unless a kept snapshot still uses them.
+func expiredFiles(pre *table.Table, ids []int64, fsys iceio.IO) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, id := range ids {
+		snap := pre.Metadata().SnapshotByID(id)
+		if snap == nil {
+			continue
+		}
+		add(snap.ManifestList)
+		mans, err := snap.Manifests(fsys)
+		if err != nil {
+			return nil, fmt.Errorf("snapshot %d: %w", id, err)
+		}
+		for _, man := range mans {
+			if seen[man.FilePath()] {
+				continue
+			}
+			add(man.FilePath())
+			for e, err := range man.Entries(fsys, false) {
+				if err != nil {
+					return nil, fmt.Errorf("manifest %s: %w", man.FilePath(), err)
+				}
+				add(e.DataFile().FilePath())
+			}
+		}
+	}
+	return out, nil
+}
+
+// gone says whether a file no longer exists.
+func gone(fsys iceio.IO, path string) bool {
+	f, err := fsys.Open(path)
+	if err == nil {
+		f.Close()
+		return false
+	}
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// Iceberg's own bound on a table's metadata files: each commit writes a
+// metadata.json, and these properties have the commit delete those that
+// fall out of the metadata log (iceberg-go honors them on commits it
+// makes; RemoveOrphans removes those trimmed by other commits).
+const metadataVersionsKept = "20"
+
+// CreateProperties are the upkeep properties a new table starts with.
+func CreateProperties() iceberg.Properties {
+	return iceberg.Properties{
+		table.MetadataDeleteAfterCommitEnabledKey: "true",
+		table.MetadataPreviousVersionsMaxKey:      metadataVersionsKept,
+	}
 }

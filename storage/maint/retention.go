@@ -1,6 +1,7 @@
 package maint
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -37,17 +38,27 @@ func RetentionOf(props iceberg.Properties) (r Retention, ok bool, err error) {
 	if spec == "" || col == "" {
 		return Retention{}, false, nil
 	}
+	r, err = parseSpec(spec)
+	if err != nil {
+		return Retention{}, false, fmt.Errorf("bad %s %q", RetentionSpecProperty, spec)
+	}
+	r.Column = col
+	return r, true, nil
+}
+
+// parseSpec reads an interval spec as RetentionSpec writes it.
+func parseSpec(spec string) (Retention, error) {
 	f := strings.Fields(spec)
 	if len(f) != 3 {
-		return Retention{}, false, fmt.Errorf("bad %s %q", RetentionSpecProperty, spec)
+		return Retention{}, fmt.Errorf("bad interval spec %q", spec)
 	}
 	m, err1 := strconv.ParseInt(f[0], 10, 32)
 	d, err2 := strconv.ParseInt(f[1], 10, 32)
 	us, err3 := strconv.ParseInt(f[2], 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
-		return Retention{}, false, fmt.Errorf("bad %s %q", RetentionSpecProperty, spec)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return Retention{}, err
 	}
-	return Retention{Months: int32(m), Days: int32(d), Micros: us, Column: col}, true, nil
+	return Retention{Months: int32(m), Days: int32(d), Micros: us}, nil
 }
 
 // Cutoff is the first instant still kept at now: now minus the interval
@@ -63,4 +74,25 @@ func (r Retention) Cutoff(now time.Time) time.Time {
 		t = first.AddDate(0, 0, min(d, last)-1)
 	}
 	return t.AddDate(0, 0, -int(r.Days)).Add(-time.Duration(r.Micros) * time.Microsecond)
+}
+
+// KeepFrom is the first stored value of a retention column that cutoff
+// keeps: microseconds since the epoch (timestamp, timestamptz; a timestamp
+// without time zone is read as UTC), or for a date column days since the
+// epoch, the first day whose midnight is not before the cutoff. A row is
+// expired when its value is below it; a NULL never is.
+func KeepFrom(cutoff time.Time, date bool) int64 {
+	us := cutoff.UnixMicro()
+	if !date {
+		return us
+	}
+	const day = int64(86400e6)
+	d := us / day
+	if us%day != 0 && us < 0 {
+		d-- // floor
+	}
+	if d*day < us {
+		d++ // a day starting before the cutoff is expired
+	}
+	return d
 }
