@@ -209,7 +209,7 @@ func (c *catalog) table(ctx context.Context, key link.Key) (*plan.TableInfo, err
 				return ok
 			})
 			if ok {
-				own(yield)
+				conformTail(v.Table, own)(yield)
 			}
 		}
 	}
