@@ -79,7 +79,7 @@ func newTableDef(ti *plan.TableInfo) *tableDef {
 		props: map[string]string{}, newField: map[int]bool{}}
 	copy(d.defaults, ti.Defaults)
 	copy(d.identity, ti.Identity)
-	d.nextID = t.Metadata().LastColumnID() + 1
+	d.nextID = max(t.Metadata().LastColumnID(), sc.HighestFieldID()) + 1
 	for _, f := range d.fields {
 		d.nextID = max(d.nextID, f.ID+1)
 	}
@@ -294,6 +294,11 @@ func (s *Session) addColumn(ctx context.Context, d *tableDef, ti *plan.TableInfo
 	}
 	id := d.nextID
 	d.nextID++
+	if l, ok := it.(*iceberg.ListType); ok {
+		// An array's element is a field of its own, with an ID of its own.
+		it = &iceberg.ListType{ElementID: d.nextID, Element: l.Element, ElementRequired: l.ElementRequired}
+		d.nextID++
+	}
 	// The rows already there read the default (PostgreSQL's "missing
 	// value"): evaluated once, kept as the field's initial default.
 	var initial arrow.Array
@@ -313,11 +318,7 @@ func (s *Session) addColumn(ctx context.Context, d *tableDef, ti *plan.TableInfo
 			}
 		} else {
 			defer v.Release()
-			dt, err := ice.ToIceberg(t)
-			if err != nil {
-				return err
-			}
-			adt, err := table.TypeToArrowType(dt, false, false)
+			adt, err := table.TypeToArrowType(it, true, false)
 			if err != nil {
 				return err
 			}
@@ -337,6 +338,9 @@ func (s *Session) addColumn(ctx context.Context, d *tableDef, ti *plan.TableInfo
 		}
 	}
 	if initial != nil && !initial.IsNull(0) {
+		if err := icetable.CheckInitialDefault(initial); err != nil {
+			return pgerr.Wrap(pgerr.FeatureNotSupported, err, "ADD COLUMN %s", cd.Colname)
+		}
 		v, err := icetable.WithInitialDefault(d.prop(icetable.InitialDefaultsProperty), id, initial)
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 )
 
@@ -314,5 +315,41 @@ func TestEvolutionReplay(t *testing.T) {
 	mustRun(t, s, `CHECKPOINT`)
 	if got := txt(mustRun(t, s, `SELECT id, v, name, k FROM rp ORDER BY id`).rows); got != want {
 		t.Errorf("after CHECKPOINT:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestAddArrayColumn: an added array column's element gets a field ID of
+// its own, and iceberg-go reads the table back.
+func TestAddArrayColumn(t *testing.T) {
+	dir := t.TempDir()
+	e := openEngineAt(t, dir)
+	s := newSession(t, e)
+	mustRun(t, s, `CREATE TABLE ar (id int, tags text[])`)
+	mustRun(t, s, `INSERT INTO ar VALUES (1, '{a}')`)
+	mustRun(t, s, `CHECKPOINT`)
+	mustRun(t, s, `ALTER TABLE ar ADD COLUMN nums int[] DEFAULT '{1,2}'`)
+	mustRun(t, s, `INSERT INTO ar VALUES (2, '{b}', '{3}')`)
+	mustRun(t, s, `CHECKPOINT`)
+	if got := txt(mustRun(t, s, `SELECT id, tags, nums FROM ar ORDER BY id`).rows); got != "1|{a}|{1,2}\n2|{b}|{3}" {
+		t.Errorf("Loam reads %q", got)
+	}
+	e.Close()
+	tbl, err := openIcebergCatalog(t, dir).LoadTable(context.Background(), table.Identifier{"public", "ar"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[int]bool{}
+	for _, f := range tbl.Schema().Fields() {
+		ids[f.ID] = true
+		if l, ok := f.Type.(*iceberg.ListType); ok {
+			if ids[l.ElementID] || l.ElementID == 0 {
+				t.Errorf("element of %s has field id %d, taken", f.Name, l.ElementID)
+			}
+			ids[l.ElementID] = true
+		}
+	}
+	_, rows := icebergText(t, tbl)
+	if want := []string{"1|[\"a\"]|NULL", "2|[\"b\"]|[3]"}; !reflect.DeepEqual(rows, want) {
+		t.Errorf("iceberg-go reads %q, want %q", rows, want)
 	}
 }

@@ -66,7 +66,7 @@ func Conform(rec arrow.RecordBatch, sc *iceberg.Schema, defaults InitialDefaults
 		c := rec.Column(src)
 		if arrow.TypeEqual(c.DataType(), dt) {
 			c.Retain()
-			cols[i] = c
+			cols[i] = relabel(c, dt)
 			continue
 		}
 		cast, err := compute.CastArray(context.Background(), c, compute.SafeCastOptions(dt))

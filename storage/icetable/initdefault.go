@@ -133,11 +133,72 @@ func (d InitialDefaults) column(id int, dt arrow.DataType, n int) (arrow.Array, 
 		defer c.Release()
 		v = c
 	}
-	s, err := scalar.GetScalar(v, 0)
+	a, err := repeatValue(v, n)
 	if err != nil {
 		return nil, err
 	}
-	return scalar.MakeArrayFromScalar(s, n, memory.DefaultAllocator)
+	return relabel(a, dt), nil
+}
+
+// relabel gives a the type dt when they differ only in field metadata
+// (a list element's field ID): a batch's arrays must carry the IDs of the
+// schema it is written under.
+func relabel(a arrow.Array, dt arrow.DataType) arrow.Array {
+	if arrow.TypeEqual(a.DataType(), dt, arrow.CheckMetadata()) {
+		return a
+	}
+	defer a.Release()
+	d := a.Data()
+	nd := array.NewData(dt, d.Len(), d.Buffers(), d.Children(), d.NullN(), d.Offset())
+	defer nd.Release()
+	return array.MakeFromData(nd)
+}
+
+// repeatValue is n copies of the one value of v.
+func repeatValue(v arrow.Array, n int) (arrow.Array, error) {
+	if ext, ok := v.(array.ExtensionArray); ok {
+		// Scalars of extension types (uuid) cannot be repeated: their
+		// storage can.
+		st, err := repeatValue(ext.Storage(), n)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Release()
+		return array.NewExtensionArrayWithStorage(ext.ExtensionType(), st), nil
+	}
+	if s, err := scalar.GetScalar(v, 0); err == nil {
+		if a, err := scalar.MakeArrayFromScalar(s, n, memory.DefaultAllocator); err == nil {
+			return a, nil
+		}
+	}
+	// Any other type: doubling by concatenation.
+	if n == 0 {
+		return array.NewSlice(v, 0, 0), nil
+	}
+	cur := v
+	cur.Retain()
+	for cur.Len() < n {
+		next, err := array.Concatenate([]arrow.Array{cur, cur}, memory.DefaultAllocator)
+		cur.Release()
+		if err != nil {
+			return nil, err
+		}
+		cur = next
+	}
+	defer cur.Release()
+	return array.NewSlice(cur, 0, int64(n)), nil
+}
+
+// CheckInitialDefault says whether v, a one-row array, can serve as an
+// initial default (be repeated for the rows of a file), before it is
+// stored.
+func CheckInitialDefault(v arrow.Array) error {
+	a, err := repeatValue(v, 2)
+	if err != nil {
+		return fmt.Errorf("a default of type %s cannot be given to existing rows: %w", v.DataType(), err)
+	}
+	a.Release()
+	return nil
 }
 
 // fillBatches replaces, in batches read from a data file, the columns
@@ -161,7 +222,7 @@ func fillBatches(t *table.Table, file iceberg.DataFile, d InitialDefaults, recs 
 			if _, has := d[f.ID]; !has {
 				continue
 			}
-			if _, written := counts[f.ID]; written {
+			if written(counts, f) {
 				continue
 			}
 			c, err := d.column(f.ID, af.Type, int(rec.NumRows()))
@@ -215,4 +276,17 @@ func FillInitialDefaults(t *table.Table, file iceberg.DataFile, recs []arrow.Rec
 		return err
 	}
 	return fillBatches(t, file, d, recs)
+}
+
+// written says whether a data file with value counts counts holds field
+// f: the counts are kept by leaf column, so an array's by its element.
+func written(counts map[int]int64, f iceberg.NestedField) bool {
+	if _, ok := counts[f.ID]; ok {
+		return true
+	}
+	if l, ok := f.Type.(*iceberg.ListType); ok {
+		_, ok := counts[l.ElementID]
+		return ok
+	}
+	return false
 }
