@@ -379,6 +379,9 @@ func alterColumnType(d *tableDef, c *pg.AlterTableCmd, q string) error {
 		return err
 	}
 	from := d.types[i]
+	if from == to {
+		return nil
+	}
 	it, err := ice.ToIceberg(to)
 	if err != nil {
 		return pgerr.New(pgerr.FeatureNotSupported, "column %q: %v", c.Name, err)
