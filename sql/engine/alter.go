@@ -16,19 +16,15 @@ import (
 // alterTable runs ALTER TABLE … ALTER COLUMN … SET DEFAULT / DROP DEFAULT,
 // the only ALTER TABLE actions Loam has. The defaults are an Iceberg table
 // property, stored at once like COMMENT; ROLLBACK undoes them.
-func (s *Session) alterTable(ctx context.Context, at *pg.AlterTableStmt, q string) (*Cursor, error) {
+// Other actions are schema and partition evolution (alterschema.go).
+func (s *Session) alterTable(ctx context.Context, at *pg.AlterTableStmt, tc *parse.TableClauses, q string) (*Cursor, error) {
 	rv := at.Relation
 	if at.Objtype != pg.ObjectType_OBJECT_TABLE {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER %s is not supported", objectKind(at.Objtype))
 	}
 	for _, n := range at.Cmds {
 		if c := n.GetAlterTableCmd(); c == nil || c.Subtype != pg.AlterTableType_AT_ColumnDefault {
-			what := "this ALTER TABLE action"
-			if c != nil {
-				what = "ALTER TABLE … " + parse.AlterTableActionName(c.Subtype)
-			}
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet; only ALTER COLUMN … SET DEFAULT and DROP DEFAULT are", what).
-				WithPosition(parse.CharPos(q, int(rv.Location)))
+			return s.evolveTable(ctx, at, tc, q)
 		}
 	}
 	done := &Cursor{tag: "ALTER TABLE", sess: s}

@@ -219,7 +219,7 @@ func (c *catalog) table(ctx context.Context, key link.Key) (*plan.TableInfo, err
 				return ok
 			})
 			if ok {
-				own(yield)
+				conformTail(v.Table, own)(yield)
 			}
 		}
 	}
@@ -234,9 +234,10 @@ func tableInfo(ns, name string, t *table.Table) (*plan.TableInfo, error) {
 	}
 	ti := &plan.TableInfo{Namespace: ns, Name: name, Table: t, Types: ts}
 	var ids []int
+	notNull := notNullIDs(t.Properties())
 	for _, f := range sc.Fields() {
 		ti.Columns = append(ti.Columns, f.Name)
-		ti.Required = append(ti.Required, f.Required)
+		ti.Required = append(ti.Required, f.Required || notNull[f.ID])
 		ids = append(ids, f.ID)
 	}
 	if ti.Defaults, err = plan.DecodeDefaults(t.Properties()[plan.PropDefaults], ids); err != nil {

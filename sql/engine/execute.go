@@ -299,7 +299,10 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		if tableOptionsAlter(n.AlterTableStmt) {
 			return s.alterTableOptions(ctx, n.AlterTableStmt, ps, st.prep.query)
 		}
-		return s.alterTable(ctx, n.AlterTableStmt, st.prep.query)
+		return s.alterTable(ctx, n.AlterTableStmt, ps.Table, st.prep.query)
+	case *pg.Node_RenameStmt:
+		cat.release()
+		return s.rename(ctx, n.RenameStmt, st.prep.query)
 	case *pg.Node_TransactionStmt:
 		return s.transaction(n.TransactionStmt)
 	case *pg.Node_VariableSetStmt:

@@ -23,7 +23,10 @@ func (s *Session) write(ctx context.Context, ti *plan.TableInfo, fill func(exec.
 	if err != nil {
 		return 0, err
 	}
-	sc, err := table.SchemaToArrowSchema(txn.Table().Schema(), nil, true, false)
+	// The rows are in the schema the statement was planned against
+	// (ti's), which an ALTER since may have changed: the link reads them
+	// by field ID (icetable.Conform).
+	sc, err := table.SchemaToArrowSchema(ti.Table.Schema(), nil, true, false)
 	if err != nil {
 		txn.Abort()
 		return 0, err

@@ -13,7 +13,10 @@ type TableClauses struct {
 	Partition []PartitionField
 	Sort      []SortField
 	Options   []Option
-	start     int // byte offset of the CREATE keyword, to match statements
+	// SetPartition and SetSort mark ALTER TABLE … SET PARTITIONED BY and
+	// SET SORTED BY (sql/parse/alterclauses.go), whose lists may be empty.
+	SetPartition, SetSort bool
+	start                 int // byte offset of the CREATE keyword, to match statements
 }
 
 // PartitionField is one entry of PARTITIONED BY: a transform of a column.

@@ -22,8 +22,9 @@ type Statement struct {
 	// locations from pg_query are offsets within the whole query too.
 	Offset int
 	Node   *pg_query.Node
-	// Table holds the Loam clauses of a CREATE TABLE, or the options of
-	// an ALTER TABLE … SET (…) with their ON columns; nil otherwise.
+	// Table holds the Loam clauses of a CREATE TABLE, or of an ALTER
+	// TABLE: the options of SET (…) with their ON columns, and SET
+	// PARTITIONED BY / SET SORTED BY; nil otherwise.
 	Table *TableClauses
 	// Ref is ALTER TABLE … CREATE|DROP BRANCH|TAG (refs.go); Node is then
 	// an AlterTableStmt without commands.
@@ -59,6 +60,11 @@ func Parse(query string) ([]Statement, error) {
 		}
 		if tc == nil {
 			tc = splitAlterOptions(query, tokens[span[0]:span[1]], blanked)
+			ac, err := splitAlterClauses(query, stoks, blanked)
+			if err != nil {
+				return nil, err
+			}
+			tc = joinAlterClauses(tc, ac)
 		}
 		if tc != nil {
 			clauses = append(clauses, tc)

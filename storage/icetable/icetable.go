@@ -364,7 +364,7 @@ func (st *ScanStats) count(tasks []table.FileScanTask) {
 func (s *Store) PlanScan(ctx context.Context, t *table.Table, filter iceberg.BooleanExpression) (ScanStats, error) {
 	var st ScanStats
 	opts := []table.ScanOption{}
-	if filter != nil {
+	if filter = prunable(t, filter); filter != nil {
 		opts = append(opts, table.WithRowFilter(filter))
 	}
 	tasks, err := t.Scan(opts...).PlanFiles(ctx)
@@ -396,7 +396,7 @@ func (s *Store) Scan(ctx context.Context, t *table.Table, filter iceberg.Boolean
 	if fields != nil {
 		planOpts = append(planOpts, table.WithSelectedFields(slices.Clone(fields)...))
 	}
-	if filter != nil {
+	if filter = prunable(t, filter); filter != nil {
 		planOpts = append(planOpts, table.WithRowFilter(filter))
 	}
 	tasks, err := t.Scan(planOpts...).PlanFiles(ctx)
@@ -552,10 +552,17 @@ func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileSca
 	task.Residual = nil
 	path := task.File.FilePath()
 	cacheable := len(task.DeleteFiles) == 0 && fields != nil && !pinnedSchema(t)
+	// Cached by field ID and type, not name: a renamed column, or a
+	// dropped one's namesake, must not read another column's values.
+	keys := cacheKeys(t.Schema(), fields)
 	if cacheable {
-		if cols, ok := s.cache.get(path, fields); ok {
+		if cols, ok := s.cache.get(path, keys); ok {
 			return &fileCols{cols: cols}
 		}
+	}
+	defaults, err := InitialDefaultsOf(t.Properties())
+	if err != nil {
+		return &fileCols{err: err}
 	}
 	read := []table.FileScanTask{task}
 	if len(preds) > 0 && len(task.DeleteFiles) == 0 {
@@ -589,6 +596,14 @@ func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileSca
 			return &fileCols{err: fmt.Errorf("scan %s: %w", t.Identifier(), err)}
 		}
 		recs = append(recs, rec)
+	}
+	if len(defaults) > 0 {
+		if err := fillBatches(t, task.File, defaults, recs); err != nil {
+			for _, r := range recs {
+				r.Release()
+			}
+			return &fileCols{err: fmt.Errorf("scan %s: %w", t.Identifier(), err)}
+		}
 	}
 	if !cacheable {
 		return &fileCols{batches: recs}
@@ -632,7 +647,7 @@ func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileSca
 	if len(recs) == 0 {
 		return &fileCols{}
 	}
-	s.cache.put(path, fields, cols)
+	s.cache.put(path, keys, cols)
 	return &fileCols{cols: cols}
 }
 

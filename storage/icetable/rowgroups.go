@@ -50,8 +50,9 @@ func (s *Store) rowGroupTasks(ctx context.Context, t *table.Table, task table.Fi
 	n := md.NumRowGroups()
 	keep := make([]bool, n)
 	kept := 0
+	cols := predColumns(t, md, preds)
 	for i := 0; i < n; i++ {
-		keep[i] = mayMatch(md.RowGroup(i), preds)
+		keep[i] = mayMatch(md.RowGroup(i), preds, cols)
 		if keep[i] {
 			kept++
 		}
@@ -103,14 +104,37 @@ func rowGroupOffset(rg *metadata.RowGroupMetaData) int64 {
 	return rg.FileOffset()
 }
 
+// predColumns finds the file's column chunk index each pred's column is
+// stored in, -1 for none: by Iceberg field ID, since the file may predate
+// a rename, or hold a dropped column of the same name.
+func predColumns(t *table.Table, md *metadata.FileMetaData, preds []RangePred) []int {
+	out := make([]int, len(preds))
+	sc := t.Schema()
+	for i, p := range preds {
+		out[i] = -1
+		f, ok := sc.FindFieldByName(p.Column)
+		if !ok {
+			continue
+		}
+		for c := 0; c < md.Schema.NumColumns(); c++ {
+			if int(md.Schema.Column(c).SchemaNode().FieldID()) == f.ID {
+				out[i] = c
+				break
+			}
+		}
+	}
+	return out
+}
+
 // mayMatch reports whether a row group may hold a row satisfying every
-// pred: false only when some pred's column statistics rule it out.
-func mayMatch(rg *metadata.RowGroupMetaData, preds []RangePred) bool {
-	for _, p := range preds {
-		for c := 0; c < rg.NumColumns(); c++ {
+// pred: false only when some pred's column statistics rule it out. cols
+// are predColumns'.
+func mayMatch(rg *metadata.RowGroupMetaData, preds []RangePred, cols []int) bool {
+	for i, p := range preds {
+		for c := cols[i]; c >= 0 && c < rg.NumColumns(); c++ {
 			cc, err := rg.ColumnChunk(c)
-			if err != nil || cc.PathInSchema().String() != p.Column {
-				continue
+			if err != nil {
+				break
 			}
 			if ok, _ := cc.StatsSet(); !ok {
 				break

@@ -38,17 +38,17 @@ func (m *Manager) ensureLease(ctx context.Context, st *tableState, force bool) e
 	if !force && now.Add(m.leaseTTL/2).Before(until) {
 		return nil
 	}
-	l, err := m.leases.AcquireLease(ctx, st.key.NS, st.key.Name, m.holder, m.leaseTTL)
+	l, err := m.leases.AcquireLease(ctx, st.name().NS, st.name().Name, m.holder, m.leaseTTL)
 	if errors.Is(err, meta.ErrLeaseHeld) {
 		st.mu.Lock()
 		st.leaseUntil = time.Time{}
 		st.mu.Unlock()
 		return &pgerr.Error{Code: "55006",
-			Message: fmt.Sprintf("table %s is written by another Loam server (at %s) until its lease expires", st.key, l.Holder.Address),
+			Message: fmt.Sprintf("table %s is written by another Loam server (at %s) until its lease expires", st.name(), l.Holder.Address),
 			Hint:    "Send writes for this table to that server; it keeps the table's write lease while it runs."}
 	}
 	if err != nil {
-		return fmt.Errorf("lease on %s: %w", st.key, err)
+		return fmt.Errorf("lease on %s: %w", st.name(), err)
 	}
 	// Renew a little before the store's expiry, measured from before the call.
 	st.mu.Lock()
@@ -71,7 +71,7 @@ func (m *Manager) renewLeases(ctx context.Context) {
 		st.mu.Unlock()
 		if held && busy {
 			if err := m.ensureLease(ctx, st, false); err != nil {
-				m.logger.Error("lost a table's write lease", "table", st.key, "err", err)
+				m.logger.Error("lost a table's write lease", "table", st.name(), "err", err)
 			}
 		}
 	}
@@ -90,7 +90,7 @@ func (m *Manager) releaseLeases() {
 		held := st.holdsLease(time.Now())
 		st.mu.Unlock()
 		if held {
-			_ = m.leases.ReleaseLease(ctx, st.key.NS, st.key.Name, m.holder.ID)
+			_ = m.leases.ReleaseLease(ctx, st.name().NS, st.name().Name, m.holder.ID)
 		}
 	}
 }
@@ -107,7 +107,7 @@ func (m *Manager) refresh(ctx context.Context, st *tableState) error {
 	if mine {
 		return nil
 	}
-	tbl, err := m.store.Load(ctx, st.key.NS, st.key.Name)
+	tbl, err := m.store.Load(ctx, st.name().NS, st.name().Name)
 	if err != nil {
 		return err
 	}

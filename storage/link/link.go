@@ -50,8 +50,9 @@ type txnEntry struct {
 // beyond (the tail). mu guards the three together, so a reader always gets
 // a consistent pair of snapshot and tail.
 type tableState struct {
-	key  Key
-	uuid string
+	keyMu sync.RWMutex
+	key   Key // ALTER TABLE … RENAME TO changes it (Rename); read it with name()
+	uuid  string
 
 	mu      sync.Mutex
 	tbl     *table.Table
@@ -210,11 +211,11 @@ func Open(ctx context.Context, store *icetable.Store, opts Options) (*Manager, e
 func (m *Manager) cleanOrphans(ctx context.Context, st *tableState) {
 	res, err := st.tbl.DeleteOrphanFiles(ctx, table.WithFilesOlderThan(0))
 	if err != nil {
-		m.logger.Warn("orphan file cleanup failed", "table", st.key, "err", err)
+		m.logger.Warn("orphan file cleanup failed", "table", st.name(), "err", err)
 		return
 	}
 	if n := len(res.DeletedFiles); n > 0 {
-		m.logger.Info("removed files of an interrupted commit", "table", st.key, "files", n)
+		m.logger.Info("removed files of an interrupted commit", "table", st.name(), "files", n)
 	}
 }
 
@@ -247,6 +248,13 @@ func (m *Manager) state(ctx context.Context, key Key) (*tableState, error) {
 	}
 	m.tables[key] = st
 	return st, nil
+}
+
+// name is the table's name now.
+func (st *tableState) name() Key {
+	st.keyMu.RLock()
+	defer st.keyMu.RUnlock()
+	return st.key
 }
 
 func positionOf(tbl *table.Table) (Position, error) {
@@ -372,7 +380,9 @@ func (v *View) TailRows() int64 {
 // Tail yields the tail's rows, one batch a chunk, in the table's Iceberg
 // Arrow schema. Each batch is the caller's to release.
 func (v *View) Tail(yield func(arrow.RecordBatch, error) bool) {
-	v.m.readChunks(v.chunks, yield)
+	conformed(v.Table, func(yield func(arrow.RecordBatch, error) bool) {
+		v.m.readChunks(v.chunks, yield)
+	})(yield)
 }
 
 // readChunks yields the rows of each chunk in turn, stopping at an error.
@@ -447,9 +457,10 @@ func (t *Txn) Add(rec arrow.RecordBatch) error {
 	if rec.NumRows() == 0 {
 		return nil
 	}
-	p, err := encodeChunk(chunkHeader{txn: t.id, rows: uint32(rec.NumRows()), key: t.st.key, uuid: t.st.uuid}, rec)
+	key := t.st.name()
+	p, err := encodeChunk(chunkHeader{txn: t.id, rows: uint32(rec.NumRows()), key: key, uuid: t.st.uuid}, rec)
 	if err != nil {
-		return fmt.Errorf("link: encode rows for %s: %w", t.st.key, err)
+		return fmt.Errorf("link: encode rows for %s: %w", t.st.name(), err)
 	}
 	pos, err := t.m.log.Append(recChunk, p)
 	if err != nil {
@@ -463,7 +474,7 @@ func (t *Txn) Add(rec arrow.RecordBatch) error {
 }
 
 // Key names the table the transaction writes.
-func (t *Txn) Key() Key { return t.st.key }
+func (t *Txn) Key() Key { return t.st.name() }
 
 // Rebind points an open transaction at the state of the table now under
 // its name, when that is the table it wrote (same UUID): one set aside
@@ -471,7 +482,7 @@ func (t *Txn) Key() Key { return t.st.key }
 // then commit into it. It reports false, changing nothing, when another
 // table holds the name.
 func (t *Txn) Rebind(ctx context.Context) (bool, error) {
-	st, err := t.m.state(ctx, t.st.key)
+	st, err := t.m.state(ctx, t.st.name())
 	if err != nil {
 		return false, err
 	}
@@ -493,7 +504,9 @@ func (t *Txn) Batches(yield func(arrow.RecordBatch, error) bool) {
 			return
 		}
 	}
-	t.m.readChunks(slices.Values(t.chunks), yield)
+	conformed(t.Table(), func(yield func(arrow.RecordBatch, error) bool) {
+		t.m.readChunks(slices.Values(t.chunks), yield)
+	})(yield)
 }
 
 // Rows is the number of rows added so far.
@@ -540,7 +553,7 @@ func (m *Manager) CommitAll(txns []*Txn) error {
 		return nil
 	}
 	// Two blocks committing the same tables lock them in one order.
-	slices.SortFunc(sts, func(a, b *tableState) int { return strings.Compare(a.key.String(), b.key.String()) })
+	slices.SortFunc(sts, func(a, b *tableState) int { return strings.Compare(a.name().String(), b.name().String()) })
 	// A block may have been open longer than a lease lasts: commit only
 	// into tables this server still writes.
 	for _, st := range sts {
@@ -638,7 +651,7 @@ func (m *Manager) Run() {
 					continue
 				}
 				if err := m.linkTable(ctx, st, false); err != nil && ctx.Err() == nil {
-					m.logger.Error("link commit failed; will retry", "table", st.key, "err", err)
+					m.logger.Error("link commit failed; will retry", "table", st.name(), "err", err)
 				}
 			}
 			cancel()
@@ -756,21 +769,28 @@ func (m *Manager) linkOnce(ctx context.Context, st *tableState) (bool, error) {
 			r.Release()
 		}
 	}()
-	for _, c := range refs {
-		r, err := m.readChunk(c.pos)
+	var rerr error
+	conformed(tbl, func(yield func(arrow.RecordBatch, error) bool) {
+		m.readChunks(slices.Values(refs), yield)
+	})(func(r arrow.RecordBatch, err error) bool {
 		if err != nil {
-			return false, fmt.Errorf("link %s: read log: %w", st.key, err)
+			rerr = err
+			return false
 		}
 		recs = append(recs, r)
+		return true
+	})
+	if rerr != nil {
+		return false, fmt.Errorf("link %s: read log: %w", st.name(), rerr)
 	}
 	all, err := concat(recs)
 	if err != nil {
-		return false, fmt.Errorf("link %s: %w", st.key, err)
+		return false, fmt.Errorf("link %s: %w", st.name(), err)
 	}
 	defer all.Release()
 	nt, err := m.store.Append(ctx, tbl, all, iceberg.Properties{SummaryKey: next.String()})
 	if err != nil {
-		return false, fmt.Errorf("link %s: %w", st.key, err)
+		return false, fmt.Errorf("link %s: %w", st.name(), err)
 	}
 	st.mu.Lock()
 	st.tbl, st.pos = nt, next
@@ -806,7 +826,7 @@ func (m *Manager) Alter(ctx context.Context, ns, name string, change icetable.Ch
 	st.mu.Unlock()
 	nt, err := m.store.Update(ctx, tbl, change)
 	if err != nil {
-		return fmt.Errorf("alter %s: %w", st.key, err)
+		return fmt.Errorf("alter %s: %w", st.name(), err)
 	}
 	npos, err := positionOf(nt)
 	if err != nil {
@@ -878,7 +898,7 @@ func (m *Manager) reloadIfIdle(ctx context.Context, st *tableState) error {
 	if !idle {
 		return nil
 	}
-	tbl, err := m.store.Load(ctx, st.key.NS, st.key.Name)
+	tbl, err := m.store.Load(ctx, st.name().NS, st.name().Name)
 	if err != nil {
 		return err
 	}

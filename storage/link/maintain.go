@@ -45,7 +45,7 @@ func (m *Manager) Maintain(ctx context.Context, ns, name string, fn MaintainFunc
 	// the pointer: start from the catalog's state when ours has no tail
 	// depending on it.
 	if err := m.reloadIfIdle(ctx, st); err != nil {
-		return fmt.Errorf("maintain %s: %w", st.key, err)
+		return fmt.Errorf("maintain %s: %w", st.name(), err)
 	}
 	st.mu.Lock()
 	tbl, pos = st.tbl, st.pos
@@ -56,7 +56,7 @@ func (m *Manager) Maintain(ctx context.Context, ns, name string, fn MaintainFunc
 	}
 	nt, err := fn(ctx, tbl, props)
 	if err != nil {
-		return fmt.Errorf("maintain %s: %w", st.key, err)
+		return fmt.Errorf("maintain %s: %w", st.name(), err)
 	}
 	if nt == nil {
 		return nil
@@ -66,7 +66,7 @@ func (m *Manager) Maintain(ctx context.Context, ns, name string, fn MaintainFunc
 		return err
 	}
 	if npos != pos {
-		return fmt.Errorf("maintain %s: the committed snapshot records log position %s, not %s", st.key, npos, pos)
+		return fmt.Errorf("maintain %s: the committed snapshot records log position %s, not %s", st.name(), npos, pos)
 	}
 	st.mu.Lock()
 	if !st.dropped {
@@ -81,7 +81,7 @@ func (m *Manager) Tables() []Key {
 	sts := m.states()
 	out := make([]Key, 0, len(sts))
 	for _, st := range sts {
-		out = append(out, st.key)
+		out = append(out, st.name())
 	}
 	return out
 }
