@@ -213,31 +213,49 @@ func planGroups(ctx context.Context, t *table.Table, opts CompactOptions) ([]tab
 // handed) and writes them as files near the target size.
 func rewriteGroup(ctx context.Context, t *table.Table, g table.CompactionTaskGroup, cutoff time.Time, hasRetention bool) (table.CompactionGroupResult, int64, error) {
 	gr := table.CompactionGroupResult{PartitionKey: g.PartitionKey, BytesBefore: g.TotalSizeBytes}
-	sc, recs, err := t.Scan().ReadTasks(ctx, g.Tasks)
-	if err != nil {
-		return gr, 0, fmt.Errorf("read: %w", err)
-	}
 	var batches []arrow.RecordBatch
 	defer func() {
 		for _, b := range batches {
 			b.Release()
 		}
 	}()
+	var sc *arrow.Schema
 	var expired int64
-	for rec, err := range recs {
+	// File by file: a file written before an ADD COLUMN … DEFAULT reads
+	// the column's initial default, which Loam keeps beside the schema and
+	// fills in by file (icetable.FillInitialDefaults); the new file holds
+	// the column, so its values must be written out.
+	for _, task := range g.Tasks {
+		s, recs, err := t.Scan().ReadTasks(ctx, []table.FileScanTask{task})
 		if err != nil {
 			return gr, 0, fmt.Errorf("read: %w", err)
 		}
-		if hasRetention {
-			kept, n, err := dropExpired(t.Properties()[RetentionColumnProperty], rec, cutoff)
-			rec.Release()
+		sc = s
+		var file []arrow.RecordBatch
+		for rec, err := range recs {
 			if err != nil {
-				return gr, 0, err
+				releaseAll(file)
+				return gr, 0, fmt.Errorf("read: %w", err)
 			}
-			expired += n
-			rec = kept
+			file = append(file, rec)
 		}
-		batches = append(batches, rec)
+		if err := icetable.FillInitialDefaults(t, task.File, file); err != nil {
+			releaseAll(file)
+			return gr, 0, fmt.Errorf("read: %w", err)
+		}
+		for i, rec := range file {
+			if hasRetention {
+				kept, n, err := dropExpired(t.Properties()[RetentionColumnProperty], rec, cutoff)
+				rec.Release()
+				if err != nil {
+					releaseAll(file[i+1:])
+					return gr, 0, err
+				}
+				expired += n
+				rec = kept
+			}
+			batches = append(batches, rec)
+		}
 	}
 	for _, task := range g.Tasks {
 		gr.OldDataFiles = append(gr.OldDataFiles, task.File)
@@ -322,4 +340,10 @@ func concat(sc *arrow.Schema, recs []arrow.RecordBatch) (arrow.RecordBatch, erro
 		c.Release()
 	}
 	return out, nil
+}
+
+func releaseAll(recs []arrow.RecordBatch) {
+	for _, r := range recs {
+		r.Release()
+	}
 }
