@@ -109,3 +109,27 @@ func TestVacuumKeepsInitialDefaults(t *testing.T) {
 	}...)
 	runSteps(t, map[string]*engine.Session{"s": s}, steps)
 }
+
+// Files written under older schemas (a column since widened, renamed,
+// dropped) compact into files of the current one, the rows as they read.
+func TestVacuumAcrossSchemaChanges(t *testing.T) {
+	e := openEngine(t)
+	s := newSession(t, e)
+	const q = `SELECT string_agg(id || ':' || n || ':' || coalesce(w::text, 'NULL'), ',' ORDER BY id) FROM ts2`
+	steps := []step{
+		{"s", "CREATE TABLE ts2 (id int, n int, gone text, w real)", ""},
+		{"s", "INSERT INTO ts2 VALUES (1, 10, 'x', 1.5)", ""}, {"s", "CHECKPOINT", ""},
+		{"s", "ALTER TABLE ts2 ALTER COLUMN n TYPE bigint", ""},
+		{"s", "INSERT INTO ts2 VALUES (2, 20000000000, 'y', 2.5)", ""}, {"s", "CHECKPOINT", ""},
+		{"s", "ALTER TABLE ts2 RENAME COLUMN w TO z", ""},
+		{"s", "ALTER TABLE ts2 RENAME COLUMN z TO w", ""},
+		{"s", "ALTER TABLE ts2 DROP COLUMN gone", ""},
+		{"s", "ALTER TABLE ts2 ALTER COLUMN w TYPE float8", ""},
+		{"s", "INSERT INTO ts2 VALUES (3, 30, 3.25)", ""}, {"s", "CHECKPOINT", ""},
+		{"s", q, "1:10:1.5,2:20000000000:2.5,3:30:3.25"},
+		{"s", "VACUUM ts2", ""},
+		{"s", `SELECT count(*) FROM "ts2$files"`, "1"},
+		{"s", q, "1:10:1.5,2:20000000000:2.5,3:30:3.25"},
+	}
+	runSteps(t, map[string]*engine.Session{"s": s}, steps)
+}
