@@ -88,9 +88,11 @@ type sample struct {
 	metaBytes int64
 	scan      time.Duration // best of 3
 	count     int64
-	// The most files and metadata bytes seen since the sample before.
-	peakFiles int
-	peakMeta  int64
+	manifests int // manifests the current snapshot lists
+	// The most files, manifests and metadata bytes seen since the
+	// sample before.
+	peakFiles, peakManifests int
+	peakMeta                 int64
 }
 
 func (s sample) totalFiles() int {
@@ -167,7 +169,7 @@ func bench(ctx context.Context, cfg config, out io.Writer) error {
 	ierr := make(chan error, 1)
 	go func() { ierr <- insert(ictx, srv.ConnString(), cfg.rate, &inserted) }()
 
-	fmt.Fprintf(out, "%8s %10s %7s %9s %-24s %14s %14s %12s\n", "minute", "rows", "files", "max files", "files by partition", "metadata bytes", "max meta bytes", "scan best/3")
+	fmt.Fprintf(out, "%8s %10s %7s %9s %-24s %13s %14s %14s %12s\n", "minute", "rows", "files", "max files", "files by partition", "max manifests", "metadata bytes", "max meta bytes", "scan best/3")
 	var samples []sample
 	start := time.Now()
 	tick := time.NewTicker(cfg.every)
@@ -177,7 +179,7 @@ func bench(ctx context.Context, cfg config, out io.Writer) error {
 	// sample may fall just after it.
 	peek := time.NewTicker(min(cfg.every, 5*time.Second))
 	defer peek.Stop()
-	var peakFiles int
+	var peakFiles, peakManifests int
 	var peakMeta int64
 	for done := false; !done; {
 		select {
@@ -186,10 +188,11 @@ func bench(ctx context.Context, cfg config, out io.Writer) error {
 		case err := <-ierr:
 			return fmt.Errorf("inserting: %w", err)
 		case <-peek.C:
-			files, err := snapshotFiles(ctx, srv.DataDir)
+			files, manifests, err := snapshotFiles(ctx, srv.DataDir)
 			if err != nil {
 				return err
 			}
+			peakManifests = max(peakManifests, manifests)
 			meta, err := dirBytes(srv.DataDir)
 			if err != nil {
 				return err
@@ -206,22 +209,24 @@ func bench(ctx context.Context, cfg config, out io.Writer) error {
 		}
 		s.at, s.inserted = el, inserted.Load()
 		s.peakFiles, s.peakMeta = max(peakFiles, s.totalFiles()), max(peakMeta, s.metaBytes)
-		peakFiles, peakMeta = 0, 0
+		s.peakManifests = max(peakManifests, s.manifests)
+		peakFiles, peakMeta, peakManifests = 0, 0, 0
 		samples = append(samples, s)
-		fmt.Fprintf(out, "%8.1f %10d %7d %9d %-24s %14d %14d %12v\n", el.Minutes(), s.inserted, s.totalFiles(), s.peakFiles,
-			byPartition(s.files), s.metaBytes, s.peakMeta, s.scan.Round(time.Microsecond))
+		fmt.Fprintf(out, "%8.1f %10d %7d %9d %-24s %13d %14d %14d %12v\n", el.Minutes(), s.inserted, s.totalFiles(), s.peakFiles,
+			byPartition(s.files), s.peakManifests, s.metaBytes, s.peakMeta, s.scan.Round(time.Microsecond))
 	}
 	cancel()
 	if err := <-ierr; err != nil && ctx.Err() == nil && err != context.Canceled {
 		return fmt.Errorf("inserting: %w", err)
 	}
 	first, last := samples[0], samples[len(samples)-1]
-	maxFiles, maxMeta := 0, int64(0)
+	maxFiles, maxManifests, maxMeta := 0, 0, int64(0)
 	for _, s := range samples {
-		maxFiles, maxMeta = max(maxFiles, s.peakFiles), max(maxMeta, s.peakMeta)
+		maxFiles, maxManifests, maxMeta = max(maxFiles, s.peakFiles), max(maxManifests, s.peakManifests), max(maxMeta, s.peakMeta)
 	}
 	fmt.Fprintf(out, "\nrows inserted: %d (%.1f/s)\n", last.inserted, float64(last.inserted)/last.at.Seconds())
 	fmt.Fprintf(out, "data files in the current snapshot: first %d, last %d, max %d\n", first.totalFiles(), last.totalFiles(), maxFiles)
+	fmt.Fprintf(out, "manifests of the current snapshot: max %d\n", maxManifests)
 	fmt.Fprintf(out, "metadata/ bytes: first %d, last %d, max %d\n", first.metaBytes, last.metaBytes, maxMeta)
 	fmt.Fprintf(out, "full-scan aggregate: first %v, last %v, last/first %.2f\n",
 		first.scan.Round(time.Microsecond), last.scan.Round(time.Microsecond), float64(last.scan)/float64(first.scan))
@@ -293,11 +298,11 @@ func measure(ctx context.Context, conn *pgx.Conn, dataDir string) (sample, error
 			s.scan = d
 		}
 	}
-	files, err := snapshotFiles(ctx, dataDir)
+	files, manifests, err := snapshotFiles(ctx, dataDir)
 	if err != nil {
 		return s, err
 	}
-	s.files = files
+	s.files, s.manifests = files, manifests
 	s.metaBytes, err = dirBytes(dataDir)
 	return s, err
 }
@@ -326,33 +331,45 @@ func dirBytes(dataDir string) (int64, error) {
 // snapshotFiles counts the current snapshot's data files by partition, as
 // iceberg-go reading the catalog sees them. A read racing a commit that
 // deleted an old metadata file is tried again.
-func snapshotFiles(ctx context.Context, dataDir string) (m map[string]int, err error) {
+func snapshotFiles(ctx context.Context, dataDir string) (m map[string]int, manifests int, err error) {
 	for attempt := 0; attempt < 3; attempt++ {
-		if m, err = snapshotFilesOnce(ctx, dataDir); err == nil {
-			return m, nil
+		if m, manifests, err = snapshotFilesOnce(ctx, dataDir); err == nil {
+			return m, manifests, nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return nil, err
+	return nil, 0, err
 }
 
-func snapshotFilesOnce(ctx context.Context, dataDir string) (map[string]int, error) {
+func snapshotFilesOnce(ctx context.Context, dataDir string) (map[string]int, int, error) {
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(dataDir, "meta.db"))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer db.Close()
 	cat, err := sqlcat.NewCatalog("loam", db, sqlcat.SQLite, iceberg.Properties{"warehouse": "file://" + filepath.Join(dataDir, "warehouse")})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	tbl, err := cat.LoadTable(ctx, table.Identifier{"public", "t"})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	tasks, err := tbl.Scan().PlanFiles(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	manifests := 0
+	if snap := tbl.CurrentSnapshot(); snap != nil {
+		fs, err := tbl.FS(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		mfs, err := snap.Manifests(fs)
+		if err != nil {
+			return nil, 0, err
+		}
+		manifests = len(mfs)
 	}
 	out := map[string]int{}
 	for _, t := range tasks {
@@ -366,7 +383,7 @@ func snapshotFilesOnce(ctx context.Context, dataDir string) (map[string]int, err
 		}
 		out[strings.Join(vals, ",")]++
 	}
-	return out, nil
+	return out, manifests, nil
 }
 
 func byPartition(m map[string]int) string {
