@@ -16,6 +16,9 @@ func TestRenameReplay(t *testing.T) {
 		{"chain", []string{`ALTER TABLE a RENAME TO a2`, `ALTER TABLE a2 RENAME TO a3`}, map[string]string{"a3": "1\n2", "b": "10"}},
 		{"swap", []string{`ALTER TABLE a RENAME TO tmp`, `ALTER TABLE b RENAME TO a`, `ALTER TABLE tmp RENAME TO b`},
 			map[string]string{"b": "1\n2", "a": "10"}},
+		// The new a's directory would be a2's (location.go).
+		{"old name taken", []string{`ALTER TABLE a RENAME TO a2`, `CREATE TABLE a (id int)`, `INSERT INTO a VALUES (100)`},
+			map[string]string{"a2": "1\n2", "a": "100", "b": "10"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

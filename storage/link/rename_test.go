@@ -3,7 +3,6 @@ package link
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -18,7 +17,6 @@ type renameHarness struct {
 	t *testing.T
 	e *env
 	m *Manager
-	n int // tables created
 }
 
 func (h *renameHarness) begin(name string) *Txn {
@@ -58,11 +56,7 @@ func (h *renameHarness) create(name string) {
 	sc := iceberg.NewSchema(0,
 		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
 		iceberg.NestedField{ID: 2, Name: "k", Type: iceberg.PrimitiveTypes.String})
-	// A directory of its own: the default one, derived from the name, may
-	// be a renamed table's, whose orphan cleanup would take these files.
-	h.n++
-	loc := fmt.Sprintf("file://%s/warehouse/public.db/%s-%d", h.e.dir, name, h.n)
-	if _, err := h.e.store.CreateAt(context.Background(), "public", name, loc, sc, nil, table.UnsortedSortOrder, nil); err != nil {
+	if _, err := h.e.store.Create(context.Background(), "public", name, sc, nil, table.UnsortedSortOrder, nil); err != nil {
 		h.t.Fatal(err)
 	}
 }
