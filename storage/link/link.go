@@ -198,7 +198,7 @@ func Open(ctx context.Context, store *icetable.Store, opts Options) (*Manager, e
 			return nil, err
 		}
 		if st == nil || c.commit < st.pos.Commit {
-			continue // the table was dropped after the write
+			continue // the table was dropped after the write, or its snapshot holds the rows
 		}
 		if c.commit == st.pos.Commit && st.pos.Chunks >= len(c.txn.chunks) {
 			continue
