@@ -18,7 +18,6 @@ import (
 // property, stored at once like COMMENT; ROLLBACK undoes them.
 // Other actions are schema and partition evolution (alterschema.go).
 func (s *Session) alterTable(ctx context.Context, at *pg.AlterTableStmt, tc *parse.TableClauses, q string) (*Cursor, error) {
-	rv := at.Relation
 	if at.Objtype != pg.ObjectType_OBJECT_TABLE {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER %s is not supported", objectKind(at.Objtype))
 	}
@@ -30,13 +29,9 @@ func (s *Session) alterTable(ctx context.Context, at *pg.AlterTableStmt, tc *par
 	done := &Cursor{tag: "ALTER TABLE", sess: s}
 	cat := s.catalog()
 	defer cat.release()
-	ti, err := cat.Table(ctx, rv.Schemaname, rv.Relname)
-	if err != nil {
-		if at.MissingOk && pgerr.From(err).Code == pgerr.UndefinedTable {
-			s.notice("relation %q does not exist, skipping", rv.Relname)
-			return done, nil
-		}
-		return nil, pgerr.From(err).WithPosition(parse.CharPos(q, int(rv.Location)))
+	ti, err := s.alterTarget(ctx, cat, at, q)
+	if err != nil || ti == nil {
+		return orNil(done, err), err
 	}
 	p := plan.New(ctx, cat, s.exprCtx(), q, nil, nil)
 	set := map[string]string{}
@@ -118,4 +113,27 @@ func setDefaults(set map[string]string) icetable.Change {
 		}
 		return icetable.SetProperty(plan.PropDefaults, plan.EncodeDefaults(ids, cur))(t)
 	}
+}
+
+// alterTarget is the table an ALTER TABLE names. Under IF EXISTS a missing
+// one is a notice, and both results are nil: the statement does nothing.
+func (s *Session) alterTarget(ctx context.Context, cat *catalog, at *pg.AlterTableStmt, q string) (*plan.TableInfo, error) {
+	rv := at.Relation
+	ti, err := cat.Table(ctx, rv.Schemaname, rv.Relname)
+	if err != nil {
+		if at.MissingOk && pgerr.From(err).Code == pgerr.UndefinedTable {
+			s.notice("relation %q does not exist, skipping", rv.Relname)
+			return nil, nil
+		}
+		return nil, pgerr.From(err).WithPosition(parse.CharPos(q, int(rv.Location)))
+	}
+	return ti, nil
+}
+
+// orNil is done, or nil with an error.
+func orNil(done *Cursor, err error) *Cursor {
+	if err != nil {
+		return nil
+	}
+	return done
 }

@@ -107,17 +107,12 @@ func (d *tableDef) noColumn(name string) error {
 // Every action of the statement applies to one definition, committed at
 // once: all of them happen or none.
 func (s *Session) evolveTable(ctx context.Context, at *pg.AlterTableStmt, tc *parse.TableClauses, q string) (*Cursor, error) {
-	rv := at.Relation
 	done := &Cursor{tag: "ALTER TABLE", sess: s}
 	cat := s.catalog()
 	defer cat.release()
-	ti, err := cat.Table(ctx, rv.Schemaname, rv.Relname)
-	if err != nil {
-		if at.MissingOk && pgerr.From(err).Code == pgerr.UndefinedTable {
-			s.notice("relation %q does not exist, skipping", rv.Relname)
-			return done, nil
-		}
-		return nil, pgerr.From(err).WithPosition(parse.CharPos(q, int(rv.Location)))
+	ti, err := s.alterTarget(ctx, cat, at, q)
+	if err != nil || ti == nil {
+		return orNil(done, err), err
 	}
 	if ti.Table == nil {
 		return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a table", ti.Name)

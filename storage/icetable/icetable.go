@@ -141,6 +141,12 @@ func (s *Store) CreateAt(ctx context.Context, ns, name, location string, sc *ice
 	if err != nil {
 		return nil, fmt.Errorf("create table %s.%s: %w", ns, name, err)
 	}
+	if location == "" {
+		// The name's directory may hold a renamed table's files (location.go).
+		return s.ownLocation(ctx, t, table.Identifier{ns, name}, func(loc string) (*table.Table, error) {
+			return s.CreateAt(ctx, ns, name, loc, sc, spec, order, props)
+		})
+	}
 	return t, nil
 }
 

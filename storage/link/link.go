@@ -53,6 +53,11 @@ type tableState struct {
 	keyMu sync.RWMutex
 	key   Key // ALTER TABLE … RENAME TO changes it (Rename); read it with name()
 	uuid  string
+	// renameMu is held for reading while a chunk naming the table by key
+	// is appended, and by Rename for writing from its log record until
+	// key is the new name: a chunk's key is the table's name at its
+	// position in the log (renames.go).
+	renameMu sync.RWMutex
 
 	mu      sync.Mutex
 	tbl     *table.Table
@@ -133,6 +138,7 @@ func Open(ctx context.Context, store *icetable.Store, opts Options) (*Manager, e
 	}
 	var done []committed
 	var maxTxn uint64
+	names := renames{}
 	l, err := wal.Open(opts.Dir, wal.Options{SegmentSize: opts.SegmentSize}, func(pos wal.Pos, typ byte, p []byte) error {
 		switch typ {
 		case recChunk:
@@ -147,14 +153,21 @@ func Open(ctx context.Context, store *icetable.Store, opts Options) (*Manager, e
 				open[h.txn] = t
 			}
 			t.chunks = append(t.chunks, chunkRef{pos: pos, rows: int64(h.rows)})
+		case recRename:
+			r, err := decodeRename(p)
+			if err != nil {
+				return fmt.Errorf("link: replay rename at %s: %w", pos, err)
+			}
+			names.add(r)
 		case recCommit, recAbort:
 			ids, ok := txnIDs(p)
 			if !ok {
 				return fmt.Errorf("link: replay: bad record at %s", pos)
 			}
 			// A block's commit lists its statements' transactions; they
-			// join into one tail entry per table.
-			byKey := map[Key]*replayTxn{}
+			// join into one tail entry per table, known by its UUID: a
+			// rename between two statements gives their chunks two keys.
+			byTable := map[string]*replayTxn{}
 			for _, id := range ids {
 				maxTxn = max(maxTxn, id)
 				t := open[id]
@@ -162,11 +175,11 @@ func Open(ctx context.Context, store *icetable.Store, opts Options) (*Manager, e
 				if t == nil || typ != recCommit {
 					continue
 				}
-				if j := byKey[t.key]; j != nil && j.uuid == t.uuid {
+				if j := byTable[t.uuid]; j != nil {
 					j.chunks = append(j.chunks, t.chunks...)
 					continue
 				}
-				byKey[t.key] = t
+				byTable[t.uuid] = t
 				done = append(done, committed{pos, t})
 			}
 		}
@@ -179,16 +192,13 @@ func Open(ctx context.Context, store *icetable.Store, opts Options) (*Manager, e
 	m.nextTxn.Store(max(maxTxn+1, uint64(time.Now().UnixNano())))
 	replayed := 0
 	for _, c := range done {
-		st, err := m.state(ctx, c.txn.key)
+		st, err := m.replayState(ctx, names.candidates(c.txn.uuid, c.txn.key), c.txn.uuid)
 		if err != nil {
-			if errors.Is(err, icetable.ErrNoSuchTable) || errors.Is(err, icetable.ErrNoSuchNamespace) {
-				continue // the table was dropped after the write
-			}
 			l.Close()
 			return nil, err
 		}
-		if st.uuid != c.txn.uuid || c.commit < st.pos.Commit {
-			continue
+		if st == nil || c.commit < st.pos.Commit {
+			continue // the table was dropped after the write, or its snapshot holds the rows
 		}
 		if c.commit == st.pos.Commit && st.pos.Chunks >= len(c.txn.chunks) {
 			continue
@@ -206,6 +216,24 @@ func Open(ctx context.Context, store *icetable.Store, opts Options) (*Manager, e
 		}
 	}
 	return m, nil
+}
+
+// replayState finds the table with the UUID under one of the names the
+// log knows it by (renames.go), or nil when it was dropped.
+func (m *Manager) replayState(ctx context.Context, names []Key, uuid string) (*tableState, error) {
+	for _, k := range names {
+		st, err := m.state(ctx, k)
+		if errors.Is(err, icetable.ErrNoSuchTable) || errors.Is(err, icetable.ErrNoSuchNamespace) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if st.uuid == uuid {
+			return st, nil
+		}
+	}
+	return nil, nil
 }
 
 func (m *Manager) cleanOrphans(ctx context.Context, st *tableState) {
@@ -457,14 +485,16 @@ func (t *Txn) Add(rec arrow.RecordBatch) error {
 	if rec.NumRows() == 0 {
 		return nil
 	}
+	t.st.renameMu.RLock()
 	key := t.st.name()
 	p, err := encodeChunk(chunkHeader{txn: t.id, rows: uint32(rec.NumRows()), key: key, uuid: t.st.uuid}, rec)
-	if err != nil {
-		return fmt.Errorf("link: encode rows for %s: %w", t.st.name(), err)
+	var pos wal.Pos
+	if err == nil {
+		pos, err = t.m.log.Append(recChunk, p)
 	}
-	pos, err := t.m.log.Append(recChunk, p)
+	t.st.renameMu.RUnlock()
 	if err != nil {
-		return err
+		return fmt.Errorf("link: append rows for %s: %w", key, err)
 	}
 	if len(t.chunks) == 0 {
 		t.m.inflight.Store(t.id, pos)

@@ -22,10 +22,15 @@ import (
 //	commit: txn u64 — the transaction's chunks become visible, in the
 //	        order of this record's position
 //	abort:  txn u64 — the chunks are garbage
+//	rename: table (5 × u16-length strings: table UUID, old namespace, old
+//	        name, new namespace, new name) — ALTER TABLE … RENAME TO, so
+//	        replay finds the table of chunks written under the old name
+//	        (see renameRecords)
 const (
 	recChunk  byte = 1
 	recCommit byte = 2
 	recAbort  byte = 3
+	recRename byte = 4
 )
 
 // Key names a table.
@@ -46,12 +51,7 @@ func encodeChunk(h chunkHeader, rec arrow.RecordBatch) ([]byte, error) {
 	binary.LittleEndian.PutUint64(tmp[0:8], h.txn)
 	binary.LittleEndian.PutUint32(tmp[8:12], h.rows)
 	buf.Write(tmp[:])
-	for _, s := range []string{h.key.NS, h.key.Name, h.uuid} {
-		var l [2]byte
-		binary.LittleEndian.PutUint16(l[:], uint16(len(s)))
-		buf.Write(l[:])
-		buf.WriteString(s)
-	}
+	putStrings(&buf, h.key.NS, h.key.Name, h.uuid)
 	w := ipc.NewWriter(&buf, ipc.WithSchema(rec.Schema()), ipc.WithAllocator(memory.DefaultAllocator))
 	if err := w.Write(rec); err != nil {
 		return nil, err
@@ -72,22 +72,62 @@ func decodeChunkHeader(p []byte) (chunkHeader, []byte, error) {
 	}
 	h.txn = binary.LittleEndian.Uint64(p[0:8])
 	h.rows = binary.LittleEndian.Uint32(p[8:12])
-	p = p[12:]
 	var strs [3]string
-	for i := range strs {
-		if len(p) < 2 {
-			return h, nil, errShort
-		}
-		n := int(binary.LittleEndian.Uint16(p))
-		if len(p) < 2+n {
-			return h, nil, errShort
-		}
-		strs[i] = string(p[2 : 2+n])
-		p = p[2+n:]
+	p, ok := getStrings(p[12:], strs[:])
+	if !ok {
+		return h, nil, errShort
 	}
 	h.key = Key{strs[0], strs[1]}
 	h.uuid = strs[2]
 	return h, p, nil
+}
+
+// putStrings writes each string with a u16 length before it.
+func putStrings(buf *bytes.Buffer, strs ...string) {
+	for _, s := range strs {
+		var l [2]byte
+		binary.LittleEndian.PutUint16(l[:], uint16(len(s)))
+		buf.Write(l[:])
+		buf.WriteString(s)
+	}
+}
+
+// getStrings reads len(dst) strings written by putStrings and returns the
+// rest of p.
+func getStrings(p []byte, dst []string) ([]byte, bool) {
+	for i := range dst {
+		if len(p) < 2 {
+			return nil, false
+		}
+		n := int(binary.LittleEndian.Uint16(p))
+		if len(p) < 2+n {
+			return nil, false
+		}
+		dst[i] = string(p[2 : 2+n])
+		p = p[2+n:]
+	}
+	return p, true
+}
+
+// renameRecord is the payload of a rename record.
+type renameRecord struct {
+	uuid     string
+	from, to Key
+}
+
+func encodeRename(r renameRecord) []byte {
+	var buf bytes.Buffer
+	putStrings(&buf, r.uuid, r.from.NS, r.from.Name, r.to.NS, r.to.Name)
+	return buf.Bytes()
+}
+
+func decodeRename(p []byte) (renameRecord, error) {
+	var strs [5]string
+	rest, ok := getStrings(p, strs[:])
+	if !ok || len(rest) != 0 {
+		return renameRecord{}, errors.New("link: bad rename record")
+	}
+	return renameRecord{uuid: strs[0], from: Key{strs[1], strs[2]}, to: Key{strs[3], strs[4]}}, nil
 }
 
 // decodeRows reads the rows of a chunk body.
