@@ -167,10 +167,18 @@ func gone(fsys iceio.IO, path string) bool {
 // makes; RemoveOrphans removes those trimmed by other commits).
 const metadataVersionsKept = "20"
 
+// manifestsMergedAt is how many data manifests a link commit finds before
+// it merges them into one (Iceberg's merge append): every link commit adds
+// a manifest, and planning a query reads each, so without it a table
+// linked every second plans over up to a compaction interval's worth.
+const manifestsMergedAt = "8"
+
 // CreateProperties are the upkeep properties a new table starts with.
 func CreateProperties() iceberg.Properties {
 	return iceberg.Properties{
 		table.MetadataDeleteAfterCommitEnabledKey: "true",
 		table.MetadataPreviousVersionsMaxKey:      metadataVersionsKept,
+		table.ManifestMergeEnabledKey:             "true",
+		table.ManifestMinMergeCountKey:            manifestsMergedAt,
 	}
 }
