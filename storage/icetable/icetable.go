@@ -102,6 +102,19 @@ func (s *Store) SetNamespaceComment(ctx context.Context, ns, comment string) err
 	return err
 }
 
+// ListNamespaces lists the catalog's namespaces.
+func (s *Store) ListNamespaces(ctx context.Context) ([]string, error) {
+	ids, err := s.cat.ListNamespaces(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, strings.Join(id, "."))
+	}
+	return out, nil
+}
+
 // ListTables lists the table names in ns.
 func (s *Store) ListTables(ctx context.Context, ns string) ([]string, error) {
 	var out []string

@@ -15,6 +15,8 @@ import (
 type Leases interface {
 	AcquireLease(ctx context.Context, ns, name string, holder meta.Holder, ttl time.Duration) (meta.Lease, error)
 	ReleaseLease(ctx context.Context, ns, name, holderID string) error
+	// Lease is the lease as stored, expired or not; meta.ErrNotFound when none.
+	Lease(ctx context.Context, ns, name string) (meta.Lease, error)
 }
 
 // DefaultLeaseTTL is how long a table's write lease lasts unless renewed.
@@ -85,13 +87,11 @@ func (m *Manager) releaseLeases() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	// A lapsed lease is released too: its record names this server as
+	// the table's last writer, which keeps other servers' upkeep off the
+	// table (MayKeepIdle) until this one comes back.
 	for _, st := range m.states() {
-		st.mu.Lock()
-		held := st.holdsLease(time.Now())
-		st.mu.Unlock()
-		if held {
-			_ = m.leases.ReleaseLease(ctx, st.name().NS, st.name().Name, m.holder.ID)
-		}
+		_ = m.leases.ReleaseLease(ctx, st.name().NS, st.name().Name, m.holder.ID)
 	}
 }
 

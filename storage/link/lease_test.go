@@ -31,6 +31,16 @@ func (l *memLeases) AcquireLease(_ context.Context, ns, name string, h meta.Hold
 	return l.m[k], nil
 }
 
+func (l *memLeases) Lease(_ context.Context, ns, name string) (meta.Lease, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cur, ok := l.m[Key{ns, name}]
+	if !ok {
+		return meta.Lease{}, meta.ErrNotFound
+	}
+	return cur, nil
+}
+
 func (l *memLeases) ReleaseLease(_ context.Context, ns, name, id string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -2,11 +2,13 @@ package link
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
+	"github.com/loamdb/loam/meta"
 )
 
 // MaintainFunc commits one change to a table beside the link (a compaction
@@ -103,4 +105,44 @@ func (m *Manager) Writes(ns, name string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.holdsLease(time.Now())
+}
+
+// CatalogTables lists every table in the catalog, loaded by this server
+// or not, for the upkeep of tables nobody is writing.
+func (m *Manager) CatalogTables(ctx context.Context) ([]Key, error) {
+	nss, err := m.store.ListNamespaces(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list namespaces: %w", err)
+	}
+	var out []Key
+	for _, ns := range nss {
+		names, err := m.store.ListTables(ctx, ns)
+		if err != nil {
+			return nil, fmt.Errorf("list tables of %s: %w", ns, err)
+		}
+		for _, n := range names {
+			out = append(out, Key{NS: ns, Name: n})
+		}
+	}
+	return out, nil
+}
+
+// MayKeepIdle reports whether this server should look after a table no
+// server is writing now: it was the table's last writer, or no lease is
+// recorded (never written, or its writer let it go at shutdown). A table
+// another server wrote last is that server's to keep, even while its
+// lease has lapsed between bursts, so upkeep never takes a lease from
+// under an active writer.
+func (m *Manager) MayKeepIdle(ctx context.Context, ns, name string) (bool, error) {
+	if m.leases == nil {
+		return true, nil
+	}
+	l, err := m.leases.Lease(ctx, ns, name)
+	if errors.Is(err, meta.ErrNotFound) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return l.Holder.ID == m.holder.ID, nil
 }

@@ -35,8 +35,10 @@ type Runner struct {
 	// background sweeps (a listing of the table's whole location) once an
 	// OrphanMargin, as only files older than that go.
 	swept map[link.Key]time.Time
-	stop  chan struct{}
-	done  chan struct{}
+	// idleSwept is when the tables nobody writes were last looked after.
+	idleSwept time.Time
+	stop      chan struct{}
+	done      chan struct{}
 }
 
 // NewRunner makes a Runner over m's tables; interval <= 0 means
@@ -99,27 +101,57 @@ func (r *Runner) Stop() {
 	r.stop = nil
 }
 
-// pass looks after every table this server writes. Tables another server
-// writes are that server's to maintain and are skipped without a word.
+// IdleEvery is how often, in passes, the Runner also looks after the
+// tables nobody is writing (their rows still expire, their snapshots age).
+const IdleEvery = 10
+
+// pass looks after every table this server writes and, every IdleEvery
+// passes, the idle tables it wrote last. Tables another server writes are
+// that server's to maintain and are skipped without a word.
 func (r *Runner) pass(ctx context.Context) {
 	for _, k := range r.m.Tables() {
 		if ctx.Err() != nil {
 			return
 		}
-		if !r.m.Writes(k.NS, k.Name) {
+		if r.m.Writes(k.NS, k.Name) {
+			r.keep(ctx, k)
+		}
+	}
+	if r.now().Sub(r.idleSwept) < IdleEvery*r.interval {
+		return
+	}
+	r.idleSwept = r.now()
+	keys, err := r.m.CatalogTables(ctx)
+	if err != nil {
+		r.log.Warn("listing tables for upkeep failed; will retry", "err", err)
+		return
+	}
+	for _, k := range keys {
+		if ctx.Err() != nil {
+			return
+		}
+		if r.m.Writes(k.NS, k.Name) {
+			continue // looked after above
+		}
+		if ok, err := r.m.MayKeepIdle(ctx, k.NS, k.Name); err != nil || !ok {
 			continue
 		}
-		rep, err := r.run(ctx, k.NS, k.Name, false)
-		switch {
-		case err == nil:
-			if rep.Compact.FilesRemoved > 0 || rep.Compact.Conflict {
-				r.log.Debug("compacted", "table", k, "files_removed", rep.Compact.FilesRemoved,
-					"files_added", rep.Compact.FilesAdded, "rows_expired", rep.Compact.RowsExpired, "conflict", rep.Compact.Conflict)
-			}
-		case ctx.Err() != nil, tableGone(err), isLeaseErr(err):
-		default:
-			r.log.Warn("table upkeep failed; will retry", "table", k, "err", err)
+		r.keep(ctx, k)
+	}
+}
+
+// keep runs one table's background upkeep, logging what it did.
+func (r *Runner) keep(ctx context.Context, k link.Key) {
+	rep, err := r.run(ctx, k.NS, k.Name, false)
+	switch {
+	case err == nil:
+		if rep.Compact.FilesRemoved > 0 || rep.Compact.Conflict {
+			r.log.Debug("compacted", "table", k, "files_removed", rep.Compact.FilesRemoved,
+				"files_added", rep.Compact.FilesAdded, "rows_expired", rep.Compact.RowsExpired, "conflict", rep.Compact.Conflict)
 		}
+	case ctx.Err() != nil, tableGone(err), isLeaseErr(err):
+	default:
+		r.log.Warn("table upkeep failed; will retry", "table", k, "err", err)
 	}
 }
 
