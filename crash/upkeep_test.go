@@ -39,7 +39,8 @@ func vacuumer(ctx context.Context, url string) (int, error) {
 
 // TestKillDuringUpkeep is TestKillDuringIngest with table upkeep running
 // beside the writers: background compaction every 300 ms and a client
-// running VACUUM t in a loop, while the link commits every 200 ms. The
+// running VACUUM t in a loop (snapshots kept for a second, so expiry
+// deletes files too), while the link commits every 200 ms. The
 // server is SIGKILLed at a random moment, so kills land inside rewrites
 // and their commits. After each restart every acknowledged statement must
 // be there exactly once, through Loam and, after CHECKPOINT and a last
@@ -64,6 +65,9 @@ func TestKillDuringUpkeep(t *testing.T) {
 		c := connect(t, ctx, srv)
 		if round == 0 {
 			mustExec(t, ctx, c, createT)
+			// Snapshots expire (and the files only they held go) within
+			// the rounds, not after a day.
+			mustExec(t, ctx, c, `ALTER TABLE t SET (snapshot_retention = '1 second')`)
 		} else {
 			res := led.check(fmt.Sprintf("Loam after restart %d", round), selectIDs(t, ctx, c), true)
 			reportCheck(t, res)
