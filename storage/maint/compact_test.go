@@ -33,7 +33,7 @@ type env struct {
 
 // newEnv makes table public.t (id bigint, ts timestamptz, x bigint),
 // partitioned by day(ts) and sorted by id, with props.
-func newEnv(t *testing.T, props iceberg.Properties) *env {
+func newEnv(t testing.TB, props iceberg.Properties) *env {
 	t.Helper()
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -80,7 +80,7 @@ type row struct {
 
 // insert commits rows as one transaction and links it into Iceberg, as
 // one small data file per partition.
-func (e *env) insert(t *testing.T, rows []row) {
+func (e *env) insert(t testing.TB, rows []row) {
 	t.Helper()
 	if err := e.insertErr(rows); err != nil {
 		t.Fatal(err)
@@ -122,7 +122,7 @@ func (e *env) insertErr(rows []row) error {
 
 // readBack reads the table as an outside engine does, with iceberg-go's
 // own scan: the ids, and each data file's ids in file order.
-func (e *env) readBack(t *testing.T) (ids []int64, files map[string][]int64) {
+func (e *env) readBack(t testing.TB) (ids []int64, files map[string][]int64) {
 	t.Helper()
 	ctx := context.Background()
 	tbl, err := e.store.Load(ctx, "public", "t")
