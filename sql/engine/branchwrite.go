@@ -6,14 +6,13 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/storage/link"
 )
 
 // writeBranch runs an INSERT or COPY into "t@branch". It does not go
@@ -39,7 +38,10 @@ func (s *Session) writeBranch(ctx context.Context, ti *plan.TableInfo, fill func
 	if err != nil {
 		return 0, err
 	}
-	rec, err := sink.concat(sc)
+	if len(sink.recs) == 0 {
+		return n, nil
+	}
+	rec, err := link.Concat(sink.recs)
 	if err != nil {
 		return 0, err
 	}
@@ -94,40 +96,4 @@ func (b *batches) release() {
 		r.Release()
 	}
 	b.recs = nil
-}
-
-// concat joins the batches into one, of schema sc.
-func (b *batches) concat(sc *arrow.Schema) (arrow.RecordBatch, error) {
-	if len(b.recs) == 1 {
-		b.recs[0].Retain()
-		return b.recs[0], nil
-	}
-	cols := make([]arrow.Array, sc.NumFields())
-	var n int64
-	for _, r := range b.recs {
-		n += r.NumRows()
-	}
-	for c := range cols {
-		parts := make([]arrow.Array, len(b.recs))
-		for i, r := range b.recs {
-			parts[i] = r.Column(c)
-		}
-		if len(parts) == 0 {
-			cols[c] = array.MakeArrayOfNull(memory.DefaultAllocator, sc.Field(c).Type, 0)
-			continue
-		}
-		a, err := array.Concatenate(parts, memory.DefaultAllocator)
-		if err != nil {
-			for _, x := range cols[:c] {
-				x.Release()
-			}
-			return nil, err
-		}
-		cols[c] = a
-	}
-	out := array.NewRecordBatch(sc, cols, n)
-	for _, c := range cols {
-		c.Release()
-	}
-	return out, nil
 }

@@ -6,8 +6,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// concat joins batches of one schema.
-func concat(recs []arrow.RecordBatch) (arrow.RecordBatch, error) {
+// Concat joins batches of one schema into one; there must be at least one.
+func Concat(recs []arrow.RecordBatch) (arrow.RecordBatch, error) {
 	if len(recs) == 1 {
 		recs[0].Retain()
 		return recs[0], nil

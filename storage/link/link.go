@@ -813,7 +813,7 @@ func (m *Manager) linkOnce(ctx context.Context, st *tableState) (bool, error) {
 	if rerr != nil {
 		return false, fmt.Errorf("link %s: read log: %w", st.name(), rerr)
 	}
-	all, err := concat(recs)
+	all, err := Concat(recs)
 	if err != nil {
 		return false, fmt.Errorf("link %s: %w", st.name(), err)
 	}
