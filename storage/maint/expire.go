@@ -103,7 +103,7 @@ func ExpireSnapshots(ctx context.Context, m *link.Manager, ns, name string, now 
 		return rep, err
 	}
 	// iceberg-go's own cleanup of an expiry, as its commit runs it.
-	if err := table.NewRemoveSnapshotsUpdate(ids, true).PostCommit(ctx, pre, post); err != nil {
+	if err := table.NewRemoveSnapshotsUpdate(ids, true).PostCommit(ctx, pre, post); err != nil && !onlyMissing(err) {
 		return rep, fmt.Errorf("expire snapshots: delete files: %w", err)
 	}
 	for _, f := range candidates {
@@ -181,4 +181,23 @@ func CreateProperties() iceberg.Properties {
 		table.ManifestMergeEnabledKey:             "true",
 		table.ManifestMinMergeCountKey:            manifestsMergedAt,
 	}
+}
+
+// onlyMissing says every file the cleanup failed to delete was gone
+// already. iceberg-go deletes each data file an expired manifest lists,
+// DELETED entries too, so a file a compaction replaced is deleted when the
+// snapshots that added it expire and again when the compaction's own
+// snapshot does; the second time it is missing, which is no failure.
+func onlyMissing(err error) bool {
+	if errors.Is(err, fs.ErrNotExist) {
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				if !onlyMissing(e) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return false
 }
