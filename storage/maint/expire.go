@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/apache/iceberg-go"
-	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/storage/link"
 )
@@ -30,8 +29,7 @@ const SnapshotsKept = 5
 
 // ExpireReport says what ExpireSnapshots removed.
 type ExpireReport struct {
-	Snapshots int // snapshots expired
-	Files     int // files no remaining snapshot references, deleted
+	Snapshots int // snapshots expired; the files only they referenced are deleted
 }
 
 // SnapshotRetentionOf is a table's snapshot retention: its
@@ -94,71 +92,11 @@ func ExpireSnapshots(ctx context.Context, m *link.Manager, ns, name string, now 
 		}
 	}
 	rep := ExpireReport{Snapshots: len(ids)}
-	fsys, err := pre.FS(ctx)
-	if err != nil {
-		return rep, err
-	}
-	candidates, err := expiredFiles(pre, ids, fsys)
-	if err != nil {
-		return rep, err
-	}
 	// iceberg-go's own cleanup of an expiry, as its commit runs it.
 	if err := table.NewRemoveSnapshotsUpdate(ids, true).PostCommit(ctx, pre, post); err != nil && !onlyMissing(err) {
 		return rep, fmt.Errorf("expire snapshots: delete files: %w", err)
 	}
-	for _, f := range candidates {
-		if gone(fsys, f) {
-			rep.Files++
-		}
-	}
 	return rep, nil
-}
-
-// expiredFiles lists the files the expired snapshots reference: the
-// candidates the cleanup deletes unless a kept snapshot still uses them.
-func expiredFiles(pre *table.Table, ids []int64, fsys iceio.IO) ([]string, error) {
-	seen := map[string]bool{}
-	var out []string
-	add := func(p string) {
-		if p != "" && !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	for _, id := range ids {
-		snap := pre.Metadata().SnapshotByID(id)
-		if snap == nil {
-			continue
-		}
-		add(snap.ManifestList)
-		mans, err := snap.Manifests(fsys)
-		if err != nil {
-			return nil, fmt.Errorf("snapshot %d: %w", id, err)
-		}
-		for _, man := range mans {
-			if seen[man.FilePath()] {
-				continue
-			}
-			add(man.FilePath())
-			for e, err := range man.Entries(fsys, false) {
-				if err != nil {
-					return nil, fmt.Errorf("manifest %s: %w", man.FilePath(), err)
-				}
-				add(e.DataFile().FilePath())
-			}
-		}
-	}
-	return out, nil
-}
-
-// gone says whether a file no longer exists.
-func gone(fsys iceio.IO, path string) bool {
-	f, err := fsys.Open(path)
-	if err == nil {
-		f.Close()
-		return false
-	}
-	return errors.Is(err, fs.ErrNotExist)
 }
 
 // Iceberg's own bound on a table's metadata files: each commit writes a

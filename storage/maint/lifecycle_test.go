@@ -284,7 +284,7 @@ func TestExpireSnapshots(t *testing.T) {
 	if ref, ok := maps.Collect(after.Metadata().Refs())["keep"]; !ok || ref.SnapshotID != tag {
 		t.Errorf("tag keep lost")
 	}
-	if exists(fileA) || rep.Files == 0 {
+	if exists(fileA) || rep.Snapshots == 0 {
 		t.Errorf("file %s only expired snapshots referenced: exists %v, report %+v", fileA, exists(fileA), rep)
 	}
 	if exists(s1.CurrentSnapshot().ManifestList) {
