@@ -7,7 +7,7 @@ BIN := bin/loam
 MODULE    = $(shell $(GO) list -m)
 UNIT_PKGS = $(shell $(GO) list ./... | grep -Ev '^$(MODULE)/(wire|regress|clients)(/|$$)')
 
-.PHONY: fuzz-diff build run test bench bench-upkeep bench-ingest bench-query bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
+.PHONY: fuzz-diff build run test bench bench-upkeep bench-short bench-ingest bench-query bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
 
 build:
 	$(GO) build -o $(BIN) ./cmd/loam
@@ -144,7 +144,8 @@ clients/node/node_modules/.package-lock.json: clients/node/package-lock.json
 	cd clients/node && npm ci --no-audit --no-fund
 	@touch $@
 
-# Not part of test: Loam's ingest, then its dashboard queries, against a
+# Not part of test: Loam's ingest, then its dashboard queries, upkeep and
+# short queries (bench-short), against a
 # throwaway PostgreSQL 15 and (queries) DuckDB; see bench/README.md
 # (BENCH_ROWS, BENCH_QUERY_ROWS, … tune them). Installs Debian's PostgreSQL 15
 # server when its binaries are missing. The query benchmark is a module of
@@ -155,6 +156,7 @@ bench: bench-postgres
 	$(GO) run ./bench/cmd/ingestbench
 	$(GO) -C bench/query run .
 	$(GO) run ./bench/cmd/upkeepbench -duration $(UPKEEP_DURATION)
+	$(GO) run ./bench/cmd/shortbench
 
 bench-ingest: bench-postgres
 	$(GO) run ./bench/cmd/ingestbench
@@ -168,6 +170,12 @@ bench-query: bench-postgres
 UPKEEP_DURATION ?= 30m
 bench-upkeep:
 	$(GO) run ./bench/cmd/upkeepbench -duration $(UPKEEP_DURATION)
+
+# Short queries through pgx (bench/cmd/shortbench): pgbench-style point
+# selects, prepared and not, and single-row autocommit INSERTs, on Loam and
+# a throwaway PostgreSQL 15; queries/s and latency (BENCH_SHORT_* tune it).
+bench-short: bench-postgres
+	$(GO) run ./bench/cmd/shortbench
 
 bench-postgres:
 	@[ -x /usr/lib/postgresql/15/bin/initdb ] || [ -n "$$BENCH_PG_BIN" ] || { \
