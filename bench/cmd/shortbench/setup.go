@@ -13,7 +13,7 @@ import (
 // accountsPerBranch is pgbench's: bid = (aid-1)/100000 + 1.
 const accountsPerBranch = 100000
 
-// filler is pgbench's filler value: its char(84) column pads ” with
+// filler is pgbench's filler value: its char(84) column pads the empty string with
 // blanks, so each account row carries 84 bytes beside its numbers.
 var filler = strings.Repeat(" ", 84)
 
