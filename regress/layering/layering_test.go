@@ -104,4 +104,3 @@ func TestAllowed(t *testing.T) {
 		}
 	}
 }
-
