@@ -80,6 +80,8 @@ space := $(empty) $(empty)
 SLT_OWN = $(subst $(space),$(comma),$(notdir $(wildcard regress/slt/testdata/*.slt)))
 
 regress: build
+	# Imports flow down the floors of ../shared/DESIGN.md: wire → sql → exec → storage, meta beside.
+	$(GO) test -count=1 ./regress/layering/
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m ./regress/
 	# pg_catalog and information_schema: the same column names and types as
 	# a throwaway PostgreSQL 15 gives (and the same rows where comparable).
