@@ -378,6 +378,8 @@ func allSchemas(ctx context.Context, ci CatalogInfo) ([]string, error) {
 	return out, nil
 }
 
+// virtualTables is the registry of pg_catalog and information_schema
+// tables, filled by this one init so that no file-name order matters.
 var virtualTables []*vtable
 
 func init() {
@@ -857,6 +859,10 @@ func init() {
 				return out, err
 			}),
 	}
+	// The rest of the registry, in this order: the catalogs psql lists
+	// without rows, then pg_description's rows, which join others.
+	addEmptyCatalogs()
+	describeObjects()
 }
 
 // collationOf is a column's attcollation: "default" for strings, "C" for

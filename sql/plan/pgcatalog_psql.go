@@ -15,12 +15,12 @@ import (
 	"github.com/loamdb/loam/exec/types"
 )
 
-// This file's init runs after pgcatalog.go's (files initialize in name
-// order): it gives pg_description the description of the extension
+// describeObjects, run by the registry's init once pg_description is
+// defined, gives pg_description the description of the extension
 // pg_extension lists, as in PostgreSQL (psql's \dx joins them), and the
 // comments of COMMENT ON: a table's is its Iceberg property "comment", a
 // column's its Iceberg field's doc, a schema's its namespace property.
-func init() {
+func describeObjects() {
 	vt := lookupVirtual("pg_catalog", "pg_description")
 	if vt == nil {
 		panic("pg_description is not defined yet")
@@ -130,7 +130,7 @@ func descriptions(ctx context.Context, ci CatalogInfo) ([]description, error) {
 // and user mappings), with PostgreSQL 15's columns, so that psql's \do,
 // \dC, \dy, \dc, \des, \dew, \dF*, \ddp, \dRs, \drds, \dd, \dl, \det and \deu
 // list nothing rather than fail.
-func init() {
+func addEmptyCatalogs() {
 	virtualTables = append(virtualTables,
 		defTable("pg_catalog", "pg_operator", `oid:oid oprname:name oprnamespace:oid oprowner:oid oprkind:"char" oprcanmerge:boolean oprcanhash:boolean oprleft:oid oprright:oid oprresult:oid oprcom:oid oprnegate:oid oprcode:regproc oprrest:regproc oprjoin:regproc`, noRows),
 		defTable("pg_catalog", "pg_cast", `oid:oid castsource:oid casttarget:oid castfunc:oid castcontext:"char" castmethod:"char"`, noRows),
