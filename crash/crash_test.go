@@ -215,6 +215,39 @@ func seedFromEnv(t *testing.T) int64 {
 	return seed
 }
 
+// finalCheck restarts the server one last time and checks the ledger:
+// through Loam, again after the statements (CHECKPOINT, VACUUM …), then
+// through iceberg-go reading the warehouse alone, whose current snapshot
+// must reference only files that exist. It returns those files.
+func finalCheck(t *testing.T, ctx context.Context, led *ledger, dataDir, logDir string, args []string, stmts ...string) map[string]bool {
+	t.Helper()
+	after := "after " + strings.Join(stmts, " and ")
+	srv := startServer(t, dataDir, logDir, 200*time.Millisecond, args...)
+	c := connect(t, ctx, srv)
+	res := led.check("Loam after the final restart", selectIDs(t, ctx, c), true)
+	t.Logf("Loam after the final restart: %s", res)
+	reportCheck(t, res)
+	for _, st := range stmts {
+		mustExec(t, ctx, c, st)
+	}
+	res = led.check("Loam "+after, selectIDs(t, ctx, c), true)
+	reportCheck(t, res)
+	c.Close(ctx)
+	srv.stop()
+	if t.Failed() {
+		t.Logf("server log of the final run:\n%s", srv.logTail())
+	}
+
+	ids, files := icebergIDs(t, ctx, dataDir)
+	res = led.check("iceberg-go "+after, ids, true)
+	t.Logf("iceberg-go %s: %s", after, res)
+	reportCheck(t, res)
+	if m := missingFiles(files); len(m) > 0 {
+		t.Errorf("the current snapshot references %d files that do not exist: %v", len(m), m)
+	}
+	return files
+}
+
 func reportCheck(t *testing.T, res checkResult) {
 	t.Helper()
 	const show = 25
@@ -305,28 +338,7 @@ func TestKillDuringIngest(t *testing.T) {
 	}
 	t.Log(led.statsByMode())
 
-	// Final restart: Loam, CHECKPOINT, Loam again, then iceberg-go alone.
-	srv := startServer(t, dataDir, logDir, 200*time.Millisecond)
-	c := connect(t, ctx, srv)
-	res := led.check("Loam after the final restart", selectIDs(t, ctx, c), true)
-	t.Logf("Loam after the final restart: %s", res)
-	reportCheck(t, res)
-	mustExec(t, ctx, c, "CHECKPOINT")
-	res = led.check("Loam after CHECKPOINT", selectIDs(t, ctx, c), true)
-	reportCheck(t, res)
-	c.Close(ctx)
-	srv.stop()
-	if t.Failed() {
-		t.Logf("server log of the final run:\n%s", srv.logTail())
-	}
-
-	ids, files := icebergIDs(t, ctx, dataDir)
-	res = led.check("iceberg-go after CHECKPOINT", ids, true)
-	t.Logf("iceberg-go after CHECKPOINT: %s", res)
-	reportCheck(t, res)
-	if m := missingFiles(files); len(m) > 0 {
-		t.Errorf("the current snapshot references %d files that do not exist: %v", len(m), m)
-	}
+	files := finalCheck(t, ctx, led, dataDir, logDir, nil, "CHECKPOINT")
 	if o := orphanDataFiles(t, dataDir, files); len(o) > 0 {
 		// Reported, not failed: see the brief (invariant 4's cleanup).
 		t.Logf("ORPHANS: %d data files under public.db/t/data are referenced by no snapshot after restart+CHECKPOINT (seed %d): %v",

@@ -129,28 +129,7 @@ func TestKillDuringUpkeep(t *testing.T) {
 		t.Error("no VACUUM completed before a kill: the test did not exercise compaction")
 	}
 
-	srv := startServer(t, dataDir, logDir, 200*time.Millisecond, upkeep...)
-	c := connect(t, ctx, srv)
-	res := led.check("Loam after the final restart", selectIDs(t, ctx, c), true)
-	t.Logf("Loam after the final restart: %s", res)
-	reportCheck(t, res)
-	mustExec(t, ctx, c, "CHECKPOINT")
-	mustExec(t, ctx, c, "VACUUM t")
-	res = led.check("Loam after CHECKPOINT and VACUUM", selectIDs(t, ctx, c), true)
-	reportCheck(t, res)
-	c.Close(ctx)
-	srv.stop()
-	if t.Failed() {
-		t.Logf("server log of the final run:\n%s", srv.logTail())
-	}
-
-	ids, files := icebergIDs(t, ctx, dataDir)
-	res = led.check("iceberg-go after CHECKPOINT and VACUUM", ids, true)
-	t.Logf("iceberg-go after CHECKPOINT and VACUUM: %s", res)
-	reportCheck(t, res)
-	if m := missingFiles(files); len(m) > 0 {
-		t.Errorf("the current snapshot references %d files that do not exist: %v", len(m), m)
-	}
+	files := finalCheck(t, ctx, led, dataDir, logDir, upkeep, "CHECKPOINT", "VACUUM t")
 	// A VACUUM leaves at most one file per partition below the target.
 	if len(files) > 8 {
 		t.Errorf("%d files in the current snapshot after VACUUM; want a few (one a day partition)", len(files))
