@@ -27,6 +27,7 @@ var now = time.Date(2026, 6, 15, 12, 0, 0, 0, time.UTC)
 
 type env struct {
 	dir   string
+	meta  meta.Store
 	store *icetable.Store
 	m     *link.Manager
 }
@@ -35,17 +36,8 @@ type env struct {
 // partitioned by day(ts) and sorted by id, with props.
 func newEnv(t testing.TB, props iceberg.Properties) *env {
 	t.Helper()
-	dir := t.TempDir()
 	ctx := context.Background()
-	ms, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ms.Close() })
-	st := icetable.New(ms.Catalog())
-	if err := st.CreateNamespace(ctx, "public"); err != nil {
-		t.Fatal(err)
-	}
+	dir, ms, st := openWarehouse(t)
 	sc := iceberg.NewSchema(0,
 		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
 		iceberg.NestedField{ID: 2, Name: "ts", Type: iceberg.PrimitiveTypes.TimestampTz},
@@ -63,13 +55,38 @@ func newEnv(t testing.TB, props iceberg.Properties) *env {
 	if _, err := st.Create(ctx, "public", "t", sc, &spec, order, props); err != nil {
 		t.Fatal(err)
 	}
-	m, err := link.Open(ctx, st, link.Options{Dir: dir + "/wal", LinkInterval: time.Hour,
+	return &env{dir: dir, meta: ms, store: st, m: openLink(t, st, dir)}
+}
+
+// openWarehouse opens a SQLite metastore and file warehouse in a fresh
+// directory, with the public namespace.
+func openWarehouse(t testing.TB) (string, meta.Store, *icetable.Store) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	ms, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ms.Close() })
+	st := icetable.New(ms.Catalog())
+	if err := st.CreateNamespace(ctx, "public"); err != nil {
+		t.Fatal(err)
+	}
+	return dir, ms, st
+}
+
+// openLink opens a link over st with its write log in dir, committing only
+// when told (the tests call Checkpoint).
+func openLink(t testing.TB, st *icetable.Store, dir string) *link.Manager {
+	t.Helper()
+	m, err := link.Open(context.Background(), st, link.Options{Dir: dir + "/wal", LinkInterval: time.Hour,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	return &env{dir: dir, store: st, m: m}
+	return m
 }
 
 type row struct {

@@ -17,11 +17,7 @@ import (
 func TestRunnerKeepsIdleTables(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, nil)
-	ms, err := meta.Open(ctx, "sqlite://"+e.dir+"/meta.db", "file://"+e.dir+"/warehouse")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ms.Close() })
+	ms := e.meta
 	server := func(id string, ttl time.Duration) *link.Manager {
 		m, err := link.Open(ctx, e.store, link.Options{Dir: t.TempDir(), LinkInterval: time.Hour,
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Leases: ms,

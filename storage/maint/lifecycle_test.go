@@ -35,16 +35,7 @@ type lifeEnv struct {
 func newLifeEnv(t *testing.T, partitioned bool, props iceberg.Properties) *lifeEnv {
 	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
-	ms, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ms.Close() })
-	st := icetable.New(ms.Catalog())
-	if err := st.CreateNamespace(ctx, "public"); err != nil {
-		t.Fatal(err)
-	}
+	dir, ms, st := openWarehouse(t)
 	sc := iceberg.NewSchema(0,
 		iceberg.NestedField{ID: 1, Name: "ts", Type: iceberg.PrimitiveTypes.TimestampTz},
 		iceberg.NestedField{ID: 2, Name: "n", Type: iceberg.PrimitiveTypes.Int64, Required: true})
@@ -60,13 +51,7 @@ func newLifeEnv(t *testing.T, partitioned bool, props iceberg.Properties) *lifeE
 	if _, err := st.Create(ctx, "public", "t", sc, spec, table.UnsortedSortOrder, all); err != nil {
 		t.Fatal(err)
 	}
-	m, err := link.Open(ctx, st, link.Options{Dir: dir + "/wal", LinkInterval: time.Hour,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	return &lifeEnv{dir: dir, meta: ms, store: st, m: m}
+	return &lifeEnv{dir: dir, meta: ms, store: st, m: openLink(t, st, dir)}
 }
 
 var retain30 = iceberg.Properties{RetentionSpecProperty: RetentionSpec(0, 30, 0), RetentionColumnProperty: "ts"}
