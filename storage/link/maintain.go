@@ -38,7 +38,7 @@ func (m *Manager) Maintain(ctx context.Context, ns, name string, fn MaintainFunc
 		return err
 	}
 	st.mu.Lock()
-	tbl, pos, dropped := st.tbl, st.pos, st.dropped
+	dropped := st.dropped
 	st.mu.Unlock()
 	if dropped {
 		return nil
@@ -50,7 +50,7 @@ func (m *Manager) Maintain(ctx context.Context, ns, name string, fn MaintainFunc
 		return fmt.Errorf("maintain %s: %w", st.name(), err)
 	}
 	st.mu.Lock()
-	tbl, pos = st.tbl, st.pos
+	tbl, pos := st.tbl, st.pos
 	st.mu.Unlock()
 	props := iceberg.Properties{}
 	if pos != (Position{}) {
