@@ -8,7 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/types"
 )
 
 // TestGather checks the hand-written take against Arrow's take kernel.

@@ -9,8 +9,8 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/exec/ice"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/types"
 )
 
 // TableScan describes a scan of one table: which columns, and the filter

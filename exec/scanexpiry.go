@@ -11,8 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 	"github.com/loamdb/loam/exec/ice"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/storage/maint"
+	"github.com/loamdb/loam/types"
 )
 
 // Expiry hides a table's expired rows from a scan: those whose Column (a

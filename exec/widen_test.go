@@ -7,7 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/types"
 )
 
 // TestWiden feeds batches of many lengths (more than the NULL columns it

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/sql/engine"
+	"github.com/loamdb/loam/types"
 )
 
 // Engine opens sessions. FromEngine adapts *engine.Engine; tests supply

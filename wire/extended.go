@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5/pgproto3"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/engine"
+	"github.com/loamdb/loam/types"
 )
 
 // The extended query protocol: Parse, Bind, Describe, Execute, Close, Sync,

@@ -6,9 +6,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/jackc/pgx/v5/pgproto3"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/engine"
+	"github.com/loamdb/loam/types"
 )
 
 // prepStmt is a prepared statement: the result of Parse (or of one statement

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 // Hand-annotated frontend byte fixtures.

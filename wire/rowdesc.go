@@ -3,8 +3,8 @@ package wire
 import (
 	"encoding/binary"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/sql/engine"
+	"github.com/loamdb/loam/types"
 )
 
 // rowDescription describes result columns with their format codes.

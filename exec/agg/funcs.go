@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/loamdb/loam/exec/expr"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 // Func is an aggregate function.

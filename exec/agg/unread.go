@@ -3,7 +3,7 @@ package agg
 import (
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
-	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/types"
 )
 
 // WithoutUnread returns op, when it is a hash aggregate, with the

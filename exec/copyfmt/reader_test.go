@@ -14,8 +14,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 var testCols = []Column{{Name: "id", T: types.TInt8, Required: true}, {Name: "s", T: types.TText}, {Name: "ts", T: types.TTimestampTZ}}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/types"
 )
 
 // writes records each Write separately.

@@ -3,7 +3,7 @@ package expr
 import (
 	"strings"
 
-	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/types"
 )
 
 // Arrays travel as their text form ({a,"b c",NULL}); these functions read

@@ -3,8 +3,8 @@ package expr
 import (
 	"testing"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 func arr(s string) types.Datum { return types.Datum{T: types.ArrayOf(types.Text), S: s} }

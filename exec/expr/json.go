@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 // jsonOf parses a json/jsonb datum; jsonb text is already normal.

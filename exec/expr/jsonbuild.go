@@ -4,8 +4,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 const codeNullNotAllowed = "22004"

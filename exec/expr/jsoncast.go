@@ -3,8 +3,8 @@ package expr
 import (
 	"time"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 // jsonKindNames name a jsonb value's kind as PostgreSQL's casts out of

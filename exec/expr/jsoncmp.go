@@ -3,7 +3,7 @@ package expr
 import (
 	"strings"
 
-	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/types"
 )
 
 // jsonbRank orders jsonb kinds as PostgreSQL's btree does:

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 // Expected values and errors are PostgreSQL 15's.

@@ -4,8 +4,8 @@ import (
 	"sync"
 
 	"github.com/loamdb/loam/exec/jsonpath"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 // pathCache keeps parsed jsonpaths: a query applies one path to every row.

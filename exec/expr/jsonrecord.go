@@ -4,8 +4,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 // IsRecordFunc names json[b]_to_record and json[b]_to_recordset, whose

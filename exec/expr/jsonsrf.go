@@ -1,8 +1,8 @@
 package expr
 
 import (
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 // SetSpec is a set-returning function over JSON: its arguments' types (a

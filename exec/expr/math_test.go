@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 // Expected values are PostgreSQL 15's.

@@ -1,7 +1,7 @@
 package expr
 
 import (
-	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/types"
 )
 
 // Any in an Overload's parameter list accepts an argument of any type, as

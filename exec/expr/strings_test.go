@@ -3,8 +3,8 @@ package expr
 import (
 	"testing"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 // Expected values are PostgreSQL 15's.

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 // zoneCache converts between instants and wall clocks of one zone,

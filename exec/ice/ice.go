@@ -17,7 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 	"github.com/google/uuid"
-	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/types"
 )
 
 // TypesProperty is the table property holding each column's exact SQL type

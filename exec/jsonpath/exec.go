@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 // Error is an error of running a path that the silent argument and the

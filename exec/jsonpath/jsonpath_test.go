@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 // query runs path over doc and prints the items as jsonb, one a line,

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 type nodeKind uint8

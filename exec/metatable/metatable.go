@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/apache/iceberg-go/table"
-	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/types"
 )
 
 // Column is one column of a metadata table.

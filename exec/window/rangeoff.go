@@ -5,8 +5,8 @@ import (
 	"sort"
 
 	"github.com/loamdb/loam/exec/expr"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 // offsets are a frame's constant start and end offsets: row or group

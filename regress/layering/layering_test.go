@@ -16,12 +16,14 @@ import (
 const module = "github.com/loamdb/loam/"
 
 // floors, top first. meta sits beside the floors: sql and storage may use
-// it, and it uses none of them. pgerr is every floor's error type.
-var floors = map[string]int{"cmd": 0, "wire": 1, "sql": 2, "exec": 3, "storage": 4, "meta": 5, "pgerr": 6}
+// it, and it uses none of them. pgerr is every floor's error type, and
+// types (SQL types, values and their PostgreSQL text and binary formats)
+// is every floor's vocabulary; types uses only pgerr.
+var floors = map[string]int{"cmd": 0, "wire": 1, "sql": 2, "exec": 3, "storage": 4, "meta": 5, "types": 6, "pgerr": 7}
 
 // allowed says whether a package under floor from may import one under to.
 func allowed(from, to string) bool {
-	if from == to || to == "pgerr" {
+	if from == to || to == "pgerr" || (to == "types" && from != "pgerr") {
 		return true
 	}
 	f, okf := floors[from]
@@ -98,6 +100,7 @@ func TestAllowed(t *testing.T) {
 		{"sql", "wire", false}, {"exec", "sql", false}, {"storage", "exec", false}, {"storage", "sql", false},
 		{"storage", "meta", true}, {"sql", "meta", true}, {"exec", "meta", false}, {"meta", "storage", false},
 		{"meta", "pgerr", true}, {"exec", "pgerr", true},
+		{"wire", "types", true}, {"storage", "types", true}, {"types", "exec", false}, {"types", "wire", false}, {"pgerr", "types", false},
 	} {
 		if got := allowed(c.from, c.to); got != c.ok {
 			t.Errorf("allowed(%s, %s) = %v, want %v", c.from, c.to, got, c.ok)

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 func TestAggregateErrors(t *testing.T) {

@@ -11,11 +11,11 @@ import (
 
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/ice"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/types"
 )
 
 // addColumn is ADD COLUMN [IF NOT EXISTS] name type [DEFAULT d] [NOT NULL].

@@ -11,11 +11,11 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/loamdb/loam/exec/expr"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/link"
+	"github.com/loamdb/loam/types"
 )
 
 // Schema and partition evolution: ALTER TABLE … ADD/DROP COLUMN, ALTER

@@ -13,9 +13,9 @@ import (
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/copyfmt"
 	"github.com/loamdb/loam/exec/expr"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/plan"
+	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 

@@ -12,7 +12,6 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/exec/ice"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
@@ -20,6 +19,7 @@ import (
 	"github.com/loamdb/loam/storage/icetable"
 	"github.com/loamdb/loam/storage/link"
 	"github.com/loamdb/loam/storage/maint"
+	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 

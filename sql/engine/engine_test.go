@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/engine"
+	"github.com/loamdb/loam/types"
 )
 
 // null marks a NULL in result rows; no text value can equal it.

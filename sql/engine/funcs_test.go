@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 // TestFunctionErrors checks the SQLSTATE, message and position of failing

@@ -16,8 +16,8 @@ import (
 	"github.com/apache/iceberg-go"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/meta"
+	"github.com/loamdb/loam/types"
 	_ "modernc.org/sqlite"
 )
 

@@ -10,12 +10,12 @@ import (
 	"github.com/apache/iceberg-go/table"
 	pg "github.com/pganalyze/pg_query_go/v5"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/icetable"
 	"github.com/loamdb/loam/storage/maint"
+	"github.com/loamdb/loam/types"
 )
 
 // PropSnapshotRetention is the text of a table's snapshot_retention, for

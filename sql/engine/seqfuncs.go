@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/link"
+	"github.com/loamdb/loam/types"
 )
 
 // The sequence functions (nextval, currval, setval, lastval) and the

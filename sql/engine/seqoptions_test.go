@@ -3,9 +3,9 @@ package engine
 import (
 	"testing"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/plan"
+	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 

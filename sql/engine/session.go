@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/storage/link"
+	"github.com/loamdb/loam/types"
 )
 
 // reportedSettings are the GUC_REPORT settings PostgreSQL 15 sends as

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/apache/iceberg-go/table"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/types"
 )
 
 // Time travel reads a table as of one of its Iceberg snapshots, and

@@ -10,8 +10,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/iceberg-go/table"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/sql/engine"
+	"github.com/loamdb/loam/types"
 )
 
 // col0 runs query and joins its rows' first column with commas.

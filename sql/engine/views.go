@@ -11,12 +11,12 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/loamdb/loam/exec/ice"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/link"
+	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 

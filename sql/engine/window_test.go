@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 // TestWindowErrors checks the SQLSTATEs and positions PostgreSQL 15 gives

@@ -2,7 +2,7 @@ package plan
 
 import (
 	"github.com/loamdb/loam/exec/expr"
-	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/types"
 )
 
 // arrayContains binds the array operators @> (contains), <@ (is contained

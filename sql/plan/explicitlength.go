@@ -2,7 +2,7 @@ package plan
 
 import (
 	"github.com/loamdb/loam/exec/expr"
-	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/types"
 )
 
 // explicitLength makes an explicit cast to varchar(n) or char(n) cut a

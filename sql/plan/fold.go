@@ -6,7 +6,7 @@ import (
 
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
-	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/types"
 )
 
 // fold evaluates once, at planning, each subexpression of e that reads no

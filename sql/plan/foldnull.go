@@ -2,7 +2,7 @@ package plan
 
 import (
 	"github.com/loamdb/loam/exec/expr"
-	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/types"
 )
 
 // foldNulls replaces each strict operator, function or cast that has a

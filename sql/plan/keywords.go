@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/types"
 )
 
 // pgKeywords is PostgreSQL 15's keyword list as pg_get_keywords() returns

@@ -10,7 +10,7 @@ import (
 
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
-	"github.com/loamdb/loam/exec/types"
+	"github.com/loamdb/loam/types"
 )
 
 // CatalogInfo is what the emulated pg_catalog and information_schema read

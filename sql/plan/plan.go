@@ -13,9 +13,9 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/types"
 )
 
 // TableInfo is a resolved table: where it lives and its columns.

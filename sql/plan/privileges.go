@@ -4,8 +4,8 @@ import (
 	"strings"
 
 	"github.com/loamdb/loam/exec/expr"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 // privilegeKinds are the privileges each has_*_privilege function checks.

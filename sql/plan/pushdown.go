@@ -3,8 +3,8 @@ package plan
 import (
 	"github.com/apache/iceberg-go"
 	"github.com/loamdb/loam/exec/expr"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/types"
 )
 
 // pushdown turns the conjuncts of a WHERE clause that Iceberg can evaluate

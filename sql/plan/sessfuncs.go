@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/loamdb/loam/exec/expr"
-	"github.com/loamdb/loam/exec/types"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
 )
 
 // SessionControl is what the functions that act on the session need of
