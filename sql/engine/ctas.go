@@ -107,8 +107,19 @@ func (s *Session) fillNewTable(ctx context.Context, ns, name string, src exec.Op
 	if err != nil {
 		return 0, fmt.Errorf("create table %s.%s as: %w", ns, name, err)
 	}
-	return s.write(ctx, ti, func(txn exec.Sink, t *exec.Target) (int64, error) {
-		return exec.Insert(ctx, txn, t, src)
+	t, err := plan.WriteTarget(ti, s.loc)
+	if err != nil {
+		return 0, err
+	}
+	ec := s.exprCtx()
+	return s.writing(ctx, func(w link.Writer) (int64, error) {
+		ec.Writer = w
+		recs, err := runSink(ctx, exec.NewInsert(src, t, nil, ec))
+		if err != nil {
+			return 0, err
+		}
+		defer releaseAll(recs)
+		return sinkCount(recs), nil
 	})
 }
 
