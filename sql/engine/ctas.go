@@ -5,9 +5,10 @@ import (
 	"fmt"
 
 	"github.com/apache/iceberg-go"
-	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/build"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/ice"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
@@ -91,7 +92,7 @@ func (s *Session) createTableAs(ctx context.Context, p *plan.Planner, into *pg.I
 	if into.SkipData {
 		return done, nil
 	}
-	n, err := s.fillNewTable(ctx, ns, rv.Relname, exec.NewProject(qr.Root, exprs, s.exprCtx()))
+	n, err := s.fillNewTable(ctx, ns, rv.Relname, &physical.Project{In: qr.Root, Exprs: exprs}, qr.Env())
 	if err != nil {
 		s.undoCreate(mark, link.Key{NS: ns, Name: rv.Relname})
 		return nil, err
@@ -99,8 +100,9 @@ func (s *Session) createTableAs(ctx context.Context, p *plan.Planner, into *pg.I
 	return &Cursor{tag: fmt.Sprintf("SELECT %d", n), sess: s}, nil
 }
 
-// fillNewTable writes the rows of src into the table just created.
-func (s *Session) fillNewTable(ctx context.Context, ns, name string, src exec.Operator) (int64, error) {
+// fillNewTable writes the rows of src into the table just created, with
+// an INSERT's sink over it.
+func (s *Session) fillNewTable(ctx context.Context, ns, name string, src physical.Node, env build.Env) (int64, error) {
 	cat := s.catalog()
 	defer cat.release()
 	ti, err := cat.Table(ctx, ns, name)
@@ -111,15 +113,8 @@ func (s *Session) fillNewTable(ctx context.Context, ns, name string, src exec.Op
 	if err != nil {
 		return 0, err
 	}
-	ec := s.exprCtx()
 	return s.writing(ctx, func(w link.Writer) (int64, error) {
-		ec.Writer = w
-		recs, err := runSink(ctx, exec.NewInsert(src, t, nil, ec))
-		if err != nil {
-			return 0, err
-		}
-		defer releaseAll(recs)
-		return sinkCount(recs), nil
+		return runWrite(ctx, &physical.Insert{In: src, Target: t}, env, w, nil)
 	})
 }
 

@@ -222,8 +222,7 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 	}
 	// Positions are relative to the whole query string.
 	cat := s.catalog()
-	ec := s.exprCtx()
-	p := plan.New(ctx, cat, ec, st.prep.query, append([]types.T(nil), st.ParamTypes...), params)
+	p := plan.New(ctx, cat, s.exprCtx(), st.prep.query, append([]types.T(nil), st.ParamTypes...), params)
 	p.NoParams = st.simple
 	if ps.Ref != nil { // ALTER TABLE … CREATE|DROP BRANCH|TAG
 		cat.release()
@@ -248,12 +247,17 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 			cat.release() // the plan was never opened: nothing else to free
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "cached plan must not change result type")
 		}
-		return s.queryCursor(ctx, cols, q.Root, cat.release)
+		root, err := q.Build(ctx)
+		if err != nil {
+			cat.release()
+			return nil, err
+		}
+		return s.queryCursor(ctx, cols, root, cat.release)
 	case *pg.Node_ExplainStmt:
 		return s.explain(ctx, p, n.ExplainStmt, cat.release)
 	case *pg.Node_InsertStmt:
 		defer cat.release()
-		return s.insert(ctx, st, p, ec, n.InsertStmt)
+		return s.insert(ctx, st, p, n.InsertStmt)
 	case *pg.Node_CreateStmt:
 		return s.createTable(ctx, n.CreateStmt, ps, st.prep.query)
 	case *pg.Node_CreateTableAsStmt:

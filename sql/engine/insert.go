@@ -7,19 +7,20 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/loamdb/loam/exec"
-	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/build"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/link"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
-// insert runs an INSERT: the planner plans it (plan.Insert), whose sink
-// writes through the statement's writer, which goes into the execution
-// context ec the plan was made with. The RETURNING rows are held in
+// insert runs an INSERT: the planner plans it (plan.Insert), and its
+// sink writes through the statement's writer, which goes into the plan's
+// execution context. The RETURNING rows are held in
 // memory until the statement has ended, so a client sees none of a
 // statement that fails. The tag is INSERT's.
-func (s *Session) insert(ctx context.Context, st *Statement, p *plan.Planner, ec *expr.Ctx, ins *pg.InsertStmt) (*Cursor, error) {
+func (s *Session) insert(ctx context.Context, st *Statement, p *plan.Planner, ins *pg.InsertStmt) (*Cursor, error) {
 	q, err := p.Insert(ins)
 	if err != nil {
 		return nil, err
@@ -34,23 +35,10 @@ func (s *Session) insert(ctx context.Context, st *Statement, p *plan.Planner, ec
 		recs = nil
 	}
 	count, err := s.writing(ctx, func(w link.Writer) (int64, error) {
-		ec.Writer = w
-		defer func() { ec.Writer = nil }()
-		var err error
-		recs, err = runSink(ctx, q.Root)
-		if err != nil {
-			return 0, err
+		if len(q.Columns) == 0 {
+			return runWrite(ctx, q.Root, q.Env(), w, nil)
 		}
-		if len(q.Columns) > 0 {
-			var n int64
-			for _, r := range recs {
-				n += r.NumRows()
-			}
-			return n, nil
-		}
-		n := sinkCount(recs)
-		release()
-		return n, nil
+		return runWrite(ctx, q.Root, q.Env(), w, &recs)
 	})
 	if err != nil {
 		release()
@@ -60,12 +48,44 @@ func (s *Session) insert(ctx context.Context, st *Statement, p *plan.Planner, ec
 	if len(q.Columns) == 0 {
 		return &Cursor{tag: tag, sess: s}, nil
 	}
-	c, err := s.queryCursor(ctx, cols, exec.NewBatches(q.Root.Types(), recs), release)
+	out, err := build.Build(ctx, &physical.WorkTable{ColumnTypes: q.Root.Types(), Recs: recs}, q.Env())
+	if err != nil {
+		release()
+		return nil, err
+	}
+	c, err := s.queryCursor(ctx, cols, out, release)
 	if err != nil {
 		return nil, err
 	}
 	c.tagFn = func(int64) string { return tag }
 	return c, nil
+}
+
+// runWrite builds and runs a plan whose root is a sink, with the
+// statement's writer w in its execution context, and returns the number
+// of rows it wrote. With returning set the sink's RETURNING rows are kept
+// there (the caller releases them); else the sink yields its count.
+func runWrite(ctx context.Context, root physical.Node, env build.Env, w link.Writer, returning *[]arrow.RecordBatch) (int64, error) {
+	env.Ec.Writer = w
+	defer func() { env.Ec.Writer = nil }()
+	op, err := build.Build(ctx, root, env)
+	if err != nil {
+		return 0, err
+	}
+	recs, err := runSink(ctx, op)
+	if err != nil {
+		return 0, err
+	}
+	if returning == nil {
+		defer releaseAll(recs)
+		return sinkCount(recs), nil
+	}
+	*returning = recs
+	var n int64
+	for _, r := range recs {
+		n += r.NumRows()
+	}
+	return n, nil
 }
 
 // runSink runs a sink to its end and returns the batches it yielded.

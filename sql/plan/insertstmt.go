@@ -1,8 +1,8 @@
 package plan
 
 import (
-	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -58,12 +58,19 @@ func (p *Planner) Insert(ins *pg.InsertStmt) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Query{Root: exec.NewInsert(src, t, ret, p.ec), Columns: cols}, nil
+	q := &Query{Root: &physical.Insert{In: src, Target: t, Returning: ret}, Columns: cols}
+	if ret == nil {
+		// The count row the sink yields is no result column: a plain
+		// INSERT returns no rows.
+		q.env = p.Env()
+		return q, nil
+	}
+	return p.checked(q)
 }
 
 // insertSource plans the rows to insert: one column per table column, in
 // table order, of the column types.
-func (p *Planner) insertSource(ins *pg.InsertStmt, ti *TableInfo) (exec.Operator, error) {
+func (p *Planner) insertSource(ins *pg.InsertStmt, ti *TableInfo) (physical.Node, error) {
 	target, err := p.insertTargets(ins, ti)
 	if err != nil {
 		return nil, err
@@ -129,7 +136,7 @@ func (p *Planner) insertSource(ins *pg.InsertStmt, ti *TableInfo) (exec.Operator
 			}
 		}
 	}
-	return exec.NewProject(q.Root, exprs, p.ec), nil
+	return &physical.Project{In: q.Root, Exprs: exprs}, nil
 }
 
 // insertTargets resolves the target columns: the list given, else all in
