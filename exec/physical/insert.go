@@ -40,7 +40,7 @@ func (i *Insert) Explain() Explained {
 	}
 	ex := Explained{Name: "Insert on " + name}
 	if i.Returning != nil {
-		ex.Details = append(ex.Details, "Returning: "+ExprList(i.Returning))
+		ex.Details = append(ex.Details, "Returning: "+exec.ExprList(i.Returning))
 	}
 	return ex
 }
