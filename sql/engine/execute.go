@@ -446,7 +446,7 @@ func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Oper
 	return c, nil
 }
 
-// planInsert builds the operator producing the rows to insert: one column
+// planInsert plans the rows to insert (a physical node): one column
 // per table column, in table order, coerced to the column types.
 func (s *Session) planInsert(ctx context.Context, p *plan.Planner, ins *pg.InsertStmt, cat *catalog) (*plan.TableInfo, physical.Node, *returning, error) {
 	if ins.OnConflictClause != nil {
@@ -552,7 +552,7 @@ func (s *Session) insertReturning(ctx context.Context, st *Statement, ti *plan.T
 	return c, nil
 }
 
-// insertSource builds the operator producing the rows to insert.
+// insertSource plans the rows to insert.
 func (s *Session) insertSource(p *plan.Planner, ins *pg.InsertStmt, ti *plan.TableInfo) (physical.Node, error) {
 	var err error
 	// Target columns: the list given, else all in order.
