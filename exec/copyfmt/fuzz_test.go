@@ -70,7 +70,7 @@ func FuzzReader(f *testing.F) {
 
 // fuzzRead reads every batch, checks each, and renders the rows.
 func fuzzRead(t *testing.T, r interface{ Read([]byte) (int, error) }, opts Options, cols []Column) (string, error) {
-	rd := NewReader(r, opts, "t", cols, time.UTC, nil)
+	rd := NewReader(r, opts, "t", cols, time.UTC)
 	defer rd.Close()
 	var out strings.Builder
 	for {
@@ -149,7 +149,7 @@ func FuzzRoundTrip(f *testing.F) {
 		if err := wr.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		rd := NewReader(bytes.NewReader(buf.Bytes()), opts, "t", cols, time.UTC, nil)
+		rd := NewReader(bytes.NewReader(buf.Bytes()), opts, "t", cols, time.UTC)
 		defer rd.Close()
 		back, err := rd.Next()
 		if err != nil || back == nil {

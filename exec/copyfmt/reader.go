@@ -18,6 +18,7 @@ import (
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
+	"github.com/loamdb/loam/types/pgcodec"
 )
 
 // BatchRows is how many rows a Reader puts in a batch.
@@ -37,7 +38,6 @@ type Reader struct {
 	cols    []Column
 	table   string
 	loc     *time.Location
-	decode  BinaryDecoder
 	line    int64
 	started bool
 	done    bool
@@ -62,14 +62,10 @@ type Reader struct {
 	nullCol int
 }
 
-// BinaryDecoder decodes one field of binary COPY data (PostgreSQL's binary
-// send format of type t).
-type BinaryDecoder func(t types.T, b []byte, loc *time.Location) (types.Datum, error)
-
 // NewReader reads COPY data in the given options from r. table names the
-// target in error context lines. decode is needed for the binary format.
-func NewReader(r io.Reader, opts Options, table string, cols []Column, loc *time.Location, decode BinaryDecoder) *Reader {
-	rd := &Reader{r: newBufReader(r), opts: opts, cols: cols, table: table, loc: loc, decode: decode}
+// target in error context lines.
+func NewReader(r io.Reader, opts Options, table string, cols []Column, loc *time.Location) *Reader {
+	rd := &Reader{r: newBufReader(r), opts: opts, cols: cols, table: table, loc: loc}
 	rd.reset()
 	if (opts.Format == Text || opts.Format == Binary) && runtime.GOMAXPROCS(0) > 1 {
 		rd.startParallel()
@@ -104,7 +100,7 @@ func (rd *Reader) reset() {
 	if rd.opts.Format == Binary {
 		rd.binary = make([]func([]byte) error, len(rd.cols))
 		for i, c := range rd.cols {
-			rd.binary[i] = binaryAppender(c.T, rd.builders[i], rd.loc, rd.decode)
+			rd.binary[i] = pgcodec.BinaryAppender(c.T, rd.builders[i], rd.loc)
 		}
 	}
 }

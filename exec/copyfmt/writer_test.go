@@ -32,7 +32,7 @@ func TestWriterRowPerWrite(t *testing.T) {
 		{"csv", csvOpts, []string{"id,s,ts\n", "1,one,2026-11-01 10:00:00+00\n", "2,\"two\nlines\",\n", "3,three,2026-11-03 10:00:00+00\n"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rd := NewReader(strings.NewReader(in), textOpts(), "t", testCols, time.UTC, nil)
+			rd := NewReader(strings.NewReader(in), textOpts(), "t", testCols, time.UTC)
 			defer rd.Close()
 			rec, err := rd.Next()
 			if err != nil || rec == nil {

@@ -251,7 +251,7 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 		defer full.Release()
 		return types.DescribeRow(ti.Types, full.Columns(), 0, s.loc)
 	}
-	rd := copyfmt.NewReader(r, o, ti.Name, ccols, s.loc, s.eng.cfg.BinaryDecoder)
+	rd := copyfmt.NewReader(r, o, ti.Name, ccols, s.loc)
 	defer rd.Close() // returns once nothing reads r any more
 	n, err := s.write(ctx, ti, func(txn exec.Sink, t *exec.Target) (int64, error) {
 		var n int64
