@@ -370,7 +370,7 @@ func (s *Session) copyOut(ctx context.Context, st *Statement, w io.Writer) (stri
 			return "", err
 		}
 	}
-	if err := wr.Flush(); err != nil {
+	if err := wr.Finish(); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("COPY %d", wr.Rows()), nil

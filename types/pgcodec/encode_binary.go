@@ -40,10 +40,10 @@ func BinaryEncoder(t types.T, arr arrow.Array, errp *error) (AppendFunc, error) 
 		return func(buf []byte, i int) []byte { return binary.BigEndian.AppendUint64(buf, uint64(v[i])) }, nil
 	case types.Float4:
 		v := arrow.GetValues[float32](arr.Data(), 1)
-		return func(buf []byte, i int) []byte { return binary.BigEndian.AppendUint32(buf, math.Float32bits(v[i])) }, nil
+		return func(buf []byte, i int) []byte { return binary.BigEndian.AppendUint32(buf, float4Bits(v[i])) }, nil
 	case types.Float8:
 		v := arrow.GetValues[float64](arr.Data(), 1)
-		return func(buf []byte, i int) []byte { return binary.BigEndian.AppendUint64(buf, math.Float64bits(v[i])) }, nil
+		return func(buf []byte, i int) []byte { return binary.BigEndian.AppendUint64(buf, float8Bits(v[i])) }, nil
 	case types.Date:
 		v := arrow.GetValues[int32](arr.Data(), 1)
 		return func(buf []byte, i int) []byte { return binary.BigEndian.AppendUint32(buf, uint32(dateToPG(v[i]))) }, nil
@@ -86,9 +86,9 @@ func AppendBinary(buf []byte, d types.Datum) ([]byte, error) {
 	case types.Int8, types.Time:
 		return binary.BigEndian.AppendUint64(buf, uint64(d.I)), nil
 	case types.Float4:
-		return binary.BigEndian.AppendUint32(buf, math.Float32bits(float32(d.F))), nil
+		return binary.BigEndian.AppendUint32(buf, float4Bits(float32(d.F))), nil
 	case types.Float8:
-		return binary.BigEndian.AppendUint64(buf, math.Float64bits(d.F)), nil
+		return binary.BigEndian.AppendUint64(buf, float8Bits(d.F)), nil
 	case types.Date:
 		return binary.BigEndian.AppendUint32(buf, uint32(dateToPG(int32(d.I)))), nil
 	case types.Timestamp, types.TimestampTZ:
@@ -99,6 +99,23 @@ func AppendBinary(buf []byte, d types.Datum) ([]byte, error) {
 		return appendInterval(buf, d.Interval()), nil
 	}
 	return appendTextCarried(buf, d.T, d.S)
+}
+
+// float4Bits and float8Bits send NaN as PostgreSQL's NaN constant
+// (get_float8_nan: 0x7ff8000000000000), which 'NaN' reads as there; Go's
+// math.NaN() has another payload (…0001).
+func float4Bits(f float32) uint32 {
+	if f != f {
+		return 0x7fc00000
+	}
+	return math.Float32bits(f)
+}
+
+func float8Bits(f float64) uint64 {
+	if f != f {
+		return 0x7ff8000000000000
+	}
+	return math.Float64bits(f)
 }
 
 // interval_send: microseconds, days, months.
