@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/loamdb/loam/types"
+	"github.com/loamdb/loam/types/pgcodec"
 )
 
 // Writer renders batches as COPY TO data in the text, CSV or binary format.
@@ -55,9 +56,13 @@ func (wr *Writer) Write(rec arrow.RecordBatch) error {
 		return wr.writeBinary(rec)
 	}
 	n := int(rec.NumRows())
-	fmts := make([]func([]byte, int) []byte, len(wr.types))
+	fmts := make([]pgcodec.AppendFunc, len(wr.types))
 	for c := range fmts {
-		fmts[c] = types.TextWriter(wr.types[c], rec.Column(c), wr.loc)
+		f, err := pgcodec.TextEncoder(wr.types[c], rec.Column(c), wr.loc)
+		if err != nil {
+			return err
+		}
+		fmts[c] = f
 	}
 	for r := 0; r < n; r++ {
 		for c := range fmts {
