@@ -84,6 +84,10 @@ func TestCopyBinary(t *testing.T) {
 	for _, sql := range []string{
 		`COPY (SELECT '1 year 2 mons 3 days 04:05:06.7'::interval, '-1 days -00:00:01'::interval, NULL::interval) TO STDOUT (FORMAT binary)`,
 		`COPY (SELECT 'r'::"char", 'abc'::name, 16::oid) TO STDOUT (FORMAT binary)`,
+		`COPY (SELECT ARRAY['2024-01-01'::date, NULL], ARRAY[1.50::numeric, -2], ARRAY['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid],
+			ARRAY[true, NULL, false], ARRAY['\x01ff'::bytea], ARRAY['x'::varchar, 'y z'], ARRAY['2024-02-29 13:14:15.5+00'::timestamptz],
+			ARRAY['1 day'::interval], ARRAY['{"a": 1}'::jsonb], ARRAY[1::int2], ARRAY[1.5::float4]) TO STDOUT (FORMAT binary)`,
+		`COPY (SELECT x FROM (SELECT 1 AS a, 'b'::text AS b, NULL::int8 AS c, 2.5::float8 AS d) x) TO STDOUT (FORMAT binary)`,
 		`COPY (SELECT 0.000001::numeric, 10000::numeric, -0.00012300::numeric, 1.50::numeric, 123456789.000::numeric(12,3)) TO STDOUT (FORMAT binary)`,
 	} {
 		if want, got := copyOut(t, pg, sql), copyOut(t, loam, sql); !bytes.Equal(want, got) {
