@@ -252,7 +252,7 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 		defer full.Release()
 		return types.DescribeRow(ti.Types, full.Columns(), 0, s.loc)
 	}
-	rd := copyfmt.NewReader(r, o, ti.Name, ccols, s.loc, s.eng.cfg.BinaryDecoder)
+	rd := copyfmt.NewReader(r, o, ti.Name, ccols, s.loc)
 	defer rd.Close() // returns once nothing reads r any more
 	t, err := plan.WriteTarget(ti, s.loc)
 	if err != nil {
@@ -385,7 +385,7 @@ func (s *Session) copyOut(ctx context.Context, st *Statement, w io.Writer) (stri
 			return "", err
 		}
 	}
-	if err := wr.Flush(); err != nil {
+	if err := wr.Finish(); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("COPY %d", wr.Rows()), nil
