@@ -20,6 +20,9 @@ type Ctx struct {
 	// Stmt is the statement's start, for statement_timestamp(); zero
 	// means Now.
 	Stmt time.Time
+	// Params are the execution's bound parameter values, $1 first (see
+	// Param); nil while a statement is only being described.
+	Params []types.Datum
 }
 
 // Expr is a scalar expression over the columns of an input batch. Eval

@@ -257,7 +257,7 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 			return nil, err
 		}
 		if ret != nil {
-			return s.insertReturning(ctx, st, ti, src, ret)
+			return s.insertReturning(ctx, st, ti, src, ret, p.Ctx())
 		}
 		count, err := s.write(ctx, ti, func(txn exec.Sink, t *exec.Target) (int64, error) {
 			return exec.Insert(ctx, txn, t, src)
@@ -489,13 +489,13 @@ type returning struct {
 // then inserts them: the list's subqueries see the table as it was before
 // the insert, as in PostgreSQL, and an error in the list writes nothing.
 // Both the rows and the results are held in memory. The tag is INSERT's.
-func (s *Session) insertReturning(ctx context.Context, st *Statement, ti *plan.TableInfo, src exec.Operator, ret *returning) (*Cursor, error) {
+func (s *Session) insertReturning(ctx context.Context, st *Statement, ti *plan.TableInfo, src exec.Operator, ret *returning, ec *expr.Ctx) (*Cursor, error) {
 	if st.Columns != nil && !sameResult(st.Columns, ret.cols) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cached plan must not change result type")
 	}
 	spool := exec.NewSpool(src)
 	in, out := spool.Reader(), spool.Reader()
-	proj := exec.NewProject(out, ret.exprs, s.exprCtx())
+	proj := exec.NewProject(out, ret.exprs, ec)
 	var recs []arrow.RecordBatch
 	release := func() {
 		for _, r := range recs {
@@ -622,5 +622,5 @@ func (s *Session) insertSource(p *plan.Planner, ins *pg.InsertStmt, ti *plan.Tab
 			}
 		}
 	}
-	return exec.NewProject(q.Root, exprs, s.exprCtx()), nil
+	return exec.NewProject(q.Root, exprs, p.Ctx()), nil
 }

@@ -89,8 +89,9 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 		return &fromItem{cols: cols, rows: tableRows(ti), build: func(sc *scope, off int, filter expr.Expr) (exec.Operator, error) {
 			spec := exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail, Expiry: p.expiry(ti)}
 			if filter != nil {
-				spec.Filter = pushdown(filter, ti.Columns)
-				spec.RowGroupPreds = rangePreds(filter, ti.Columns)
+				prune := expr.BindParams(filter, p.ec) // pruning needs the values
+				spec.Filter = pushdown(prune, ti.Columns)
+				spec.RowGroupPreds = rangePreds(prune, ti.Columns)
 			}
 			var positions []int
 			all := make([]types.T, len(cols))
@@ -672,7 +673,7 @@ func rewriteWith(e expr.Expr, f func(*expr.Col) expr.Expr, pre func(expr.Expr) (
 			return nil
 		case *expr.Col:
 			return f(x)
-		case *expr.Const, *paramRef:
+		case *expr.Const, *paramRef, *expr.Param:
 			return x
 		case *expr.Compare:
 			return &expr.Compare{Op: x.Op, L: rw(x.L), R: rw(x.R)}

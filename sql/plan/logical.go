@@ -202,8 +202,9 @@ func (p *Planner) pushFilters(n node) node {
 		// Rows are still filtered above: Iceberg prunes files, it does not
 		// filter rows exactly.
 		in.filter = f.pred
-		in.spec.Filter = pushdown(f.pred, in.names)
-		in.spec.RowGroupPreds = rangePreds(f.pred, in.names)
+		prune := expr.BindParams(f.pred, p.ec) // pruning needs the values
+		in.spec.Filter = pushdown(prune, in.names)
+		in.spec.RowGroupPreds = rangePreds(prune, in.names)
 	case *sourceNode:
 		if in.where == nil {
 			in.where = f.pred

@@ -171,7 +171,7 @@ func subqueryText(sel *pg.SelectStmt) string {
 // run plans and runs the subquery with the given outer row, returning the
 // first column of its rows.
 func (e *subqueryExpr) run(ctx context.Context, vals []types.Datum, limit int) ([]types.Datum, error) {
-	child := &Planner{ctx: ctx, cat: e.p.cat, ec: e.p.ec, query: e.p.query, ParamTypes: e.p.ParamTypes, params: e.p.params, ctes: e.ctes,
+	child := &Planner{ctx: ctx, cat: e.p.cat, ec: e.p.ec, query: e.p.query, ParamTypes: e.p.ParamTypes, deps: e.p.deps, ctes: e.ctes,
 		outer: &outerRow{sc: e.sc, vals: vals, parent: e.p.outer, owner: e.p, grouped: e.grouped}}
 	q, err := child.Select(e.sel)
 	if err != nil {
@@ -378,7 +378,7 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 	}
 	// Plan once with NULL outer values: checks the subquery, gives its
 	// type, and finds out whether it refers to the outer row.
-	child := &Planner{ctx: b.p.ctx, cat: b.p.cat, ec: b.p.ec, query: b.p.query, ParamTypes: b.p.ParamTypes, params: b.p.params, ctes: b.p.ctes,
+	child := &Planner{ctx: b.p.ctx, cat: b.p.cat, ec: b.p.ec, query: b.p.query, ParamTypes: b.p.ParamTypes, deps: b.p.deps, ctes: b.p.ctes,
 		outer: &outerRow{sc: b.sc, parent: b.p.outer, owner: b.p}}
 	if b.aggMode {
 		child.outer.grouped = b.outerGrouped()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/types"
@@ -108,12 +107,12 @@ func (p *Planner) asOfTime(a parse.AsOf) (at time.Time, describing bool, err err
 	if e, err = b.coerce(e, types.TTimestampTZ, nodeLocation(a.Expr)); err != nil {
 		return time.Time{}, false, err
 	}
-	v, err := exec.EvalConst(p.ec, e)
+	v, err := p.evalConst(e)
 	if err != nil {
 		return time.Time{}, false, err
 	}
 	if v.Null {
-		if p.params == nil && len(p.ParamTypes) > 0 {
+		if p.describing() {
 			return time.Time{}, true, nil
 		}
 		return time.Time{}, false, pgerr.New(pgerr.InvalidParameterValue, "FOR TIMESTAMP AS OF needs a timestamp, not NULL").WithPosition(a.Pos)

@@ -1,0 +1,44 @@
+package plan
+
+import (
+	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/types"
+)
+
+// A plan reads its parameters' values at run time: the binder makes $n an
+// expr.Param (or a paramRef while its type is open), folding leaves them
+// alone, and scan pruning substitutes the values when the scan is built
+// (expr.BindParams). A few clauses need a value while planning — LIMIT $1,
+// FOR TIMESTAMP AS OF $1, a percentile's fraction — and evalConst notes
+// those, so that the caller knows the plan holds the values of one
+// execution and plans again for the next (PostgreSQL's custom plan).
+
+// planDeps is what one statement's plan depends on besides its text and
+// the catalog objects it resolved.
+type planDeps struct {
+	// paramValues: a parameter's value was evaluated while planning.
+	paramValues bool
+}
+
+// evalConst evaluates e, which reads no column, while planning.
+func (p *Planner) evalConst(e expr.Expr) (types.Datum, error) {
+	if expr.HasParams(e) && p.deps != nil {
+		p.deps.paramValues = true
+	}
+	return exec.EvalConst(p.ec, e)
+}
+
+// describing says the statement is only being prepared: it has
+// parameters, and no values for them.
+func (p *Planner) describing() bool {
+	return p.ec.Params == nil && len(p.ParamTypes) > 0
+}
+
+// UsesParamValues reports whether the plan holds values of the
+// parameters it was planned with, so that it serves only an execution
+// with those values.
+func (p *Planner) UsesParamValues() bool { return p.deps != nil && p.deps.paramValues }
+
+// Ctx is the evaluation context the plan's operators run with.
+func (p *Planner) Ctx() *expr.Ctx { return p.ec }
