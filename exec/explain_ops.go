@@ -8,47 +8,41 @@ import (
 
 // EXPLAIN for the operators of this package.
 
-func (s *scanOp) Explain() Explained {
-	ex := Explained{Name: "Iceberg Scan on " + strings.Join(s.spec.Table.Identifier(), ".")}
-	cols := "(none: row count only)"
-	if s.spec.Expiry != nil {
-		cols = "(none: " + s.spec.Expiry.Column + " read for retention)"
+// ScanDetails are the lines EXPLAIN shows for a scan from the table's
+// metadata: the snapshot, the files pruning keeps and, when op (the
+// built scan, or nil) has run, the row groups and tail rows it read.
+// Files are planned with ctx, the statement's context, when op has not
+// run.
+func ScanDetails(ctx context.Context, spec TableScan, op Operator) []string {
+	s, ok := op.(*scanOp)
+	if !ok {
+		s = &scanOp{spec: spec}
 	}
-	if len(s.spec.Columns) > 0 {
-		cols = strings.Join(s.spec.Columns, ", ")
-	}
-	ex.Details = append(ex.Details, "Columns: "+cols)
-	if s.spec.Filter != nil {
-		ex.Details = append(ex.Details, "Pruning Filter: "+s.spec.Filter.String())
-	}
-	if x := s.spec.Expiry; x != nil {
-		ex.Details = append(ex.Details, fmt.Sprintf("Retention: rows with %s before %s hidden", x.Column, x.Cutoff.UTC().Format("2006-01-02 15:04:05.999999Z07")))
-	}
+	var d []string
 	st := s.Stats
 	if !s.opened && s.spec.Table.CurrentSnapshot() != nil {
 		var err error
-		if st, err = s.spec.Store.PlanScan(context.Background(), s.spec.Table, s.expiryFilter()); err != nil {
-			ex.Details = append(ex.Details, "Files: planning failed: "+err.Error())
-			return ex
+		if st, err = s.spec.Store.PlanScan(ctx, s.spec.Table, s.expiryFilter()); err != nil {
+			return append(d, "Files: planning failed: "+err.Error())
 		}
 	}
 	if snap := s.spec.Table.CurrentSnapshot(); snap != nil {
-		ex.Details = append(ex.Details, fmt.Sprintf("Snapshot: %d", snap.SnapshotID))
+		d = append(d, fmt.Sprintf("Snapshot: %d", snap.SnapshotID))
 	}
-	ex.Details = append(ex.Details, fmt.Sprintf("Files: %d of %d (%d pruned), Partitions: %d, Rows: %d, Bytes: %d",
+	d = append(d, fmt.Sprintf("Files: %d of %d (%d pruned), Partitions: %d, Rows: %d, Bytes: %d",
 		st.FilesScanned, st.FilesTotal, st.FilesTotal-st.FilesScanned, st.Partitions, st.Rows, st.Bytes))
 	if n := s.rg.Total.Load(); n > 0 {
 		sk := s.rg.Skipped.Load()
-		ex.Details = append(ex.Details, fmt.Sprintf("Row Groups Decoded: %d of %d (%d skipped by statistics)", n-sk, n, sk))
+		d = append(d, fmt.Sprintf("Row Groups Decoded: %d of %d (%d skipped by statistics)", n-sk, n, sk))
 	}
 	if s.spec.Tail != nil {
 		if s.opened {
-			ex.Details = append(ex.Details, fmt.Sprintf("Write Log Tail: %d rows", s.tailRows))
+			d = append(d, fmt.Sprintf("Write Log Tail: %d rows", s.tailRows))
 		} else {
-			ex.Details = append(ex.Details, "Write Log Tail: read after the files")
+			d = append(d, "Write Log Tail: read after the files")
 		}
 	}
-	return ex
+	return d
 }
 func (s *scanOp) Inputs() []*Operator { return nil }
 

@@ -33,6 +33,7 @@ func (p *Planner) fold(e expr.Expr) expr.Expr {
 		if err != nil {
 			return nil, false
 		}
+		p.noteTimeFold(x, d)
 		return &expr.Const{D: d}, true
 	})
 	if !ok {

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"time"
+
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/types"
@@ -19,6 +21,38 @@ import (
 type planDeps struct {
 	// paramValues: a parameter's value was evaluated while planning.
 	paramValues bool
+	// bound: the plan holds a value of its planning's moment: a folded
+	// now(), a retention cutoff, a time-travel snapshot.
+	bound bool
+	// stateful: an expression keeps results between evaluations (an
+	// uncorrelated subquery runs once), so the plan serves one run.
+	stateful bool
+}
+
+func (p *Planner) noteBound() {
+	if p.deps != nil {
+		p.deps.bound = true
+	}
+}
+
+func (p *Planner) noteStateful() {
+	if p.deps != nil {
+		p.deps.stateful = true
+	}
+}
+
+// noteTimeFold notes a folded expression whose value depends on the
+// statement's time (now() - interval '1 day'): evaluated again an hour
+// later it differs. The plan is then bound to its moment.
+func (p *Planner) noteTimeFold(x expr.Expr, d types.Datum) {
+	if p.deps == nil || p.deps.bound || p.ec == nil {
+		return
+	}
+	later := *p.ec
+	later.Now, later.Stmt = later.Now.Add(time.Hour), later.Stmt.Add(time.Hour)
+	if d2, err := exec.EvalConst(&later, x); err != nil || d2.Null != d.Null || types.FormatText(d2, time.UTC) != types.FormatText(d, time.UTC) {
+		p.deps.bound = true
+	}
 }
 
 // evalConst evaluates e, which reads no column, while planning.
@@ -39,6 +73,14 @@ func (p *Planner) describing() bool {
 // parameters it was planned with, so that it serves only an execution
 // with those values.
 func (p *Planner) UsesParamValues() bool { return p.deps != nil && p.deps.paramValues }
+
+// Reusable reports whether the plan may serve later executions: it holds
+// neither parameter values nor values of its planning's moment, and its
+// expressions keep no state between runs. Its operators then read the
+// execution's values from the context (Ctx), refreshed before each run.
+func (p *Planner) Reusable() bool {
+	return p.deps != nil && !p.deps.paramValues && !p.deps.bound && !p.deps.stateful
+}
 
 // Ctx is the evaluation context the plan's operators run with.
 func (p *Planner) Ctx() *expr.Ctx { return p.ec }

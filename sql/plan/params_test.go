@@ -21,10 +21,10 @@ func (noTables) Table(context.Context, string, string) (*TableInfo, error) {
 }
 func (noTables) Store() *icetable.Store { return nil }
 
-// TestParamsReadAtRunTime: a plan made without parameter values (as
-// Describe makes it) reads the values of each execution from its context,
-// and says it holds no values; a clause that needs a value while planning
-// (LIMIT $1) says it does.
+// TestParamsReadAtRunTime: one plan made without parameter values (as
+// Describe makes it) serves executions with different values, read from
+// the context it is built with; it says it holds no values. A clause that
+// needs a value while planning (LIMIT $1) says it does.
 func TestParamsReadAtRunTime(t *testing.T) {
 	for _, c := range []struct {
 		query      string
@@ -52,8 +52,8 @@ func TestParamsReadAtRunTime(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.query, err)
 		}
-		if p.UsesParamValues() != c.usesValues {
-			t.Errorf("%s: UsesParamValues = %v", c.query, p.UsesParamValues())
+		if p.UsesParamValues() != c.usesValues || p.Reusable() == c.usesValues {
+			t.Errorf("%s: UsesParamValues = %v, Reusable = %v", c.query, p.UsesParamValues(), p.Reusable())
 		}
 		for i, vals := range c.params {
 			// The operators read the context they were planned with; an
@@ -61,12 +61,6 @@ func TestParamsReadAtRunTime(t *testing.T) {
 			ec.Params = vals
 			if got := runText(t, q); got != c.want[i] {
 				t.Errorf("%s with %v: got %q, want %q", c.query, vals, got, c.want[i])
-			}
-			// The plan's operators are built for one run (for now): plan
-			// again for the next execution.
-			ec.Params = nil
-			if q, err = New(context.Background(), noTables{}, ec, c.query, nil, nil).Select(stmts[0].Node.GetSelectStmt()); err != nil {
-				t.Fatal(err)
 			}
 		}
 	}
@@ -76,13 +70,17 @@ func TestParamsReadAtRunTime(t *testing.T) {
 func runText(t *testing.T, q *Query) string {
 	t.Helper()
 	ctx := context.Background()
-	if err := q.Root.Open(ctx); err != nil {
+	root, err := q.Build(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer q.Root.Close()
+	if err := root.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
 	var out []string
 	for {
-		rec, err := q.Root.Next(ctx)
+		rec, err := root.Next(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,8 +11,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/apache/iceberg-go/table"
-	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/build"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/storage/icetable"
 	"github.com/loamdb/loam/types"
@@ -42,6 +43,8 @@ type TableInfo struct {
 	// Ref is the branch or tag a name "t@ref" reads and writes
 	// (timetravel.go); Table is then pinned to its snapshot.
 	Ref string
+	// Travel marks a table read as of a snapshot (FOR … AS OF).
+	Travel bool
 }
 
 // Catalog resolves table names for the planner.
@@ -118,14 +121,16 @@ type Column struct {
 	ColumnNum int16
 }
 
-// Query is a planned SELECT: its operator tree and output columns.
+// Query is a planned SELECT: its physical plan and output columns.
 type Query struct {
-	Root    exec.Operator
+	Root    physical.Node
 	Columns []Column
 	// Logical is the rewritten logical plan of the outermost query block,
 	// one node a line, for EXPLAIN VERBOSE; empty for set operations and
 	// VALUES.
 	Logical []string
+	// env is what building the plan's operators needs (lower.go).
+	env build.Env
 }
 
 func pos(query string, loc int32) int {

@@ -24,6 +24,7 @@ func (p *Planner) expiry(ti *TableInfo) *exec.Expiry {
 	}
 	for i, c := range ti.Columns {
 		if c == r.Column {
+			p.noteBound() // the cutoff is now()'s
 			now := time.Now()
 			if p.ec != nil && !p.ec.Now.IsZero() {
 				now = p.ec.Now

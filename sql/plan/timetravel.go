@@ -91,7 +91,12 @@ func (p *Planner) fromTable(rv *pg.RangeVar) (*TableInfo, error) {
 		id := a.Snapshot
 		at.Snapshot = &id
 	}
-	return tt.TableAsOf(p.ctx, ti, at)
+	p.noteBound() // the snapshot read is the one now names
+	tti, err := tt.TableAsOf(p.ctx, ti, at)
+	if tti != nil {
+		tti.Travel = true
+	}
+	return tti, err
 }
 
 // asOfTime evaluates TIMESTAMP AS OF's expression, a constant timestamp
