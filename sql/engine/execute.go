@@ -65,9 +65,10 @@ func (s *Session) prepare(ctx context.Context, query string, paramOIDs []uint32,
 			continue
 		}
 		cat := s.catalog()
+		cat.recordDeps()
 		p := plan.New(ctx, cat, s.exprCtx(), query, append([]types.T(nil), paramTypes...), nil)
 		p.NoParams = simple
-		cols, err := s.describe(ctx, p, ps, cat)
+		cols, err := s.describe(ctx, p, ps, cat, st)
 		if cs := ps.Node.GetCopyStmt(); cs != nil && err == nil {
 			st.Copy, err = s.prepareCopy(ctx, cs, p, cat)
 		}
@@ -125,24 +126,27 @@ func (s *Session) exprCtx() *expr.Ctx {
 }
 
 // describe plans a statement without running it, for its result columns
-// and parameter types.
-func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statement, cat *catalog) ([]Column, error) {
+// and parameter types. A SELECT's or INSERT's plan is kept for its
+// executions (plancache.go) when it may serve them.
+func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statement, cat *catalog, st *Statement) ([]Column, error) {
 	switch n := ps.Node.Node.(type) {
 	case *pg.Node_SelectStmt:
 		if n.SelectStmt.IntoClause != nil {
 			return nil, nil // SELECT … INTO returns no rows
 		}
-		q, err := p.Select(n.SelectStmt)
+	}
+	switch ps.Node.Node.(type) {
+	case *pg.Node_SelectStmt, *pg.Node_InsertStmt:
+		k, err := s.planKept(ctx, p, ps.Node, cat)
 		if err != nil {
 			return nil, err
 		}
-		return columns(q), nil
-	case *pg.Node_InsertStmt:
-		_, _, ret, err := s.planInsert(ctx, p, n.InsertStmt, cat)
-		if err != nil || ret == nil {
-			return nil, err
+		if p.Reusable() {
+			st.kept = k
 		}
-		return ret.cols, nil
+		return k.cols, nil
+	}
+	switch n := ps.Node.Node.(type) {
 	case *pg.Node_VariableShowStmt:
 		return s.showColumns(n.VariableShowStmt), nil
 	case *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
@@ -222,6 +226,9 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 	if len(params) < len(st.ParamTypes) {
 		return nil, pgerr.New(pgerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(st.ParamTypes))
 	}
+	if c, ok, err := s.executeKept(ctx, st, params); ok {
+		return c, err
+	}
 	// Positions are relative to the whole query string.
 	cat := s.catalog()
 	p := plan.New(ctx, cat, s.exprCtx(), st.prep.query, append([]types.T(nil), st.ParamTypes...), params)
@@ -236,47 +243,10 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 			defer cat.release()
 			return s.createTableAs(ctx, p, into, n.SelectStmt, false, nil, st.prep.query)
 		}
-		q, err := p.Select(n.SelectStmt)
-		if err != nil {
-			cat.release()
-			return nil, err
-		}
-		cols := columns(q)
-		if st.Columns != nil && !sameResult(st.Columns, cols) {
-			// The client decodes rows by the RowDescription it got for the
-			// statement (pgx caches it): rows of another shape would be
-			// misread, so refuse as PostgreSQL does.
-			cat.release() // the plan was never opened: nothing else to free
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "cached plan must not change result type")
-		}
-		root, err := q.Build(ctx)
-		if err != nil {
-			cat.release()
-			return nil, err
-		}
-		return s.queryCursor(ctx, cols, root, cat.release)
+		cat.release()
+		return nil, fmt.Errorf("engine: SELECT not run from its kept plan") // executeKept runs it
 	case *pg.Node_ExplainStmt:
 		return s.explain(ctx, p, n.ExplainStmt, cat.release)
-	case *pg.Node_InsertStmt:
-		defer cat.release()
-		ti, src, ret, err := s.planInsert(ctx, p, n.InsertStmt, cat)
-		if err != nil {
-			return nil, err
-		}
-		if ret != nil {
-			return s.insertReturning(ctx, st, ti, src, ret, p.Env())
-		}
-		op, err := build.Build(ctx, src, p.Env())
-		if err != nil {
-			return nil, err
-		}
-		count, err := s.write(ctx, ti, func(txn exec.Sink, t *exec.Target) (int64, error) {
-			return exec.Insert(ctx, txn, t, op)
-		})
-		if err != nil {
-			return nil, err
-		}
-		return &Cursor{tag: fmt.Sprintf("INSERT 0 %d", count), sess: s}, nil
 	case *pg.Node_CreateStmt:
 		return s.createTable(ctx, n.CreateStmt, ps, st.prep.query)
 	case *pg.Node_CreateTableAsStmt:
@@ -379,6 +349,68 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return s.executeSQL(ctx, n.ExecuteStmt, st.prep.query)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", parse.StmtName(ps.Node))
+}
+
+// executeKept runs a SELECT (but SELECT … INTO) or an INSERT from the
+// statement's kept plan, or from a new one (plancache.go); ok is false
+// for other statements.
+func (s *Session) executeKept(ctx context.Context, st *Statement, params []types.Datum) (c *Cursor, ok bool, err error) {
+	ps := st.prep.stmt
+	switch n := ps.Node.Node.(type) {
+	case *pg.Node_SelectStmt:
+		if n.SelectStmt.IntoClause != nil || ps.Ref != nil {
+			return nil, false, nil
+		}
+	case *pg.Node_InsertStmt:
+		if ps.Ref != nil {
+			return nil, false, nil
+		}
+	default:
+		return nil, false, nil
+	}
+	k, reused, err := s.keptFor(ctx, st, params)
+	if err != nil {
+		return nil, true, err
+	}
+	if st.Columns != nil && !sameResult(st.Columns, k.cols) {
+		// The client decodes rows by the RowDescription it got for the
+		// statement (pgx caches it): rows of another shape would be
+		// misread, so refuse as PostgreSQL does.
+		k.cat.release() // the plan was never opened: nothing else to free
+		return nil, true, pgerr.New(pgerr.FeatureNotSupported, "cached plan must not change result type")
+	}
+	k.busy = true
+	done := func() {
+		k.cat.release()
+		k.busy = false
+	}
+	env := k.env(reused)
+	if k.q != nil {
+		root, err := build.Build(ctx, k.q.Root, env)
+		if err != nil {
+			done()
+			return nil, true, err
+		}
+		c, err := s.queryCursor(ctx, k.cols, root, done)
+		return c, true, err
+	}
+	defer done()
+	ins := k.ins
+	if ins.ret != nil {
+		c, err := s.insertReturning(ctx, st, ins.ti, ins.src, ins.ret, env)
+		return c, true, err
+	}
+	op, err := build.Build(ctx, ins.src, env)
+	if err != nil {
+		return nil, true, err
+	}
+	count, err := s.write(ctx, ins.ti, func(txn exec.Sink, t *exec.Target) (int64, error) {
+		return exec.Insert(ctx, txn, t, op)
+	})
+	if err != nil {
+		return nil, true, err
+	}
+	return &Cursor{tag: fmt.Sprintf("INSERT 0 %d", count), sess: s}, true, nil
 }
 
 // Deallocates says whether st drops prepared statements once executed:
