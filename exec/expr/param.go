@@ -87,17 +87,12 @@ func BindParams(e Expr, c *Ctx) Expr {
 	return out
 }
 
-// HasParams reports whether e may read a parameter: true when it holds
-// one, or parts Rewrite cannot see into.
+// HasParams reports whether e holds a parameter in the parts Rewrite
+// sees (see BindParams).
 func HasParams(e Expr) bool {
 	found := false
 	Rewrite(e, func(x Expr) (Expr, bool) {
-		switch x.(type) {
-		case ParamRef:
-			found = true
-			return x, true
-		}
-		if !knownShape(x) {
+		if _, ok := x.(ParamRef); ok {
 			found = true
 			return x, true
 		}

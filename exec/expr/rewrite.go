@@ -72,13 +72,3 @@ func Rewrite(e Expr, f func(Expr) (Expr, bool)) Expr {
 	}
 	return rw(e)
 }
-
-// knownShape reports whether Rewrite looks into (or is a leaf of) e.
-func knownShape(e Expr) bool {
-	switch e.(type) {
-	case *Col, *Const, *Param, *Compare, *Arith, *BoolOp, *Not, *IsNull, *IsBool, *In, *Like, *Func,
-		*TimeArith, *IntervalNeg, *RegexMatch, *MinMax, *Distinct, *Coalesce, *Case, *Cast, *FloorDiv, *Neg:
-		return true
-	}
-	return false
-}
