@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/loamdb/loam/types"
 )
 
@@ -99,4 +100,83 @@ func HasParams(e Expr) bool {
 		return nil, false
 	})
 	return found
+}
+
+// BindRun is BindParams that also evaluates, in c, each part that reads
+// no column and calls nothing volatile: now() - interval '1 day' becomes
+// this run's constant, which scan pruning compares columns with. The
+// planner leaves such parts unfolded so that a kept plan computes them
+// anew at each execution.
+func BindRun(e Expr, c *Ctx) Expr {
+	if e == nil || c == nil {
+		return e
+	}
+	return Rewrite(e, func(x Expr) (Expr, bool) {
+		switch x := x.(type) {
+		case *Col, *Const:
+			return x, true
+		case ParamRef:
+			d, err := ParamValue(c, x.ParamIndex(), x.Type())
+			if err != nil {
+				return x, true // evaluation reports it
+			}
+			return &Const{D: d}, true
+		}
+		if !runConstant(x) {
+			return nil, false
+		}
+		d, err := evalOne(c, x)
+		if err != nil {
+			return nil, false // it may not be reached when the rows are read
+		}
+		return &Const{D: d}, true
+	})
+}
+
+// runConstant reports whether e is the same for every row of one run:
+// no column, nothing Rewrite cannot see into, nothing volatile.
+func runConstant(e Expr) bool {
+	ok := true
+	Rewrite(e, func(x Expr) (Expr, bool) {
+		switch x.(type) {
+		case *Col:
+			ok = false
+		case *Func:
+			if Volatile(x.(*Func).Name) {
+				ok = false
+			}
+		case *Const, ParamRef, *Compare, *Arith, *BoolOp, *Not, *IsNull, *IsBool, *In, *Like,
+			*TimeArith, *IntervalNeg, *RegexMatch, *MinMax, *Distinct, *Coalesce, *Case, *Cast, *FloorDiv, *Neg:
+		default:
+			ok = false
+		}
+		if !ok {
+			return x, true
+		}
+		return nil, false
+	})
+	return ok
+}
+
+// Volatile reports whether a function may give another value each call,
+// or acts on the session: it is never evaluated ahead of its rows.
+func Volatile(name string) bool {
+	switch name {
+	case "random", "clock_timestamp", "timeofday", "gen_random_uuid", "nextval", "setval", "currval", "lastval",
+		"pg_sleep", "set_config", "current_setting":
+		return true
+	}
+	return false
+}
+
+// evalOne evaluates e, which reads no column, on one row.
+func evalOne(c *Ctx, e Expr) (types.Datum, error) {
+	one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
+	defer one.Release()
+	a, err := e.Eval(c, one)
+	if err != nil {
+		return types.Datum{}, err
+	}
+	defer a.Release()
+	return types.DatumAt(e.Type(), a, 0), nil
 }

@@ -3,6 +3,7 @@ package physical
 import (
 	"iter"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
@@ -77,18 +78,25 @@ func (s *Scan) Spec() exec.TableScan { return s.SpecOf(s.Source, nil) }
 func (s *Scan) SpecOf(src ScanSource, ec *expr.Ctx) exec.TableScan {
 	spec := exec.TableScan{Store: src.Store, Table: src.Table, Tail: src.Tail, Expiry: s.Expiry,
 		Columns: s.Columns, Types: s.ColumnTypes}
+	if x := s.Expiry; x != nil && x.Retention != nil && ec != nil && !ec.Now.IsZero() {
+		at := *x
+		at.Cutoff = x.Retention.Cutoff(ec.Now)
+		spec.Expiry = &at
+	}
 	if s.Prune != nil {
-		prune := expr.BindParams(s.Prune, ec)
+		prune := expr.BindRun(s.Prune, ec)
 		spec.Filter = ice.Pushdown(prune, s.Names)
 		spec.RowGroupPreds = ice.RangePreds(prune, s.Names)
 	}
 	return spec
 }
 
-// PruneFilter is Prune as the Iceberg filter files are pruned by.
+// PruneFilter is Prune as the Iceberg filter files are pruned by. Parts
+// computed per run (now() - interval '1 day') show with this moment's
+// value; parameters, which have none here, prune nothing.
 func (s *Scan) PruneFilter() iceberg.BooleanExpression {
 	if s.Prune == nil {
 		return nil
 	}
-	return ice.Pushdown(s.Prune, s.Names)
+	return ice.Pushdown(expr.BindRun(s.Prune, &expr.Ctx{Loc: time.UTC, Now: time.Now()}), s.Names)
 }

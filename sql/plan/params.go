@@ -21,8 +21,8 @@ import (
 type planDeps struct {
 	// paramValues: a parameter's value was evaluated while planning.
 	paramValues bool
-	// bound: the plan holds a value of its planning's moment: a folded
-	// now(), a retention cutoff, a time-travel snapshot.
+	// bound: the plan holds a value of its planning's moment: a
+	// time-travel snapshot.
 	bound bool
 	// stateful: an expression keeps results between evaluations (an
 	// uncorrelated subquery runs once), so the plan serves one run.
@@ -41,18 +41,21 @@ func (p *Planner) noteStateful() {
 	}
 }
 
-// noteTimeFold notes a folded expression whose value depends on the
-// statement's time (now() - interval '1 day'): evaluated again an hour
-// later it differs. The plan is then bound to its moment.
-func (p *Planner) noteTimeFold(x expr.Expr, d types.Datum) {
-	if p.deps == nil || p.deps.bound || p.ec == nil {
-		return
+// readsMoment reports whether x, whose value now is d, depends on the
+// statement's time (now(), current_date): evaluated as if a year, a day,
+// an hour, a minute, a second and a microsecond later, it differs.
+func (p *Planner) readsMoment(x expr.Expr, d types.Datum) bool {
+	if p.ec == nil {
+		return false
 	}
 	later := *p.ec
-	later.Now, later.Stmt = later.Now.Add(time.Hour), later.Stmt.Add(time.Hour)
-	if d2, err := exec.EvalConst(&later, x); err != nil || d2.Null != d.Null || types.FormatText(d2, time.UTC) != types.FormatText(d, time.UTC) {
-		p.deps.bound = true
+	shift := 400*24*time.Hour + time.Hour + time.Minute + time.Second + time.Microsecond
+	later.Now = later.Now.Add(shift)
+	if !later.Stmt.IsZero() {
+		later.Stmt = later.Stmt.Add(shift)
 	}
+	d2, err := exec.EvalConst(&later, x)
+	return err != nil || d2.Null != d.Null || types.FormatText(d2, time.UTC) != types.FormatText(d, time.UTC)
 }
 
 // evalConst evaluates e, which reads no column, while planning.

@@ -24,12 +24,11 @@ func (p *Planner) expiry(ti *TableInfo) *exec.Expiry {
 	}
 	for i, c := range ti.Columns {
 		if c == r.Column {
-			p.noteBound() // the cutoff is now()'s
 			now := time.Now()
 			if p.ec != nil && !p.ec.Now.IsZero() {
 				now = p.ec.Now
 			}
-			return &exec.Expiry{Column: c, Type: ti.Types[i], Cutoff: r.Cutoff(now)}
+			return &exec.Expiry{Column: c, Type: ti.Types[i], Cutoff: r.Cutoff(now), Retention: &r}
 		}
 	}
 	return nil
