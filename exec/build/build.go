@@ -19,9 +19,13 @@ import (
 )
 
 // Env is what operators need beyond the plan: the statement's
-// evaluation context.
+// evaluation context (with its parameter values), and where scans of a
+// table's current state find that state.
 type Env struct {
 	Ec *expr.Ctx
+	// Tables, when set, resolves the state of the tables the plan scans
+	// as of the build (tables.go); nil reads the state the planner saw.
+	Tables Tables
 }
 
 // Build makes the operators of the plan under n.
@@ -82,7 +86,11 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 	ec := b.env.Ec
 	switch x := n.(type) {
 	case *physical.Scan:
-		return exec.NewScan(x.Spec()), nil
+		src, err := b.source(ctx, x.Source)
+		if err != nil {
+			return nil, err
+		}
+		return exec.NewScan(x.SpecOf(src, ec)), nil
 	case *physical.Values:
 		return exec.NewValues(x.Rows, x.ColumnTypes, ec), nil
 	case *physical.RowSource:

@@ -25,6 +25,9 @@ type Ctx struct {
 	// side of the statement, which the session ends (exec.NewInsert).
 	// Nil for a statement that writes nothing.
 	Writer link.Writer
+	// Params are the execution's bound parameter values, $1 first (see
+	// Param); nil while a statement is only being described.
+	Params []types.Datum
 }
 
 // Expr is a scalar expression over the columns of an input batch. Eval

@@ -169,7 +169,7 @@ func (p *Planner) planCTE(c *cte) (*Query, error) {
 	// iteration's working table; once now, to check it.
 	scopeCTEs, outer := c, p.outer
 	step := func(work []arrow.RecordBatch) (physical.Node, error) {
-		child := &Planner{ctx: p.ctx, cat: p.cat, ec: p.ec, query: p.query, ParamTypes: p.ParamTypes, params: p.params, outer: outer, ctes: scopeCTEs}
+		child := &Planner{ctx: p.ctx, cat: p.cat, ec: p.ec, query: p.query, ParamTypes: p.ParamTypes, deps: p.deps, outer: outer, ctes: scopeCTEs}
 		saved := c.colnames
 		c.colnames = names
 		c.work = &workTable{ts: ts, recs: work}

@@ -65,7 +65,7 @@ func joinHasLateral(n *pg.Node) bool {
 func (p *Planner) lateralNode(n *pg.Node, left []scopeCol, kind exec.JoinKind) (*fromItem, error) {
 	osc := newScope(left)
 	child := func(ctx context.Context, vals []types.Datum) *Planner {
-		return &Planner{ctx: ctx, cat: p.cat, ec: p.ec, query: p.query, ParamTypes: p.ParamTypes, params: p.params, NoParams: p.NoParams,
+		return &Planner{ctx: ctx, cat: p.cat, ec: p.ec, query: p.query, ParamTypes: p.ParamTypes, deps: p.deps, NoParams: p.NoParams,
 			ctes: p.ctes, reg: p.reg, inFrom: true, outer: &outerRow{sc: osc, vals: vals, parent: p.outer, owner: p, lateral: true}}
 	}
 	c := child(p.ctx, nil)
@@ -299,7 +299,7 @@ func (p *Planner) selectInFrom(sel *pg.SelectStmt, lateral bool) (*Query, error)
 			outer = outer.parent
 		}
 	}
-	f := &Planner{ctx: p.ctx, cat: p.cat, ec: p.ec, query: p.query, ParamTypes: p.ParamTypes, params: p.params, NoParams: p.NoParams,
+	f := &Planner{ctx: p.ctx, cat: p.cat, ec: p.ec, query: p.query, ParamTypes: p.ParamTypes, deps: p.deps, NoParams: p.NoParams,
 		ctes: p.ctes, reg: p.reg, outer: outer}
 	q, err := f.Select(sel)
 	if err != nil {

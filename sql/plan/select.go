@@ -526,7 +526,7 @@ func (p *Planner) limits(s *pg.SelectStmt) (int64, int64, error) {
 		if e, err = b.coerce(e, types.TInt8, nodeLocation(n)); err != nil {
 			return 0, err
 		}
-		v, err := exec.EvalConst(p.ec, e)
+		v, err := p.evalConst(e)
 		if err != nil {
 			return 0, err
 		}

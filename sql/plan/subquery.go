@@ -178,7 +178,7 @@ func subqueryText(sel *pg.SelectStmt) string {
 func (e *subqueryExpr) run(ctx context.Context, vals []types.Datum, limit int) ([]types.Datum, error) {
 	q := e.plan
 	if q == nil {
-		child := &Planner{ctx: ctx, cat: e.p.cat, ec: e.p.ec, query: e.p.query, ParamTypes: e.p.ParamTypes, params: e.p.params, ctes: e.ctes,
+		child := &Planner{ctx: ctx, cat: e.p.cat, ec: e.p.ec, query: e.p.query, ParamTypes: e.p.ParamTypes, deps: e.p.deps, ctes: e.ctes,
 			outer: &outerRow{sc: e.sc, vals: vals, parent: e.p.outer, owner: e.p, grouped: e.grouped}}
 		var err error
 		if q, err = child.Select(e.sel); err != nil {
@@ -389,7 +389,7 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 	}
 	// Plan once with NULL outer values: checks the subquery, gives its
 	// type, and finds out whether it refers to the outer row.
-	child := &Planner{ctx: b.p.ctx, cat: b.p.cat, ec: b.p.ec, query: b.p.query, ParamTypes: b.p.ParamTypes, params: b.p.params, ctes: b.p.ctes,
+	child := &Planner{ctx: b.p.ctx, cat: b.p.cat, ec: b.p.ec, query: b.p.query, ParamTypes: b.p.ParamTypes, deps: b.p.deps, ctes: b.p.ctes,
 		outer: &outerRow{sc: b.sc, parent: b.p.outer, owner: b.p}}
 	if b.aggMode {
 		child.outer.grouped = b.outerGrouped()
@@ -400,6 +400,7 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 	}
 	b.p.ParamTypes = child.ParamTypes
 	e := &subqueryExpr{p: b.p, sel: sel, text: subqueryText(sel), sc: b.sc, corr: child.correlated, ctes: b.p.ctes, grouped: child.outer.grouped}
+	b.p.noteStateful() // it keeps its result, and plans with the planner's context
 	if !e.corr {
 		e.plan = q
 	}
