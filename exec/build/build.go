@@ -137,7 +137,7 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 			}
 			return newBuilder(b.env, nil).build(ctx, n)
 		}
-		return exec.NewApply(x.Kind, left, x.InnerTypes, inner, x.KeyCols, x.On, ec), nil
+		return exec.NewApply(x.Kind, left, x.InnerTypes, inner, x.KeyCols, x.On, ec, x.Frame), nil
 	case *physical.UnionAll:
 		ins, err := b.inputs(ctx, x.Inputs...)
 		if err != nil {

@@ -28,6 +28,9 @@ type Ctx struct {
 	// Params are the execution's bound parameter values, $1 first (see
 	// Param); nil while a statement is only being described.
 	Params []types.Datum
+	// Outer is the row of each enclosing query a correlated subquery or a
+	// LATERAL item is being run for, innermost first (see OuterRef).
+	Outer *OuterRow
 }
 
 // Expr is a scalar expression over the columns of an input batch. Eval

@@ -21,6 +21,9 @@ type Apply struct {
 	Inner      func(ctx context.Context, row []types.Datum) (Node, error)
 	KeyCols    []int
 	On         expr.Expr
+	// Frame is the left row's frame: while the inner side is built and
+	// run for a left row, the context holds that row as it (expr.OuterRef).
+	Frame int
 }
 
 func (a *Apply) Types() []types.T { return concat(a.Left.Types(), a.InnerTypes) }

@@ -389,7 +389,7 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 			return types.Datum{}, err
 		}
 		switch e.(type) {
-		case *expr.Const, *paramRef, *expr.Param:
+		case *expr.Const, *paramRef, *expr.Param, *expr.OuterRef:
 		default:
 			return types.Datum{}, at(pgerr.New(pgerr.FeatureNotSupported, "the fraction of %s must be a constant", name))
 		}

@@ -1,0 +1,40 @@
+package plan
+
+import (
+	"sync/atomic"
+
+	"github.com/loamdb/loam/exec/expr"
+)
+
+// A correlated subquery or LATERAL item is planned once, when the
+// enclosing query is bound, as PostgreSQL plans a SubPlan with
+// parameters: its references to enclosing queries' columns are
+// expr.OuterRef, read when evaluated from the rows the execution context
+// holds (expr.Ctx.Outer), and for each outer row its operators are built
+// from the kept plan and run (scans bind the references into their
+// pruning filters, expr.BindRun).
+//
+// The one fallback: where planning itself needed an outer value — LIMIT
+// or OFFSET of an outer column, FOR TIMESTAMP AS OF an outer value, a
+// percentile's fraction from an outer column, all through evalConst —
+// the plan made without the values cannot serve every row, so the inner
+// side is planned again for each outer row with its values bound in as
+// constants, as before (subqueryExpr.run, lateralNode).
+
+var (
+	// planned counts the plannings of subqueries and LATERAL items, for
+	// the test that each is planned once (not once per outer row).
+	planned atomic.Int64
+	// perRowPlannings counts the subqueries and LATERAL items bound to
+	// the per-row fallback.
+	perRowPlannings atomic.Int64
+)
+
+// noteOuterValue records that planning read e's outer references' values:
+// the innermost subquery or LATERAL item being planned falls back to
+// planning per outer row, when the values are in the context.
+func (p *Planner) noteOuterValue(e expr.Expr) {
+	if p.outer != nil && expr.HasOuterRefs(e) {
+		p.outer.needVals = true
+	}
+}

@@ -1,0 +1,59 @@
+package plan
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/sql/parse"
+)
+
+// TestCorrelatedPlannedOnce: a correlated subquery or LATERAL item over
+// N outer rows is planned once, its outer references read from the
+// context per row (it was planned again for each of the N rows); nested
+// correlation two levels deep too. A clause that needs an outer value
+// while planning (LIMIT t.x) falls back to planning per row.
+func TestCorrelatedPlannedOnce(t *testing.T) {
+	const outer = "(VALUES (1), (2), (3), (4), (5)) t(x)"
+	for _, c := range []struct {
+		name, query, want string
+		plannings         int64
+	}{
+		{"scalar", "SELECT x, (SELECT count(*) FROM generate_series(1, 10) g WHERE g <= t.x) FROM " + outer,
+			"1 1 2 2 3 3 4 4 5 5", 1},
+		{"exists", "SELECT x FROM " + outer + " WHERE EXISTS (SELECT 1 FROM (VALUES (2), (4)) u(y) WHERE u.y = t.x)",
+			"2 4", 1},
+		{"in", "SELECT x FROM " + outer + " WHERE x IN (SELECT y FROM (VALUES (2), (3)) u(y) WHERE y < t.x + 1)",
+			"2 3", 1},
+		{"array", "SELECT ARRAY(SELECT g FROM generate_series(1, 10) g WHERE g < t.x ORDER BY g) FROM " + outer + " WHERE x < 4",
+			"{} {1} {1,2}", 1},
+		{"nested", "SELECT (SELECT (SELECT t.x * 10 + u.y) FROM (VALUES (1)) u(y)) FROM " + outer,
+			"11 21 31 41 51", 2},
+		{"lateral", "SELECT x, s FROM " + outer + ", LATERAL (SELECT sum(g) AS s FROM generate_series(1, 10) g WHERE g <= t.x) l",
+			"1 1 2 3 3 6 4 10 5 15", 1},
+		{"lateral function", "SELECT x, g FROM " + outer + ", generate_series(t.x, 2) g",
+			"1 1 1 2 2 2", 1},
+		{"limit fallback", "SELECT (SELECT count(*) FROM (SELECT g FROM generate_series(1, 10) g LIMIT t.x) s) FROM " + outer,
+			"1 2 3 4 5", 1 + 5},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			stmts, err := parse.Parse(c.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := planned.Load()
+			p := New(context.Background(), noTables{}, &expr.Ctx{Loc: time.UTC, Now: time.Now()}, c.query, nil, nil)
+			q, err := p.Select(stmts[0].Node.GetSelectStmt())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := runText(t, q); got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+			if n := planned.Load() - before; n != c.plannings {
+				t.Errorf("%d plannings of the inner side over 5 outer rows, want %d", n, c.plannings)
+			}
+		})
+	}
+}
