@@ -35,6 +35,10 @@ type outerRow struct {
 	// needVals: planning the inner side needed a value of an outer row
 	// (evalConst), so the plan made with none cannot serve every row.
 	needVals bool
+	// read marks the columns of sc the inner side reads; deeper is set
+	// when it also reads a row further out (memo.go).
+	read   []bool
+	deeper bool
 }
 
 // groupedCols maps each column of sc to the GROUP BY key that is exactly
@@ -87,6 +91,15 @@ func (p *Planner) outerColumn(tbl, name string, loc int32, inAgg bool) (expr.Exp
 			return nil, false, pgerr.New(pgerr.GroupingError, "subquery uses ungrouped column %q from outer query", qual).WithPosition(pos(p.query, loc))
 		}
 		o.sc.used[found] = true
+		if o.read == nil {
+			o.read = make([]bool, len(o.sc.cols))
+		}
+		if found < len(o.read) {
+			o.read[found] = true
+		}
+		for x := p.outer; x != nil && x != o; x = x.parent {
+			x.deeper = true
+		}
 		p.noteOuter(o)
 		// Every subquery between this one and the owner of the column
 		// depends on the outer row.
@@ -142,6 +155,7 @@ type subqueryExpr struct {
 	// row's values bound in as constants (perRowPlannings).
 	plan     *Query
 	grouped  []int // see outerRow.grouped; nil below GROUP BY
+	memo     *memo // results by the outer values read, when they decide them
 	once     sync.Once
 	cached   []types.Datum
 	cachedOK bool
@@ -283,10 +297,17 @@ func (e *subqueryExpr) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, erro
 			case subScalar:
 				limit = 2
 			}
-			var err error
-			if rows, err = e.run(e.p.ctx, append([]types.Datum(nil), vals...), limit); err != nil {
-				bld.Finish().Release()
-				return nil, err
+			key, keyed := e.memo.key(vals)
+			var memoed bool
+			if rows, memoed = e.memo.get(key, keyed); !memoed {
+				var err error
+				if rows, err = e.run(e.p.ctx, append([]types.Datum(nil), vals...), limit); err != nil {
+					bld.Finish().Release()
+					return nil, err
+				}
+				if keyed {
+					e.memo.put(key, rows)
+				}
 			}
 		}
 		switch e.kind {
@@ -428,6 +449,9 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 	b.p.noteStateful() // it keeps its result, and plans with the planner's context
 	if !e.corr || !child.outer.needVals {
 		e.plan = q
+		if e.corr {
+			e.memo = newMemo(child.outer, b.p.query)
+		}
 	} else {
 		perRowPlannings.Add(1)
 	}
