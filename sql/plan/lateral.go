@@ -248,7 +248,7 @@ func (p *Planner) applyOp(kind exec.JoinKind, left physical.Node, lat *fromItem,
 			}
 		}
 	}
-	return &physical.Apply{Kind: kind, Left: left, InnerTypes: ts, Inner: inner, KeyCols: keyCols, On: on, Frame: lat.lateral.frame}
+	return &physical.Apply{Kind: kind, Left: left, InnerTypes: ts, Inner: inner, KeyCols: keyCols, On: on, Frame: lat.lateral.frame, PerRow: lat.lateral.plan != nil}
 }
 
 // markLeftUsed makes the scans left of a lateral item read the columns it
