@@ -1,6 +1,7 @@
 package physical
 
 import (
+	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/agg"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/types"
@@ -31,10 +32,10 @@ func (h *HashAgg) Explain() Explained {
 	if len(h.GroupBy) == 0 {
 		ex.Name = "Aggregate"
 	} else {
-		ex.Details = append(ex.Details, "Group Key: "+ExprList(h.GroupBy))
+		ex.Details = append(ex.Details, "Group Key: "+exec.ExprList(h.GroupBy))
 	}
 	if len(h.Aggs) > 0 {
-		ex.Details = append(ex.Details, "Aggregates: "+ExprList(h.Aggs))
+		ex.Details = append(ex.Details, "Aggregates: "+exec.ExprList(h.Aggs))
 	}
 	return ex
 }

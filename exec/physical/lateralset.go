@@ -33,7 +33,7 @@ func (l *LateralSet) Explain() Explained {
 	if l.Outer {
 		kind = "Left"
 	}
-	ex := Explained{Name: "Nested Loop " + kind + " Join", Details: []string{"Function Scan on " + l.Name + ": " + ExprList(l.Args) + ", for each outer row"}}
+	ex := Explained{Name: "Nested Loop " + kind + " Join", Details: []string{"Function Scan on " + l.Name + ": " + exec.ExprList(l.Args) + ", for each outer row"}}
 	if l.On != nil {
 		ex.Details = append(ex.Details, "Join Filter: "+l.On.String())
 	}

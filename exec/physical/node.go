@@ -5,12 +5,7 @@
 // prints the tree itself. This is the contract exec offers the planner.
 package physical
 
-import (
-	"fmt"
-	"strings"
-
-	"github.com/loamdb/loam/types"
-)
+import "github.com/loamdb/loam/types"
 
 // Node is one operator of a physical plan.
 type Node interface {
@@ -26,15 +21,6 @@ type Node interface {
 type Explained struct {
 	Name    string   // the node's heading, e.g. "Hash Join"
 	Details []string // lines under it, e.g. "Hash Cond: …"
-}
-
-// ExprList joins expressions (or other Stringers) for a detail line.
-func ExprList[E fmt.Stringer](es []E) string {
-	parts := make([]string, len(es))
-	for i, e := range es {
-		parts[i] = e.String()
-	}
-	return strings.Join(parts, ", ")
 }
 
 // SameTypes says whether two schemas are equal column by column.

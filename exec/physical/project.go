@@ -1,6 +1,7 @@
 package physical
 
 import (
+	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/types"
 )
@@ -20,5 +21,5 @@ func (p *Project) Types() []types.T {
 }
 func (p *Project) Children() []Node { return []Node{p.In} }
 func (p *Project) Explain() Explained {
-	return Explained{Name: "Project", Details: []string{"Output: " + ExprList(p.Exprs)}}
+	return Explained{Name: "Project", Details: []string{"Output: " + exec.ExprList(p.Exprs)}}
 }

@@ -25,7 +25,7 @@ func (p *ProjectSet) Children() []Node { return []Node{p.In} }
 func (p *ProjectSet) Explain() Explained {
 	var calls []string
 	for _, f := range p.Fns {
-		calls = append(calls, f.Name+"("+ExprList(f.Args)+")")
+		calls = append(calls, f.Name+"("+exec.ExprList(f.Args)+")")
 	}
 	return Explained{Name: "ProjectSet", Details: []string{"Functions: " + strings.Join(calls, ", ")}}
 }

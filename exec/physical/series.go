@@ -1,6 +1,7 @@
 package physical
 
 import (
+	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/types"
 )
@@ -14,5 +15,5 @@ type Series struct {
 func (s *Series) Types() []types.T { return []types.T{s.T} }
 func (s *Series) Children() []Node { return nil }
 func (s *Series) Explain() Explained {
-	return Explained{Name: "Function Scan on generate_series", Details: []string{"Arguments: " + ExprList(s.Args)}}
+	return Explained{Name: "Function Scan on generate_series", Details: []string{"Arguments: " + exec.ExprList(s.Args)}}
 }

@@ -18,7 +18,7 @@ type Sort struct {
 func (s *Sort) Types() []types.T { return s.In.Types() }
 func (s *Sort) Children() []Node { return []Node{s.In} }
 func (s *Sort) Explain() Explained {
-	ex := Explained{Name: "Sort", Details: []string{"Sort Key: " + ExprList(s.Keys)}}
+	ex := Explained{Name: "Sort", Details: []string{"Sort Key: " + exec.ExprList(s.Keys)}}
 	if s.TopN > 0 {
 		ex.Name = "Top-N Sort"
 		ex.Details = append(ex.Details, fmt.Sprintf("Keeps: %d rows", max(s.TopN, 1)))

@@ -3,6 +3,7 @@ package physical
 import (
 	"strconv"
 
+	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/window"
 	"github.com/loamdb/loam/types"
 )
@@ -28,13 +29,13 @@ func (w *Window) Explain() Explained {
 	for i, s := range w.Specs {
 		d := "w" + strconv.Itoa(i+1) + ":"
 		if len(s.Partition) > 0 {
-			d += " PARTITION BY " + ExprList(s.Partition)
+			d += " PARTITION BY " + exec.ExprList(s.Partition)
 		}
 		if len(s.Order) > 0 {
-			d += " ORDER BY " + ExprList(s.Order)
+			d += " ORDER BY " + exec.ExprList(s.Order)
 		}
 		ex.Details = append(ex.Details, d)
 	}
-	ex.Details = append(ex.Details, "Computes: "+ExprList(w.Funcs))
+	ex.Details = append(ex.Details, "Computes: "+exec.ExprList(w.Funcs))
 	return ex
 }

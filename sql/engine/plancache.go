@@ -39,16 +39,9 @@ type keptPlan struct {
 	ec   *expr.Ctx // the context the plan's expressions read, refreshed per run
 	deps []tableDep
 	cols []Column
-	q    *plan.Query // SELECT
-	ins  *insertPlan // INSERT
-	busy bool        // a cursor reads the plan now
-}
-
-// insertPlan is a planned INSERT: the target, its rows, its RETURNING.
-type insertPlan struct {
-	ti  *plan.TableInfo
-	src physical.Node
-	ret *returning
+	q    *plan.Query
+	ins  bool // q is an INSERT's: its root is the sink
+	busy bool // a cursor reads the plan now
 }
 
 // tableDep is one name the planner looked up and what it found.
@@ -162,13 +155,13 @@ func (s *Session) planKept(ctx context.Context, p *plan.Planner, n *pg.Node, cat
 		k.q, k.cols = q, columns(q)
 	case *pg.Node_InsertStmt:
 		s.eng.plannings.Add(1)
-		ti, src, ret, err := s.planInsert(ctx, p, n.InsertStmt, cat)
+		q, err := p.Insert(n.InsertStmt)
 		if err != nil {
 			return nil, err
 		}
-		k.ins = &insertPlan{ti: ti, src: src, ret: ret}
-		if ret != nil {
-			k.cols = ret.cols
+		k.q, k.ins = q, true
+		if len(q.Columns) > 0 {
+			k.cols = columns(q)
 		}
 	default:
 		return nil, nil

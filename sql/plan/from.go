@@ -13,8 +13,8 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
-// fromItem is one entry of FROM: its columns, and how to build its
-// operator once the query is bound (so scans read only the used columns).
+// fromItem is one entry of FROM: its columns, and how to plan its
+// physical node once the query is bound (so scans read only the used columns).
 // off is where its columns start in the query's scope.
 type fromItem struct {
 	cols []scopeCol

@@ -13,7 +13,7 @@ import (
 
 // A query block is bound into a tree of logical nodes: what it computes,
 // over which inputs, before any operator is chosen. Rewrites (rewrite)
-// work on that tree; lower turns it into exec operators.
+// work on that tree; lower turns it into a physical plan.
 type node interface {
 	inputs() []*node
 	describe() string

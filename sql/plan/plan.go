@@ -1,7 +1,8 @@
-// Package plan binds parsed statements against the catalog and builds the
-// operator tree that runs them: name resolution, PostgreSQL's implicit
-// casts and operator typing, and pushdown of filters and projections into
-// the Iceberg scan.
+// Package plan binds parsed statements against the catalog and plans
+// them: name resolution, PostgreSQL's implicit casts and operator typing,
+// a logical plan and its rewrites, and its lowering to a physical plan
+// (exec/physical) with filters and projections pushed into the Iceberg
+// scan. exec/build makes the operators that run a plan (Query.Build).
 package plan
 
 import (

@@ -421,7 +421,7 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 	}
 
 	// The logical plan: scan → filter → aggregate → having → project →
-	// distinct → sort → limit → trim; rewritten, then lowered to operators.
+	// distinct → sort → limit → trim; rewritten, then lowered to physical nodes.
 	var root node
 	switch {
 	case scan != nil:
