@@ -55,6 +55,18 @@ func TestPlanOnce(t *testing.T) {
 		t.Errorf("Parse+Describe, then three Bind+Execute, of two statements: %d plannings, want 2", n)
 	}
 
+	// PREPARE and EXECUTE likewise.
+	before = engine.Plannings(e)
+	mustRun(t, s, "PREPARE q (int) AS SELECT v FROM t WHERE id = $1")
+	for i := 1; i <= 3; i++ {
+		if got, want := fmt.Sprint(mustRun(t, s, fmt.Sprintf("EXECUTE q(%d)", i)).rows), fmt.Sprintf("[[v%d]]", i); got != want {
+			t.Errorf("EXECUTE q(%d): got %s, want %s", i, got, want)
+		}
+	}
+	if n := engine.Plannings(e) - before; n != 1 {
+		t.Errorf("PREPARE, then three EXECUTEs: %d plannings, want 1", n)
+	}
+
 	before = engine.Plannings(e)
 	if got := fmt.Sprint(mustRun(t, s, "SELECT count(*) FROM t").rows); got != "[[3]]" {
 		t.Errorf("count: %s", got)
@@ -222,5 +234,38 @@ func TestKeptPlanNow(t *testing.T) {
 	// The two statements once each, and the block's two SELECTs.
 	if n := engine.Plannings(e) - before; n != 4 {
 		t.Errorf("%d plannings, want 4", n)
+	}
+}
+
+// TestKeptPlanOtherServer: another server's ALTER on the shared catalog
+// invalidates a kept plan too: the lookups at Execute read the catalog.
+func TestKeptPlanOtherServer(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	open := func(data string) *engine.Engine {
+		e, err := engine.Open(ctx, engine.Config{
+			MetastoreURL: "sqlite://" + dir + "/meta.db",
+			WarehouseURL: "file://" + dir + "/warehouse",
+			DataDir:      data,
+		})
+		if err != nil {
+			t.Fatalf("engine.Open: %v", err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	// Server two owns the table (it writes it); server one reads it.
+	s2 := newSession(t, open(dir+"/two"))
+	mustRun(t, s2, "CREATE TABLE t (id INT, v TEXT)")
+	mustRun(t, s2, "INSERT INTO t VALUES (1, 'a')")
+	mustRun(t, s2, "CHECKPOINT")
+	s1 := newSession(t, open(dir+"/one"))
+	st := prepareOne(t, s1, "SELECT * FROM t")
+	if got := rowsOf(t, s1, st); got != "[[1 a]]" {
+		t.Fatalf("before: %s", got)
+	}
+	mustRun(t, s2, "ALTER TABLE t ADD COLUMN w INT")
+	if _, err := execStmt(ctx, s1, st, nil); sqlstate(err) != pgerr.FeatureNotSupported {
+		t.Errorf("after the other server's ALTER: %v, want cached plan must not change result type", err)
 	}
 }
