@@ -172,6 +172,14 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 		}
 		return exec.NewSort(ins[0], x.Keys, ec), nil
 	case *physical.Limit:
+		if x.Count != nil || x.Skip != nil {
+			limit, offset, err := runLimits(x, ec)
+			if err != nil {
+				ins[0].Close()
+				return nil, err
+			}
+			return exec.NewLimit(ins[0], limit, offset), nil
+		}
 		if x.Ties != nil {
 			return exec.NewLimitWithTies(ins[0], max(x.Limit, 0), x.Offset, x.Ties), nil
 		}

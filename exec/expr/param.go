@@ -17,7 +17,7 @@ type Param struct {
 }
 
 // ParamRef is an expression that stands for a parameter: Param, or the
-// planner's not-yet-typed parameter. BindParams replaces any of them.
+// planner's not-yet-typed parameter. BindRun replaces any of them.
 type ParamRef interface {
 	Expr
 	ParamIndex() int // 1-based
@@ -61,35 +61,8 @@ func ParamValue(c *Ctx, n int, t types.T) (types.Datum, error) {
 	return d, nil
 }
 
-// BindParams returns e with each parameter it can see replaced by a
-// constant of its value in c: the form scan pruning and the constant
-// fast paths (LIKE patterns, interval arithmetic) need. Parts it cannot
-// see into keep their parameters, which then read c when evaluated.
-func BindParams(e Expr, c *Ctx) Expr {
-	if e == nil || c == nil || len(c.Params) == 0 || !HasParams(e) {
-		return e
-	}
-	var failed bool
-	out := Rewrite(e, func(x Expr) (Expr, bool) {
-		p, ok := x.(ParamRef)
-		if !ok {
-			return nil, false
-		}
-		d, err := ParamValue(c, p.ParamIndex(), p.Type())
-		if err != nil {
-			failed = true // evaluation reports it
-			return x, true
-		}
-		return &Const{D: d}, true
-	})
-	if failed {
-		return e
-	}
-	return out
-}
-
 // HasParams reports whether e holds a parameter in the parts Rewrite
-// sees (see BindParams).
+// sees.
 func HasParams(e Expr) bool {
 	found := false
 	Rewrite(e, func(x Expr) (Expr, bool) {
@@ -102,11 +75,13 @@ func HasParams(e Expr) bool {
 	return found
 }
 
-// BindRun is BindParams that also evaluates, in c, each part that reads
-// no column and calls nothing volatile: now() - interval '1 day' becomes
-// this run's constant, which scan pruning compares columns with. The
-// planner leaves such parts unfolded so that a kept plan computes them
-// anew at each execution.
+// BindRun returns e with each parameter it can see replaced by a constant
+// of its value in c, and each part that reads no column and calls nothing
+// volatile evaluated in c: `id = $1` and `ts >= now() - interval '1 day'`
+// become comparisons with this run's constants, which scan pruning needs.
+// The planner leaves such parts unfolded so that a kept plan computes them
+// anew at each execution. Parts Rewrite cannot see into are kept; their
+// parameters read c when evaluated.
 func BindRun(e Expr, c *Ctx) Expr {
 	if e == nil || c == nil {
 		return e

@@ -135,7 +135,7 @@ func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statem
 		}
 	}
 	switch ps.Node.Node.(type) {
-	case *pg.Node_SelectStmt:
+	case *pg.Node_SelectStmt, *pg.Node_InsertStmt:
 		k, err := s.planKept(ctx, p, ps.Node, cat)
 		if err != nil {
 			return nil, err
@@ -146,14 +146,6 @@ func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statem
 		return k.cols, nil
 	}
 	switch n := ps.Node.Node.(type) {
-	case *pg.Node_InsertStmt:
-		// INSERT is planned by plan.Insert into a sink (main); it is not
-		// kept yet (merge of s13-planonce's kept INSERT pending).
-		q, err := p.Insert(n.InsertStmt)
-		if err != nil || len(q.Columns) == 0 {
-			return nil, err
-		}
-		return columns(q), nil
 	case *pg.Node_VariableShowStmt:
 		return s.showColumns(n.VariableShowStmt), nil
 	case *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
@@ -254,9 +246,6 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return nil, fmt.Errorf("engine: SELECT not run from its kept plan") // executeKept runs it
 	case *pg.Node_ExplainStmt:
 		return s.explain(ctx, p, n.ExplainStmt, cat.release)
-	case *pg.Node_InsertStmt:
-		defer cat.release()
-		return s.insert(ctx, st, p, n.InsertStmt)
 	case *pg.Node_CreateStmt:
 		return s.createTable(ctx, n.CreateStmt, ps, st.prep.query)
 	case *pg.Node_CreateTableAsStmt:
@@ -371,6 +360,10 @@ func (s *Session) executeKept(ctx context.Context, st *Statement, params []types
 		if n.SelectStmt.IntoClause != nil || ps.Ref != nil {
 			return nil, false, nil
 		}
+	case *pg.Node_InsertStmt:
+		if ps.Ref != nil {
+			return nil, false, nil
+		}
 	default:
 		return nil, false, nil
 	}
@@ -391,17 +384,18 @@ func (s *Session) executeKept(ctx context.Context, st *Statement, params []types
 		k.busy = false
 	}
 	env := k.env(reused)
-	if k.q != nil {
-		root, err := build.Build(ctx, k.q.Root, env)
-		if err != nil {
-			done()
-			return nil, true, err
-		}
-		c, err := s.queryCursor(ctx, k.cols, root, done)
+	if k.ins {
+		defer done()
+		c, err := s.runInsert(ctx, k.q, env)
 		return c, true, err
 	}
-	done()
-	return nil, true, fmt.Errorf("engine: kept plan without a query")
+	root, err := build.Build(ctx, k.q.Root, env)
+	if err != nil {
+		done()
+		return nil, true, err
+	}
+	c, err = s.queryCursor(ctx, k.cols, root, done)
+	return c, true, err
 }
 
 // Deallocates says whether st drops prepared statements once executed:

@@ -39,8 +39,9 @@ type keptPlan struct {
 	ec   *expr.Ctx // the context the plan's expressions read, refreshed per run
 	deps []tableDep
 	cols []Column
-	q    *plan.Query // SELECT
-	busy bool        // a cursor reads the plan now
+	q    *plan.Query
+	ins  bool // q is an INSERT's: its root is the sink
+	busy bool // a cursor reads the plan now
 }
 
 // tableDep is one name the planner looked up and what it found.
@@ -152,6 +153,16 @@ func (s *Session) planKept(ctx context.Context, p *plan.Planner, n *pg.Node, cat
 			return nil, err
 		}
 		k.q, k.cols = q, columns(q)
+	case *pg.Node_InsertStmt:
+		s.eng.plannings.Add(1)
+		q, err := p.Insert(n.InsertStmt)
+		if err != nil {
+			return nil, err
+		}
+		k.q, k.ins = q, true
+		if len(q.Columns) > 0 {
+			k.cols = columns(q)
+		}
 	default:
 		return nil, nil
 	}

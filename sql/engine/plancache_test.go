@@ -55,6 +55,18 @@ func TestPlanOnce(t *testing.T) {
 		t.Errorf("Parse+Describe, then three Bind+Execute, of two statements: %d plannings, want 2", n)
 	}
 
+	// PREPARE and EXECUTE likewise.
+	before = engine.Plannings(e)
+	mustRun(t, s, "PREPARE q (int) AS SELECT v FROM t WHERE id = $1")
+	for i := 1; i <= 3; i++ {
+		if got, want := fmt.Sprint(mustRun(t, s, fmt.Sprintf("EXECUTE q(%d)", i)).rows), fmt.Sprintf("[[v%d]]", i); got != want {
+			t.Errorf("EXECUTE q(%d): got %s, want %s", i, got, want)
+		}
+	}
+	if n := engine.Plannings(e) - before; n != 1 {
+		t.Errorf("PREPARE, then three EXECUTEs: %d plannings, want 1", n)
+	}
+
 	before = engine.Plannings(e)
 	if got := fmt.Sprint(mustRun(t, s, "SELECT count(*) FROM t").rows); got != "[[3]]" {
 		t.Errorf("count: %s", got)
@@ -179,18 +191,45 @@ func TestKeptPlanTwoCursors(t *testing.T) {
 	mustRun(t, s, "COMMIT")
 }
 
-// TestCustomPlans: a statement whose plan needs a parameter's value
-// (LIMIT $1) is planned for each execution.
-func TestCustomPlans(t *testing.T) {
+// TestLimitParams: LIMIT $1 OFFSET $2 are read when the plan is built,
+// so one plan serves every value; FETCH … WITH TIES $1 needs the value
+// while planning and is planned for each execution (a custom plan).
+func TestLimitParams(t *testing.T) {
 	e := openEngine(t)
 	s := newSession(t, e)
 	mustRun(t, s, "CREATE TABLE t (id INT)")
-	mustRun(t, s, "INSERT INTO t VALUES (1), (2), (3)")
-	st := prepareOne(t, s, "SELECT id FROM t ORDER BY id LIMIT $1")
-	for n, want := range []string{"[]", "[[1]]", "[[1] [2]]"} {
-		if got := rowsOf(t, s, st, types.Int(types.TInt8, int64(n))); got != want {
-			t.Errorf("LIMIT %d: got %s, want %s", n, got, want)
+	mustRun(t, s, "INSERT INTO t VALUES (1), (2), (2), (3)")
+	i8 := func(n int64) types.Datum { return types.Int(types.TInt8, n) }
+	before := engine.Plannings(e)
+	st := prepareOne(t, s, "SELECT id FROM t ORDER BY id LIMIT $1 OFFSET $2")
+	for _, c := range []struct {
+		limit, offset types.Datum
+		want          string
+	}{
+		{i8(0), i8(0), "[]"},
+		{i8(1), i8(0), "[[1]]"},
+		{i8(2), i8(1), "[[2] [2]]"},
+		{types.NullOf(types.TInt8), i8(2), "[[2] [3]]"},
+	} {
+		if got := rowsOf(t, s, st, c.limit, c.offset); got != c.want {
+			t.Errorf("LIMIT %v OFFSET %v: got %s, want %s", c.limit, c.offset, got, c.want)
 		}
+	}
+	if _, err := execStmt(context.Background(), s, st, []types.Datum{i8(-1), i8(0)}); sqlstate(err) != pgerr.InvalidRowCountInLimit {
+		t.Errorf("LIMIT -1: %v", err)
+	}
+	if n := engine.Plannings(e) - before; n != 1 {
+		t.Errorf("LIMIT $1 OFFSET $2: %d plannings, want 1", n)
+	}
+	before = engine.Plannings(e)
+	ties := prepareOne(t, s, "SELECT id FROM t ORDER BY id FETCH FIRST $1 ROWS WITH TIES")
+	for n, want := range []string{"[]", "[[1]]", "[[1] [2] [2]]"} {
+		if got := rowsOf(t, s, ties, i8(int64(n))); got != want {
+			t.Errorf("FETCH FIRST %d WITH TIES: got %s, want %s", n, got, want)
+		}
+	}
+	if n := engine.Plannings(e) - before; n != 4 {
+		t.Errorf("WITH TIES: %d plannings, want 4 (Describe, then each execution)", n)
 	}
 }
 
@@ -222,5 +261,38 @@ func TestKeptPlanNow(t *testing.T) {
 	// The two statements once each, and the block's two SELECTs.
 	if n := engine.Plannings(e) - before; n != 4 {
 		t.Errorf("%d plannings, want 4", n)
+	}
+}
+
+// TestKeptPlanOtherServer: another server's ALTER on the shared catalog
+// invalidates a kept plan too: the lookups at Execute read the catalog.
+func TestKeptPlanOtherServer(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	open := func(data string) *engine.Engine {
+		e, err := engine.Open(ctx, engine.Config{
+			MetastoreURL: "sqlite://" + dir + "/meta.db",
+			WarehouseURL: "file://" + dir + "/warehouse",
+			DataDir:      data,
+		})
+		if err != nil {
+			t.Fatalf("engine.Open: %v", err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	// Server two owns the table (it writes it); server one reads it.
+	s2 := newSession(t, open(dir+"/two"))
+	mustRun(t, s2, "CREATE TABLE t (id INT, v TEXT)")
+	mustRun(t, s2, "INSERT INTO t VALUES (1, 'a')")
+	mustRun(t, s2, "CHECKPOINT")
+	s1 := newSession(t, open(dir+"/one"))
+	st := prepareOne(t, s1, "SELECT * FROM t")
+	if got := rowsOf(t, s1, st); got != "[[1 a]]" {
+		t.Fatalf("before: %s", got)
+	}
+	mustRun(t, s2, "ALTER TABLE t ADD COLUMN w INT")
+	if _, err := execStmt(ctx, s1, st, nil); sqlstate(err) != pgerr.FeatureNotSupported {
+		t.Errorf("after the other server's ALTER: %v, want cached plan must not change result type", err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 // A plan reads its parameters' values at run time: the binder makes $n an
 // expr.Param (or a paramRef while its type is open), folding leaves them
 // alone, and scan pruning substitutes the values when the scan is built
-// (expr.BindParams). A few clauses need a value while planning — LIMIT $1,
+// (expr.BindRun). A few clauses need a value while planning — LIMIT $1,
 // FOR TIMESTAMP AS OF $1, a percentile's fraction — and evalConst notes
 // those, so that the caller knows the plan holds the values of one
 // execution and plans again for the next (PostgreSQL's custom plan).

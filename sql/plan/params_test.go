@@ -24,7 +24,8 @@ func (noTables) Store() *icetable.Store { return nil }
 // TestParamsReadAtRunTime: one plan made without parameter values (as
 // Describe makes it) serves executions with different values, read from
 // the context it is built with; it says it holds no values. A clause that
-// needs a value while planning (LIMIT $1) says it does.
+// needs a value while planning (FETCH FIRST $1 ROWS WITH TIES) says it
+// does.
 func TestParamsReadAtRunTime(t *testing.T) {
 	for _, c := range []struct {
 		query      string
@@ -40,7 +41,12 @@ func TestParamsReadAtRunTime(t *testing.T) {
 			{types.Int(types.TInt4, 1)},
 			{types.Int(types.TInt4, 2)},
 		}, []string{"2 3", "3"}, false},
-		{"SELECT 1 LIMIT $1", nil, nil, true},
+		{"SELECT x FROM (VALUES (1), (2), (3)) v(x) ORDER BY x LIMIT $1 OFFSET $2", [][]types.Datum{
+			{types.Int(types.TInt8, 2), types.Int(types.TInt8, 1)},
+			{types.Int(types.TInt8, 1), types.NullOf(types.TInt8)},
+			{types.NullOf(types.TInt8), types.Int(types.TInt8, 2)},
+		}, []string{"2 3", "1", "3"}, false},
+		{"SELECT x FROM (VALUES (1)) v(x) ORDER BY x FETCH FIRST $1 ROWS WITH TIES", nil, nil, true},
 	} {
 		stmts, err := parse.Parse(c.query)
 		if err != nil {
