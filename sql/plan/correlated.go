@@ -14,8 +14,11 @@ import (
 // from the kept plan and run (scans bind the references into their
 // pruning filters, expr.BindRun).
 //
-// The one fallback: where planning itself needed an outer value — LIMIT
-// or OFFSET of an outer column, FOR TIMESTAMP AS OF an outer value, a
+// LIMIT and OFFSET of an outer column are evaluated when the plan is
+// built (physical.Limit.Count), while the row is in the context.
+//
+// The one fallback: where planning itself needed an outer value — FETCH
+// FIRST t.x ROWS WITH TIES, FOR TIMESTAMP AS OF an outer value, a
 // percentile's fraction from an outer column, all through evalConst —
 // the plan made without the values cannot serve every row, so the inner
 // side is planned again for each outer row with its values bound in as

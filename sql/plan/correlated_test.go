@@ -13,7 +13,7 @@ import (
 // N outer rows is planned once, its outer references read from the
 // context per row (it was planned again for each of the N rows); nested
 // correlation two levels deep too. A clause that needs an outer value
-// while planning (LIMIT t.x) falls back to planning per row.
+// while planning (a percentile's fraction) falls back to planning per row.
 func TestCorrelatedPlannedOnce(t *testing.T) {
 	const outer = "(VALUES (1), (2), (3), (4), (5)) t(x)"
 	for _, c := range []struct {
@@ -34,8 +34,12 @@ func TestCorrelatedPlannedOnce(t *testing.T) {
 			"1 1 2 3 3 6 4 10 5 15", 1},
 		{"lateral function", "SELECT x, g FROM " + outer + ", generate_series(t.x, 2) g",
 			"1 1 1 2 2 2", 1},
-		{"limit fallback", "SELECT (SELECT count(*) FROM (SELECT g FROM generate_series(1, 10) g LIMIT t.x) s) FROM " + outer,
-			"1 2 3 4 5", 1 + 5},
+		{"limit", "SELECT (SELECT count(*) FROM (SELECT g FROM generate_series(1, 10) g LIMIT t.x) s) FROM " + outer,
+			"1 2 3 4 5", 1},
+		{"lateral limit", "SELECT x, g FROM " + outer + ", LATERAL (SELECT g FROM generate_series(1, 10) g OFFSET 8 - t.x LIMIT t.x - 2) l WHERE x > 3",
+			"4 5 4 6 5 4 5 5 5 6", 1},
+		{"fallback", "SELECT (SELECT percentile_disc(t.x / 5.0) WITHIN GROUP (ORDER BY g) FROM generate_series(1, 10) g) FROM " + outer,
+			"2 4 6 8 10", 1 + 5},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			stmts, err := parse.Parse(c.query)

@@ -28,7 +28,7 @@ func planNoTables(t *testing.T, q string) *Query {
 
 // TestSubqueryPlannedOnce checks that a subquery keeps the plan it got
 // when bound (built when evaluated), correlated or not, unless planning
-// needed an outer value (LIMIT x): then it is planned per outer row.
+// needed an outer value (a percentile's fraction): then it is planned per outer row.
 func TestSubqueryPlannedOnce(t *testing.T) {
 	for _, tc := range []struct {
 		query      string
@@ -39,7 +39,8 @@ func TestSubqueryPlannedOnce(t *testing.T) {
 		{"SELECT (SELECT x) FROM generate_series(1, 2) x", true, false},
 		{"SELECT EXISTS (SELECT 1 WHERE x > 1) FROM generate_series(1, 2) x", true, false},
 		{"SELECT 2 IN (SELECT 2) FROM generate_series(1, 2) x", false, false},
-		{"SELECT (SELECT 1 LIMIT x) FROM generate_series(1, 2) x", true, true},
+		{"SELECT (SELECT 1 LIMIT x) FROM generate_series(1, 2) x", true, false},
+		{"SELECT (SELECT percentile_disc(x / 2.0) WITHIN GROUP (ORDER BY g) FROM generate_series(1, 2) g) FROM generate_series(1, 2) x", true, true},
 	} {
 		q := planNoTables(t, tc.query)
 		var sub *subqueryExpr
