@@ -16,6 +16,9 @@ func planText(r result) string {
 	return b.String()
 }
 
+// recursiveQuery counts to 5 with WITH RECURSIVE.
+const recursiveQuery = "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 5) SELECT n FROM t"
+
 func TestExplain(t *testing.T) {
 	e := openEngine(t)
 	s := newSession(t, e)
@@ -69,6 +72,18 @@ func TestExplain(t *testing.T) {
 			`^            Scan calls where \(ts >= '2026-11-03`,
 		}},
 		{"EXPLAIN (ANALYZE false) SELECT count(*) FROM calls", []string{`->  Aggregate$`, `Files: 3 of 3 \(0 pruned\)`}},
+		// A recursive query's recursive term is planned once, as
+		// PostgreSQL's: under the union, after the initial term, reading
+		// the working table.
+		{"EXPLAIN " + recursiveQuery, []string{
+			`(?s)->  Recursive Union All\n.*->  Values Scan.*->  Filter\n.*Filter: \(n < '5'::integer\)\n *->  WorkTable Scan on t\n`,
+		}},
+		// ANALYZE counts the term's operators over its iterations (five:
+		// the last yields no row), per loop as PostgreSQL does.
+		{"EXPLAIN ANALYZE " + recursiveQuery, []string{
+			`->  Recursive Union All  \(actual time=.* rows=5 batches=5 loops=1\)$`,
+			`->  WorkTable Scan on t  \(actual time=.* rows=1 batches=1 loops=5\)$`,
+		}},
 	}
 	for _, c := range cases {
 		r := mustRun(t, s, c.query)
