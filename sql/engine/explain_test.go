@@ -106,3 +106,59 @@ func TestExplain(t *testing.T) {
 		t.Errorf("bad column: %v", err)
 	}
 }
+
+// EXPLAIN shows an INSERT's plan, its sink over its source as
+// PostgreSQL's "Insert on t -> Values Scan", writing nothing; EXPLAIN
+// ANALYZE really inserts (into the block's transaction, so ROLLBACK
+// takes the rows back) and shows the counts; a failing one writes none.
+func TestExplainInsert(t *testing.T) {
+	e := openEngine(t)
+	s := newSession(t, e)
+	mustRun(t, s, "CREATE TABLE ti (a INTEGER, b TEXT)")
+	count := func() string {
+		t.Helper()
+		return mustRun(t, s, "SELECT count(*) FROM ti").rows[0][0]
+	}
+	steps := []struct {
+		query string
+		want  []string // regular expressions, each matching some line
+		count string   // rows in ti after it
+	}{
+		{"EXPLAIN INSERT INTO ti VALUES (1, 'x'), (2, 'y')", []string{
+			`^Insert on ti$`, `(?s)^Insert on ti\n.*->  Values Scan \(2 rows\)$`,
+		}, "0"},
+		{"EXPLAIN ANALYZE INSERT INTO ti VALUES (1, 'x'), (2, 'y')", []string{
+			`^Insert on ti  \(actual time=[0-9.]+\.\.[0-9.]+ rows=1 batches=1 loops=1\)$`,
+			`->  Values Scan \(2 rows\)  \(actual time=.* rows=2 batches=1 loops=1\)$`,
+			`^Planning Time: [0-9.]+ ms$`, `^Execution Time: [0-9.]+ ms$`,
+		}, "2"},
+		{"EXPLAIN (ANALYZE) INSERT INTO ti SELECT g, 'z' FROM generate_series(1, 3) g RETURNING a", []string{
+			`^Insert on ti  \(actual time=.* rows=3 batches=1 loops=1\)$`, `^  Returning: a$`,
+			`->  Function Scan on generate_series  \(actual time=.* rows=3 `,
+		}, "5"},
+		{"BEGIN", nil, "5"},
+		{"EXPLAIN ANALYZE INSERT INTO ti VALUES (9, 'in a block')", []string{`^Insert on ti  \(actual`}, "6"},
+		{"ROLLBACK", nil, "5"},
+	}
+	for _, st := range steps {
+		r := mustRun(t, s, st.query)
+		text := planText(r)
+		for _, w := range st.want {
+			if !regexp.MustCompile("(?m)" + w).MatchString(text) {
+				t.Errorf("%s: no line matches %q in\n%s", st.query, w, text)
+			}
+		}
+		if got := count(); got != st.count {
+			t.Errorf("after %s: %s rows in ti, want %s", st.query, got, st.count)
+		}
+	}
+	if _, err := runSQL(context.Background(), s, "EXPLAIN ANALYZE INSERT INTO ti VALUES (1, 'x'), (1 / 0, 'y')"); sqlstate(err) != "22012" {
+		t.Errorf("failing EXPLAIN ANALYZE INSERT: %v", err)
+	}
+	if got := count(); got != "5" {
+		t.Errorf("after a failing EXPLAIN ANALYZE INSERT: %s rows in ti, want 5", got)
+	}
+	if _, err := runSQL(context.Background(), s, "EXPLAIN DELETE FROM ti"); sqlstate(err) != "0A000" {
+		t.Errorf("EXPLAIN DELETE: %v", err)
+	}
+}
