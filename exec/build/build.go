@@ -11,6 +11,7 @@ import (
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/agg"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/metatable"
 	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/exec/window"
 	"github.com/loamdb/loam/pgerr"
@@ -113,6 +114,16 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 		return exec.NewValues(x.Rows, x.ColumnTypes, ec), nil
 	case *physical.RowSource:
 		return exec.NewRowSource(x.ColumnTypes, x.Gen), nil
+	case *physical.MetaTableScan:
+		return exec.NewRowSource(x.ColumnTypes, func(ctx context.Context) ([][]types.Datum, error) {
+			rows, err := metatable.Rows(ctx, x.Kind, x.Table)
+			if err != nil {
+				return nil, pgerr.Wrap(pgerr.InternalError, err, "metadata table %q", x.Name)
+			}
+			return rows, nil
+		}), nil
+	case *physical.FunctionScan:
+		return exec.NewFunctionScan(x.ColumnTypes, x.Fn, x.Args, ec), nil
 	case *physical.Series:
 		return exec.NewSeries(x.T, x.Args, ec), nil
 	case *physical.Batches:
