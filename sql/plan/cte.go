@@ -176,7 +176,7 @@ func (p *Planner) planCTE(c *cte) (*Query, error) {
 	// The recursive term is planned once, its references to the query
 	// itself reading the working table, which the recursive union fills
 	// for each iteration when the plan runs.
-	if err := p.checkSubqueryRecursion(c.name, s.Rarg); err != nil {
+	if err := p.checkRecursion(c.name, s.Rarg); err != nil {
 		return nil, err
 	}
 	work := &physical.WorkTable{Name: c.name, ColumnTypes: ts}
