@@ -156,7 +156,7 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 		// ANALYZE each iteration's counts add to the last's, as loops.
 		wt := &exec.WorkTable{}
 		it := b.child(x.Work, wt)
-		it.an = b.an
+		it.an, it.again = b.an, b.again // a union in a recursive term counts on too
 		step := func() (exec.Operator, error) {
 			it.spools = map[*physical.Spool]*exec.Spool{} // spooled rows may read wt
 			op, err := it.build(ctx, x.Recursive)
