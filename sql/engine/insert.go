@@ -39,7 +39,7 @@ func (s *Session) runInsert(ctx context.Context, q *plan.Query, env build.Env) (
 	if len(q.Columns) == 0 {
 		return &Cursor{tag: tag, sess: s}, nil
 	}
-	out, err := build.Build(ctx, &physical.WorkTable{ColumnTypes: q.Root.Types(), Recs: recs}, env)
+	out, err := build.Build(ctx, &physical.Batches{ColumnTypes: q.Root.Types(), Recs: recs}, env)
 	if err != nil {
 		release()
 		return nil, err
