@@ -200,7 +200,9 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 	case *physical.Widen:
 		return exec.NewWiden(ins[0], x.Positions, x.All), nil
 	case *physical.Filter:
-		return exec.NewFilter(ins[0], x.Pred, ec), nil
+		// The run's parameters and moment as constants: the comparison
+		// and pattern fast paths want them.
+		return exec.NewFilter(ins[0], expr.BindRun(x.Pred, ec), ec), nil
 	case *physical.Project:
 		return exec.NewProject(ins[0], x.Exprs, ec), nil
 	case *physical.Insert:

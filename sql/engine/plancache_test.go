@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/loamdb/loam/pgerr"
@@ -294,5 +295,47 @@ func TestKeptPlanOtherServer(t *testing.T) {
 	mustRun(t, s2, "ALTER TABLE t ADD COLUMN w INT")
 	if _, err := execStmt(ctx, s1, st, nil); sqlstate(err) != pgerr.FeatureNotSupported {
 		t.Errorf("after the other server's ALTER: %v, want cached plan must not change result type", err)
+	}
+}
+
+// TestKeptPlanShapes: plans of many shapes, kept and run again with other
+// parameter values, answer as the same query planned afresh with the
+// values written in.
+func TestKeptPlanShapes(t *testing.T) {
+	ctx := context.Background()
+	e := openEngine(t)
+	s := newSession(t, e)
+	mustRun(t, s, "CREATE TABLE t (id INT, g TEXT)")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 'a'), (2, 'a'), (3, 'b'), (4, 'b'), (5, 'c')")
+	mustRun(t, s, "CREATE TABLE u (id INT, w INT)")
+	mustRun(t, s, "INSERT INTO u VALUES (1, 10), (3, 30), (5, 50)")
+	for _, q := range []string{
+		"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < $1) SELECT sum(n) FROM r",
+		"SELECT t.id, u.w FROM t JOIN u ON t.id = u.id WHERE u.w > $1 ORDER BY 1",
+		"SELECT g, count(*), sum(id) FROM t WHERE id >= $1 GROUP BY g ORDER BY g",
+		"SELECT id, row_number() OVER (PARTITION BY g ORDER BY id DESC) FROM t WHERE id <> $1 ORDER BY id",
+		"SELECT id FROM t WHERE id < $1 UNION SELECT id FROM u WHERE w > $1 * 10 ORDER BY 1",
+		"SELECT id FROM t WHERE id > (SELECT min(id) FROM u WHERE w > $1 * 10) ORDER BY id",
+		"SELECT id, (SELECT w FROM u WHERE u.id = t.id + $1 - 1) FROM t ORDER BY id",
+		"SELECT t.id, x.w FROM t, LATERAL (SELECT w FROM u WHERE u.id = t.id AND w > $1) x ORDER BY 1",
+		"SELECT id FROM t WHERE g LIKE '%' || $1::text ORDER BY id LIMIT 2",
+		"SELECT DISTINCT g FROM t WHERE id IN ($1, $1 + 1) ORDER BY g",
+	} {
+		st := prepareOne(t, s, q)
+		for _, v := range []int{1, 3, 4} {
+			lit := strings.ReplaceAll(q, "$1::text", fmt.Sprintf("'%d'", v))
+			lit = strings.ReplaceAll(lit, "$1", fmt.Sprint(v))
+			want, err := runSQL(ctx, s, lit)
+			if err != nil {
+				t.Fatalf("%s: %v", lit, err)
+			}
+			param := types.Int(types.TInt4, int64(v))
+			if st.ParamTypes[0].Kind == types.Text {
+				param = types.TextDatum(fmt.Sprint(v))
+			}
+			if got := rowsOf(t, s, st, param); got != fmt.Sprint(want[0].rows) {
+				t.Errorf("%s with $1 = %d: got %s, want %s", q, v, got, fmt.Sprint(want[0].rows))
+			}
+		}
 	}
 }
