@@ -34,10 +34,22 @@ var (
 )
 
 // noteOuterValue records that planning read e's outer references' values:
-// the innermost subquery or LATERAL item being planned falls back to
-// planning per outer row, when the values are in the context.
+// each subquery or LATERAL item between p and the outermost row read
+// falls back to planning per outer row, when the values are in the
+// context. Marking only the innermost would not do: a LATERAL item that
+// reads none of its left items is an ordinary item, whose planning is the
+// enclosing subquery's.
 func (p *Planner) noteOuterValue(e expr.Expr) {
-	if p.outer != nil && expr.HasOuterRefs(e) {
-		p.outer.needVals = true
+	frames := map[int]bool{}
+	expr.Rewrite(e, func(x expr.Expr) (expr.Expr, bool) {
+		if o, ok := x.(*expr.OuterRef); ok {
+			frames[o.Frame] = true
+			return x, true
+		}
+		return nil, false
+	})
+	for o := p.outer; o != nil && len(frames) > 0; o = o.parent {
+		o.needVals = true
+		delete(frames, o.frame)
 	}
 }

@@ -40,6 +40,10 @@ func TestCorrelatedPlannedOnce(t *testing.T) {
 			"4 5 4 6 5 4 5 5 5 6", 1},
 		{"fallback", "SELECT (SELECT percentile_disc(t.x / 5.0) WITHIN GROUP (ORDER BY g) FROM generate_series(1, 10) g) FROM " + outer,
 			"2 4 6 8 10", 1 + 5},
+		// The LATERAL item reads no item left of it, so it is the
+		// subquery's planning that needed t.x: the subquery falls back.
+		{"fallback through lateral", "SELECT (SELECT p FROM (VALUES (1)) u(k), LATERAL (SELECT percentile_disc(t.x / 5.0) WITHIN GROUP (ORDER BY g) AS p FROM generate_series(1, 10) g) l) FROM " + outer,
+			"2 4 6 8 10", 2 + 5*2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			stmts, err := parse.Parse(c.query)
