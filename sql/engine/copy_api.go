@@ -180,6 +180,7 @@ func (s *Session) prepareCopy(ctx context.Context, cs *pg.CopyStmt, p *plan.Plan
 // one atomic write: on error nothing of it becomes visible. It returns the
 // CommandComplete tag ("COPY 42").
 func (s *Session) CopyIn(ctx context.Context, st *Statement, r io.Reader) (string, error) {
+	s.startStatement(ctx)
 	tag, err := s.copyIn(ctx, st, r)
 	if err != nil {
 		s.markFailed()
@@ -291,6 +292,7 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 // wire layer sends as CopyData messages (each Write is one row, as
 // PostgreSQL sends them).
 func (s *Session) CopyOut(ctx context.Context, st *Statement, w io.Writer) (string, error) {
+	s.startStatement(ctx)
 	tag, err := s.copyOut(ctx, st, w)
 	if err != nil {
 		s.markFailed()

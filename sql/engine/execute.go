@@ -32,6 +32,7 @@ func (s *Session) PrepareSimple(ctx context.Context, query string) ([]*Statement
 
 func (s *Session) prepare(ctx context.Context, query string, paramOIDs []uint32, simple bool) ([]*Statement, error) {
 	s.stmtNow = time.Now() // a Query's statements share it, as in PostgreSQL
+	s.startStatement(ctx)
 	stmts, err := parse.Parse(query)
 	if err != nil {
 		return nil, err
@@ -113,13 +114,19 @@ func (s *Session) exprCtx() *expr.Ctx {
 	if stmt.IsZero() {
 		stmt = time.Now()
 	}
+	if s.ec != nil {
+		return s.ec // the statement's expressions share one (startStatement)
+	}
 	if s.tx == 'I' && !s.implicit {
-		return &expr.Ctx{Loc: s.loc, Now: stmt, Stmt: stmt}
+		s.ec = &expr.Ctx{Loc: s.loc, Now: stmt, Stmt: stmt}
+	} else {
+		if s.txNow.IsZero() {
+			s.txNow = stmt
+		}
+		s.ec = &expr.Ctx{Loc: s.loc, Now: s.txNow, Stmt: stmt}
 	}
-	if s.txNow.IsZero() {
-		s.txNow = stmt
-	}
-	return &expr.Ctx{Loc: s.loc, Now: s.txNow, Stmt: stmt}
+	s.ec.Context, s.ec.Session = s.runCtx, exprSession{s}
+	return s.ec
 }
 
 // describe plans a statement without running it, for its result columns
@@ -200,7 +207,7 @@ func (s *Session) Execute(ctx context.Context, st *Statement, params []types.Dat
 
 func (s *Session) execute(ctx context.Context, st *Statement, params []types.Datum) (*Cursor, error) {
 	ps := st.prep.stmt
-	s.runCtx = ctx
+	s.startStatement(ctx)
 	if s.tx == 'I' && s.localSaved != nil {
 		// set_config(…, true) outside a block lasted for its statement.
 		s.restoreLocal()
@@ -411,11 +418,12 @@ func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Oper
 	}
 	closed := false
 	c := &Cursor{columns: cols, sess: s}
+	ec := s.exprCtx() // the statement's, which root evaluates with
 	c.next = func(ctx context.Context) (arrow.RecordBatch, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, pgerr.Canceled(ctx)
 		}
-		s.runCtx = ctx
+		ec.Context = ctx // a portal's rows may be read under a later one
 		rec, err := root.Next(ctx)
 		if err != nil && ctx.Err() != nil {
 			return nil, pgerr.Canceled(ctx)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/storage/link"
 	"github.com/loamdb/loam/types"
@@ -94,9 +95,13 @@ type Session struct {
 	// the settings SET LOCAL (or set_config(…, true)) changed in it.
 	localSaved map[string]string
 	pid        int32 // the BackendKeyData process ID
-	// runCtx is the context of the Execute or fetch running now, which
-	// pg_sleep waits on: a portal's rows may be read under a later one.
+	// runCtx is the context of the statement running now, and ec the
+	// evaluation context its expressions share, made by exprCtx with
+	// runCtx and this session in it: a cancel request or
+	// statement_timeout ends a pg_sleep through it. A query's cursor puts
+	// the context of each fetch in its ec.
 	runCtx context.Context
+	ec     *expr.Ctx
 
 	// seqCurr is currval of each sequence nextval was called on in the
 	// session; seqLast is lastval, when seqLastSet.
@@ -191,6 +196,10 @@ func (s *Session) Setting(name string) (string, bool) {
 	v, ok := s.settings[canonicalName(name)]
 	return v, ok
 }
+
+// startStatement begins running a statement under ctx: its expressions
+// get a new evaluation context (exprCtx).
+func (s *Session) startStatement(ctx context.Context) { s.runCtx, s.ec = ctx, nil }
 
 // savepoint is a SAVEPOINT of the current block and the settings then.
 type savepoint struct {
