@@ -23,16 +23,13 @@ type SequenceInfo struct {
 	OwnedBy string
 }
 
-// SequenceControl is what the planner and the catalog tables need to know
-// of sequences; the engine's catalog implements it. A sequence is named as
-// regclass prints it or as a user writes it ('s', 'public.s', '"S"'),
-// resolved through the search path. nextval and its kin reach the
-// session's sequences at run time through expr.Ctx.Session instead.
+// SequenceControl is what the catalog tables need to know of sequences;
+// the engine's catalog implements it. The planner checks a sequence's
+// name with Catalog.CheckSequence, and nextval and its kin reach the
+// session's sequences at run time through expr.Ctx.Session.
 type SequenceControl interface {
 	// Sequences lists the sequences of one schema.
 	Sequences(ctx context.Context, ns string) ([]SequenceInfo, error)
-	// CheckSequence fails with 42P01 when name names no sequence.
-	CheckSequence(ctx context.Context, name string) error
 }
 
 // sequenceName binds the first argument of nextval, currval or setval
@@ -49,12 +46,11 @@ func (b *binder) sequenceName(n *pg.Node) (expr.Expr, bool, error) {
 		lit = tc.Arg
 	}
 	c := lit.GetAConst()
-	sc, ok := b.p.cat.(SequenceControl)
-	if c == nil || c.GetSval() == nil || !ok {
+	if c == nil || c.GetSval() == nil {
 		return nil, false, nil
 	}
 	name := c.GetSval().Sval
-	if err := sc.CheckSequence(b.p.ctx, name); err != nil {
+	if err := b.p.cat.CheckSequence(b.p.ctx, name); err != nil {
 		return nil, true, b.errAt(pgerr.From(err), c.Location)
 	}
 	return &expr.Const{D: types.Datum{T: types.Of(types.Regclass), S: name}}, true, nil

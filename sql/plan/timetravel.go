@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"context"
 	"time"
 
 	"github.com/loamdb/loam/exec"
@@ -19,13 +18,6 @@ type Travel struct {
 	At       time.Time // FOR TIMESTAMP AS OF expr, evaluated once
 	// Pos is the clause's position, for errors.
 	Pos int
-}
-
-// TimeTraveler is a Catalog that reads tables as of a snapshot.
-type TimeTraveler interface {
-	// TableAsOf is ti, a table Table resolved, as of the snapshot at
-	// names: that snapshot's files alone, with no write-log tail.
-	TableAsOf(ctx context.Context, ti *TableInfo, at Travel) (*TableInfo, error)
 }
 
 // asOf is the time-travel clause after the table name at loc, if any. The
@@ -70,8 +62,7 @@ func (p *Planner) fromTable(rv *pg.RangeVar) (*TableInfo, error) {
 	case ti.Ref != "":
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "%q already names a branch or tag; time travel reads the table itself", rv.Relname).WithPosition(a.Pos)
 	}
-	tt, ok := p.cat.(TimeTraveler)
-	if !ok || ti.Table == nil {
+	if ti.Table == nil {
 		return nil, p.refuseAsOf(rv, "not an Iceberg table")
 	}
 	at := Travel{Pos: a.Pos}
@@ -92,7 +83,7 @@ func (p *Planner) fromTable(rv *pg.RangeVar) (*TableInfo, error) {
 		id := a.Snapshot
 		at.Snapshot = &id
 	}
-	return tt.TableAsOf(p.ctx, ti, at)
+	return p.cat.TableAsOf(p.ctx, ti, at)
 }
 
 // asOfTime evaluates TIMESTAMP AS OF's expression, a constant timestamp
