@@ -18,7 +18,7 @@ func TestSleepEndsWithStatement(t *testing.T) {
 	timeout := func() (context.Context, context.CancelFunc) {
 		return context.WithTimeoutCause(context.Background(), 100*time.Millisecond, pgerr.StatementTimeout())
 	}
-	for _, q := range []string{`SELECT pg_sleep(10)`, `SELECT 1 FROM generate_series(1, 3) g WHERE pg_sleep(10) IS NULL`} {
+	for _, q := range []string{`SELECT pg_sleep(10)`, `SELECT 1 FROM generate_series(1, 3) g WHERE pg_sleep(10) IS NULL`, `SELECT (SELECT pg_sleep(10) FROM generate_series(1, g))::text FROM generate_series(1, 2) g`} {
 		ctx, cancel := timeout()
 		_, err := runSQL(ctx, s, q)
 		cancel()
@@ -32,9 +32,16 @@ func TestSleepEndsWithStatement(t *testing.T) {
 	if _, err := runSQL(ctx, s, `DECLARE c CURSOR FOR SELECT pg_sleep(0.001) IS NULL AS slept FROM generate_series(1, 2)`); err != nil {
 		t.Fatal(err)
 	}
-	cancel() // the DECLARE's context ends; FETCH runs under its own
+	// A subquery runs under the fetch's context too.
+	if _, err := runSQL(ctx, s, `DECLARE sub CURSOR FOR SELECT (SELECT count(*) + g FROM generate_series(1, g)) AS next FROM generate_series(1, 2) g`); err != nil {
+		t.Fatal(err)
+	}
+	cancel() // the DECLAREs' context ends; FETCH runs under its own
 	if r := mustRun(t, s, `FETCH 1 FROM c`); len(r.rows) != 1 || r.rows[0][0] != "f" {
 		t.Errorf("FETCH after the DECLARE's context ended: %v", r.rows)
+	}
+	if r := mustRun(t, s, `FETCH ALL FROM sub`); show(r.rows) != show([][]string{{"2"}, {"4"}}) {
+		t.Errorf("FETCH of a correlated subquery after the DECLARE's context ended: %v", r.rows)
 	}
 	ctx, cancel = timeout()
 	_, err := runSQL(ctx, s, `DECLARE d CURSOR FOR SELECT pg_sleep(10)`)
