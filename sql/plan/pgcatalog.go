@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/types"
 )
 
@@ -948,8 +948,8 @@ func (p *Planner) virtualItem(vt *vtable, alias string) *fromItem {
 		ts = append(ts, types.TOID)
 	}
 	ci, _ := p.cat.(CatalogInfo)
-	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) {
-		return exec.NewRowSource(ts, func(ctx context.Context) ([][]types.Datum, error) {
+	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (physical.Node, error) {
+		return &physical.RowSource{ColumnTypes: ts, Gen: func(ctx context.Context) ([][]types.Datum, error) {
 			if ci == nil {
 				return nil, nil
 			}
@@ -960,7 +960,7 @@ func (p *Planner) virtualItem(vt *vtable, alias string) *fromItem {
 				}
 			}
 			return rows, err
-		}), nil
+		}}, nil
 	}}
 }
 
