@@ -112,12 +112,12 @@ func isTransactionExit(n *pg.Node) bool {
 // transaction's (a Query's statements, messages up to a Sync), or the
 // statement's own.
 func (s *Session) exprCtx() *expr.Ctx {
+	if s.ec != nil {
+		return s.ec // the statement's expressions share one (startStatement)
+	}
 	stmt := s.stmtNow
 	if stmt.IsZero() {
 		stmt = time.Now()
-	}
-	if s.ec != nil {
-		return s.ec // the statement's expressions share one (startStatement)
 	}
 	if s.tx == 'I' && !s.implicit {
 		s.ec = &expr.Ctx{Loc: s.loc, Now: stmt, Stmt: stmt}
