@@ -127,7 +127,10 @@ func (s *Session) exprCtx() *expr.Ctx {
 		}
 		s.ec = &expr.Ctx{Loc: s.loc, Now: s.txNow, Stmt: stmt}
 	}
-	s.ec.Context, s.ec.Session = s.runCtx, exprSession{s}
+	if s.runCtx != nil {
+		s.ec.Context = s.runCtx
+	}
+	s.ec.Session = exprSession{s}
 	return s.ec
 }
 
@@ -429,12 +432,14 @@ func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Oper
 	}
 	closed := false
 	c := &Cursor{columns: cols, sess: s}
-	ec := s.exprCtx() // the statement's, which root evaluates with
+	run := s.runCtx // the statement's, which root's expressions watch
 	c.next = func(ctx context.Context) (arrow.RecordBatch, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, pgerr.Canceled(ctx)
 		}
-		ec.Context = ctx // a portal's rows may be read under a later one
+		if run != nil {
+			run.set(ctx) // a portal's rows may be read under a later one
+		}
 		rec, err := root.Next(ctx)
 		if err != nil && ctx.Err() != nil {
 			return nil, pgerr.Canceled(ctx)

@@ -46,8 +46,8 @@ type Session struct {
 	// evaluation context its expressions share, made by exprCtx with
 	// runCtx and this session in it: a cancel request or
 	// statement_timeout ends a pg_sleep through it. A query's cursor puts
-	// the context of each fetch in its ec.
-	runCtx context.Context
+	// the context of each fetch in its runCtx.
+	runCtx *runContext
 	ec     *expr.Ctx
 
 	// seqCurr is currval of each sequence nextval was called on in the
@@ -88,7 +88,9 @@ func (e *Engine) NewSession(user, database string, params map[string]string) (*S
 
 // startStatement begins running a statement under ctx: its expressions
 // get a new evaluation context (exprCtx).
-func (s *Session) startStatement(ctx context.Context) { s.runCtx, s.ec = ctx, nil }
+func (s *Session) startStatement(ctx context.Context) {
+	s.runCtx, s.ec = newRunContext(ctx), nil
+}
 
 // SetBackendPID records the process ID the wire layer sent the client in
 // BackendKeyData, which pg_backend_pid() and pg_stat_activity report.
