@@ -3,6 +3,7 @@ package expr
 import (
 	"context"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -214,4 +215,34 @@ func nextVals(c *Ctx, args []Expr, _ []arrow.Array, n int) (arrow.Array, error) 
 	}
 	bld.AppendValues(vs, nil)
 	return bld.NewArray(), nil
+}
+
+// sessionWriters change the session; sessionReaders read what they
+// change.
+var (
+	sessionWriters = []string{"set_config(", "nextval(", "setval("}
+	sessionReaders = []string{"current_setting(", "currval(", "lastval("}
+)
+
+// RowOrdered says whether exprs must be evaluated a row at a time, all of
+// them for one row before the next: a function that changes the session
+// (set_config, nextval, setval) beside another that reads or changes it.
+// PostgreSQL evaluates a select list row by row, so in SELECT nextval('s'),
+// currval('s') FROM … each row's currval is that row's nextval; a column
+// at a time, currval would see the whole batch's. One nextval alone (a
+// serial column's DEFAULT) keeps its batch at a time.
+func RowOrdered(exprs []Expr) bool {
+	writers, all := 0, 0
+	for _, e := range exprs {
+		s := e.String()
+		for _, w := range sessionWriters {
+			n := strings.Count(s, w)
+			writers += n
+			all += n
+		}
+		for _, r := range sessionReaders {
+			all += strings.Count(s, r)
+		}
+	}
+	return writers > 0 && all > 1
 }

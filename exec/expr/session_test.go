@@ -149,3 +149,26 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
+
+// A select list is evaluated a row at a time when a function that changes
+// the session sits beside another that reads or changes it; one nextval
+// alone (a serial DEFAULT) keeps its batch at a time.
+func TestRowOrdered(t *testing.T) {
+	s := c0(txt("s"))
+	for _, tc := range []struct {
+		exprs []Expr
+		want  bool
+	}{
+		{[]Expr{NewNextVal(s)}, false},
+		{[]Expr{NewNextVal(s), c0(i8(1))}, false},
+		{[]Expr{NewNextVal(s), NewCurrVal(s)}, true},
+		{[]Expr{NewNextVal(s), NewNextVal(c0(txt("t")))}, true},
+		{[]Expr{NewCurrentSetting([]Expr{c0(txt("a"))}), NewSetConfig(c0(txt("a")), c0(txt("b")), c0(types.BoolDatum(false)))}, true},
+		{[]Expr{&Func{Name: "concat", Args: []Expr{NewSetConfig(c0(txt("a")), c0(txt("b")), c0(types.BoolDatum(false))), NewCurrentSetting([]Expr{c0(txt("a"))})}}}, true},
+		{[]Expr{NewCurrentSetting([]Expr{c0(txt("a"))}), NewLastVal()}, false},
+	} {
+		if got := RowOrdered(tc.exprs); got != tc.want {
+			t.Errorf("RowOrdered(%v) = %v, want %v", tc.exprs, got, tc.want)
+		}
+	}
+}

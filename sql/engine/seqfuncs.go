@@ -67,7 +67,7 @@ func (x exprSession) NextVal(ctx context.Context, name string, n int) ([]int64, 
 			s.seqCurr = map[link.Key]int64{}
 		}
 		s.seqCurr[key] = vs[len(vs)-1]
-		s.seqLast, s.seqLastSet = vs[len(vs)-1], true
+		s.seqLast, s.seqLastSet = key, true
 	}
 	return vs, nil
 }
@@ -96,7 +96,8 @@ func (x exprSession) SetVal(ctx context.Context, name string, v int64, called bo
 		return 0, err
 	}
 	if called {
-		// currval follows, as in PostgreSQL; lastval does not.
+		// currval follows, as in PostgreSQL, and so lastval when this
+		// sequence is the one nextval last used.
 		if x.s.seqCurr == nil {
 			x.s.seqCurr = map[link.Key]int64{}
 		}
@@ -106,10 +107,11 @@ func (x exprSession) SetVal(ctx context.Context, name string, v int64, called bo
 }
 
 func (x exprSession) LastVal() (int64, error) {
-	if !x.s.seqLastSet {
+	v, ok := x.s.seqCurr[x.s.seqLast]
+	if !x.s.seqLastSet || !ok {
 		return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "lastval is not yet defined in this session")
 	}
-	return x.s.seqLast, nil
+	return v, nil
 }
 
 func (c *catalog) CheckSequence(ctx context.Context, name string) error {

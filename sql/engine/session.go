@@ -51,9 +51,10 @@ type Session struct {
 	ec     *expr.Ctx
 
 	// seqCurr is currval of each sequence nextval was called on in the
-	// session; seqLast is lastval, when seqLastSet.
+	// session; seqLast is the sequence nextval was last called on, whose
+	// currval lastval is (when seqLastSet), as in PostgreSQL.
 	seqCurr    map[link.Key]int64
-	seqLast    int64
+	seqLast    link.Key
 	seqLastSet bool
 
 	// undo undoes the transaction's CREATEs, ALTERs and COMMENTs (stored
