@@ -297,7 +297,10 @@ func MachineMemory() int64 {
 
 // The catalog answers pg_catalog and information_schema queries
 // (plan.CatalogInfo).
-var _ plan.CatalogInfo = (*catalog)(nil)
+var (
+	_ plan.Catalog     = (*catalog)(nil)
+	_ plan.CatalogInfo = (*catalog)(nil)
+)
 
 func (c *catalog) User() string                { return c.s.user }
 func (c *catalog) Database() string            { return c.s.database }
