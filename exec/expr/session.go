@@ -34,8 +34,8 @@ type Session interface {
 	CurrVal(ctx context.Context, seq string) (int64, error)
 	// SetVal is setval; it returns v.
 	SetVal(ctx context.Context, seq string, v int64, called bool) (int64, error)
-	// LastVal is the value nextval last returned in this session, of any
-	// sequence (55000 when none).
+	// LastVal is the currval of the sequence nextval last used in this
+	// session (55000 when none).
 	LastVal() (int64, error)
 }
 
