@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -325,7 +324,9 @@ func (s *Session) copyOut(ctx context.Context, st *Statement, w io.Writer) (stri
 	}
 	cat := s.catalog()
 	defer cat.release()
-	p := plan.New(ctx, cat, &expr.Ctx{Loc: s.loc, Now: time.Now()}, st.prep.query, nil, nil)
+	// The statement's Ctx: the session for set_config or nextval in the
+	// query, and now() its transaction's start.
+	p := plan.New(ctx, cat, s.exprCtx(), st.prep.query, nil, nil)
 	var root exec.Operator
 	var names []string
 	var ts []types.T

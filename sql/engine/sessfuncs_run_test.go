@@ -79,3 +79,15 @@ func TestSettingsReadAtRunTime(t *testing.T) {
 		t.Errorf("prepared current_setting after SET: %v %v, want later", r.rows, err)
 	}
 }
+
+// COPY (SELECT …) TO STDOUT runs its query with the session, as a SELECT
+// does: set_config, current_setting and nextval work there. Expected
+// values are PostgreSQL 15's.
+func TestCopyOutSessionFuncs(t *testing.T) {
+	s := newSession(t, openEngine(t))
+	mustRun(t, s, `CREATE SEQUENCE cs`)
+	got := copyOut(t, s, `COPY (SELECT set_config('application_name', 'copier', false), current_setting('application_name'), nextval('cs')) TO STDOUT`)
+	if got != "copier\tcopier\t1\n" {
+		t.Errorf("COPY of the session functions: %q", got)
+	}
+}
