@@ -217,32 +217,54 @@ func nextVals(c *Ctx, args []Expr, _ []arrow.Array, n int) (arrow.Array, error) 
 	return bld.NewArray(), nil
 }
 
-// sessionWriters change the session; sessionReaders read what they
-// change.
-var (
-	sessionWriters = []string{"set_config(", "nextval(", "setval("}
-	sessionReaders = []string{"current_setting(", "currval(", "lastval("}
-)
+// sessionReaders read what the functions that change the session
+// (set_config, setval, nextval) change.
+var sessionReaders = []string{"current_setting(", "currval(", "lastval("}
 
 // RowOrdered says whether exprs must be evaluated a row at a time, all of
-// them for one row before the next: a function that changes the session
-// (set_config, nextval, setval) beside another that reads or changes it.
-// PostgreSQL evaluates a select list row by row, so in SELECT nextval('s'),
-// currval('s') FROM … each row's currval is that row's nextval; a column
-// at a time, currval would see the whole batch's. One nextval alone (a
-// serial column's DEFAULT) keeps its batch at a time.
+// them for one row before the next. PostgreSQL evaluates a select list row
+// by row, so in SELECT nextval('s'), currval('s') FROM … each row's currval
+// is that row's nextval; a column at a time, currval would see the whole
+// batch's. That matters where a function that changes the session sits
+// beside one that reads it, beside another set_config or setval, or beside
+// a nextval of the same sequence; nextvals of different sequences (serial
+// columns' DEFAULTs) keep their batch at a time.
 func RowOrdered(exprs []Expr) bool {
-	writers, all := 0, 0
+	var text strings.Builder
 	for _, e := range exprs {
-		s := e.String()
-		for _, w := range sessionWriters {
-			n := strings.Count(s, w)
-			writers += n
-			all += n
+		text.WriteString(e.String())
+		text.WriteByte('\n')
+	}
+	s := text.String()
+	sets := strings.Count(s, "set_config(") + strings.Count(s, "setval(")
+	nexts := map[string]int{}
+	for i := 0; ; {
+		k := strings.Index(s[i:], "nextval(")
+		if k < 0 {
+			break
 		}
-		for _, r := range sessionReaders {
-			all += strings.Count(s, r)
+		i += k
+		end := strings.IndexByte(s[i:], ')')
+		if end < 0 {
+			end = len(s) - i - 1
+		}
+		nexts[s[i:i+end+1]]++
+		i += len("nextval(")
+	}
+	writers := sets
+	for _, n := range nexts {
+		writers += n
+		if n > 1 {
+			return true // one sequence's nextval twice
 		}
 	}
-	return writers > 0 && all > 1
+	if writers == 0 {
+		return false
+	}
+	for _, r := range sessionReaders {
+		if strings.Contains(s, r) {
+			return true
+		}
+	}
+	return sets > 0 && writers > 1
 }

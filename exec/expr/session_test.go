@@ -151,8 +151,8 @@ func equal(a, b []string) bool {
 }
 
 // A select list is evaluated a row at a time when a function that changes
-// the session sits beside another that reads or changes it; one nextval
-// alone (a serial DEFAULT) keeps its batch at a time.
+// the session sits beside another that reads or changes it; nextvals of
+// different sequences (serial DEFAULTs) keep their batch at a time.
 func TestRowOrdered(t *testing.T) {
 	s := c0(txt("s"))
 	for _, tc := range []struct {
@@ -162,7 +162,10 @@ func TestRowOrdered(t *testing.T) {
 		{[]Expr{NewNextVal(s)}, false},
 		{[]Expr{NewNextVal(s), c0(i8(1))}, false},
 		{[]Expr{NewNextVal(s), NewCurrVal(s)}, true},
-		{[]Expr{NewNextVal(s), NewNextVal(c0(txt("t")))}, true},
+		{[]Expr{NewNextVal(s), NewNextVal(c0(txt("t")))}, false},
+		{[]Expr{NewNextVal(s), NewNextVal(s)}, true},
+		{[]Expr{NewNextVal(s), NewSetVal([]Expr{c0(txt("t")), c0(i8(3))})}, true},
+		{[]Expr{NewSetConfig(c0(txt("a")), c0(txt("b")), c0(types.BoolDatum(false))), NewSetConfig(c0(txt("a")), c0(txt("c")), c0(types.BoolDatum(false)))}, true},
 		{[]Expr{NewCurrentSetting([]Expr{c0(txt("a"))}), NewSetConfig(c0(txt("a")), c0(txt("b")), c0(types.BoolDatum(false)))}, true},
 		{[]Expr{&Func{Name: "concat", Args: []Expr{NewSetConfig(c0(txt("a")), c0(txt("b")), c0(types.BoolDatum(false))), NewCurrentSetting([]Expr{c0(txt("a"))})}}}, true},
 		{[]Expr{NewCurrentSetting([]Expr{c0(txt("a"))}), NewLastVal()}, false},
