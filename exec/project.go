@@ -15,6 +15,7 @@ type projectOp struct {
 	ec     *expr.Ctx
 	schema *arrow.Schema
 	ts     []types.T
+	rows   bool // evaluated a row at a time (expr.RowOrdered)
 }
 
 var _ Operator = (*projectOp)(nil)
@@ -25,7 +26,7 @@ func NewProject(in Operator, exprs []expr.Expr, ec *expr.Ctx) Operator {
 	for i, e := range exprs {
 		ts[i] = e.Type()
 	}
-	return &projectOp{in: in, exprs: exprs, ec: ec, ts: ts, schema: Schema(ts)}
+	return &projectOp{in: in, exprs: exprs, ec: ec, ts: ts, schema: Schema(ts), rows: expr.RowOrdered(exprs)}
 }
 
 func (p *projectOp) Types() []types.T               { return p.ts }
@@ -37,6 +38,17 @@ func (p *projectOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, err
 	}
 	defer rec.Release()
+	if p.rows {
+		cols, err := evalRows(p.ec, p.exprs, rec)
+		if err != nil {
+			return nil, err
+		}
+		out := array.NewRecordBatch(p.schema, cols, rec.NumRows())
+		for _, c := range cols {
+			c.Release()
+		}
+		return out, nil
+	}
 	cols := make([]arrow.Array, len(p.exprs))
 	for i, e := range p.exprs {
 		if cols[i], err = e.Eval(p.ec, rec); err != nil {

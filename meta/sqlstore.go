@@ -32,8 +32,8 @@ type sqlStore struct {
 
 var _ Store = (*sqlStore)(nil)
 
-func (s *sqlStore) Catalog() catalog.Catalog { return s.cat }
-func (s *sqlStore) Kind() string             { return s.d.kind }
+func (s *sqlStore) Catalog() Catalog { return s.cat }
+func (s *sqlStore) Kind() string     { return s.d.kind }
 
 func (s *sqlStore) Close() error {
 	err := s.cat.Close() // leaves db open: NewCatalog was handed it

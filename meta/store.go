@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
 )
 
 // Errors a Store returns, found with errors.Is.
@@ -18,6 +19,13 @@ var (
 	ErrNotEmpty      = errors.New("meta: namespace not empty")
 	ErrUnknownScheme = errors.New("meta: unknown metastore URL scheme")
 )
+
+// Catalog is an Iceberg catalog that can also purge a table: drop it and
+// delete its files (iceberg-go's SQL, REST and Glue catalogs can).
+type Catalog interface {
+	catalog.Catalog
+	PurgeTable(ctx context.Context, id table.Identifier) error
+}
 
 // Store is everything Loam keeps about names and pointers. SQLite serves
 // one machine with nothing to install; PostgreSQL lets several servers
@@ -32,7 +40,7 @@ var (
 type Store interface {
 	// Catalog is the Iceberg catalog over the same database; table commits
 	// go through it (compare-and-swap of metadata_location).
-	Catalog() catalog.Catalog
+	Catalog() Catalog
 	// Kind is "sqlite" or "postgres".
 	Kind() string
 	// SchemaVersion is the version of the store's own schema (the Loam

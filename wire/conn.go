@@ -103,7 +103,7 @@ func (c *conn) serve() {
 		}
 		c.closePortals()
 		if c.sess != nil {
-			closeSession(c.sess)
+			c.sess.Close()
 		}
 		c.srv.untrack(c)
 		c.cancel(nil)

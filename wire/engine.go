@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/engine"
 	"github.com/loamdb/loam/types"
 )
@@ -28,7 +29,28 @@ type Session interface {
 	Finish() error
 	Location() *time.Location
 	MarkFailed()
+	// SetBackendPID records the process ID sent in BackendKeyData, which
+	// pg_backend_pid() and pg_stat_activity report.
+	SetBackendPID(pid uint32)
+	// StatementTimeout is statement_timeout, 0 for none: each Execute
+	// (and each Query's statement) ends then with a 57014.
+	StatementTimeout() time.Duration
+	// TakeNotices returns the notices (NOTICE, WARNING…) the statements
+	// since the last call queued, and forgets them.
+	TakeNotices() []*pgerr.Error
+	// Close ends the session when the connection does: an open block's
+	// writes are dropped.
+	Close()
+
 	Prepare(ctx context.Context, query string, paramOIDs []uint32) ([]*engine.Statement, error)
+	// PrepareSimple prepares a simple-protocol Query string, whose
+	// statements take no parameters: a $n in them fails as PostgreSQL's.
+	PrepareSimple(ctx context.Context, query string) ([]*engine.Statement, error)
+	// CursorColumns is the row shape of a cursor DECLAREd by that name:
+	// such cursors share the portals' namespace, so a Describe of a portal
+	// the wire layer does not know asks the session (psycopg 3's
+	// ServerCursor sends one). ok is false when there is none.
+	CursorColumns(name string) (cols []engine.Column, ok bool)
 	Execute(ctx context.Context, st *engine.Statement, params []types.Datum) (Cursor, error)
 
 	// CopyIn runs a statement whose Copy.In is set. r yields the client's
@@ -54,6 +76,9 @@ type Cursor interface {
 	Next(ctx context.Context) (arrow.RecordBatch, error)
 	Tag() string
 	Close()
+	// Deallocated is set for a DEALLOCATE that dropped a statement of SQL
+	// PREPARE, the session's: the connection then has none to drop.
+	Deallocated() bool
 }
 
 var _ Cursor = (*engine.Cursor)(nil)
@@ -80,24 +105,4 @@ func (s sessionAdapter) Execute(ctx context.Context, st *engine.Statement, param
 		return nil, err
 	}
 	return c, nil
-}
-
-// Close ends the engine session when the engine offers a way to.
-func (s sessionAdapter) Close() {
-	switch c := any(s.Session).(type) {
-	case interface{ Close() error }:
-		_ = c.Close()
-	case interface{ Close() }:
-		c.Close()
-	}
-}
-
-// closeSession releases a session if it can be closed.
-func closeSession(s Session) {
-	switch c := s.(type) {
-	case interface{ Close() error }:
-		_ = c.Close()
-	case interface{ Close() }:
-		c.Close()
-	}
 }

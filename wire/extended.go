@@ -183,10 +183,8 @@ func (c *conn) handleDescribe(m *pgproto3.Describe) error {
 		if err != nil {
 			// Cursors made by DECLARE share the portals' namespace in
 			// PostgreSQL: psycopg 3's ServerCursor describes its cursor.
-			if cs, ok := c.sess.(interface {
-				CursorColumns(string) ([]engine.Column, bool)
-			}); ok && m.Name != "" {
-				if cols, ok := cs.CursorColumns(m.Name); ok {
+			if m.Name != "" {
+				if cols, ok := c.sess.CursorColumns(m.Name); ok {
 					c.describeRows(cols, nil)
 					return nil
 				}

@@ -45,7 +45,10 @@ type fakeSession struct {
 	loc     *time.Location
 	changed [][2]string
 	notices []*pgerr.Error
-	copies  *copyStats // where CopyIn records what it read; may be nil
+	copies  *copyStats    // where CopyIn records what it read; may be nil
+	pid     uint32        // SetBackendPID's
+	timeout time.Duration // statement_timeout, 0 for none
+	closed  bool
 }
 
 func (s *fakeSession) TakeNotices() []*pgerr.Error {

@@ -5,19 +5,9 @@ import (
 	"github.com/loamdb/loam/pgerr"
 )
 
-// noticeSource is implemented by sessions that queue notices (severity
-// NOTICE, WARNING, ...) while a statement runs; *engine.Session does.
-type noticeSource interface {
-	TakeNotices() []*pgerr.Error
-}
-
 // sendNotices sends the session's queued notices as NoticeResponse.
 func (c *conn) sendNotices() {
-	ns, ok := c.sess.(noticeSource)
-	if !ok {
-		return
-	}
-	for _, n := range ns.TakeNotices() {
+	for _, n := range c.sess.TakeNotices() {
 		e := *n
 		if e.Severity == "" {
 			e.Severity = "NOTICE"

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"context"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -68,12 +67,10 @@ func (c *conn) deallocate(name string, all bool) error {
 // stopped it early. A COPY runs its sub-protocol instead (maxRows does not
 // apply).
 func (c *conn) execPortal(ctx context.Context, p *portal, maxRows int, describe bool) error {
-	if st, ok := c.sess.(interface{ StatementTimeout() time.Duration }); ok {
-		if d := st.StatementTimeout(); d > 0 {
-			var cancel func()
-			ctx, cancel = context.WithTimeoutCause(ctx, d, pgerr.StatementTimeout())
-			defer cancel()
-		}
+	if d := c.sess.StatementTimeout(); d > 0 {
+		var cancel func()
+		ctx, cancel = context.WithTimeoutCause(ctx, d, pgerr.StatementTimeout())
+		defer cancel()
 	}
 	if p.stmt.st == nil {
 		c.send(&pgproto3.EmptyQueryResponse{})
@@ -88,7 +85,7 @@ func (c *conn) execPortal(ctx context.Context, p *portal, maxRows int, describe 
 		if err != nil {
 			return err
 		}
-		if d, ok := cur.(interface{ Deallocated() bool }); ok && d.Deallocated() {
+		if cur.Deallocated() {
 			// DEALLOCATE dropped a statement of SQL PREPARE, the session's.
 		} else if name, all, ok := p.stmt.st.Deallocates(); ok {
 			if err := c.deallocate(name, all); err != nil {

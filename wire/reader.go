@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -31,7 +32,7 @@ const (
 // msgReader reads frontend messages from a byte stream. The body a read
 // returns is valid until the next read.
 type msgReader struct {
-	r   io.Reader
+	r   *bufio.Reader // buffered, so skipping a body discards in place
 	hdr [5]byte
 	buf []byte
 	max int
@@ -41,7 +42,8 @@ func newMsgReader(r io.Reader, max int) *msgReader {
 	if max <= 0 {
 		max = DefaultMaxMessageSize
 	}
-	return &msgReader{r: r, max: max}
+	// The connection's reader is buffered already, and then used as is.
+	return &msgReader{r: bufio.NewReaderSize(r, 16<<10), max: max}
 }
 
 // protocolViolation is the connection-ending error for malformed input.
@@ -102,11 +104,7 @@ func (m *msgReader) readFull(p []byte) error {
 
 // skip discards n bytes of a body whose header readHeader returned.
 func (m *msgReader) skip(n int) error {
-	if d, ok := m.r.(interface{ Discard(int) (int, error) }); ok {
-		_, err := d.Discard(n)
-		return unexpectedEOF(err)
-	}
-	_, err := io.CopyN(io.Discard, m.r, int64(n))
+	_, err := m.r.Discard(n)
 	return unexpectedEOF(err)
 }
 

@@ -1,10 +1,7 @@
 package wire
 
 import (
-	"context"
-
 	"github.com/jackc/pgx/v5/pgproto3"
-	"github.com/loamdb/loam/sql/engine"
 )
 
 // handleQuery runs a simple-protocol Query: every statement in the string
@@ -16,17 +13,7 @@ func (c *conn) handleQuery(q *pgproto3.Query) error {
 
 	ctx, done := c.stmtContext()
 	defer done()
-	// An engine that tells simple-protocol strings apart rejects $n in
-	// them as PostgreSQL does.
-	var stmts []*engine.Statement
-	var err error
-	if sp, ok := c.sess.(interface {
-		PrepareSimple(ctx context.Context, query string) ([]*engine.Statement, error)
-	}); ok {
-		stmts, err = sp.PrepareSimple(ctx, q.String)
-	} else {
-		stmts, err = c.sess.Prepare(ctx, q.String, nil)
-	}
+	stmts, err := c.sess.PrepareSimple(ctx, q.String)
 	if err != nil {
 		return err
 	}

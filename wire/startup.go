@@ -73,10 +73,7 @@ func (c *conn) startup() error {
 	}
 	c.sess = sess
 	c.srv.register(c)
-	if p, ok := sess.(interface{ SetBackendPID(uint32) }); ok {
-		// pg_backend_pid() and pg_stat_activity report the key's pid.
-		p.SetBackendPID(c.pid)
-	}
+	sess.SetBackendPID(c.pid) // pg_backend_pid() reports the key's pid
 	c.send(&pgproto3.AuthenticationOk{})
 	for _, kv := range sess.ParameterStatus() {
 		c.send(&pgproto3.ParameterStatus{Name: kv[0], Value: kv[1]})

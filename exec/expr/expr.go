@@ -4,6 +4,7 @@
 package expr
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -16,6 +17,14 @@ import (
 
 // Ctx is what evaluation needs from the session.
 type Ctx struct {
+	// Context is the running statement's (nil for none): a cancel
+	// request or statement_timeout ends it, and a function that waits or
+	// runs long (pg_sleep) stops then. Read it with Context(c).
+	Context context.Context
+	// Session is the session running the statement, for the functions
+	// that act on it (set_config, nextval…); nil outside one.
+	Session Session
+
 	Loc *time.Location // session TimeZone
 	Now time.Time      // transaction start, for now() and CURRENT_TIMESTAMP
 	// Stmt is the statement's start, for statement_timestamp(); zero

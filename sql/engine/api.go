@@ -5,10 +5,8 @@ package engine
 
 import (
 	"context"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 )
 
@@ -106,123 +104,4 @@ func (c *Cursor) Close() {
 		c.close()
 		c.close = nil
 	}
-}
-
-// Location is the session's TimeZone, for formatting timestamptz values.
-func (s *Session) Location() *time.Location { return s.loc }
-
-// TxStatus is the ReadyForQuery status: 'I' idle, 'T' in a transaction
-// block, 'E' in a failed transaction block.
-func (s *Session) TxStatus() byte { return s.tx }
-
-// MarkFailed records an error the wire layer raised itself (a bad Bind, say)
-// so that an open transaction block becomes failed, as in PostgreSQL.
-func (s *Session) MarkFailed() { s.markFailed() }
-
-func (s *Session) markFailed() {
-	switch s.tx {
-	case 'T':
-		s.tx = 'E'
-	case 'I':
-		s.rollbackWork(txMark{}) // the implicit transaction fails whole
-	}
-}
-
-// commitWork commits the transaction's writes with one write-log record;
-// its CREATEs, ALTERs and COMMENTs then stay, and its DROPs are carried
-// out. After a failure of the writes the rest is left for rollbackWork.
-func (s *Session) commitWork() error {
-	if len(s.written) > 0 {
-		// Writes to a table the transaction then dropped go nowhere.
-		for i, t := range s.written {
-			if s.discarded(i) {
-				t.Abort()
-			}
-		}
-		err := s.eng.link.CommitAll(s.written)
-		s.written = nil
-		if err != nil {
-			return err
-		}
-	}
-	s.undo = nil
-	return s.commitDrops(context.Background())
-}
-
-// rollbackWork undoes the transaction's writes, DDL and DROPs made since
-// m, last first for the DDL.
-func (s *Session) rollbackWork(m txMark) {
-	s.abortWrites(m.written)
-	s.drops = s.drops[:m.drops]
-	s.undoTo(m.undo)
-}
-
-// ImplicitTransactions makes writes outside a transaction block wait for
-// Finish, as PostgreSQL's implicit transactions do: the statements of one
-// simple Query, or the extended-protocol messages up to a Sync, commit
-// together or not at all (PgJDBC sends a batch of INSERTs that way). The
-// wire layer turns it on; without it each statement commits itself.
-func (s *Session) ImplicitTransactions() { s.implicit = true }
-
-// Finish ends the implicit transaction before ReadyForQuery: the writes
-// made outside a block since the last Finish commit. Inside a block they
-// wait for COMMIT.
-func (s *Session) Finish() error {
-	if s.tx != 'I' {
-		return nil
-	}
-	s.txNow = time.Time{}
-	if err := s.commitWork(); err != nil {
-		// What did not commit is undone, not left for the next
-		// transaction to commit.
-		s.rollbackWork(txMark{})
-		return err
-	}
-	return nil
-}
-
-// ParameterStatus lists the settings reported to the client at startup, in
-// the order PostgreSQL sends them.
-func (s *Session) ParameterStatus() [][2]string {
-	out := make([][2]string, 0, len(reportedSettings))
-	for _, name := range reportedSettings {
-		out = append(out, [2]string{name, s.settings[name]})
-	}
-	return out
-}
-
-// TakeParameterChanges returns the reported settings the last statements
-// changed, and forgets them.
-func (s *Session) TakeParameterChanges() [][2]string {
-	ch := s.changed
-	s.changed = nil
-	return ch
-}
-
-// TakeNotices returns the notices (severity NOTICE) the last statement
-// raised, such as "table … does not exist, skipping", and forgets them.
-func (s *Session) TakeNotices() []*pgerr.Error {
-	n := s.notices
-	s.notices = nil
-	return n
-}
-
-func (s *Session) notice(format string, args ...any) {
-	e := pgerr.New(pgerr.SuccessfulCompletion, format, args...)
-	e.Severity = "NOTICE"
-	s.notices = append(s.notices, e)
-}
-
-// warning queues a WARNING with its SQLSTATE, sent like a notice.
-func (s *Session) warning(code, msg string) {
-	e := pgerr.New(code, "%s", msg)
-	e.Severity = "WARNING"
-	s.notices = append(s.notices, e)
-}
-
-func (s *Session) noticeDetail(msg, detail string) {
-	e := pgerr.New(pgerr.SuccessfulCompletion, "%s", msg)
-	e.Severity = "NOTICE"
-	e.Detail = detail
-	s.notices = append(s.notices, e)
 }

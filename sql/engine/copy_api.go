@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -181,6 +180,7 @@ func (s *Session) prepareCopy(ctx context.Context, cs *pg.CopyStmt, p *plan.Plan
 // one atomic write: on error nothing of it becomes visible. It returns the
 // CommandComplete tag ("COPY 42").
 func (s *Session) CopyIn(ctx context.Context, st *Statement, r io.Reader) (string, error) {
+	s.startStatement(ctx)
 	tag, err := s.copyIn(ctx, st, r)
 	if err != nil {
 		s.markFailed()
@@ -302,6 +302,7 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 // wire layer sends as CopyData messages (each Write is one row, as
 // PostgreSQL sends them).
 func (s *Session) CopyOut(ctx context.Context, st *Statement, w io.Writer) (string, error) {
+	s.startStatement(ctx)
 	tag, err := s.copyOut(ctx, st, w)
 	if err != nil {
 		s.markFailed()
@@ -323,7 +324,9 @@ func (s *Session) copyOut(ctx context.Context, st *Statement, w io.Writer) (stri
 	}
 	cat := s.catalog()
 	defer cat.release()
-	p := plan.New(ctx, cat, &expr.Ctx{Loc: s.loc, Now: time.Now()}, st.prep.query, nil, nil)
+	// The statement's Ctx: the session for set_config or nextval in the
+	// query, and now() its transaction's start.
+	p := plan.New(ctx, cat, s.exprCtx(), st.prep.query, nil, nil)
 	var root exec.Operator
 	var names []string
 	var ts []types.T

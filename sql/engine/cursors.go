@@ -182,11 +182,3 @@ func (s *Session) closeCursors(all bool) {
 		}
 	}
 }
-
-// Close ends the session: its cursors' scans are closed and an open
-// block's writes dropped.
-func (s *Session) Close() {
-	s.closeCursors(true)
-	// A connection lost inside a block commits nothing.
-	s.rollbackWork(txMark{})
-}

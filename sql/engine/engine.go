@@ -255,36 +255,6 @@ func tableInfo(ns, name string, t *table.Table) (*plan.TableInfo, error) {
 	return ti, nil
 }
 
-// searchPath lists the schemas unqualified names are looked up in.
-func (s *Session) searchPath() []string {
-	var out []string
-	for _, p := range strings.Split(s.settings["search_path"], ",") {
-		p = strings.Trim(strings.TrimSpace(p), `"`)
-		if p == "$user" {
-			p = s.user
-		}
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// createSchema is the first schema of the search path that exists, where
-// CREATE TABLE puts an unqualified table.
-func (s *Session) createSchema(ctx context.Context) (string, error) {
-	for _, ns := range s.searchPath() {
-		ok, err := s.namespaceExists(ctx, ns)
-		if err != nil {
-			return "", err
-		}
-		if ok {
-			return ns, nil
-		}
-	}
-	return "", pgerr.New(pgerr.UndefinedSchema, "no schema has been selected to create in")
-}
-
 // serverID reads the data directory's server ID, creating it on first
 // start.
 func serverID(dir string) (string, error) {
@@ -337,7 +307,10 @@ func MachineMemory() int64 {
 
 // The catalog answers pg_catalog and information_schema queries
 // (plan.CatalogInfo).
-var _ plan.CatalogInfo = (*catalog)(nil)
+var (
+	_ plan.Catalog     = (*catalog)(nil)
+	_ plan.CatalogInfo = (*catalog)(nil)
+)
 
 func (c *catalog) User() string                { return c.s.user }
 func (c *catalog) Database() string            { return c.s.database }

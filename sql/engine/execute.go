@@ -33,6 +33,7 @@ func (s *Session) PrepareSimple(ctx context.Context, query string) ([]*Statement
 
 func (s *Session) prepare(ctx context.Context, query string, paramOIDs []uint32, simple bool) ([]*Statement, error) {
 	s.stmtNow = time.Now() // a Query's statements share it, as in PostgreSQL
+	s.startStatement(ctx)
 	stmts, err := parse.Parse(query)
 	if err != nil {
 		return nil, err
@@ -111,17 +112,26 @@ func isTransactionExit(n *pg.Node) bool {
 // transaction's (a Query's statements, messages up to a Sync), or the
 // statement's own.
 func (s *Session) exprCtx() *expr.Ctx {
+	if s.ec != nil {
+		return s.ec // the statement's expressions share one (startStatement)
+	}
 	stmt := s.stmtNow
 	if stmt.IsZero() {
 		stmt = time.Now()
 	}
 	if s.tx == 'I' && !s.implicit {
-		return &expr.Ctx{Loc: s.loc, Now: stmt, Stmt: stmt}
+		s.ec = &expr.Ctx{Loc: s.loc, Now: stmt, Stmt: stmt}
+	} else {
+		if s.txNow.IsZero() {
+			s.txNow = stmt
+		}
+		s.ec = &expr.Ctx{Loc: s.loc, Now: s.txNow, Stmt: stmt}
 	}
-	if s.txNow.IsZero() {
-		s.txNow = stmt
+	if s.runCtx != nil {
+		s.ec.Context = s.runCtx
 	}
-	return &expr.Ctx{Loc: s.loc, Now: s.txNow, Stmt: stmt}
+	s.ec.Session = exprSession{s}
+	return s.ec
 }
 
 // describe plans a statement without running it, for its result columns
@@ -205,7 +215,7 @@ func (s *Session) Execute(ctx context.Context, st *Statement, params []types.Dat
 
 func (s *Session) execute(ctx context.Context, st *Statement, params []types.Datum) (*Cursor, error) {
 	ps := st.prep.stmt
-	s.runCtx = ctx
+	s.startStatement(ctx)
 	if s.tx == 'I' && s.localSaved != nil {
 		// set_config(…, true) outside a block lasted for its statement.
 		s.restoreLocal()
@@ -439,11 +449,14 @@ func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Oper
 	}
 	closed := false
 	c := &Cursor{columns: cols, sess: s}
+	run := s.runCtx // the statement's, which root's expressions watch
 	c.next = func(ctx context.Context) (arrow.RecordBatch, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, pgerr.Canceled(ctx)
 		}
-		s.runCtx = ctx
+		if run != nil {
+			run.set(ctx) // a portal's rows may be read under a later one
+		}
 		rec, err := root.Next(ctx)
 		if err != nil && ctx.Err() != nil {
 			return nil, pgerr.Canceled(ctx)

@@ -12,8 +12,9 @@ import (
 	"github.com/loamdb/loam/types"
 )
 
-// The sequence functions (nextval, currval, setval, lastval) and the
-// catalog's view of sequences, for the planner: plan.SequenceControl.
+// The sequence functions (nextval, currval, setval, lastval), which
+// expressions call through expr.Session, and the catalog's view of
+// sequences, for the planner: plan.SequenceControl.
 
 func (c *catalog) Sequences(ctx context.Context, ns string) ([]plan.SequenceInfo, error) {
 	names, err := c.e.meta.ListSequences(ctx, ns)
@@ -41,8 +42,8 @@ func (c *catalog) Sequences(ctx context.Context, ns string) ([]plan.SequenceInfo
 	return out, nil
 }
 
-func (c *catalog) NextVal(ctx context.Context, name string, n int) ([]int64, error) {
-	s := c.s
+func (x exprSession) NextVal(ctx context.Context, name string, n int) ([]int64, error) {
+	s := x.s
 	key, _, err := s.resolveSequence(ctx, name)
 	if err != nil {
 		return nil, err
@@ -66,49 +67,51 @@ func (c *catalog) NextVal(ctx context.Context, name string, n int) ([]int64, err
 			s.seqCurr = map[link.Key]int64{}
 		}
 		s.seqCurr[key] = vs[len(vs)-1]
-		s.seqLast, s.seqLastSet = vs[len(vs)-1], true
+		s.seqLast, s.seqLastSet = key, true
 	}
 	return vs, nil
 }
 
-func (c *catalog) CurrVal(ctx context.Context, name string) (int64, error) {
-	key, _, err := c.s.resolveSequence(ctx, name)
+func (x exprSession) CurrVal(ctx context.Context, name string) (int64, error) {
+	key, _, err := x.s.resolveSequence(ctx, name)
 	if err != nil {
 		return 0, err
 	}
-	v, ok := c.s.seqCurr[key]
+	v, ok := x.s.seqCurr[key]
 	if !ok {
 		return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "currval of sequence %q is not yet defined in this session", key.Name)
 	}
 	return v, nil
 }
 
-func (c *catalog) SetVal(ctx context.Context, name string, v int64, called bool) (int64, error) {
-	key, sq, err := c.s.resolveSequence(ctx, name)
+func (x exprSession) SetVal(ctx context.Context, name string, v int64, called bool) (int64, error) {
+	key, sq, err := x.s.resolveSequence(ctx, name)
 	if err != nil {
 		return 0, err
 	}
 	if v < sq.Min || v > sq.Max {
 		return 0, pgerr.New(pgerr.NumericValueOutOfRange, "setval: value %d is out of bounds for sequence %q (%d..%d)", v, key.Name, sq.Min, sq.Max)
 	}
-	if err := c.e.meta.SetSequenceValue(ctx, key.NS, key.Name, v, called); err != nil {
+	if err := x.s.eng.meta.SetSequenceValue(ctx, key.NS, key.Name, v, called); err != nil {
 		return 0, err
 	}
 	if called {
-		// currval follows, as in PostgreSQL; lastval does not.
-		if c.s.seqCurr == nil {
-			c.s.seqCurr = map[link.Key]int64{}
+		// currval follows, as in PostgreSQL, and so lastval when this
+		// sequence is the one nextval last used.
+		if x.s.seqCurr == nil {
+			x.s.seqCurr = map[link.Key]int64{}
 		}
-		c.s.seqCurr[key] = v
+		x.s.seqCurr[key] = v
 	}
 	return v, nil
 }
 
-func (c *catalog) LastVal() (int64, error) {
-	if !c.s.seqLastSet {
+func (x exprSession) LastVal() (int64, error) {
+	v, ok := x.s.seqCurr[x.s.seqLast]
+	if !x.s.seqLastSet || !ok {
 		return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "lastval is not yet defined in this session")
 	}
-	return c.s.seqLast, nil
+	return v, nil
 }
 
 func (c *catalog) CheckSequence(ctx context.Context, name string) error {

@@ -1,124 +1,200 @@
 package engine
 
 import (
-	"context"
 	"maps"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/loamdb/loam/exec/build"
-	"github.com/loamdb/loam/exec/expr"
-	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
-	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
-func (s *Session) transaction(ts *pg.TransactionStmt) (*Cursor, error) {
-	switch ts.Kind {
-	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
-		// PostgreSQL warns about a nested BEGIN and carries on.
-		if s.tx == 'I' {
-			s.txSettings = maps.Clone(s.settings)
-			if s.txNow.IsZero() {
-				s.txNow = s.stmtNow // a block's now() is its BEGIN's
-				if s.txNow.IsZero() {
-					s.txNow = time.Now()
-				}
-			}
-		} else {
-			s.warning(pgerr.ActiveSQLTransaction, "there is already a transaction in progress")
-		}
-		s.tx = 'T'
-		return &Cursor{tag: "BEGIN", sess: s}, nil
-	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
-		if s.tx == 'I' {
-			s.warning(pgerr.NoActiveSQLTransaction, "there is no transaction in progress")
-		}
-		// COMMIT of a failed block rolls it back, and says so.
-		tag := "COMMIT"
-		if s.tx == 'E' {
-			tag = "ROLLBACK"
-		}
-		if err := s.endTx(s.tx != 'E'); err != nil {
-			return nil, err
-		}
-		return &Cursor{tag: tag, sess: s}, nil
-	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
-		if s.tx == 'I' {
-			s.warning(pgerr.NoActiveSQLTransaction, "there is no transaction in progress")
-		}
-		_ = s.endTx(false)
-		return &Cursor{tag: "ROLLBACK", sess: s}, nil
-	case pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT, pg.TransactionStmtKind_TRANS_STMT_RELEASE,
-		pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
-		return s.savepoint(ts)
-	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "two-phase commit is not supported")
+// A session's settings (PostgreSQL's GUCs): their defaults, validation,
+// the ones reported to the client, SET LOCAL's scope and the restore at a
+// rollback. The SET and SHOW statements are in setshow.go.
+
+// reportedSettings are the GUC_REPORT settings PostgreSQL 15 sends as
+// ParameterStatus at startup and whenever they change.
+var reportedSettings = []string{
+	"application_name", "client_encoding", "DateStyle", "default_transaction_read_only",
+	"in_hot_standby", "integer_datetimes", "IntervalStyle", "is_superuser",
+	"server_encoding", "server_version", "session_authorization",
+	"standard_conforming_strings", "TimeZone",
 }
 
-// savepoint runs SAVEPOINT, RELEASE and ROLLBACK TO. psycopg 3's nested
-// transaction() blocks and SQLAlchemy's begin_nested use them, above all to
-// recover from an error without ending the block. As with ROLLBACK, the
-// SETs and the writes since the savepoint are undone.
-func (s *Session) savepoint(ts *pg.TransactionStmt) (*Cursor, error) {
-	verb, tag := "SAVEPOINT", "SAVEPOINT"
-	switch ts.Kind {
-	case pg.TransactionStmtKind_TRANS_STMT_RELEASE:
-		verb, tag = "RELEASE SAVEPOINT", "RELEASE"
-	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
-		verb, tag = "ROLLBACK TO SAVEPOINT", "ROLLBACK"
+// ServerVersion is the PostgreSQL version Loam reports to clients.
+const (
+	ServerVersion    = "15.8"
+	ServerVersionNum = "150008"
+)
+
+func defaultSettings(user string) map[string]string {
+	return map[string]string{
+		"application_name":                    "",
+		"client_encoding":                     "UTF8",
+		"DateStyle":                           "ISO, MDY",
+		"default_transaction_read_only":       "off",
+		"in_hot_standby":                      "off",
+		"integer_datetimes":                   "on",
+		"IntervalStyle":                       "postgres",
+		"is_superuser":                        "on",
+		"server_encoding":                     "UTF8",
+		"server_version":                      ServerVersion,
+		"server_version_num":                  ServerVersionNum,
+		"session_authorization":               user,
+		"standard_conforming_strings":         "on",
+		"TimeZone":                            "UTC",
+		"search_path":                         `"$user", public`,
+		"extra_float_digits":                  "1",
+		"statement_timeout":                   "0",
+		"lock_timeout":                        "0",
+		"idle_in_transaction_session_timeout": "0",
+		"transaction_isolation":               "read committed",
+		"default_transaction_isolation":       "read committed",
+		"max_identifier_length":               "63",
+		"max_index_keys":                      "32",
+		"datestyle":                           "ISO, MDY",
+		"bytea_output":                        "hex",
+		"client_min_messages":                 "notice",
+		"escape_string_warning":               "on",
+		"row_security":                        "on",
+		"synchronous_commit":                  "on",
+		"work_mem":                            "4MB",
+		"jit":                                 "off",
 	}
-	if s.tx == 'I' {
-		return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "%s can only be used in transaction blocks", verb)
-	}
-	if ts.Kind == pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT {
-		s.savepoints = append(s.savepoints, savepoint{name: ts.SavepointName, settings: maps.Clone(s.settings),
-			work: s.mark()})
-		return &Cursor{tag: tag, sess: s}, nil
-	}
-	i := len(s.savepoints) - 1
-	for i >= 0 && s.savepoints[i].name != ts.SavepointName {
-		i--
-	}
-	if i < 0 {
-		return nil, pgerr.New(pgerr.InvalidSavepointSpec, "savepoint \"%s\" does not exist", ts.SavepointName)
-	}
-	if ts.Kind == pg.TransactionStmtKind_TRANS_STMT_RELEASE {
-		s.savepoints = s.savepoints[:i]
-		return &Cursor{tag: tag, sess: s}, nil
-	}
-	s.restoreSettings(s.savepoints[i].settings)
-	s.rollbackWork(s.savepoints[i].work)
-	s.savepoints = s.savepoints[:i+1]
-	s.tx = 'T'
-	return &Cursor{tag: tag, sess: s}, nil
 }
 
-// endTx ends a transaction block. A commit makes the block's writes
-// durable and visible at once, with one write-log record. A rollback (or
-// the COMMIT of a failed block) drops them and undoes the SETs made in the
-// block, as in PostgreSQL: psycopg runs every statement in a block, so an
-// error there must not leave a SET behind.
-func (s *Session) endTx(commit bool) error {
-	var err error
-	if commit {
-		err = s.commitWork()
+// canonicalName maps a setting name to the spelling PostgreSQL reports.
+func canonicalName(name string) string {
+	lower := strings.ToLower(name)
+	for _, r := range reportedSettings {
+		if strings.ToLower(r) == lower {
+			return r
+		}
 	}
-	s.rollbackWork(txMark{}) // after a commit, nothing is left to undo
-	if (!commit || err != nil) && s.txSettings != nil {
-		s.restoreSettings(s.txSettings)
-		s.localSaved = nil
+	return lower
+}
+
+func (s *Session) set(name, value string) error {
+	name = canonicalName(name)
+	switch name {
+	case "TimeZone":
+		loc, err := types.LoadLocation(value)
+		if err != nil {
+			return pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"TimeZone\": %q", value)
+		}
+		s.loc = loc
+		if strings.EqualFold(loc.String(), value) {
+			value = loc.String() // utc is shown as UTC, as PostgreSQL does
+		}
+	case "client_encoding":
+		v := strings.ToUpper(strings.ReplaceAll(value, "-", ""))
+		if v != "UTF8" && v != "UNICODE" {
+			return pgerr.New(pgerr.FeatureNotSupported, "client encoding %q is not supported; Loam speaks UTF8", value)
+		}
+		value = "UTF8"
+	case "DateStyle":
+		if !strings.Contains(strings.ToUpper(value), "ISO") {
+			return pgerr.New(pgerr.FeatureNotSupported, "DateStyle %q is not supported; Loam prints ISO dates", value)
+		}
+		value = "ISO, MDY"
+	case "statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout":
+		v, err := timeSetting(name, value)
+		if err != nil {
+			return err
+		}
+		value = v
+	case "server_version", "server_encoding", "server_version_num", "integer_datetimes", "is_superuser", "in_hot_standby", "max_identifier_length", "max_index_keys":
+		return pgerr.New(pgerr.CantChangeRuntimeParam, "parameter %q cannot be changed", name)
 	}
-	s.restoreLocal()
-	s.txSettings, s.savepoints = nil, nil
-	s.tx = 'I'
-	s.txNow = time.Time{}
-	s.closeCursors(false)
-	return err
+	s.settings[name] = value
+	for _, r := range reportedSettings {
+		if r == name {
+			s.changed = append(s.changed, [2]string{name, value})
+		}
+	}
+	return nil
+}
+
+// Setting returns a setting's current value; ok is false when unknown.
+func (s *Session) Setting(name string) (string, bool) {
+	v, ok := s.settings[canonicalName(name)]
+	return v, ok
+}
+
+// searchPath lists the schemas unqualified names are looked up in.
+func (s *Session) searchPath() []string {
+	var out []string
+	for _, p := range strings.Split(s.settings["search_path"], ",") {
+		p = strings.Trim(strings.TrimSpace(p), `"`)
+		if p == "$user" {
+			p = s.user
+		}
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ParameterStatus lists the settings reported to the client at startup, in
+// the order PostgreSQL sends them.
+func (s *Session) ParameterStatus() [][2]string {
+	out := make([][2]string, 0, len(reportedSettings))
+	for _, name := range reportedSettings {
+		out = append(out, [2]string{name, s.settings[name]})
+	}
+	return out
+}
+
+// TakeParameterChanges returns the reported settings the last statements
+// changed, and forgets them.
+func (s *Session) TakeParameterChanges() [][2]string {
+	ch := s.changed
+	s.changed = nil
+	return ch
+}
+
+func (s *Session) setConfig(name string, value *string, local bool) (string, error) {
+	var v string
+	if value != nil {
+		v = *value
+	} else if d, ok := defaultSettings(s.user)[canonicalName(name)]; ok {
+		v = d
+	}
+	if local {
+		s.saveLocal(name)
+	} else if _, ok := s.localSaved[canonicalName(name)]; ok {
+		// A SET after a SET LOCAL is the value the block's end keeps.
+		s.localSaved[canonicalName(name)] = v
+	}
+	if err := s.set(name, v); err != nil {
+		return "", err
+	}
+	got, _ := s.Setting(name)
+	return got, nil
+}
+
+// saveLocal remembers a setting's value before its first SET LOCAL, to be
+// put back when the transaction ends. Outside a block the statement's own
+// implicit transaction is the scope (restoreLocal runs before the next).
+func (s *Session) saveLocal(name string) {
+	name = canonicalName(name)
+	if s.localSaved == nil {
+		s.localSaved = map[string]string{}
+	}
+	if _, ok := s.localSaved[name]; !ok {
+		s.localSaved[name] = s.settings[name]
+	}
+}
+
+// restoreLocal undoes the SET LOCALs of the transaction that ended.
+func (s *Session) restoreLocal() {
+	for k, v := range s.localSaved {
+		_ = s.set(k, v)
+	}
+	s.localSaved = nil
 }
 
 // restoreSettings puts back the settings saved at BEGIN or a SAVEPOINT.
@@ -139,129 +215,8 @@ func (s *Session) restoreSettings(saved map[string]string) {
 	}
 }
 
-func setValue(args []*pg.Node) string {
-	var parts []string
-	for _, a := range args {
-		c := a.GetAConst()
-		switch {
-		case c == nil:
-			if tc := a.GetTypeCast(); tc != nil && tc.Arg.GetAConst() != nil {
-				parts = append(parts, constText(tc.Arg.GetAConst()))
-			}
-		default:
-			parts = append(parts, constText(c))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-func constText(c *pg.A_Const) string {
-	switch v := c.Val.(type) {
-	case *pg.A_Const_Sval:
-		return v.Sval.Sval
-	case *pg.A_Const_Ival:
-		return strconv.Itoa(int(v.Ival.Ival))
-	case *pg.A_Const_Fval:
-		return v.Fval.Fval
-	case *pg.A_Const_Boolval:
-		if v.Boolval.Boolval {
-			return "on"
-		}
-		return "off"
-	}
-	return "0"
-}
-
-func (s *Session) setStmt(vs *pg.VariableSetStmt) (*Cursor, error) {
-	name := strings.ToLower(vs.Name)
-	if name == "timezone" {
-		name = "TimeZone"
-	}
-	switch vs.Kind {
-	case pg.VariableSetKind_VAR_SET_VALUE:
-		v := setValue(vs.Args)
-		if name == "TimeZone" && strings.EqualFold(v, "local") {
-			v = "UTC"
-		}
-		if vs.IsLocal && s.tx == 'I' {
-			// Its implicit transaction ends with it: nothing changes.
-			s.warning(pgerr.NoActiveSQLTransaction, "SET LOCAL can only be used in transaction blocks")
-			return &Cursor{tag: "SET", sess: s}, nil
-		}
-		if _, err := s.setConfig(name, &v, vs.IsLocal); err != nil {
-			return nil, err
-		}
-		return &Cursor{tag: "SET", sess: s}, nil
-	case pg.VariableSetKind_VAR_SET_DEFAULT, pg.VariableSetKind_VAR_RESET:
-		def := defaultSettings(s.user)
-		if v, ok := def[canonicalName(name)]; ok {
-			if err := s.set(name, v); err != nil {
-				return nil, err
-			}
-		}
-		tag := "SET"
-		if vs.Kind == pg.VariableSetKind_VAR_RESET {
-			tag = "RESET"
-		}
-		return &Cursor{tag: tag, sess: s}, nil
-	case pg.VariableSetKind_VAR_RESET_ALL:
-		for k, v := range defaultSettings(s.user) {
-			if cur, ok := s.settings[k]; ok && cur != v {
-				_ = s.set(k, v)
-			}
-		}
-		return &Cursor{tag: "RESET", sess: s}, nil
-	case pg.VariableSetKind_VAR_SET_MULTI:
-		// SET TRANSACTION … / SET SESSION CHARACTERISTICS: Loam runs every
-		// statement on its own snapshot, so these change nothing.
-		return &Cursor{tag: "SET", sess: s}, nil
-	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "this form of SET is not supported")
-}
-
-func (s *Session) showColumns(vs *pg.VariableShowStmt) []Column {
-	if strings.EqualFold(vs.Name, "all") {
-		return []Column{{Name: "name", Type: types.TText}, {Name: "setting", Type: types.TText}, {Name: "description", Type: types.TText}}
-	}
-	name := strings.ToLower(vs.Name)
-	if name == "timezone" {
-		name = "TimeZone"
-	}
-	return []Column{{Name: name, Type: types.TText}}
-}
-
-func (s *Session) show(ctx context.Context, vs *pg.VariableShowStmt) (*Cursor, error) {
-	cols := s.showColumns(vs)
-	var rows [][]expr.Expr
-	text := func(v string) expr.Expr { return &expr.Const{D: types.TextDatum(v)} }
-	if len(cols) == 3 {
-		names := make([]string, 0, len(s.settings))
-		for k := range s.settings {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			rows = append(rows, []expr.Expr{text(k), text(s.settings[k]), text("")})
-		}
-	} else {
-		v, ok := s.Setting(vs.Name)
-		if !ok {
-			return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter %q", vs.Name)
-		}
-		rows = [][]expr.Expr{{text(v)}}
-	}
-	ts := make([]types.T, len(cols))
-	for i := range ts {
-		ts[i] = types.TText
-	}
-	src, err := build.Build(ctx, &physical.Values{Rows: rows, ColumnTypes: ts}, build.Env{Ec: s.exprCtx()})
-	if err != nil {
-		return nil, err
-	}
-	c, err := s.queryCursor(ctx, cols, src, nil)
-	if err != nil {
-		return nil, err
-	}
-	c.tagFn = func(int64) string { return "SHOW" }
-	return c, nil
+// StatementTimeout is statement_timeout: 0 for none.
+func (s *Session) StatementTimeout() time.Duration {
+	ms, _ := parseMillis(s.settings["statement_timeout"])
+	return time.Duration(ms) * time.Millisecond
 }

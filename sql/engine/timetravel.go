@@ -27,8 +27,6 @@ import (
 // duplicateObject is PostgreSQL's 42710, for a branch or tag name taken.
 const duplicateObject = "42710"
 
-var _ plan.TimeTraveler = (*catalog)(nil)
-
 // TableAsOf pins the table ti resolved to the snapshot at names.
 func (c *catalog) TableAsOf(ctx context.Context, ti *plan.TableInfo, at plan.Travel) (*plan.TableInfo, error) {
 	t := ti.Table

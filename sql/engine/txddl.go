@@ -285,16 +285,6 @@ func (s *Session) refuseSchemaRecreate(ns string) error {
 	return nil
 }
 
-// refuseInBlock is PostgreSQL's PreventInTransactionBlock, for the
-// statements it runs only outside a transaction block: not in BEGIN …
-// COMMIT, nor among the statements of one Query (an implicit block).
-func (s *Session) refuseInBlock(st *Statement, what string) error {
-	if s.tx != 'I' || st.multi {
-		return pgerr.New(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", what)
-	}
-	return nil
-}
-
 // onRollback records how to undo DDL stored at once (CREATE, ALTER,
 // COMMENT), which a rollback of the transaction undoes.
 func (s *Session) onRollback(undo func(context.Context) error) {

@@ -27,7 +27,8 @@ const (
 
 // readsRecorder is the catalog CREATE VIEW plans its SELECT with: it
 // notes each table or view the SELECT names (not those the views it reads
-// name, which plan through the plain catalog).
+// name, which plan through the plain catalog: the embedded one's
+// ViewCatalog).
 type readsRecorder struct {
 	*catalog
 	reads []link.Key
@@ -43,8 +44,6 @@ func (r *readsRecorder) Table(ctx context.Context, schema, name string) (*plan.T
 	}
 	return ti, err
 }
-
-func (r *readsRecorder) ViewCatalog() plan.Catalog { return r.catalog }
 
 func encodeReads(reads []link.Key) string {
 	pairs := make([][2]string, len(reads))

@@ -29,6 +29,9 @@ import (
 // refuses to drop them from under it (2BP01) or, with CASCADE, drops it
 // too.
 
+// ViewCatalog is c: the names inside a view resolve as the query's do.
+func (c *catalog) ViewCatalog() plan.Catalog { return c }
+
 // view is ns.name as a view, nil when there is no such view.
 func (c *catalog) view(ctx context.Context, ns, name string) (*plan.TableInfo, error) {
 	key := link.Key{NS: ns, Name: name}

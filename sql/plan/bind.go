@@ -1215,10 +1215,12 @@ func (b *binder) bindFunc(fc *pg.FuncCall) (expr.Expr, error) {
 		}
 		args[i] = e
 	}
-	if e, ok, err := b.catalogFunc(name, args, fc.Location); ok || err != nil {
+	// The session functions first: they read the session when they run,
+	// so a catalog function of the same name must not bind it at planning.
+	if e, ok, err := b.sessionFunc(name, args, fc.Location); ok || err != nil {
 		return e, err
 	}
-	if e, ok, err := b.sessionFunc(name, args, fc.Location); ok || err != nil {
+	if e, ok, err := b.catalogFunc(name, args, fc.Location); ok || err != nil {
 		return e, err
 	}
 	if e, ok, err := b.sequenceFunc(name, args, fc.Location); ok || err != nil {

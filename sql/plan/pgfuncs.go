@@ -175,25 +175,6 @@ func (b *binder) catalogFunc(name string, args []expr.Expr, loc int32) (expr.Exp
 			}
 			return dText(s), nil
 		})
-	case "current_setting":
-		// The session's settings as of planning: a statement sees no SET
-		// of its own, as in PostgreSQL.
-		set := ci.Settings()
-		lookup := func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
-			for k, v := range set {
-				if strings.EqualFold(k, a[0].S) {
-					return dText(v), nil
-				}
-			}
-			if len(a) > 1 && !a[1].Null && a[1].I != 0 {
-				return types.NullOf(types.TText), nil
-			}
-			return types.Datum{}, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter %q", a[0].S)
-		}
-		if len(args) == 1 {
-			return fn(types.TText, []types.T{types.TText}, true, lookup)
-		}
-		return fn(types.TText, []types.T{types.TText, types.TBool}, true, lookup)
 	case "parse_ident":
 		parse := func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
 			strict := len(a) < 2 || a[1].I != 0

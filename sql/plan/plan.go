@@ -53,6 +53,17 @@ type Catalog interface {
 	// Table finds a table; schema "" means the search path.
 	Table(ctx context.Context, schema, name string) (*TableInfo, error)
 	Store() *icetable.Store
+	// TableAsOf is ti, a table Table resolved, as of the snapshot at
+	// names: that snapshot's files alone, with no write-log tail.
+	TableAsOf(ctx context.Context, ti *TableInfo, at Travel) (*TableInfo, error)
+	// ViewCatalog is the catalog that resolves the names inside the views
+	// a query expands, usually this one. CREATE VIEW's records what its
+	// own text reads, and plans the views it reads with another, since it
+	// keeps PostgreSQL's direct dependencies only.
+	ViewCatalog() Catalog
+	// CheckSequence fails with 42P01 when name, as a user writes it or
+	// regclass prints it, names no sequence.
+	CheckSequence(ctx context.Context, name string) error
 }
 
 // Planner binds and plans statements of one query.

@@ -4,9 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
@@ -26,25 +23,13 @@ type SequenceInfo struct {
 	OwnedBy string
 }
 
-// SequenceControl is what the sequence functions need of the session; the
-// engine's catalog implements it. A sequence is named as regclass prints
-// it or as a user writes it ('s', 'public.s', '"S"'), resolved through the
-// search path.
+// SequenceControl is what the catalog tables need to know of sequences;
+// the engine's catalog implements it. The planner checks a sequence's
+// name with Catalog.CheckSequence, and nextval and its kin reach the
+// session's sequences at run time through expr.Ctx.Session.
 type SequenceControl interface {
 	// Sequences lists the sequences of one schema.
 	Sequences(ctx context.Context, ns string) ([]SequenceInfo, error)
-	// NextVal hands out n values of the sequence (nextval n times).
-	NextVal(ctx context.Context, name string, n int) ([]int64, error)
-	// CurrVal is the value nextval last returned for the sequence in this
-	// session (55000 when none).
-	CurrVal(ctx context.Context, name string) (int64, error)
-	// SetVal is setval; it returns v.
-	SetVal(ctx context.Context, name string, v int64, called bool) (int64, error)
-	// LastVal is the value nextval last returned in this session, of any
-	// sequence (55000 when none).
-	LastVal() (int64, error)
-	// CheckSequence fails with 42P01 when name names no sequence.
-	CheckSequence(ctx context.Context, name string) error
 }
 
 // sequenceName binds the first argument of nextval, currval or setval
@@ -61,12 +46,11 @@ func (b *binder) sequenceName(n *pg.Node) (expr.Expr, bool, error) {
 		lit = tc.Arg
 	}
 	c := lit.GetAConst()
-	sc, ok := b.p.cat.(SequenceControl)
-	if c == nil || c.GetSval() == nil || !ok {
+	if c == nil || c.GetSval() == nil {
 		return nil, false, nil
 	}
 	name := c.GetSval().Sval
-	if err := sc.CheckSequence(b.p.ctx, name); err != nil {
+	if err := b.p.cat.CheckSequence(b.p.ctx, name); err != nil {
 		return nil, true, b.errAt(pgerr.From(err), c.Location)
 	}
 	return &expr.Const{D: types.Datum{T: types.Of(types.Regclass), S: name}}, true, nil
@@ -84,11 +68,6 @@ func (b *binder) sequenceFunc(name string, args []expr.Expr, loc int32) (expr.Ex
 	default:
 		return nil, false, nil
 	}
-	sc, ok := b.p.cat.(SequenceControl)
-	if !ok {
-		return nil, true, pgerr.New(pgerr.FeatureNotSupported, "%s() is not available here", name).WithPosition(pos(b.p.query, loc))
-	}
-	ctx := b.p.ctx
 	coerced := make([]expr.Expr, len(args))
 	for i, a := range args {
 		want := types.TInt8
@@ -119,50 +98,13 @@ func (b *binder) sequenceFunc(name string, args []expr.Expr, loc int32) (expr.Ex
 	}
 	switch name {
 	case "lastval":
-		return &expr.Func{Name: name, T: types.TInt8, Fn: func(*expr.Ctx, []types.Datum) (types.Datum, error) {
-			v, err := sc.LastVal()
-			return types.Int(types.TInt8, v), err
-		}}, true, nil
+		return expr.NewLastVal(), true, nil
 	case "currval":
-		return &expr.Func{Name: name, Args: coerced, T: types.TInt8, Strict: true, Fn: func(_ *expr.Ctx, d []types.Datum) (types.Datum, error) {
-			v, err := sc.CurrVal(ctx, d[0].S)
-			return types.Int(types.TInt8, v), err
-		}}, true, nil
+		return expr.NewCurrVal(coerced[0]), true, nil
 	case "setval":
-		return &expr.Func{Name: name, Args: coerced, T: types.TInt8, Strict: true, Fn: func(_ *expr.Ctx, d []types.Datum) (types.Datum, error) {
-			called := len(d) < 3 || d[2].I != 0
-			v, err := sc.SetVal(ctx, d[0].S, d[1].I, called)
-			return types.Int(types.TInt8, v), err
-		}}, true, nil
+		return expr.NewSetVal(coerced), true, nil
 	}
-	// nextval: a batch's values are taken at once when every row names the
-	// same sequence (a column DEFAULT), one metastore round trip a batch.
-	next := func(_ *expr.Ctx, d []types.Datum) (types.Datum, error) {
-		v, err := sc.NextVal(ctx, d[0].S, 1)
-		if err != nil {
-			return types.Datum{}, err
-		}
-		return types.Int(types.TInt8, v[0]), nil
-	}
-	vec := func(_ *expr.Ctx, args []expr.Expr, vals []arrow.Array, n int) (arrow.Array, error) {
-		c, isConst := args[0].(*expr.Const)
-		if !isConst || n == 0 {
-			return nil, nil // row by row
-		}
-		bld := array.NewInt64Builder(memory.DefaultAllocator)
-		defer bld.Release()
-		if c.D.Null {
-			bld.AppendNulls(n)
-			return bld.NewArray(), nil
-		}
-		vs, err := sc.NextVal(ctx, c.D.S, n)
-		if err != nil {
-			return nil, err
-		}
-		bld.AppendValues(vs, nil)
-		return bld.NewArray(), nil
-	}
-	return &expr.Func{Name: name, Args: coerced, T: types.TInt8, Strict: true, Fn: next, Vec: vec}, true, nil
+	return expr.NewNextVal(coerced[0]), true, nil
 }
 
 // serialSequence is pg_get_serial_sequence(table, column): the sequence

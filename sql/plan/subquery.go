@@ -256,6 +256,17 @@ func (e *subqueryExpr) run(ctx context.Context, vals []types.Datum, limit int) (
 	}
 }
 
+// runContext is the context a subquery runs under: the statement's, from
+// the Ctx it is evaluated with (a cursor's rows may be fetched under a
+// later one than planning's), so a cancel or statement_timeout ends it;
+// the planning context where the Ctx has none (a constant fold).
+func runContext(c *expr.Ctx, planning context.Context) context.Context {
+	if c != nil && c.Context != nil {
+		return c.Context
+	}
+	return planning
+}
+
 func (e *subqueryExpr) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 	n := int(b.NumRows())
 	var test arrow.Array
@@ -271,7 +282,7 @@ func (e *subqueryExpr) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, erro
 	for i := 0; i < n; i++ {
 		var rows []types.Datum
 		if !e.corr {
-			e.once.Do(func() { e.cached, e.err = e.run(e.p.ctx, nil, 0) })
+			e.once.Do(func() { e.cached, e.err = e.run(runContext(c, e.p.ctx), nil, 0) })
 			if e.err != nil {
 				bld.Finish().Release()
 				return nil, e.err
@@ -301,7 +312,7 @@ func (e *subqueryExpr) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, erro
 			var memoed bool
 			if rows, memoed = e.memo.get(key, keyed); !memoed {
 				var err error
-				if rows, err = e.run(e.p.ctx, append([]types.Datum(nil), vals...), limit); err != nil {
+				if rows, err = e.run(runContext(c, e.p.ctx), append([]types.Datum(nil), vals...), limit); err != nil {
 					bld.Finish().Release()
 					return nil, err
 				}

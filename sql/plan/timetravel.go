@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"context"
 	"time"
 
 	"github.com/loamdb/loam/pgerr"
@@ -18,13 +17,6 @@ type Travel struct {
 	At       time.Time // FOR TIMESTAMP AS OF expr, evaluated once
 	// Pos is the clause's position, for errors.
 	Pos int
-}
-
-// TimeTraveler is a Catalog that reads tables as of a snapshot.
-type TimeTraveler interface {
-	// TableAsOf is ti, a table Table resolved, as of the snapshot at
-	// names: that snapshot's files alone, with no write-log tail.
-	TableAsOf(ctx context.Context, ti *TableInfo, at Travel) (*TableInfo, error)
 }
 
 // asOf is the time-travel clause after the table name at loc, if any. The
@@ -69,8 +61,7 @@ func (p *Planner) fromTable(rv *pg.RangeVar) (*TableInfo, error) {
 	case ti.Ref != "":
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "%q already names a branch or tag; time travel reads the table itself", rv.Relname).WithPosition(a.Pos)
 	}
-	tt, ok := p.cat.(TimeTraveler)
-	if !ok || ti.Table == nil {
+	if ti.Table == nil {
 		return nil, p.refuseAsOf(rv, "not an Iceberg table")
 	}
 	at := Travel{Pos: a.Pos}
@@ -92,7 +83,7 @@ func (p *Planner) fromTable(rv *pg.RangeVar) (*TableInfo, error) {
 		at.Snapshot = &id
 	}
 	p.noteBound() // the snapshot read is the one now names
-	tti, err := tt.TableAsOf(p.ctx, ti, at)
+	tti, err := p.cat.TableAsOf(p.ctx, ti, at)
 	if tti != nil {
 		tti.Travel = true
 	}

@@ -15,14 +15,6 @@ import (
 // would otherwise expand for ever.
 const maxViewDepth = 64
 
-// ViewCataloger is a Catalog that resolves the names inside the views a
-// query expands with another Catalog: CREATE VIEW records what its own
-// text reads, not what the views it reads read (PostgreSQL's direct
-// dependencies).
-type ViewCataloger interface {
-	ViewCatalog() Catalog
-}
-
 // PlanView plans a view's stored SELECT text on its own: no parameters,
 // no outer query, no CTEs of the query that reads it. Positions of its
 // errors would point into the view's text, not the query's, so they are
@@ -38,11 +30,7 @@ func (p *Planner) PlanView(name, text string) (*Query, error) {
 	if len(stmts) != 1 || stmts[0].Node.GetSelectStmt() == nil {
 		return nil, pgerr.New("42P17", "view %q does not hold one SELECT", name)
 	}
-	cat := p.cat
-	if vc, ok := cat.(ViewCataloger); ok {
-		cat = vc.ViewCatalog()
-	}
-	f := &Planner{ctx: p.ctx, cat: cat, ec: p.ec, query: text, NoParams: true, reg: p.reg, viewDepth: p.viewDepth + 1, deps: p.deps}
+	f := &Planner{ctx: p.ctx, cat: p.cat.ViewCatalog(), ec: p.ec, query: text, NoParams: true, reg: p.reg, viewDepth: p.viewDepth + 1, deps: p.deps}
 	q, err := f.Select(stmts[0].Node.GetSelectStmt())
 	if err != nil {
 		return nil, noPosition(err)

@@ -23,14 +23,22 @@ import (
 	"github.com/apache/iceberg-go/table"
 )
 
+// Catalog is the Iceberg catalog a Store keeps its tables in: one that can
+// also purge a table, dropping it and deleting its files (iceberg-go's SQL,
+// REST and Glue catalogs can; meta.Store's is the SQL one).
+type Catalog interface {
+	catalog.Catalog
+	PurgeTable(ctx context.Context, id table.Identifier) error
+}
+
 // Store creates, loads and drops tables in an Iceberg catalog.
 type Store struct {
-	cat   catalog.Catalog
+	cat   Catalog
 	cache *colCache
 }
 
 // New wraps a catalog.
-func New(cat catalog.Catalog) *Store { return &Store{cat: cat} }
+func New(cat Catalog) *Store { return &Store{cat: cat} }
 
 // SetScanCache keeps up to limit bytes of decoded data file columns in
 // memory for scans; 0 turns the cache off. Call it before scanning.
@@ -171,13 +179,12 @@ func (s *Store) Load(ctx context.Context, ns, name string) (*table.Table, error)
 // Drop removes a table from the catalog and deletes its files.
 func (s *Store) Drop(ctx context.Context, ns, name string) error {
 	id := table.Identifier{ns, name}
-	if p, ok := s.cat.(interface {
-		PurgeTable(context.Context, table.Identifier) error
-	}); ok {
-		if err := p.PurgeTable(ctx, id); err == nil || errors.Is(err, catalog.ErrNoSuchTable) {
-			return err
-		}
+	err := s.cat.PurgeTable(ctx, id)
+	if err == nil || errors.Is(err, catalog.ErrNoSuchTable) {
+		return err
 	}
+	// Purging loads the table first: one whose metadata cannot be read
+	// still leaves the catalog.
 	return s.cat.DropTable(ctx, id)
 }
 
