@@ -49,6 +49,7 @@ type builder struct {
 }
 
 func newBuilder(env Env, an *Analysis) *builder {
+	env.keep()
 	return &builder{env: env, spools: map[*physical.Spool]*exec.Spool{}, an: an}
 }
 

@@ -40,6 +40,9 @@ type Ctx struct {
 	// Outer is the row of each enclosing query a correlated subquery or a
 	// LATERAL item is being run for, innermost first (see OuterRef).
 	Outer *OuterRow
+	// Run is the state this execution's expressions keep (runstate.go);
+	// nil until first used.
+	Run *RunState
 }
 
 // Expr is a scalar expression over the columns of an input batch. Eval
