@@ -21,7 +21,8 @@ import (
 // the plan's evaluation context and builds operators from the kept plan.
 // The plan is made again only when it cannot serve the execution:
 //   - it holds values of its planning (plan.Planner.Reusable: LIMIT $1,
-//     a folded now(), a subquery's result), so each execution plans anew,
+//     FOR TIMESTAMP AS OF $1, a subquery planned per outer row), so each
+//     execution plans anew,
 //     as PostgreSQL's custom plans do;
 //   - a catalog object it resolved changed (PostgreSQL's plan-cache
 //     invalidation): each name the planner looked up is looked up again
@@ -177,6 +178,7 @@ func (s *Session) keptFor(ctx context.Context, st *Statement, params []types.Dat
 	if k := st.kept; k != nil && !k.busy && k.valid(ctx) {
 		*k.ec = *s.exprCtx()
 		k.ec.Params = params
+		k.ec.Run = nil // this execution's results are its own (expr.RunState)
 		return k, true, nil
 	}
 	k, err = s.planStmt(ctx, st, params)

@@ -13,8 +13,15 @@ import (
 // volatile function may make them differ, or the subquery reads a row
 // further out than its own (which the key would not hold). A cross join
 // of 330,000 rows over 7 distinct keys then runs the subquery 7 times.
+// The memo is part of the plan and says only how rows are keyed; the rows
+// are one execution's (memoRows, kept in its expr.RunState), since a kept
+// plan serves executions that see different table contents.
 type memo struct {
 	cols []int // the outer row's columns the subquery reads
+}
+
+// memoRows are the rows one execution found, by memo key.
+type memoRows struct {
 	rows map[string][]types.Datum
 	held int
 }
@@ -28,7 +35,7 @@ func newMemo(o *outerRow, query string) *memo {
 	if o.deeper || mentionsVolatile(query) {
 		return nil
 	}
-	m := &memo{cols: []int{}, rows: map[string][]types.Datum{}}
+	m := &memo{cols: []int{}}
 	for k, r := range o.read {
 		if r {
 			m.cols = append(m.cols, k)
@@ -58,17 +65,17 @@ func (m *memo) key(vals []types.Datum) (string, bool) {
 	return key.String(), true
 }
 
-func (m *memo) get(key string, ok bool) ([]types.Datum, bool) {
-	if !ok {
-		return nil, false
-	}
+func (m *memoRows) get(key string) ([]types.Datum, bool) {
 	rows, ok := m.rows[key]
 	return rows, ok
 }
 
-func (m *memo) put(key string, rows []types.Datum) {
-	if m == nil || m.held >= memoDatums {
+func (m *memoRows) put(key string, rows []types.Datum) {
+	if m.held >= memoDatums {
 		return
+	}
+	if m.rows == nil {
+		m.rows = map[string][]types.Datum{}
 	}
 	m.rows[key] = rows
 	m.held += len(rows) + 1

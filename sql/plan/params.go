@@ -24,8 +24,11 @@ type planDeps struct {
 	// bound: the plan holds a value of its planning's moment: a
 	// time-travel snapshot.
 	bound bool
-	// stateful: an expression keeps results between evaluations (an
-	// uncorrelated subquery runs once), so the plan serves one run.
+	// stateful: an expression plans at run time with this planner's
+	// catalog and parameter types (a subquery planned again for each
+	// outer row), so the plan serves one run. A subquery planned once
+	// keeps its results in the execution's expr.RunState instead, and
+	// does not make its plan stateful.
 	stateful bool
 }
 
@@ -63,6 +66,9 @@ func (p *Planner) evalConst(e expr.Expr) (types.Datum, error) {
 	if expr.HasParams(e) && p.deps != nil {
 		p.deps.paramValues = true
 	}
+	if hasSubquery(e) {
+		p.noteBound() // the value is the subquery's result now (LIMIT (SELECT …))
+	}
 	p.noteOuterValue(e)
 	return exec.EvalConst(p.ec, e)
 }
@@ -88,3 +94,17 @@ func (p *Planner) Reusable() bool {
 
 // Ctx is the evaluation context the plan's operators run with.
 func (p *Planner) Ctx() *expr.Ctx { return p.ec }
+
+// hasSubquery reports whether e holds a subquery, whose value depends on
+// the tables' contents when it runs.
+func hasSubquery(e expr.Expr) bool {
+	found := false
+	expr.Rewrite(e, func(x expr.Expr) (expr.Expr, bool) {
+		if _, ok := x.(*subqueryExpr); ok {
+			found = true
+			return x, true
+		}
+		return nil, false
+	})
+	return found
+}

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/build"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
@@ -153,13 +155,28 @@ type subqueryExpr struct {
 	// planning needed an outer row's value (LIMIT t.x, AS OF t.ts, …):
 	// then the subquery is planned again for each outer row with that
 	// row's values bound in as constants (perRowPlannings).
-	plan     *Query
-	grouped  []int // see outerRow.grouped; nil below GROUP BY
-	memo     *memo // results by the outer values read, when they decide them
-	once     sync.Once
-	cached   []types.Datum
-	cachedOK bool
-	err      error
+	plan    *Query
+	grouped []int // see outerRow.grouped; nil below GROUP BY
+	memo    *memo // how results are kept by the outer values read, when they decide them
+}
+
+// subqueryRun is what one execution of the plan keeps of a subquery's
+// results (in its expr.RunState, keyed by the subqueryExpr): the
+// expression is part of an immutable plan that a prepared statement
+// runs again, and each execution must see the rows as they are then.
+type subqueryRun struct {
+	once sync.Once
+	rows []types.Datum // the uncorrelated subquery's rows
+	err  error
+	memo memoRows // the correlated one's, by outer values (memo.go)
+}
+
+// state is the subquery's state in the execution c belongs to.
+func (e *subqueryExpr) state(c *expr.Ctx) *subqueryRun {
+	if c == nil {
+		c = e.p.ec
+	}
+	return c.RunState().Slot(e, func() any { return &subqueryRun{} }).(*subqueryRun)
 }
 
 func (e *subqueryExpr) Type() types.T {
@@ -205,7 +222,8 @@ func subqueryText(sel *pg.SelectStmt) string {
 // run runs the subquery for the given outer row, returning the first
 // column of its rows. The row is the context's (frame e.frame) while the
 // plan is built and run.
-func (e *subqueryExpr) run(ctx context.Context, vals []types.Datum, limit int) ([]types.Datum, error) {
+func (e *subqueryExpr) run(c *expr.Ctx, vals []types.Datum, limit int) ([]types.Datum, error) {
+	ctx := runContext(c, e.p.ctx)
 	q := e.plan
 	if e.corr {
 		ec := e.p.ec
@@ -213,17 +231,25 @@ func (e *subqueryExpr) run(ctx context.Context, vals []types.Datum, limit int) (
 		ec.Outer = saved.Push(e.frame, vals)
 		defer func() { ec.Outer = saved }()
 	}
-	if q == nil {
+	var root exec.Operator
+	var err error
+	if q != nil {
+		// Built for this execution: its scans read the tables' states
+		// the execution's plan was built with (a kept plan's, pinned at
+		// this Execute), not those of its planning.
+		env := q.Env()
+		env.Tables = build.EnvOf(c).Tables
+		root, err = build.Build(ctx, q.Root, env)
+	} else {
 		// Fallback: planning needed the outer row's values (needVals).
 		planned.Add(1)
 		child := &Planner{ctx: ctx, cat: e.p.cat, ec: e.p.ec, query: e.p.query, ParamTypes: e.p.ParamTypes, deps: e.p.deps, ctes: e.ctes,
 			outer: &outerRow{sc: e.sc, frame: expr.NewFrame(), vals: vals, parent: e.p.outer, owner: e.p, grouped: e.grouped}}
-		var err error
 		if q, err = child.Select(e.sel); err != nil {
 			return nil, err
 		}
+		root, err = q.Build(ctx)
 	}
-	root, err := q.Build(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -282,12 +308,13 @@ func (e *subqueryExpr) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, erro
 	for i := 0; i < n; i++ {
 		var rows []types.Datum
 		if !e.corr {
-			e.once.Do(func() { e.cached, e.err = e.run(runContext(c, e.p.ctx), nil, 0) })
-			if e.err != nil {
+			st := e.state(c)
+			st.once.Do(func() { st.rows, st.err = e.run(c, nil, 0) })
+			if st.err != nil {
 				bld.Finish().Release()
-				return nil, e.err
+				return nil, st.err
 			}
-			rows = e.cached
+			rows = st.rows
 		} else {
 			vals = vals[:0]
 			for k, col := range e.sc.cols {
@@ -309,15 +336,20 @@ func (e *subqueryExpr) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, erro
 				limit = 2
 			}
 			key, keyed := e.memo.key(vals)
-			var memoed bool
-			if rows, memoed = e.memo.get(key, keyed); !memoed {
+			var memo *memoRows
+			memoed := false
+			if keyed {
+				memo = &e.state(c).memo
+				rows, memoed = memo.get(key)
+			}
+			if !memoed {
 				var err error
-				if rows, err = e.run(runContext(c, e.p.ctx), append([]types.Datum(nil), vals...), limit); err != nil {
+				if rows, err = e.run(c, append([]types.Datum(nil), vals...), limit); err != nil {
 					bld.Finish().Release()
 					return nil, err
 				}
 				if keyed {
-					e.memo.put(key, rows)
+					memo.put(key, rows)
 				}
 			}
 		}
@@ -457,13 +489,19 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 	}
 	b.p.ParamTypes = child.ParamTypes
 	e := &subqueryExpr{p: b.p, sel: sel, text: subqueryText(sel), sc: b.sc, corr: child.correlated, frame: child.outer.frame, ctes: b.p.ctes, grouped: child.outer.grouped}
-	b.p.noteStateful() // it keeps its result, and plans with the planner's context
 	if !e.corr || !child.outer.needVals {
+		// The plan serves every execution: the results it finds are the
+		// execution's (subqueryRun), and it runs under the context and
+		// reads the table states of the execution evaluating it.
 		e.plan = q
 		if e.corr {
 			e.memo = newMemo(child.outer, b.p.query)
 		}
 	} else {
+		// Planned again for each outer row, at run time, with the
+		// planner's catalog and parameter types: the enclosing plan
+		// serves this execution only.
+		b.p.noteStateful()
 		perRowPlannings.Add(1)
 	}
 	if e.sc == nil {
