@@ -140,3 +140,20 @@ func TestKeptSubqueryStatementTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestSubqueryValueAtPlanning: a subquery evaluated while planning (LIMIT
+// takes its value then) makes a plan for that value only; the next
+// execution plans again and sees the new rows.
+func TestSubqueryValueAtPlanning(t *testing.T) {
+	s := newSession(t, openEngine(t))
+	mustRun(t, s, "CREATE TABLE u (v INT)")
+	mustRun(t, s, "INSERT INTO u VALUES (1)")
+	st := prepareOne(t, s, "SELECT g FROM generate_series(1, 5) g ORDER BY g LIMIT (SELECT count(*) FROM u)")
+	if got := rowsOf(t, s, st); got != "[[1]]" {
+		t.Errorf("first: %s", got)
+	}
+	mustRun(t, s, "INSERT INTO u VALUES (2)")
+	if got := rowsOf(t, s, st); got != "[[1] [2]]" {
+		t.Errorf("after an insert: %s, want [[1] [2]]", got)
+	}
+}
