@@ -132,9 +132,13 @@ const (
 	subQuant // x op ANY|ALL (SELECT …), but for = ANY, which is subIn
 )
 
-// subqueryExpr runs a subquery: once when it does not refer to the outer
-// query, else once per outer row with that row in the execution context
-// (expr.Ctx.Outer), from the plan made when it was bound.
+// subqueryExpr runs a subquery: once per execution when it does not refer
+// to the outer query, else once per outer row (per distinct outer values,
+// memo.go) with that row in the execution context (expr.Ctx.Outer), from
+// the plan made when it was bound. It is part of the plan and keeps
+// nothing between evaluations itself: what one execution found is in
+// that execution's expr.RunState (subqueryRun), so a kept plan serves
+// every execution of a prepared statement.
 type subqueryExpr struct {
 	p      *Planner // the enclosing planner (context, catalog, parameters)
 	sel    *pg.SelectStmt
