@@ -1,0 +1,115 @@
+package plan
+
+import (
+	"context"
+	"sync"
+
+	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/sql/pgcatalog"
+	"github.com/loamdb/loam/types"
+)
+
+// CatalogInfo is what the emulated pg_catalog and information_schema
+// (sql/pgcatalog) read of the session and the metastore. A Catalog that
+// does not implement it gets empty catalog tables.
+type CatalogInfo interface {
+	User() string
+	Database() string
+	// SearchPath is the session's search_path, resolved ($user replaced).
+	SearchPath() []string
+	Settings() map[string]string
+	// Namespaces are the schemas the metastore holds, sorted.
+	Namespaces(ctx context.Context) ([]string, error)
+	// Tables are the tables of one schema with their columns, sorted.
+	Tables(ctx context.Context, ns string) ([]*TableInfo, error)
+}
+
+// NamespaceCommenter is what a CatalogInfo implements to report schema
+// comments (COMMENT ON SCHEMA); ok is false for a schema with none.
+type NamespaceCommenter interface {
+	NamespaceComment(ctx context.Context, ns string) (comment string, ok bool, err error)
+}
+
+// registry is the emulated catalogs' one registry, made on first use
+// and read-only after.
+var registry = sync.OnceValue(pgcatalog.New)
+
+// catalogs is the emulated catalog as this planner sees it, made on
+// first use over the planner's Catalog and shared with the planners of
+// its subqueries and views (they pass it on as reg).
+func (p *Planner) catalogs() *pgcatalog.Session {
+	if p.reg == nil {
+		var src pgcatalog.Source
+		if ci, ok := p.cat.(CatalogInfo); ok {
+			src = catalogSource{ci}
+		}
+		p.reg = registry().Session(src)
+	}
+	return p.reg
+}
+
+// catalogSource is a CatalogInfo as the catalog emulation reads it: the
+// parts a catalog may lack (sequences, schema comments, a backend PID)
+// read as none.
+type catalogSource struct{ CatalogInfo }
+
+func (c catalogSource) Tables(ctx context.Context, ns string) ([]pgcatalog.Table, error) {
+	tis, err := c.CatalogInfo.Tables(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]pgcatalog.Table, len(tis))
+	for i, ti := range tis {
+		out[i] = pgcatalog.Table{Name: ti.Name, Columns: ti.Columns, Types: ti.Types, Required: ti.Required,
+			Defaults: ti.Defaults, Identity: ti.Identity, ViewSQL: ti.ViewSQL, Iceberg: ti.Table}
+	}
+	return out, nil
+}
+
+func (c catalogSource) Sequences(ctx context.Context, ns string) ([]pgcatalog.Sequence, error) {
+	if sc, ok := c.CatalogInfo.(SequenceControl); ok {
+		return sc.Sequences(ctx, ns)
+	}
+	return nil, nil
+}
+
+func (c catalogSource) NamespaceComment(ctx context.Context, ns string) (string, bool, error) {
+	if nc, ok := c.CatalogInfo.(NamespaceCommenter); ok {
+		return nc.NamespaceComment(ctx, ns)
+	}
+	return "", false, nil
+}
+
+func (c catalogSource) BackendPID() int32 {
+	if sc, ok := c.CatalogInfo.(SessionControl); ok {
+		return sc.BackendPID()
+	}
+	return 0
+}
+
+// virtualItem is the FROM item of an emulated catalog relation, with the
+// system column tableoid when it is a system catalog (psql joins
+// pg_description on it). Its rows are generated when the query runs.
+func (p *Planner) virtualItem(rel *pgcatalog.Relation, alias string) *fromItem {
+	var cols []scopeCol
+	var ts []types.T
+	for _, c := range rel.Columns() {
+		cols = append(cols, scopeCol{table: alias, name: c.Name, t: c.Type})
+		ts = append(ts, c.Type)
+	}
+	if _, system := rel.TableOID(); system {
+		cols = append(cols, scopeCol{table: alias, name: "tableoid", t: types.TOID, system: true})
+		ts = append(ts, types.TOID)
+	}
+	s := p.catalogs()
+	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) {
+		return exec.NewRowSource(ts, func(ctx context.Context) ([][]types.Datum, error) { return s.Rows(ctx, rel) }), nil
+	}}
+}
+
+// lookupVirtual finds a pg_catalog or information_schema relation in the
+// planner's registry; an unqualified name finds pg_catalog's only.
+func (p *Planner) lookupVirtual(schema, name string) *pgcatalog.Relation {
+	return p.catalogs().Registry().Lookup(schema, name)
+}
