@@ -61,9 +61,6 @@ func (r *Registry) Lookup(schema, name string) *Relation {
 // (pg_get_keywords); nil for other names.
 func (r *Registry) FuncTable(name string) *Relation { return r.funcs[name] }
 
-// Relations are the registered relations in registration order.
-func (r *Registry) Relations() []*Relation { return r.rels }
-
 // Relation is one emulated table or view, generated at query time.
 type Relation struct {
 	Schema, Name string
