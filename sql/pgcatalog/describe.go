@@ -10,15 +10,15 @@ import (
 // pg_extension lists, as in PostgreSQL (psql's \dx joins them), and the
 // comments of COMMENT ON: a table's is its Iceberg property "comment", a
 // column's its Iceberg field's doc, a schema's its namespace property.
-func descriptionRows(ctx context.Context, s *Session, vt *Relation) ([][]types.Datum, error) {
+func descriptionRows(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
 	descs, err := s.descriptions(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := [][]types.Datum{vt.row(map[string]types.Datum{"objoid": dOID(oidPlpgsql), "classoid": dOID(systemCatalogOIDs["pg_extension"]),
+	out := [][]types.Datum{rel.row(map[string]types.Datum{"objoid": dOID(oidPlpgsql), "classoid": dOID(systemCatalogOIDs["pg_extension"]),
 		"objsubid": {I: 0}, "description": dText("PL/pgSQL procedural language")})}
 	for _, d := range descs {
-		out = append(out, vt.row(map[string]types.Datum{"objoid": dOID(d.objoid), "classoid": dOID(d.classoid),
+		out = append(out, rel.row(map[string]types.Datum{"objoid": dOID(d.objoid), "classoid": dOID(d.classoid),
 			"objsubid": {I: int64(d.objsubid)}, "description": dText(d.text)}))
 	}
 	return out, nil
@@ -132,10 +132,10 @@ func emptyCatalogs() []*Relation {
 // languageRows are pg_language's: PostgreSQL 15's languages, as initdb
 // makes them: three built in and plpgsql, whose handler functions pg_proc
 // does not list (only \dL+ shows them).
-func languageRows(ctx context.Context, s *Session, vt *Relation) ([][]types.Datum, error) {
+func languageRows(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
 	var out [][]types.Datum
 	for _, l := range pgLanguages {
-		out = append(out, vt.row(map[string]types.Datum{"oid": dOID(l.oid), "lanname": dName(l.name), "lanowner": dOID(oidBootstrapRole),
+		out = append(out, rel.row(map[string]types.Datum{"oid": dOID(l.oid), "lanname": dName(l.name), "lanowner": dOID(oidBootstrapRole),
 			"lanispl": dBool(l.pl), "lanpltrusted": dBool(l.trusted), "lanplcallfoid": dOID(l.call), "laninline": dOID(l.inline),
 			"lanvalidator": dOID(l.validator)}))
 	}

@@ -12,16 +12,16 @@ import (
 func infoSchemaTables() []*Relation {
 	return []*Relation{
 		defTable("information_schema", "schemata", `catalog_name:sql_identifier schema_name:sql_identifier schema_owner:sql_identifier default_character_set_catalog:sql_identifier default_character_set_schema:sql_identifier default_character_set_name:sql_identifier sql_path:character_data`,
-			func(ctx context.Context, s *Session, vt *Relation) ([][]types.Datum, error) {
+			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
 				nss, err := s.allSchemas(ctx)
 				var out [][]types.Datum
 				for _, ns := range nss {
-					out = append(out, vt.row(map[string]types.Datum{"catalog_name": dName(s.src.Database()), "schema_name": dName(ns), "schema_owner": dName(s.src.User())}))
+					out = append(out, rel.row(map[string]types.Datum{"catalog_name": dName(s.src.Database()), "schema_name": dName(ns), "schema_owner": dName(s.src.User())}))
 				}
 				return out, err
 			}),
 		defTable("information_schema", "tables", `table_catalog:sql_identifier table_schema:sql_identifier table_name:sql_identifier table_type:character_data self_referencing_column_name:sql_identifier reference_generation:character_data user_defined_type_catalog:sql_identifier user_defined_type_schema:sql_identifier user_defined_type_name:sql_identifier is_insertable_into:yes_or_no is_typed:yes_or_no commit_action:character_data`,
-			func(ctx context.Context, s *Session, vt *Relation) ([][]types.Datum, error) {
+			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
 				rels, err := s.relations(ctx)
 				var out [][]types.Datum
 				for _, r := range rels {
@@ -32,13 +32,13 @@ func infoSchemaTables() []*Relation {
 					if r.kind == "v" {
 						typ, ins = "VIEW", "NO"
 					}
-					out = append(out, vt.row(map[string]types.Datum{"table_catalog": dName(s.src.Database()), "table_schema": dName(r.ns), "table_name": dName(r.name),
+					out = append(out, rel.row(map[string]types.Datum{"table_catalog": dName(s.src.Database()), "table_schema": dName(r.ns), "table_name": dName(r.name),
 						"table_type": dText(typ), "is_insertable_into": dText(ins), "is_typed": dText("NO")}))
 				}
 				return out, err
 			}),
 		defTable("information_schema", "sequences", `sequence_catalog:sql_identifier sequence_schema:sql_identifier sequence_name:sql_identifier data_type:character_data numeric_precision:cardinal_number numeric_precision_radix:cardinal_number numeric_scale:cardinal_number start_value:character_data minimum_value:character_data maximum_value:character_data increment:character_data cycle_option:yes_or_no`,
-			func(ctx context.Context, s *Session, vt *Relation) ([][]types.Datum, error) {
+			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
 				rels, err := s.relations(ctx)
 				_, ident := columnsByKey(rels)
 				var out [][]types.Datum
@@ -50,7 +50,7 @@ func infoSchemaTables() []*Relation {
 						continue
 					}
 					bits := map[types.Kind]int64{types.Int2: 16, types.Int4: 32, types.Int8: 64}[q.Type.Kind]
-					out = append(out, vt.row(map[string]types.Datum{"sequence_catalog": dName(s.src.Database()), "sequence_schema": dName(r.ns),
+					out = append(out, rel.row(map[string]types.Datum{"sequence_catalog": dName(s.src.Database()), "sequence_schema": dName(r.ns),
 						"sequence_name": dName(r.name), "data_type": dText(q.Type.String()), "numeric_precision": dInt(bits),
 						"numeric_precision_radix": dInt(2), "numeric_scale": dInt(0), "start_value": dText(strconv.FormatInt(q.Start, 10)),
 						"minimum_value": dText(strconv.FormatInt(q.Min, 10)), "maximum_value": dText(strconv.FormatInt(q.Max, 10)),
@@ -61,7 +61,7 @@ func infoSchemaTables() []*Relation {
 		defTable("information_schema", "views", `table_catalog:sql_identifier table_schema:sql_identifier table_name:sql_identifier view_definition:character_data check_option:character_data is_updatable:yes_or_no is_insertable_into:yes_or_no is_trigger_updatable:yes_or_no is_trigger_deletable:yes_or_no is_trigger_insertable_into:yes_or_no`,
 			viewRows),
 		defTable("information_schema", "columns", `table_catalog:sql_identifier table_schema:sql_identifier table_name:sql_identifier column_name:sql_identifier ordinal_position:cardinal_number column_default:character_data is_nullable:yes_or_no data_type:character_data character_maximum_length:cardinal_number character_octet_length:cardinal_number numeric_precision:cardinal_number numeric_precision_radix:cardinal_number numeric_scale:cardinal_number datetime_precision:cardinal_number interval_type:character_data interval_precision:cardinal_number character_set_catalog:sql_identifier character_set_schema:sql_identifier character_set_name:sql_identifier collation_catalog:sql_identifier collation_schema:sql_identifier collation_name:sql_identifier domain_catalog:sql_identifier domain_schema:sql_identifier domain_name:sql_identifier udt_catalog:sql_identifier udt_schema:sql_identifier udt_name:sql_identifier scope_catalog:sql_identifier scope_schema:sql_identifier scope_name:sql_identifier maximum_cardinality:cardinal_number dtd_identifier:sql_identifier is_self_referencing:yes_or_no is_identity:yes_or_no identity_generation:character_data identity_start:character_data identity_increment:character_data identity_maximum:character_data identity_minimum:character_data identity_cycle:yes_or_no is_generated:character_data generation_expression:character_data is_updatable:yes_or_no`,
-			func(ctx context.Context, s *Session, vt *Relation) ([][]types.Datum, error) {
+			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
 				rels, err := s.relations(ctx)
 				owners := sequenceOwners(rels)
 				var out [][]types.Datum
@@ -111,7 +111,7 @@ func infoSchemaTables() []*Relation {
 							}
 							set["datetime_precision"] = dInt(p)
 						}
-						out = append(out, vt.row(set))
+						out = append(out, rel.row(set))
 					}
 				}
 				return out, err

@@ -10,14 +10,14 @@ import (
 // (the system's own views are not listed: information_schema's shows only
 // views the user owns, and Loam's pg_catalog views are virtual tables).
 // The definition is the SELECT as written, where PostgreSQL deparses it.
-func viewRows(ctx context.Context, s *Session, vt *Relation) ([][]types.Datum, error) {
+func viewRows(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
 	rels, err := s.relations(ctx)
 	var out [][]types.Datum
 	for _, r := range rels {
 		if r.kind != "v" || r.def == "" {
 			continue
 		}
-		out = append(out, vt.row(map[string]types.Datum{
+		out = append(out, rel.row(map[string]types.Datum{
 			"schemaname": dName(r.ns), "viewname": dName(r.name), "viewowner": dName(s.src.User()), "definition": dText(viewDef(r.def)),
 			"table_catalog": dName(s.src.Database()), "table_schema": dName(r.ns), "table_name": dName(r.name), "view_definition": dText(viewDef(r.def)),
 			"check_option": dText("NONE"), "is_updatable": dText("NO"), "is_insertable_into": dText("NO"),
