@@ -11,8 +11,9 @@ import (
 )
 
 // CatalogInfo is what the emulated pg_catalog and information_schema
-// (sql/pgcatalog) read of the session and the metastore. A Catalog that
-// does not implement it gets empty catalog tables.
+// (sql/pgcatalog) read of the session and the metastore; the engine's
+// catalog implements it. A Catalog that does not gets empty catalog
+// tables and no catalog functions.
 type CatalogInfo interface {
 	User() string
 	Database() string
@@ -23,12 +24,13 @@ type CatalogInfo interface {
 	Namespaces(ctx context.Context) ([]string, error)
 	// Tables are the tables of one schema with their columns, sorted.
 	Tables(ctx context.Context, ns string) ([]*TableInfo, error)
-}
-
-// NamespaceCommenter is what a CatalogInfo implements to report schema
-// comments (COMMENT ON SCHEMA); ok is false for a schema with none.
-type NamespaceCommenter interface {
+	// Sequences lists the sequences of one schema.
+	Sequences(ctx context.Context, ns string) ([]SequenceInfo, error)
+	// NamespaceComment is a schema's comment (COMMENT ON SCHEMA); ok is
+	// false for a schema with none.
 	NamespaceComment(ctx context.Context, ns string) (comment string, ok bool, err error)
+	// BackendPID is the process ID sent in BackendKeyData.
+	BackendPID() int32
 }
 
 // registry is the emulated catalogs' one registry, made on first use
@@ -50,8 +52,7 @@ func (p *Planner) catalogs() *pgcatalog.Session {
 }
 
 // catalogSource is a CatalogInfo as the catalog emulation reads it: the
-// parts a catalog may lack (sequences, schema comments, a backend PID)
-// read as none.
+// planner's TableInfo becomes the catalog's Table.
 type catalogSource struct{ CatalogInfo }
 
 func (c catalogSource) Tables(ctx context.Context, ns string) ([]pgcatalog.Table, error) {
@@ -65,27 +66,6 @@ func (c catalogSource) Tables(ctx context.Context, ns string) ([]pgcatalog.Table
 			Defaults: ti.Defaults, Identity: ti.Identity, ViewSQL: ti.ViewSQL, Iceberg: ti.Table}
 	}
 	return out, nil
-}
-
-func (c catalogSource) Sequences(ctx context.Context, ns string) ([]pgcatalog.Sequence, error) {
-	if sc, ok := c.CatalogInfo.(SequenceControl); ok {
-		return sc.Sequences(ctx, ns)
-	}
-	return nil, nil
-}
-
-func (c catalogSource) NamespaceComment(ctx context.Context, ns string) (string, bool, error) {
-	if nc, ok := c.CatalogInfo.(NamespaceCommenter); ok {
-		return nc.NamespaceComment(ctx, ns)
-	}
-	return "", false, nil
-}
-
-func (c catalogSource) BackendPID() int32 {
-	if sc, ok := c.CatalogInfo.(SessionControl); ok {
-		return sc.BackendPID()
-	}
-	return 0
 }
 
 // virtualItem is the FROM item of an emulated catalog relation, with the
