@@ -202,16 +202,3 @@ func releaseArrays(as []arrow.Array) {
 		}
 	}
 }
-
-func (l *lateralSetOp) Explain() Explained {
-	kind := "Inner"
-	if l.outer {
-		kind = "Left"
-	}
-	ex := Explained{Name: "Nested Loop " + kind + " Join", Details: []string{"Function Scan on " + l.name + ": " + ExprList(l.args) + ", for each outer row"}}
-	if l.on != nil {
-		ex.Details = append(ex.Details, "Join Filter: "+l.on.String())
-	}
-	return ex
-}
-func (l *lateralSetOp) Inputs() []*Operator { return []*Operator{&l.in} }

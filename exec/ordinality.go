@@ -44,6 +44,3 @@ func (o *ordinalityOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	cols := append(append([]arrow.Array{}, rec.Columns()...), num)
 	return array.NewRecordBatch(Schema(o.ts), cols, int64(n)), nil
 }
-
-func (o *ordinalityOp) Explain() Explained  { return Explained{Name: "Function Scan With Ordinality"} }
-func (o *ordinalityOp) Inputs() []*Operator { return []*Operator{&o.in} }

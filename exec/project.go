@@ -52,13 +52,3 @@ func (p *projectOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	return out, nil
 }
-
-// ProjectionOf returns a projection's input and expressions; ok is false
-// when op is not a projection.
-func ProjectionOf(op Operator) (in Operator, exprs []expr.Expr, ok bool) {
-	p, ok := op.(*projectOp)
-	if !ok {
-		return nil, nil, false
-	}
-	return p.in, p.exprs, true
-}

@@ -3,7 +3,6 @@ package exec
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -317,17 +316,3 @@ func (p *projectSetOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	return rec, nil
 }
-
-func (s *seriesOp) Explain() Explained {
-	return Explained{Name: "Function Scan on generate_series", Details: []string{"Arguments: " + ExprList(s.args)}}
-}
-func (s *seriesOp) Inputs() []*Operator { return nil }
-
-func (p *projectSetOp) Explain() Explained {
-	var calls []string
-	for _, f := range p.fns {
-		calls = append(calls, f.Name+"("+ExprList(f.Args)+")")
-	}
-	return Explained{Name: "ProjectSet", Details: []string{"Functions: " + strings.Join(calls, ", ")}}
-}
-func (p *projectSetOp) Inputs() []*Operator { return []*Operator{&p.in} }

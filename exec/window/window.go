@@ -147,23 +147,6 @@ func New(in exec.Operator, specs []Spec, funcs []Func, ec *expr.Ctx) exec.Operat
 	return &op{in: in, specs: specs, funcs: funcs, ec: ec, ts: ts}
 }
 
-func (o *op) Inputs() []*exec.Operator { return []*exec.Operator{&o.in} }
-func (o *op) Explain() exec.Explained {
-	ex := exec.Explained{Name: "WindowAgg"}
-	for i, s := range o.specs {
-		d := "w" + strconv.Itoa(i+1) + ":"
-		if len(s.Partition) > 0 {
-			d += " PARTITION BY " + exec.ExprList(s.Partition)
-		}
-		if len(s.Order) > 0 {
-			d += " ORDER BY " + exec.ExprList(s.Order)
-		}
-		ex.Details = append(ex.Details, d)
-	}
-	ex.Details = append(ex.Details, "Computes: "+exec.ExprList(o.funcs))
-	return ex
-}
-
 func (o *op) Types() []types.T               { return o.ts }
 func (o *op) Open(ctx context.Context) error { return o.in.Open(ctx) }
 func (o *op) Close() error {

@@ -215,7 +215,10 @@ func (s *Session) anyRow(ctx context.Context, q string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	root := query.Root
+	root, err := query.Build(ctx)
+	if err != nil {
+		return false, err
+	}
 	if err := root.Open(ctx); err != nil {
 		root.Close()
 		return false, err

@@ -321,7 +321,9 @@ func (s *Session) copyOut(ctx context.Context, st *Statement, w io.Writer) (stri
 		if err != nil {
 			return "", err
 		}
-		root = q.Root
+		if root, err = q.Build(ctx); err != nil {
+			return "", err
+		}
 		for _, c := range q.Columns {
 			names = append(names, c.Name)
 			ts = append(ts, c.T)
@@ -342,7 +344,9 @@ func (s *Session) copyOut(ctx context.Context, st *Statement, w io.Writer) (stri
 		if err != nil {
 			return "", err
 		}
-		root = q.Root
+		if root, err = q.Build(ctx); err != nil {
+			return "", err
+		}
 	}
 	wr, err := copyfmt.NewWriter(w, o, names, ts, s.loc)
 	if err != nil {

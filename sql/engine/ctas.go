@@ -6,8 +6,10 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/build"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/ice"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
@@ -91,7 +93,12 @@ func (s *Session) createTableAs(ctx context.Context, p *plan.Planner, into *pg.I
 	if into.SkipData {
 		return done, nil
 	}
-	n, err := s.fillNewTable(ctx, ns, rv.Relname, exec.NewProject(qr.Root, exprs, s.exprCtx()))
+	src, err := build.Build(ctx, &physical.Project{In: qr.Root, Exprs: exprs}, qr.Env())
+	if err != nil {
+		s.undoCreate(mark, link.Key{NS: ns, Name: rv.Relname})
+		return nil, err
+	}
+	n, err := s.fillNewTable(ctx, ns, rv.Relname, src)
 	if err != nil {
 		s.undoCreate(mark, link.Key{NS: ns, Name: rv.Relname})
 		return nil, err

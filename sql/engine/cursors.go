@@ -68,7 +68,12 @@ func (s *Session) declareCursor(ctx context.Context, p *plan.Planner, d *pg.Decl
 		release()
 		return nil, err
 	}
-	cur, err := s.queryCursor(ctx, columns(q), q.Root, release)
+	root, err := q.Build(ctx)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	cur, err := s.queryCursor(ctx, columns(q), root, release)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/build"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
@@ -247,7 +249,12 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 			cat.release() // the plan was never opened: nothing else to free
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "cached plan must not change result type")
 		}
-		return s.queryCursor(ctx, cols, q.Root, cat.release)
+		root, err := q.Build(ctx)
+		if err != nil {
+			cat.release()
+			return nil, err
+		}
+		return s.queryCursor(ctx, cols, root, cat.release)
 	case *pg.Node_ExplainStmt:
 		return s.explain(ctx, p, n.ExplainStmt, cat.release)
 	case *pg.Node_InsertStmt:
@@ -257,10 +264,14 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 			return nil, err
 		}
 		if ret != nil {
-			return s.insertReturning(ctx, st, ti, src, ret)
+			return s.insertReturning(ctx, st, ti, src, ret, p.Env())
+		}
+		op, err := build.Build(ctx, src, p.Env())
+		if err != nil {
+			return nil, err
 		}
 		count, err := s.write(ctx, ti, func(txn exec.Sink, t *exec.Target) (int64, error) {
-			return exec.Insert(ctx, txn, t, src)
+			return exec.Insert(ctx, txn, t, op)
 		})
 		if err != nil {
 			return nil, err
@@ -435,9 +446,9 @@ func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Oper
 	return c, nil
 }
 
-// planInsert builds the operator producing the rows to insert: one column
+// planInsert plans the rows to insert (a physical node): one column
 // per table column, in table order, coerced to the column types.
-func (s *Session) planInsert(ctx context.Context, p *plan.Planner, ins *pg.InsertStmt, cat *catalog) (*plan.TableInfo, exec.Operator, *returning, error) {
+func (s *Session) planInsert(ctx context.Context, p *plan.Planner, ins *pg.InsertStmt, cat *catalog) (*plan.TableInfo, physical.Node, *returning, error) {
 	if ins.OnConflictClause != nil {
 		return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT … ON CONFLICT is not supported yet").
 			WithPosition(parse.CharPos(p.Query(), int(ins.OnConflictClause.Location)))
@@ -489,13 +500,17 @@ type returning struct {
 // then inserts them: the list's subqueries see the table as it was before
 // the insert, as in PostgreSQL, and an error in the list writes nothing.
 // Both the rows and the results are held in memory. The tag is INSERT's.
-func (s *Session) insertReturning(ctx context.Context, st *Statement, ti *plan.TableInfo, src exec.Operator, ret *returning) (*Cursor, error) {
+func (s *Session) insertReturning(ctx context.Context, st *Statement, ti *plan.TableInfo, src physical.Node, ret *returning, env build.Env) (*Cursor, error) {
 	if st.Columns != nil && !sameResult(st.Columns, ret.cols) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cached plan must not change result type")
 	}
-	spool := exec.NewSpool(src)
-	in, out := spool.Reader(), spool.Reader()
-	proj := exec.NewProject(out, ret.exprs, s.exprCtx())
+	spool := physical.NewSpool(src)
+	projNode := &physical.Project{In: spool.Reader(), Exprs: ret.exprs}
+	ops, err := build.BuildAll(ctx, env, spool.Reader(), projNode)
+	if err != nil {
+		return nil, err
+	}
+	in, proj := ops[0], ops[1]
 	var recs []arrow.RecordBatch
 	release := func() {
 		for _, r := range recs {
@@ -503,7 +518,7 @@ func (s *Session) insertReturning(ctx context.Context, st *Statement, ti *plan.T
 		}
 		recs = nil
 	}
-	err := proj.Open(ctx)
+	err = proj.Open(ctx)
 	for err == nil {
 		var rec arrow.RecordBatch
 		if rec, err = proj.Next(ctx); rec == nil {
@@ -524,7 +539,12 @@ func (s *Session) insertReturning(ctx context.Context, st *Statement, ti *plan.T
 		release()
 		return nil, err
 	}
-	c, err := s.queryCursor(ctx, ret.cols, exec.NewBatches(proj.Types(), recs), release)
+	out, err := build.Build(ctx, &physical.WorkTable{ColumnTypes: projNode.Types(), Recs: recs}, env)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	c, err := s.queryCursor(ctx, ret.cols, out, release)
 	if err != nil {
 		return nil, err
 	}
@@ -532,8 +552,8 @@ func (s *Session) insertReturning(ctx context.Context, st *Statement, ti *plan.T
 	return c, nil
 }
 
-// insertSource builds the operator producing the rows to insert.
-func (s *Session) insertSource(p *plan.Planner, ins *pg.InsertStmt, ti *plan.TableInfo) (exec.Operator, error) {
+// insertSource plans the rows to insert.
+func (s *Session) insertSource(p *plan.Planner, ins *pg.InsertStmt, ti *plan.TableInfo) (physical.Node, error) {
 	var err error
 	// Target columns: the list given, else all in order.
 	target := make([]int, 0, len(ti.Columns))
@@ -622,5 +642,5 @@ func (s *Session) insertSource(p *plan.Planner, ins *pg.InsertStmt, ti *plan.Tab
 			}
 		}
 	}
-	return exec.NewProject(q.Root, exprs, s.exprCtx()), nil
+	return &physical.Project{In: q.Root, Exprs: exprs}, nil
 }

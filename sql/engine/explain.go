@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/build"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
@@ -87,23 +89,25 @@ func (s *Session) explain(ctx context.Context, p *plan.Planner, es *pg.ExplainSt
 		return nil, err
 	}
 	planning := time.Since(start)
-	root := q.Root
 	var lines []string
 	if opts.analyze {
-		root = exec.Instrument(root)
+		root, an, err := build.Instrumented(ctx, q.Root, q.Env())
+		if err != nil {
+			release()
+			return nil, err
+		}
 		start = time.Now()
-		err := drain(ctx, root)
+		err = drain(ctx, root)
 		execution := time.Since(start)
 		if err != nil {
 			release()
 			return nil, err
 		}
-		lines = exec.Render(root)
+		lines = build.Render(ctx, q.Root, an)
 		lines = append(lines, fmt.Sprintf("Planning Time: %.3f ms", float64(planning.Microseconds())/1000),
 			fmt.Sprintf("Execution Time: %.3f ms", float64(execution.Microseconds())/1000))
 	} else {
-		lines = exec.Render(root)
-		root.Close()
+		lines = build.Render(ctx, q.Root, nil)
 	}
 	if opts.verbose && len(q.Logical) > 0 {
 		lines = append(lines, "Logical Plan (rewritten):")
@@ -115,7 +119,12 @@ func (s *Session) explain(ctx context.Context, p *plan.Planner, es *pg.ExplainSt
 	for i, l := range lines {
 		rows[i] = []expr.Expr{&expr.Const{D: types.TextDatum(l)}}
 	}
-	return s.queryCursor(ctx, explainColumns, exec.NewValues(rows, []types.T{types.TText}, s.exprCtx()), release)
+	out, err := build.Build(ctx, &physical.Values{Rows: rows, ColumnTypes: []types.T{types.TText}}, q.Env())
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return s.queryCursor(ctx, explainColumns, out, release)
 }
 
 func drain(ctx context.Context, root exec.Operator) error {

@@ -91,7 +91,10 @@ func (s *Session) evalArgs(ctx context.Context, args []*pg.Node, ts []types.T, q
 	if err != nil {
 		return nil, err
 	}
-	root := q.Root
+	root, err := q.Build(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if err := root.Open(ctx); err != nil {
 		root.Close()
 		return nil, err

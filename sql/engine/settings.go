@@ -9,8 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/build"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -253,7 +254,11 @@ func (s *Session) show(ctx context.Context, vs *pg.VariableShowStmt) (*Cursor, e
 	for i := range ts {
 		ts[i] = types.TText
 	}
-	c, err := s.queryCursor(ctx, cols, exec.NewValues(rows, ts, s.exprCtx()), nil)
+	src, err := build.Build(ctx, &physical.Values{Rows: rows, ColumnTypes: ts}, build.Env{Ec: s.exprCtx()})
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.queryCursor(ctx, cols, src, nil)
 	if err != nil {
 		return nil, err
 	}

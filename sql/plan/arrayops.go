@@ -8,8 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	pg "github.com/pganalyze/pg_query_go/v5"
 
-	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 )
@@ -248,8 +248,8 @@ func (p *Planner) unnestItem(fc *pg.FuncCall, table, col string) (*fromItem, err
 	}
 	et := types.Of(arg.Type().Elem)
 	cols := []scopeCol{{table: table, name: col, t: et}}
-	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) {
-		return exec.NewRowSource([]types.T{et}, func(ctx context.Context) ([][]types.Datum, error) {
+	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (physical.Node, error) {
+		return &physical.RowSource{ColumnTypes: []types.T{et}, Gen: func(ctx context.Context) ([][]types.Datum, error) {
 			one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
 			defer one.Release()
 			v, err := arg.Eval(p.ec, one)
@@ -278,6 +278,6 @@ func (p *Planner) unnestItem(fc *pg.FuncCall, table, col string) (*fromItem, err
 				rows[i] = []types.Datum{e}
 			}
 			return rows, nil
-		}), nil
+		}}, nil
 	}}, nil
 }

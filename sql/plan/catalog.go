@@ -4,8 +4,8 @@ import (
 	"context"
 	"sync"
 
-	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/sql/pgcatalog"
 	"github.com/loamdb/loam/types"
 )
@@ -83,8 +83,8 @@ func (p *Planner) virtualItem(rel *pgcatalog.Relation, alias string) *fromItem {
 		ts = append(ts, types.TOID)
 	}
 	s := p.catalogs()
-	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) {
-		return exec.NewRowSource(ts, func(ctx context.Context) ([][]types.Datum, error) { return s.Rows(ctx, rel) }), nil
+	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (physical.Node, error) {
+		return &physical.RowSource{ColumnTypes: ts, Gen: func(ctx context.Context) ([][]types.Datum, error) { return s.Rows(ctx, rel) }}, nil
 	}}
 }
 

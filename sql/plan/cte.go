@@ -2,8 +2,8 @@ package plan
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -86,7 +86,7 @@ func (p *Planner) cteItem(c *cte, rv *pg.RangeVar) (*fromItem, error) {
 	if c.work != nil {
 		// Inside the recursive term: the working table.
 		c.selfFound = true
-		q = &Query{Root: exec.NewBatches(c.work.ts, c.work.recs)}
+		q = &Query{Root: &physical.WorkTable{ColumnTypes: c.work.ts, Recs: c.work.recs}}
 		for i, t := range c.work.ts {
 			q.Columns = append(q.Columns, Column{Name: c.colnames[i], T: t})
 		}
@@ -102,7 +102,7 @@ func (p *Planner) cteItem(c *cte, rv *pg.RangeVar) (*fromItem, error) {
 	for i, col := range q.Columns {
 		cols[i] = scopeCol{table: alias, name: names[i], t: col.T, origin: origin{col.TableOID, col.ColumnNum}}
 	}
-	return &fromItem{cols: cols, build: func(sc *scope, off int, _ expr.Expr) (exec.Operator, error) {
+	return &fromItem{cols: cols, build: func(sc *scope, off int, _ expr.Expr) (physical.Node, error) {
 		if c.rec {
 			return q.Root, nil
 		}
@@ -168,7 +168,7 @@ func (p *Planner) planCTE(c *cte) (*Query, error) {
 	// The recursive term is planned again for each iteration, over that
 	// iteration's working table; once now, to check it.
 	scopeCTEs, outer := c, p.outer
-	step := func(work []arrow.RecordBatch) (exec.Operator, error) {
+	step := func(work []arrow.RecordBatch) (physical.Node, error) {
 		child := &Planner{ctx: p.ctx, cat: p.cat, ec: p.ec, query: p.query, ParamTypes: p.ParamTypes, params: p.params, outer: outer, ctes: scopeCTEs}
 		saved := c.colnames
 		c.colnames = names
@@ -193,17 +193,15 @@ func (p *Planner) planCTE(c *cte) (*Query, error) {
 		return p.conform(q, ts), nil
 	}
 	c.selfFound = false
-	check, err := step(nil)
-	if err != nil {
+	if _, err := step(nil); err != nil {
 		return nil, err
 	}
-	check.Close()
 	if !c.selfFound {
 		// WITH RECURSIVE over a plain UNION: no recursion.
 		p.ctes = c.parent
 		return p.Select(s)
 	}
-	return &Query{Root: exec.NewRecursiveUnion(ts, initOp, step, !s.All), Columns: cols}, nil
+	return &Query{Root: &physical.RecursiveUnion{ColumnTypes: ts, Init: initOp, Step: step, Distinct: !s.All}, Columns: cols}, nil
 }
 
 // checkUnread plans, and throws away, each WITH query from mine down to
@@ -218,11 +216,9 @@ func (p *Planner) checkUnread(mine, outer *cte) error {
 		}
 	}
 	for i := len(unread) - 1; i >= 0; i-- {
-		q, err := p.planCTE(unread[i])
-		if err != nil {
+		if _, err := p.planCTE(unread[i]); err != nil {
 			return err
 		}
-		q.Root.Close()
 	}
 	return nil
 }

@@ -6,20 +6,21 @@ import (
 
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
-// fromItem is one entry of FROM: its columns, and how to build its
-// operator once the query is bound (so scans read only the used columns).
+// fromItem is one entry of FROM: its columns, and how to plan its
+// physical node once the query is bound (so scans read only the used columns).
 // off is where its columns start in the query's scope.
 type fromItem struct {
 	cols []scopeCol
 	// filter, when not nil, is a predicate over the item's own columns
 	// the caller applies above it: a table scan prunes files with it.
-	build func(sc *scope, off int, filter expr.Expr) (exec.Operator, error)
+	build func(sc *scope, off int, filter expr.Expr) (physical.Node, error)
 	// rows estimates how many rows the item yields; -1 when unknown.
 	rows int64
 	// lateral, when set, is an item that reads the items before it: it is
@@ -86,23 +87,22 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 			alias = rv.Alias.Aliasname
 		}
 		cols := p.tableCols(ti, alias)
-		return &fromItem{cols: cols, rows: tableRows(ti), build: func(sc *scope, off int, filter expr.Expr) (exec.Operator, error) {
-			spec := exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail, Expiry: p.expiry(ti)}
+		return &fromItem{cols: cols, rows: tableRows(ti), build: func(sc *scope, off int, filter expr.Expr) (physical.Node, error) {
+			scan := &physical.Scan{Source: p.scanSource(ti), Expiry: p.expiry(ti)}
 			if filter != nil {
-				spec.Filter = pushdown(filter, ti.Columns)
-				spec.RowGroupPreds = rangePreds(filter, ti.Columns)
+				scan.Prune, scan.Names = filter, ti.Columns
 			}
 			var positions []int
 			all := make([]types.T, len(cols))
 			for i, c := range cols {
 				all[i] = c.t
 				if sc.used[off+i] {
-					spec.Columns = append(spec.Columns, c.name)
-					spec.Types = append(spec.Types, c.t)
+					scan.Columns = append(scan.Columns, c.name)
+					scan.ColumnTypes = append(scan.ColumnTypes, c.t)
 					positions = append(positions, i)
 				}
 			}
-			return exec.NewWiden(exec.NewScan(spec), positions, all), nil
+			return &physical.Widen{In: scan, Positions: positions, All: all}, nil
 		}}, nil
 	case n.GetRangeSubselect() != nil:
 		rs := n.GetRangeSubselect()
@@ -130,7 +130,7 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 			}
 			cols[i] = scopeCol{table: alias, name: name, t: c.T, origin: origin{c.TableOID, c.ColumnNum}}
 		}
-		return &fromItem{cols: cols, build: func(sc *scope, off int, _ expr.Expr) (exec.Operator, error) {
+		return &fromItem{cols: cols, build: func(sc *scope, off int, _ expr.Expr) (physical.Node, error) {
 			return p.pruneUnread(q.Root, sc.used[off:off+len(cols)]), nil
 		}}, nil
 	case n.GetJoinExpr() != nil:
@@ -215,7 +215,7 @@ func (p *Planner) joinItem(je *pg.JoinExpr) (*fromItem, error) {
 	}
 	nm := len(merged)
 	cols := append(append(append([]scopeCol{}, merged...), lcols...), rcols...)
-	return &fromItem{cols: cols, build: func(sc *scope, off int, filter expr.Expr) (exec.Operator, error) {
+	return &fromItem{cols: cols, build: func(sc *scope, off int, filter expr.Expr) (physical.Node, error) {
 		sub := &scope{cols: sc.cols[off+nm : off+len(cols)], used: sc.used[off+nm : off+len(cols)]}
 		b := &binder{p: p, sc: sub, where: "JOIN conditions"}
 		var conds []expr.Expr
@@ -277,12 +277,12 @@ func (p *Planner) joinItem(je *pg.JoinExpr) (*fromItem, error) {
 		for i, c := range sub.cols {
 			out = append(out, &expr.Col{Idx: i, T: c.t, Name: c.name})
 		}
-		return exec.NewProject(op, out, p.ec), nil
+		return &physical.Project{In: op, Exprs: out}, nil
 	}}, nil
 }
 
 // joinOp builds the join of l and r on conds and the ON clause.
-func (p *Planner) joinOp(kind exec.JoinKind, l, r *fromItem, sc *scope, off int, b *binder, je *pg.JoinExpr, conds, lf, rf []expr.Expr) (exec.Operator, error) {
+func (p *Planner) joinOp(kind exec.JoinKind, l, r *fromItem, sc *scope, off int, b *binder, je *pg.JoinExpr, conds, lf, rf []expr.Expr) (physical.Node, error) {
 	var on expr.Expr
 	{
 		if je.Quals != nil {
@@ -360,7 +360,7 @@ func (p *Planner) joinOp(kind exec.JoinKind, l, r *fromItem, sc *scope, off int,
 				// An inner join commutes: hash the smaller side.
 				return p.swappedHashJoin(lop, rop, lk, rk, extra), nil
 			}
-			return exec.NewHashJoin(kind, lop, rop, lk, rk, extra, p.ec), nil
+			return &physical.HashJoin{Kind: kind, Left: lop, Right: rop, LeftKeys: lk, RightKeys: rk, Extra: extra}, nil
 		}
 		switch len(conds) {
 		case 0:
@@ -369,14 +369,14 @@ func (p *Planner) joinOp(kind exec.JoinKind, l, r *fromItem, sc *scope, off int,
 		default:
 			on = &expr.BoolOp{Args: conds}
 		}
-		return exec.NewNestedLoopJoin(kind, lop, rop, on, p.ec), nil
+		return &physical.NestedLoop{Kind: kind, Left: lop, Right: rop, On: on}, nil
 	}
 }
 
 // fromList plans a FROM list: its items cross-joined left to right, with
 // each WHERE conjunct applied at the first join where all its columns are
 // there, so a chain of equalities never builds the whole cross product.
-func (p *Planner) fromList(nodes []*pg.Node) ([]scopeCol, func(sc *scope, where expr.Expr) (exec.Operator, error), error) {
+func (p *Planner) fromList(nodes []*pg.Node) ([]scopeCol, func(sc *scope, where expr.Expr) (physical.Node, error), error) {
 	var items []*fromItem
 	var cols []scopeCol
 	for _, n := range nodes {
@@ -401,7 +401,7 @@ func (p *Planner) fromList(nodes []*pg.Node) ([]scopeCol, func(sc *scope, where 
 			items = append(items, it)
 		}
 	}
-	build := func(sc *scope, where expr.Expr) (exec.Operator, error) {
+	build := func(sc *scope, where expr.Expr) (physical.Node, error) {
 		return p.joinList(sc, items, where)
 	}
 	return cols, build, nil
@@ -412,7 +412,7 @@ func (p *Planner) fromList(nodes []*pg.Node) ([]scopeCol, func(sc *scope, where 
 // rows so far by an equality (a hash join), and applies each conjunct as
 // soon as the columns it reads are there. The result is put back in FROM
 // order.
-func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (exec.Operator, error) {
+func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (physical.Node, error) {
 	offs := make([]int, len(items))
 	width := 0
 	for i, it := range items {
@@ -424,7 +424,7 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (exec.
 		conj = conjuncts(where)
 	}
 	placed := make([]bool, len(conj))
-	ops := make([]exec.Operator, len(items))
+	ops := make([]physical.Node, len(items))
 	filtered := make([]bool, len(items))
 	for i, it := range items {
 		// Conjuncts on this item alone filter it before any join.
@@ -450,7 +450,7 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (exec.
 			return nil, err
 		}
 		if own != nil {
-			op = exec.NewFilter(op, own, p.ec)
+			op = &physical.Filter{In: op, Pred: own}
 			filtered[i] = true
 		}
 		ops[i] = op
@@ -526,9 +526,9 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (exec.
 			placed[k] = true
 		}
 		if len(lk) > 0 {
-			src = exec.NewHashJoin(exec.InnerJoin, src, ops[next], lk, rk, nil, p.ec)
+			src = &physical.HashJoin{Kind: exec.InnerJoin, Left: src, Right: ops[next], LeftKeys: lk, RightKeys: rk}
 		} else {
-			src = exec.NewNestedLoopJoin(exec.InnerJoin, src, ops[next], nil, p.ec)
+			src = &physical.NestedLoop{Kind: exec.InnerJoin, Left: src, Right: ops[next]}
 		}
 		joined[next] = true
 		add(next)
@@ -546,7 +546,7 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (exec.
 			}
 		}
 		if len(ready) > 0 {
-			src = exec.NewFilter(src, andOf(ready), p.ec)
+			src = &physical.Filter{In: src, Pred: andOf(ready)}
 		}
 	}
 	// Back to FROM order.
@@ -554,7 +554,7 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (exec.
 	for i, c := range sc.cols {
 		order[i] = &expr.Col{Idx: layout[i], T: c.t, Name: c.name}
 	}
-	src = exec.NewProject(src, order, p.ec)
+	src = &physical.Project{In: src, Exprs: order}
 	var rest []expr.Expr
 	for k, c := range conj {
 		if !placed[k] {
@@ -562,14 +562,14 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (exec.
 		}
 	}
 	if len(rest) > 0 {
-		src = exec.NewFilter(src, andOf(rest), p.ec)
+		src = &physical.Filter{In: src, Pred: andOf(rest)}
 	}
 	return src, nil
 }
 
 // swappedHashJoin is an inner hash join of l and r that hashes l, with
 // its output columns put back in l, r order.
-func (p *Planner) swappedHashJoin(l, r exec.Operator, lk, rk []expr.Expr, extra expr.Expr) exec.Operator {
+func (p *Planner) swappedHashJoin(l, r physical.Node, lk, rk []expr.Expr, extra expr.Expr) physical.Node {
 	nl, nr := len(l.Types()), len(r.Types())
 	if extra != nil {
 		m := map[int]int{}
@@ -581,11 +581,11 @@ func (p *Planner) swappedHashJoin(l, r exec.Operator, lk, rk []expr.Expr, extra 
 		}
 		e, ok := remap(extra, m)
 		if !ok {
-			return exec.NewHashJoin(exec.InnerJoin, l, r, lk, rk, extra, p.ec)
+			return &physical.HashJoin{Kind: exec.InnerJoin, Left: l, Right: r, LeftKeys: lk, RightKeys: rk, Extra: extra}
 		}
 		extra = e
 	}
-	j := exec.NewHashJoin(exec.InnerJoin, r, l, rk, lk, extra, p.ec)
+	j := &physical.HashJoin{Kind: exec.InnerJoin, Left: r, Right: l, LeftKeys: rk, RightKeys: lk, Extra: extra}
 	ts := j.Types()
 	out := make([]expr.Expr, 0, nl+nr)
 	for i := 0; i < nl; i++ {
@@ -594,7 +594,7 @@ func (p *Planner) swappedHashJoin(l, r exec.Operator, lk, rk []expr.Expr, extra 
 	for i := 0; i < nr; i++ {
 		out = append(out, &expr.Col{Idx: i, T: ts[i]})
 	}
-	return exec.NewProject(j, out, p.ec)
+	return &physical.Project{In: j, Exprs: out}
 }
 
 // pruneOnly is the conjunction of es, or nil for none.
@@ -833,16 +833,16 @@ func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 		col = "relid" // its OUT parameter, which a table alias does not rename
 	}
 	cols := []scopeCol{{table: table, name: col, t: t}}
-	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) {
+	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (physical.Node, error) {
 		if ancestors {
 			// No ancestors (NULL from the one-value function) is no row.
-			return exec.NewFilter(exec.NewValues([][]expr.Expr{{scalar}}, []types.T{t}, p.ec),
-				&expr.IsNull{Arg: &expr.Col{Idx: 0, T: t}, Negate: true}, p.ec), nil
+			return &physical.Filter{In: &physical.Values{Rows: [][]expr.Expr{{scalar}}, ColumnTypes: []types.T{t}},
+				Pred: &expr.IsNull{Arg: &expr.Col{Idx: 0, T: t}, Negate: true}}, nil
 		}
 		if scalar != nil {
-			return exec.NewValues([][]expr.Expr{{scalar}}, []types.T{t}, p.ec), nil
+			return &physical.Values{Rows: [][]expr.Expr{{scalar}}, ColumnTypes: []types.T{t}}, nil
 		}
-		return exec.NewSeries(t, args, p.ec), nil
+		return &physical.Series{T: t, Args: args}, nil
 	}}, nil
 }
 

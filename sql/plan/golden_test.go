@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/build"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/sql/plan"
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -105,8 +105,7 @@ func explainPlan(cat plan.Catalog, sql string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer q.Root.Close()
-	return exec.Render(q.Root), nil
+	return build.Render(context.Background(), q.Root, nil), nil
 }
 
 // diffLines shows the first differing line of each golden section.

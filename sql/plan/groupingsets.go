@@ -7,9 +7,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/agg"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -187,12 +187,12 @@ func (b *binder) bindGrouping(g *pg.GroupingFunc) (expr.Expr, error) {
 // a plain hash aggregate. Several sets aggregate the same spooled rows
 // once each, with NULL for the keys a set leaves out and, last, the
 // bitmask GROUPING() reads.
-func (p *Planner) aggregate(src exec.Operator, groupBy []expr.Expr, sets [][]int, aggs []agg.Agg, grouping *groupingInfo) exec.Operator {
+func (p *Planner) aggregate(src physical.Node, groupBy []expr.Expr, sets [][]int, aggs []agg.Agg, grouping *groupingInfo) physical.Node {
 	if len(sets) == 1 {
-		return agg.NewHashAgg(src, groupBy, aggs, p.ec)
+		return &physical.HashAgg{In: src, GroupBy: groupBy, Aggs: aggs}
 	}
 	*grouping.idx = len(groupBy) + len(aggs)
-	spool := exec.NewSpool(src)
+	spool := physical.NewSpool(src)
 	ts := make([]types.T, 0, len(groupBy)+len(aggs)+1)
 	for _, g := range groupBy {
 		ts = append(ts, g.Type())
@@ -201,13 +201,13 @@ func (p *Planner) aggregate(src exec.Operator, groupBy []expr.Expr, sets [][]int
 		ts = append(ts, a.T)
 	}
 	ts = append(ts, types.TInt4)
-	var parts []exec.Operator
+	var parts []physical.Node
 	for _, set := range sets {
 		keys := make([]expr.Expr, len(set))
 		for i, k := range set {
 			keys[i] = groupBy[k]
 		}
-		op := agg.NewHashAgg(spool.Reader(), keys, aggs, p.ec)
+		op := &physical.HashAgg{In: spool.Reader(), GroupBy: keys, Aggs: aggs}
 		proj := make([]expr.Expr, 0, len(ts))
 		var mask int32
 		for k, g := range groupBy {
@@ -229,7 +229,7 @@ func (p *Planner) aggregate(src exec.Operator, groupBy []expr.Expr, sets [][]int
 			proj = append(proj, &expr.Col{Idx: len(set) + i, T: a.T})
 		}
 		proj = append(proj, &expr.Const{D: types.Int(types.TInt4, int64(mask))})
-		parts = append(parts, exec.NewProject(op, proj, p.ec))
+		parts = append(parts, &physical.Project{In: op, Exprs: proj})
 	}
-	return agg.NewUnionAll(ts, parts...)
+	return &physical.UnionAll{Inputs: parts, ColumnTypes: ts}
 }

@@ -1,8 +1,8 @@
 package plan
 
 import (
-	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -61,7 +61,7 @@ func (p *Planner) InsertValues(s *pg.SelectStmt, colTypes []types.T, target []in
 		ts[j] = colTypes[idx]
 		cols[j] = Column{Name: "column" + itoa(j+1), T: ts[j]}
 	}
-	return &Query{Root: exec.NewValues(rows, ts, p.ec), Columns: cols}, nil
+	return p.checked(&Query{Root: &physical.Values{Rows: rows, ColumnTypes: ts}, Columns: cols})
 }
 
 // AssignsToString reports whether t is a string type, which every type is

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -172,8 +173,8 @@ func (p *Planner) jsonSetItem(fc *pg.FuncCall, spec *expr.SetSpec, alias *pg.Ali
 		}
 		ts[i] = f.T
 	}
-	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) {
-		return exec.NewRowSource(ts, func(ctx context.Context) ([][]types.Datum, error) {
+	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (physical.Node, error) {
+		return &physical.RowSource{ColumnTypes: ts, Gen: func(ctx context.Context) ([][]types.Datum, error) {
 			one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
 			defer one.Release()
 			vals := make([]types.Datum, len(args))
@@ -186,7 +187,7 @@ func (p *Planner) jsonSetItem(fc *pg.FuncCall, spec *expr.SetSpec, alias *pg.Ali
 				v.Release()
 			}
 			return specRows(spec, vals, p.ec)
-		}), nil
+		}}, nil
 	}}, nil
 }
 

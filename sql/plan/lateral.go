@@ -8,6 +8,7 @@ import (
 
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -159,7 +160,7 @@ func isTrue(on expr.Expr) bool {
 
 // applyOp joins left (the operator of the columns lat refers to) to lat,
 // built for each left row. latOff is where lat's columns are in sc.
-func (p *Planner) applyOp(kind exec.JoinKind, left exec.Operator, lat *fromItem, sc *scope, latOff int, on expr.Expr) exec.Operator {
+func (p *Planner) applyOp(kind exec.JoinKind, left physical.Node, lat *fromItem, sc *scope, latOff int, on expr.Expr) physical.Node {
 	if set := lat.lateral.set; set != nil {
 		ts := make([]types.T, len(set.spec.Cols))
 		for i, c := range set.spec.Cols {
@@ -171,16 +172,19 @@ func (p *Planner) applyOp(kind exec.JoinKind, left exec.Operator, lat *fromItem,
 		}
 		// The join condition reads the joined row as the apply's would:
 		// the left columns, then the item's.
-		return exec.NewLateralSet(left, spec.Name, set.args, ts, func(vals []types.Datum, ec *expr.Ctx) ([][]types.Datum, error) {
+		return &physical.LateralSet{In: left, Name: spec.Name, Args: set.args, FnTypes: ts, Rows: func(vals []types.Datum, ec *expr.Ctx) ([][]types.Datum, error) {
 			return specRows(spec, vals, ec)
-		}, kind == exec.LeftJoin, set.ordinal, on, p.ec)
+		}, Outer: kind == exec.LeftJoin, Ordinal: set.ordinal, On: on}
 	}
 	used := sc.used[latOff : latOff+len(lat.cols)]
 	ts := make([]types.T, len(lat.cols))
 	for i, c := range lat.cols {
 		ts[i] = c.t
 	}
-	inner := func(ctx context.Context, vals []types.Datum) (exec.Operator, error) {
+	// The inner side is planned again for each left row, with its values
+	// bound in (the builder builds each plan); decorrelating it is issue
+	// 15's.
+	inner := func(ctx context.Context, vals []types.Datum) (physical.Node, error) {
 		it, err := lat.lateral.plan(ctx, vals)
 		if err != nil {
 			return nil, err
@@ -206,7 +210,7 @@ func (p *Planner) applyOp(kind exec.JoinKind, left exec.Operator, lat *fromItem,
 					fix[i] = &expr.Cast{Arg: fix[i], T: ts[i]}
 				}
 			}
-			op = exec.NewProject(op, fix, p.ec)
+			op = &physical.Project{In: op, Exprs: fix}
 		}
 		return op, nil
 	}
@@ -222,7 +226,7 @@ func (p *Planner) applyOp(kind exec.JoinKind, left exec.Operator, lat *fromItem,
 			}
 		}
 	}
-	return exec.NewApply(kind, left, ts, inner, keyCols, on, p.ec)
+	return &physical.Apply{Kind: kind, Left: left, InnerTypes: ts, Inner: inner, KeyCols: keyCols, On: on}
 }
 
 // markLeftUsed makes the scans left of a lateral item read the columns it
@@ -244,7 +248,7 @@ func (p *Planner) applyItem(prefix []*fromItem, lat *fromItem) *fromItem {
 	}
 	nl := len(cols)
 	cols = append(cols, lat.cols...)
-	return &fromItem{cols: cols, rows: -1, build: func(sc *scope, off int, filter expr.Expr) (exec.Operator, error) {
+	return &fromItem{cols: cols, rows: -1, build: func(sc *scope, off int, filter expr.Expr) (physical.Node, error) {
 		markLeftUsed(lat, sc, off)
 		sub := &scope{cols: sc.cols[off : off+nl], used: sc.used[off : off+nl]}
 		// WHERE conjuncts on the earlier items alone still join them well.

@@ -7,12 +7,13 @@ import (
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/agg"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/types"
 )
 
 // A query block is bound into a tree of logical nodes: what it computes,
 // over which inputs, before any operator is chosen. Rewrites (rewrite)
-// work on that tree; lower turns it into exec operators.
+// work on that tree; lower turns it into a physical plan.
 type node interface {
 	inputs() []*node
 	describe() string
@@ -22,18 +23,30 @@ type node interface {
 // nil) is the part of WHERE it may prune files by. The rows it yields are
 // as wide as the scope: unread columns are NULL.
 type scanNode struct {
-	spec      exec.TableScan
+	source    physical.ScanSource
+	columns   []string  // the table columns read
+	types     []types.T // their types
+	expiry    *exec.Expiry
 	names     []string // every scope column, for pushdown
-	positions []int    // scope positions of spec.Columns
+	positions []int    // scope positions of columns
 	all       []types.T
 	filter    expr.Expr
+}
+
+// scan is the node's physical scan, pruning by its filter.
+func (n *scanNode) scan() *physical.Scan {
+	s := &physical.Scan{Source: n.source, Columns: n.columns, ColumnTypes: n.types, Expiry: n.expiry}
+	if n.filter != nil {
+		s.Prune, s.Names = n.filter, n.names
+	}
+	return s
 }
 
 // sourceNode is an input planned on its own: FROM lists and joins,
 // subqueries, VALUES.
 type sourceNode struct {
 	what  string
-	build func(where expr.Expr) (exec.Operator, error)
+	build func(where expr.Expr) (physical.Node, error)
 	where expr.Expr // a WHERE the source applies inside (joins place it)
 }
 
@@ -96,7 +109,8 @@ func (n *firstOfRunsNode) inputs() []*node { return []*node{&n.in} }
 func (n *sortNode) inputs() []*node        { return []*node{&n.in} }
 func (n *limitNode) inputs() []*node       { return []*node{&n.in} }
 func (n *scanNode) describe() string {
-	return "Scan " + n.spec.Table.Identifier()[len(n.spec.Table.Identifier())-1] + pruneText(n.filter)
+	id := n.source.Table.Identifier()
+	return "Scan " + id[len(id)-1] + pruneText(n.filter)
 }
 func (n *sourceNode) describe() string   { return "Source " + n.what + pruneText(n.where) }
 func (n *filterNode) describe() string   { return "Filter " + n.pred.String() }
@@ -202,8 +216,6 @@ func (p *Planner) pushFilters(n node) node {
 		// Rows are still filtered above: Iceberg prunes files, it does not
 		// filter rows exactly.
 		in.filter = f.pred
-		in.spec.Filter = pushdown(f.pred, in.names)
-		in.spec.RowGroupPreds = rangePreds(f.pred, in.names)
 	case *sourceNode:
 		if in.where == nil {
 			in.where = f.pred
@@ -225,9 +237,9 @@ func topN(n node) node {
 	return n
 }
 
-// lower builds the operators of a logical tree.
-func (p *Planner) lower(n node) (exec.Operator, error) {
-	var ins []exec.Operator
+// lower makes the physical plan of a logical tree.
+func (p *Planner) lower(n node) (physical.Node, error) {
+	var ins []physical.Node
 	for _, in := range n.inputs() {
 		op, err := p.lower(*in)
 		if err != nil {
@@ -237,45 +249,39 @@ func (p *Planner) lower(n node) (exec.Operator, error) {
 	}
 	switch x := n.(type) {
 	case *scanNode:
-		return exec.NewWiden(exec.NewScan(x.spec), x.positions, x.all), nil
+		return &physical.Widen{In: x.scan(), Positions: x.positions, All: x.all}, nil
 	case *sourceNode:
 		return x.build(x.where)
 	case *filterNode:
-		return exec.NewFilter(ins[0], x.pred, p.ec), nil
+		return &physical.Filter{In: ins[0], Pred: x.pred}, nil
 	case *aggregateNode:
 		return p.aggregate(ins[0], x.groupBy, x.sets, x.aggs, x.grouping), nil
 	case *windowNode:
-		return x.ws.operator(ins[0], p.ec), nil
+		return x.ws.operator(ins[0]), nil
 	case *projectNode:
-		return exec.NewProject(ins[0], x.exprs, p.ec), nil
+		return &physical.Project{In: ins[0], Exprs: x.exprs}, nil
 	case *projectSetNode:
 		// The projection above reads each function's column after the
-		// input's, whose width only the operator below knows.
+		// input's.
 		fns := make([]exec.SetFunc, len(x.srfs))
 		for k, c := range x.srfs {
 			c.ref.Idx = len(ins[0].Types()) + k
 			fns[k] = c.fn
 		}
-		return exec.NewProjectSet(ins[0], fns, p.ec), nil
+		return &physical.ProjectSet{In: ins[0], Fns: fns}, nil
 	case *distinctNode:
 		keyCols := make([]expr.Expr, x.width)
 		ts := ins[0].Types()
 		for i := range keyCols {
 			keyCols[i] = &expr.Col{Idx: i, T: ts[i]}
 		}
-		return agg.NewHashAgg(ins[0], keyCols, nil, p.ec), nil
+		return &physical.HashAgg{In: ins[0], GroupBy: keyCols}, nil
 	case *firstOfRunsNode:
-		return exec.NewFirstOfRuns(ins[0], x.keys), nil
+		return &physical.FirstOfRuns{In: ins[0], Keys: x.keys}, nil
 	case *sortNode:
-		if x.topN > 0 {
-			return exec.NewTopN(ins[0], x.keys, x.topN, p.ec), nil
-		}
-		return exec.NewSort(ins[0], x.keys, p.ec), nil
+		return &physical.Sort{In: ins[0], Keys: x.keys, TopN: x.topN}, nil
 	case *limitNode:
-		if x.ties != nil {
-			return exec.NewLimitWithTies(ins[0], max(x.limit, 0), x.offset, x.ties), nil
-		}
-		return exec.NewLimit(ins[0], x.limit, x.offset), nil
+		return &physical.Limit{In: ins[0], Limit: x.limit, Offset: x.offset, Ties: x.ties}, nil
 	}
 	return nil, fmt.Errorf("plan: no operator for %T", n)
 }

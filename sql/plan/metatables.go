@@ -3,9 +3,9 @@ package plan
 import (
 	"context"
 
-	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/metatable"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -51,14 +51,14 @@ func (p *Planner) metaTableItem(rv *pg.RangeVar) (*fromItem, error) {
 		ts[i] = c.T
 	}
 	tbl := ti.Table
-	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) {
-		return exec.NewRowSource(ts, func(ctx context.Context) ([][]types.Datum, error) {
+	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (physical.Node, error) {
+		return &physical.RowSource{ColumnTypes: ts, Gen: func(ctx context.Context) ([][]types.Datum, error) {
 			rows, err := metatable.Rows(ctx, kind, tbl)
 			if err != nil {
 				return nil, pgerr.Wrap(pgerr.InternalError, err, "metadata table %q", rv.Relname)
 			}
 			return rows, nil
-		}), nil
+		}}, nil
 	}}, nil
 }
 

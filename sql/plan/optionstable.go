@@ -8,8 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	pg "github.com/pganalyze/pg_query_go/v5"
 
-	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 )
@@ -39,8 +39,8 @@ func (p *Planner) optionsItem(fc *pg.FuncCall, alias *pg.Alias) (*fromItem, erro
 	}
 	ts := []types.T{types.TText, types.TText}
 	cols := []scopeCol{{table: table, name: names[0], t: ts[0]}, {table: table, name: names[1], t: ts[1]}}
-	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) {
-		return exec.NewRowSource(ts, func(ctx context.Context) ([][]types.Datum, error) {
+	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (physical.Node, error) {
+		return &physical.RowSource{ColumnTypes: ts, Gen: func(ctx context.Context) ([][]types.Datum, error) {
 			one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
 			defer one.Release()
 			v, err := arg.Eval(p.ec, one)
@@ -70,6 +70,6 @@ func (p *Planner) optionsItem(fc *pg.FuncCall, alias *pg.Alias) (*fromItem, erro
 				rows = append(rows, []types.Datum{dText(n), value})
 			}
 			return rows, nil
-		}), nil
+		}}, nil
 	}}, nil
 }

@@ -1,8 +1,8 @@
 package plan
 
 import (
-	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -46,8 +46,8 @@ func (p *Planner) partitionTree(rf *pg.RangeFunction, fc *pg.FuncCall) (*fromIte
 		cols[i] = scopeCol{table: table, name: names[i], t: ts[i]}
 	}
 	row := []expr.Expr{root, &expr.Const{D: types.NullOf(reg)}, &expr.Const{D: dBool(false)}, &expr.Const{D: types.Datum{T: types.TInt4}}}
-	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) {
-		return exec.NewFilter(exec.NewValues([][]expr.Expr{row}, ts, p.ec), &expr.IsNull{Arg: &expr.Col{Idx: 0, T: reg}, Negate: true}, p.ec), nil
+	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (physical.Node, error) {
+		return &physical.Filter{In: &physical.Values{Rows: [][]expr.Expr{row}, ColumnTypes: ts}, Pred: &expr.IsNull{Arg: &expr.Col{Idx: 0, T: reg}, Negate: true}}, nil
 	}}, nil
 }
 
@@ -88,11 +88,11 @@ func (p *Planner) withOrdinality(rf *pg.RangeFunction) (*fromItem, error) {
 	}
 	n := len(it.cols)
 	cols := append(append([]scopeCol{}, it.cols...), scopeCol{table: table, name: ordName, t: types.TInt8})
-	return &fromItem{cols: cols, rows: -1, build: func(sc *scope, off int, _ expr.Expr) (exec.Operator, error) {
+	return &fromItem{cols: cols, rows: -1, build: func(sc *scope, off int, _ expr.Expr) (physical.Node, error) {
 		op, err := it.build(&scope{cols: sc.cols[off : off+n], used: sc.used[off : off+n]}, 0, nil)
 		if err != nil {
 			return nil, err
 		}
-		return exec.NewOrdinality(op), nil
+		return &physical.Ordinality{In: op}, nil
 	}}, nil
 }

@@ -1,7 +1,8 @@
-// Package plan binds parsed statements against the catalog and builds the
-// operator tree that runs them: name resolution, PostgreSQL's implicit
-// casts and operator typing, and pushdown of filters and projections into
-// the Iceberg scan.
+// Package plan binds parsed statements against the catalog and plans
+// them: name resolution, PostgreSQL's implicit casts and operator typing,
+// a logical plan and its rewrites, and its lowering to a physical plan
+// (exec/physical) with filters and projections pushed into the Iceberg
+// scan. exec/build makes the operators that run a plan (Query.Build).
 package plan
 
 import (
@@ -11,8 +12,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/apache/iceberg-go/table"
-	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/build"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/pgcatalog"
 	"github.com/loamdb/loam/storage/icetable"
@@ -110,14 +112,16 @@ type Column struct {
 	ColumnNum int16
 }
 
-// Query is a planned SELECT: its operator tree and output columns.
+// Query is a planned SELECT: its physical plan and output columns.
 type Query struct {
-	Root    exec.Operator
+	Root    physical.Node
 	Columns []Column
 	// Logical is the rewritten logical plan of the outermost query block,
 	// one node a line, for EXPLAIN VERBOSE; empty for set operations and
 	// VALUES.
 	Logical []string
+	// env is what building the plan's operators needs (lower.go).
+	env build.Env
 }
 
 func pos(query string, loc int32) int {

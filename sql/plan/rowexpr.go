@@ -283,7 +283,6 @@ func (b *binder) subqueryWidth(sl *pg.SubLink) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	q.Root.Close()
 	return len(q.Columns), nil
 }
 

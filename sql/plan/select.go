@@ -6,6 +6,7 @@ import (
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/agg"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -13,6 +14,14 @@ import (
 
 // Select plans a SELECT (or VALUES) statement.
 func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
+	q, err := p.selectWith(s)
+	if err != nil {
+		return nil, err
+	}
+	return p.checked(q)
+}
+
+func (p *Planner) selectWith(s *pg.SelectStmt) (*Query, error) {
 	if s.WithClause == nil {
 		return p.selectBody(s)
 	}
@@ -27,7 +36,6 @@ func (p *Planner) Select(s *pg.SelectStmt) (*Query, error) {
 		return nil, err
 	}
 	if err := p.checkUnread(mine, saved); err != nil {
-		q.Root.Close()
 		return nil, err
 	}
 	return q, nil
@@ -52,10 +60,10 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 	}
 
 	// FROM
-	var src exec.Operator
+	var src physical.Node
 	var sc *scope
-	var scan *exec.TableScan
-	var general func(sc *scope, where expr.Expr) (exec.Operator, error)
+	var scan *scanNode
+	var general func(sc *scope, where expr.Expr) (physical.Node, error)
 	// One table (not a view, which expands as a subquery): the scan takes
 	// the WHERE for pruning.
 	var one *TableInfo
@@ -74,7 +82,7 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 	}
 	switch {
 	case len(s.FromClause) == 0:
-		src = exec.NewValues([][]expr.Expr{{}}, nil, p.ec)
+		src = &physical.Values{Rows: [][]expr.Expr{{}}, ColumnTypes: []types.T{}}
 		sc = newScope(nil)
 	case one != nil:
 		rv := s.FromClause[0].GetRangeVar()
@@ -85,7 +93,7 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 		}
 		cols := p.tableCols(ti, alias)
 		sc = newScope(cols)
-		scan = &exec.TableScan{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail, Expiry: p.expiry(ti)}
+		scan = &scanNode{source: p.scanSource(ti), expiry: p.expiry(ti)}
 	default:
 		cols, build, err := p.fromList(s.FromClause)
 		if err != nil {
@@ -413,27 +421,28 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 	}
 
 	// The logical plan: scan → filter → aggregate → having → project →
-	// distinct → sort → limit → trim; rewritten, then lowered to operators.
+	// distinct → sort → limit → trim; rewritten, then lowered to physical nodes.
 	var root node
 	switch {
 	case scan != nil:
-		sn := &scanNode{spec: *scan, names: make([]string, len(sc.cols)), all: make([]types.T, len(sc.cols))}
+		sn := scan
+		sn.names, sn.all = make([]string, len(sc.cols)), make([]types.T, len(sc.cols))
 		for i, c := range sc.cols {
 			sn.names[i], sn.all[i] = c.name, c.t
 			if sc.used[i] {
-				sn.spec.Columns = append(sn.spec.Columns, c.name)
-				sn.spec.Types = append(sn.spec.Types, c.t)
+				sn.columns = append(sn.columns, c.name)
+				sn.types = append(sn.types, c.t)
 				sn.positions = append(sn.positions, i)
 			}
 		}
 		root = sn
 	case general != nil:
-		root = &sourceNode{what: "FROM list", build: func(w expr.Expr) (exec.Operator, error) { return general(sc, w) }}
+		root = &sourceNode{what: "FROM list", build: func(w expr.Expr) (physical.Node, error) { return general(sc, w) }}
 	default:
 		one := src
-		root = &sourceNode{what: "one row", build: func(w expr.Expr) (exec.Operator, error) {
+		root = &sourceNode{what: "one row", build: func(w expr.Expr) (physical.Node, error) {
 			if w != nil {
-				return exec.NewFilter(one, w, p.ec), nil
+				return &physical.Filter{In: one, Pred: w}, nil
 			}
 			return one, nil
 		}}
@@ -590,7 +599,7 @@ func (p *Planner) values(s *pg.SelectStmt) (*Query, error) {
 		ts[j] = t
 		cols[j] = Column{Name: "column" + itoa(j+1), T: t}
 	}
-	var src exec.Operator = exec.NewValues(rows, ts, p.ec)
+	var src physical.Node = &physical.Values{Rows: rows, ColumnTypes: ts}
 	if len(s.SortClause) > 0 || s.LimitCount != nil || s.LimitOffset != nil {
 		var keys []exec.SortKey
 		for _, o := range s.SortClause {
@@ -604,13 +613,13 @@ func (p *Planner) values(s *pg.SelectStmt) (*Query, error) {
 			keys = append(keys, exec.SortKey{Expr: &expr.Col{Idx: k, T: ts[k]}, Desc: desc, NullsFirst: desc})
 		}
 		if len(keys) > 0 {
-			src = exec.NewSort(src, keys, p.ec)
+			src = &physical.Sort{In: src, Keys: keys}
 		}
 		limit, offset, err := p.limits(s)
 		if err != nil {
 			return nil, err
 		}
-		src = exec.NewLimit(src, limit, offset)
+		src = &physical.Limit{In: src, Limit: limit, Offset: offset}
 	}
 	return &Query{Root: src, Columns: cols}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/agg"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -47,17 +48,17 @@ func (p *Planner) setOperation(s *pg.SelectStmt) (*Query, error) {
 		cols[i] = Column{Name: l.Columns[i].Name, T: t}
 	}
 	left, right := p.conform(l, ts), p.conform(r, ts)
-	var src exec.Operator
+	var src physical.Node
 	switch s.Op {
 	case pg.SetOperation_SETOP_UNION:
-		src = agg.NewUnionAll(ts, left, right)
+		src = &physical.UnionAll{Inputs: []physical.Node{left, right}, ColumnTypes: ts}
 		if !s.All {
-			src = agg.NewHashAgg(src, columnsOf(ts), nil, p.ec)
+			src = &physical.HashAgg{In: src, GroupBy: columnsOf(ts)}
 		}
 	case pg.SetOperation_SETOP_INTERSECT:
-		src = agg.NewSetOp(agg.Intersect, s.All, left, right, ts)
+		src = &physical.SetOp{Kind: agg.Intersect, All: s.All, Left: left, Right: right, ColumnTypes: ts}
 	default:
-		src = agg.NewSetOp(agg.Except, s.All, left, right, ts)
+		src = &physical.SetOp{Kind: agg.Except, All: s.All, Left: left, Right: right, ColumnTypes: ts}
 	}
 	var keys []exec.SortKey
 	for _, o := range s.SortClause {
@@ -87,20 +88,20 @@ func (p *Planner) setOperation(s *pg.SelectStmt) (*Query, error) {
 		keys = append(keys, k)
 	}
 	if len(keys) > 0 {
-		src = exec.NewSort(src, keys, p.ec)
+		src = &physical.Sort{In: src, Keys: keys}
 	}
 	limit, offset, err := p.limits(s)
 	if err != nil {
 		return nil, err
 	}
 	if limit >= 0 || offset > 0 {
-		src = exec.NewLimit(src, limit, offset)
+		src = &physical.Limit{In: src, Limit: limit, Offset: offset}
 	}
 	return &Query{Root: src, Columns: cols}, nil
 }
 
 // conform casts a query's columns to the types ts where they differ.
-func (p *Planner) conform(q *Query, ts []types.T) exec.Operator {
+func (p *Planner) conform(q *Query, ts []types.T) physical.Node {
 	same := true
 	exprs := make([]expr.Expr, len(ts))
 	for i, c := range q.Columns {
@@ -113,7 +114,7 @@ func (p *Planner) conform(q *Query, ts []types.T) exec.Operator {
 	if same {
 		return q.Root
 	}
-	return exec.NewProject(q.Root, exprs, p.ec)
+	return &physical.Project{In: q.Root, Exprs: exprs}
 }
 
 func columnsOf(ts []types.T) []expr.Expr {

@@ -108,19 +108,24 @@ const (
 // subqueryExpr runs a subquery: once when it does not refer to the outer
 // query, else once per outer row with that row's values bound in.
 type subqueryExpr struct {
-	p        *Planner // the enclosing planner (context, catalog, parameters)
-	sel      *pg.SelectStmt
-	text     string // the subquery as SQL, which tells subqueries apart in String
-	ctes     *cte   // the WITH queries visible where the subquery is written
-	sc       *scope // the scope whose rows the expression is evaluated on
-	kind     subKind
-	test     expr.Expr      // the left side of IN, ANY or ALL
-	op       string         // subQuant: the comparison operator
-	holds    func(int) bool // subQuant: whether a comparison's outcome satisfies op
-	all      bool           // subQuant: ALL rather than ANY
-	negate   bool
-	t        types.T // scalar: the subquery's column type; IN: the compared type
-	corr     bool
+	p      *Planner // the enclosing planner (context, catalog, parameters)
+	sel    *pg.SelectStmt
+	text   string // the subquery as SQL, which tells subqueries apart in String
+	ctes   *cte   // the WITH queries visible where the subquery is written
+	sc     *scope // the scope whose rows the expression is evaluated on
+	kind   subKind
+	test   expr.Expr      // the left side of IN, ANY or ALL
+	op     string         // subQuant: the comparison operator
+	holds  func(int) bool // subQuant: whether a comparison's outcome satisfies op
+	all    bool           // subQuant: ALL rather than ANY
+	negate bool
+	t      types.T // scalar: the subquery's column type; IN: the compared type
+	corr   bool
+	// plan is the subquery's plan when it does not refer to the outer
+	// query: planned once, when bound, and built when evaluated. A
+	// correlated subquery is planned again for each outer row, with that
+	// row's values bound in, until decorrelation (issue 15).
+	plan     *Query
 	grouped  []int // see outerRow.grouped; nil below GROUP BY
 	once     sync.Once
 	cached   []types.Datum
@@ -171,13 +176,19 @@ func subqueryText(sel *pg.SelectStmt) string {
 // run plans and runs the subquery with the given outer row, returning the
 // first column of its rows.
 func (e *subqueryExpr) run(ctx context.Context, vals []types.Datum, limit int) ([]types.Datum, error) {
-	child := &Planner{ctx: ctx, cat: e.p.cat, ec: e.p.ec, query: e.p.query, ParamTypes: e.p.ParamTypes, params: e.p.params, ctes: e.ctes,
-		outer: &outerRow{sc: e.sc, vals: vals, parent: e.p.outer, owner: e.p, grouped: e.grouped}}
-	q, err := child.Select(e.sel)
+	q := e.plan
+	if q == nil {
+		child := &Planner{ctx: ctx, cat: e.p.cat, ec: e.p.ec, query: e.p.query, ParamTypes: e.p.ParamTypes, params: e.p.params, ctes: e.ctes,
+			outer: &outerRow{sc: e.sc, vals: vals, parent: e.p.outer, owner: e.p, grouped: e.grouped}}
+		var err error
+		if q, err = child.Select(e.sel); err != nil {
+			return nil, err
+		}
+	}
+	root, err := q.Build(ctx)
 	if err != nil {
 		return nil, err
 	}
-	root := q.Root
 	if err := root.Open(ctx); err != nil {
 		root.Close()
 		return nil, err
@@ -388,8 +399,10 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 		return nil, err
 	}
 	b.p.ParamTypes = child.ParamTypes
-	q.Root.Close()
 	e := &subqueryExpr{p: b.p, sel: sel, text: subqueryText(sel), sc: b.sc, corr: child.correlated, ctes: b.p.ctes, grouped: child.outer.grouped}
+	if !e.corr {
+		e.plan = q
+	}
 	if e.sc == nil {
 		e.sc = newScope(nil)
 	}

@@ -1,8 +1,8 @@
 package plan
 
 import (
-	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/pgcatalog"
@@ -98,7 +98,7 @@ func (p *Planner) viewItem(ti *TableInfo, rv *pg.RangeVar) (*fromItem, error) {
 	}
 	root := q.Root
 	if project {
-		root = exec.NewProject(root, keep, p.ec)
+		root = &physical.Project{In: root, Exprs: keep}
 	}
-	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (exec.Operator, error) { return root, nil }}, nil
+	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (physical.Node, error) { return root, nil }}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/agg"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/exec/window"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
@@ -78,9 +79,9 @@ func (ws *windowSet) used() bool { return ws != nil && len(ws.funcs) > 0 }
 
 // operator is the window operator over src; the calls' columns follow
 // src's.
-func (ws *windowSet) operator(src exec.Operator, ec *expr.Ctx) exec.Operator {
+func (ws *windowSet) operator(src physical.Node) physical.Node {
 	ws.base = len(src.Types())
-	return window.New(src, ws.specs, ws.funcs, ec)
+	return &physical.Window{In: src, Specs: ws.specs, Funcs: ws.funcs}
 }
 
 // windowNode computes a block's window calls over its grouped rows.

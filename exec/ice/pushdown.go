@@ -1,4 +1,4 @@
-package plan
+package ice
 
 import (
 	"github.com/apache/iceberg-go"
@@ -7,12 +7,12 @@ import (
 	"github.com/loamdb/loam/types"
 )
 
-// pushdown turns the conjuncts of a WHERE clause that Iceberg can evaluate
+// Pushdown turns the conjuncts of a WHERE clause that Iceberg can evaluate
 // into one Iceberg filter, used to prune partitions, files and row groups.
 // The full predicate still runs above the scan, so a conjunct left out only
 // costs pruning, never correctness. names maps input columns to table
 // column names.
-func pushdown(pred expr.Expr, names []string) iceberg.BooleanExpression {
+func Pushdown(pred expr.Expr, names []string) iceberg.BooleanExpression {
 	var parts []iceberg.BooleanExpression
 	for _, c := range conjuncts(pred) {
 		if e := toIceberg(c, names); e != nil {
@@ -168,9 +168,9 @@ func pred[T iceberg.LiteralType](op expr.CmpOp, ref iceberg.Reference, v T) iceb
 	return iceberg.GreaterThanEqual(ref, v)
 }
 
-// rangePreds lists the conjuncts of pred that compare a column with a
+// RangePreds lists the conjuncts of pred that compare a column with a
 // constant, in the form Parquet row-group statistics can rule out.
-func rangePreds(pred expr.Expr, names []string) []icetable.RangePred {
+func RangePreds(pred expr.Expr, names []string) []icetable.RangePred {
 	var out []icetable.RangePred
 	for _, c := range conjuncts(pred) {
 		x, ok := c.(*expr.Compare)

@@ -1,0 +1,191 @@
+// Package build turns a physical plan (exec/physical) into running
+// operators. It is the one place that calls the operators' constructors,
+// so what runs is always what the plan says, and EXPLAIN ANALYZE counts
+// each operator by wrapping it here.
+package build
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/agg"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/physical"
+	"github.com/loamdb/loam/exec/window"
+	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
+)
+
+// Env is what operators need beyond the plan: the statement's
+// evaluation context.
+type Env struct {
+	Ec *expr.Ctx
+}
+
+// Build makes the operators of the plan under n.
+func Build(ctx context.Context, n physical.Node, env Env) (exec.Operator, error) {
+	return newBuilder(env, nil).build(ctx, n)
+}
+
+// builder builds one tree. A spooled input is built once for all its
+// readers. With an Analysis, every operator of the tree is wrapped in a
+// counter.
+type builder struct {
+	env    Env
+	spools map[*physical.Spool]*exec.Spool
+	an     *Analysis
+}
+
+func newBuilder(env Env, an *Analysis) *builder {
+	return &builder{env: env, spools: map[*physical.Spool]*exec.Spool{}, an: an}
+}
+
+func (b *builder) build(ctx context.Context, n physical.Node) (exec.Operator, error) {
+	op, err := b.operator(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	if got, want := op.Types(), n.Types(); !physical.SameTypes(got, want) {
+		op.Close()
+		return nil, pgerr.New(pgerr.InternalError, "build: %T yields %v, its plan node says %v", n, got, want)
+	}
+	if b.an != nil {
+		if s, ok := n.(*physical.Scan); ok {
+			b.an.scans[s] = op
+		}
+		a := &Analyzed{Operator: op}
+		b.an.ops[n] = a
+		op = a
+	}
+	return op, nil
+}
+
+func (b *builder) inputs(ctx context.Context, ns ...physical.Node) ([]exec.Operator, error) {
+	ops := make([]exec.Operator, len(ns))
+	for i, n := range ns {
+		op, err := b.build(ctx, n)
+		if err != nil {
+			for _, o := range ops[:i] {
+				o.Close()
+			}
+			return nil, err
+		}
+		ops[i] = op
+	}
+	return ops, nil
+}
+
+// operator calls the constructor of n's operator over its built inputs.
+func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator, error) {
+	ec := b.env.Ec
+	switch x := n.(type) {
+	case *physical.Scan:
+		return exec.NewScan(x.Spec()), nil
+	case *physical.Values:
+		return exec.NewValues(x.Rows, x.ColumnTypes, ec), nil
+	case *physical.RowSource:
+		return exec.NewRowSource(x.ColumnTypes, x.Gen), nil
+	case *physical.Series:
+		return exec.NewSeries(x.T, x.Args, ec), nil
+	case *physical.WorkTable:
+		return exec.NewBatches(x.ColumnTypes, x.Recs), nil
+	case *physical.SpoolRead:
+		s, ok := b.spools[x.Spool]
+		if !ok {
+			in, err := b.build(ctx, x.Spool.In)
+			if err != nil {
+				return nil, err
+			}
+			s = exec.NewSpool(in)
+			b.spools[x.Spool] = s
+		}
+		return s.Reader(), nil
+	case *physical.RecursiveUnion:
+		init, err := b.build(ctx, x.Init)
+		if err != nil {
+			return nil, err
+		}
+		// Each iteration's term is planned anew over its working table
+		// and built uncounted: ANALYZE shows the initial term only.
+		step := func(work []arrow.RecordBatch) (exec.Operator, error) {
+			n, err := x.Step(work)
+			if err != nil {
+				return nil, err
+			}
+			return newBuilder(b.env, nil).build(ctx, n)
+		}
+		return exec.NewRecursiveUnion(x.ColumnTypes, init, step, x.Distinct), nil
+	case *physical.Apply:
+		left, err := b.build(ctx, x.Left)
+		if err != nil {
+			return nil, err
+		}
+		inner := func(ctx context.Context, row []types.Datum) (exec.Operator, error) {
+			n, err := x.Inner(ctx, row)
+			if err != nil {
+				return nil, err
+			}
+			return newBuilder(b.env, nil).build(ctx, n)
+		}
+		return exec.NewApply(x.Kind, left, x.InnerTypes, inner, x.KeyCols, x.On, ec), nil
+	case *physical.UnionAll:
+		ins, err := b.inputs(ctx, x.Inputs...)
+		if err != nil {
+			return nil, err
+		}
+		return agg.NewUnionAll(x.ColumnTypes, ins...), nil
+	}
+	ins, err := b.inputs(ctx, n.Children()...)
+	if err != nil {
+		return nil, err
+	}
+	switch x := n.(type) {
+	case *physical.Widen:
+		return exec.NewWiden(ins[0], x.Positions, x.All), nil
+	case *physical.Filter:
+		return exec.NewFilter(ins[0], x.Pred, ec), nil
+	case *physical.Project:
+		return exec.NewProject(ins[0], x.Exprs, ec), nil
+	case *physical.ProjectSet:
+		return exec.NewProjectSet(ins[0], x.Fns, ec), nil
+	case *physical.HashAgg:
+		return agg.NewHashAgg(ins[0], x.GroupBy, x.Aggs, ec), nil
+	case *physical.HashJoin:
+		return exec.NewHashJoin(x.Kind, ins[0], ins[1], x.LeftKeys, x.RightKeys, x.Extra, ec), nil
+	case *physical.NestedLoop:
+		return exec.NewNestedLoopJoin(x.Kind, ins[0], ins[1], x.On, ec), nil
+	case *physical.Sort:
+		if x.TopN > 0 {
+			return exec.NewTopN(ins[0], x.Keys, x.TopN, ec), nil
+		}
+		return exec.NewSort(ins[0], x.Keys, ec), nil
+	case *physical.Limit:
+		if x.Ties != nil {
+			return exec.NewLimitWithTies(ins[0], max(x.Limit, 0), x.Offset, x.Ties), nil
+		}
+		return exec.NewLimit(ins[0], x.Limit, x.Offset), nil
+	case *physical.Window:
+		return window.New(ins[0], x.Specs, x.Funcs, ec), nil
+	case *physical.SetOp:
+		return agg.NewSetOp(x.Kind, x.All, ins[0], ins[1], x.ColumnTypes), nil
+	case *physical.FirstOfRuns:
+		return exec.NewFirstOfRuns(ins[0], x.Keys), nil
+	case *physical.Ordinality:
+		return exec.NewOrdinality(ins[0]), nil
+	case *physical.LateralSet:
+		return exec.NewLateralSet(ins[0], x.Name, x.Args, x.FnTypes, x.Rows, x.Outer, x.Ordinal, x.On, ec), nil
+	}
+	for _, op := range ins {
+		op.Close()
+	}
+	return nil, fmt.Errorf("build: no operator for %T", n)
+}
+
+// BuildAll builds several plans that may share spools (a Spool read
+// under more than one of them) with one builder, so a spooled input is
+// built once for all.
+func BuildAll(ctx context.Context, env Env, ns ...physical.Node) ([]exec.Operator, error) {
+	return newBuilder(env, nil).inputs(ctx, ns...)
+}

@@ -1,0 +1,84 @@
+package physical
+
+import (
+	"iter"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/ice"
+	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/types"
+)
+
+// ScanSource is the table state a scan reads: the table pinned at a
+// snapshot and the write log's rows beyond it. It is one field so that it
+// can later become a reference the builder resolves at run time.
+type ScanSource struct {
+	Store *icetable.Store
+	Table *table.Table
+	// Tail, when set, yields rows beyond the snapshot (the write log's
+	// committed rows), read after the files.
+	Tail iter.Seq2[arrow.RecordBatch, error]
+}
+
+// Scan reads some columns of one table. Prune is a predicate over the
+// table's columns as Names lists them (nil: none); the builder turns it
+// into Iceberg's file and row-group filters. Rows are still filtered
+// above the scan: pruning is not exact.
+type Scan struct {
+	Source      ScanSource
+	Columns     []string  // table column names, in output order
+	ColumnTypes []types.T // their SQL types
+	Names       []string  // the column names Prune's column indexes refer to
+	Prune       expr.Expr
+	// Expiry, when set, hides the rows the table's retention expired.
+	Expiry *exec.Expiry
+}
+
+func (s *Scan) Types() []types.T { return s.ColumnTypes }
+func (s *Scan) Children() []Node { return nil }
+
+// Explain shows what the plan says of the scan; the builder adds what
+// the table's metadata says (files, snapshot), which needs I/O.
+func (s *Scan) Explain() Explained {
+	ex := Explained{Name: "Iceberg Scan on " + strings.Join(s.Source.Table.Identifier(), ".")}
+	cols := "(none: row count only)"
+	if s.Expiry != nil {
+		cols = "(none: " + s.Expiry.Column + " read for retention)"
+	}
+	if len(s.Columns) > 0 {
+		cols = strings.Join(s.Columns, ", ")
+	}
+	ex.Details = append(ex.Details, "Columns: "+cols)
+	if f := s.PruneFilter(); f != nil {
+		ex.Details = append(ex.Details, "Pruning Filter: "+f.String())
+	}
+	if x := s.Expiry; x != nil {
+		ex.Details = append(ex.Details, "Retention: rows with "+x.Column+" before "+x.Cutoff.UTC().Format("2006-01-02 15:04:05.999999Z07")+" hidden")
+	}
+	return ex
+}
+
+// Spec is the exec scan the node describes: Prune converted to Iceberg's
+// filter and the row-group predicates.
+func (s *Scan) Spec() exec.TableScan {
+	spec := exec.TableScan{Store: s.Source.Store, Table: s.Source.Table, Tail: s.Source.Tail, Expiry: s.Expiry,
+		Columns: s.Columns, Types: s.ColumnTypes}
+	if s.Prune != nil {
+		spec.Filter = ice.Pushdown(s.Prune, s.Names)
+		spec.RowGroupPreds = ice.RangePreds(s.Prune, s.Names)
+	}
+	return spec
+}
+
+// PruneFilter is Prune as the Iceberg filter files are pruned by.
+func (s *Scan) PruneFilter() iceberg.BooleanExpression {
+	if s.Prune == nil {
+		return nil
+	}
+	return ice.Pushdown(s.Prune, s.Names)
+}
