@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -9,19 +8,16 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/loamdb/loam/exec/ice"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/storage/link"
 	"github.com/loamdb/loam/types"
 )
 
-// Sink takes rows in a table's Iceberg Arrow schema; the write log's
-// transaction is one.
-type Sink interface {
-	Add(rec arrow.RecordBatch) error
-}
-
-// Target is the table an INSERT or COPY writes: its columns and the Arrow
-// schema its Iceberg schema maps to.
+// Target is the table an INSERT or COPY writes: its name, the branch
+// ("t@b"), its columns and the Arrow schema its Iceberg schema maps to.
 type Target struct {
-	Table    string
+	NS, Table string
+	// Ref is the branch written; "" is main.
+	Ref      string
 	Names    []string
 	Types    []types.T
 	Required []bool
@@ -30,36 +26,10 @@ type Target struct {
 	Loc *time.Location
 }
 
-// Insert streams all rows of in to sink, batch by batch. in produces one
-// column per table column, in table order, of the columns' types. The
-// caller commits or aborts the sink's transaction, so the statement
-// happens whole or not at all.
-func Insert(ctx context.Context, sink Sink, t *Target, in Operator) (int64, error) {
-	if err := in.Open(ctx); err != nil {
-		return 0, err
-	}
-	defer in.Close()
-	var n int64
-	for {
-		rec, err := in.Next(ctx)
-		if err != nil {
-			return n, err
-		}
-		if rec == nil {
-			return n, nil
-		}
-		err = t.Write(sink, rec)
-		n += rec.NumRows()
-		rec.Release()
-		if err != nil {
-			return n, err
-		}
-	}
-}
-
-// Write checks NOT NULL columns, converts rec to the Iceberg Arrow schema
-// and hands it to sink.
-func (t *Target) Write(sink Sink, rec arrow.RecordBatch) error {
+// Write checks NOT NULL columns, converts rec (one column per table
+// column, in table order, of the columns' types) to the Iceberg Arrow
+// schema and hands it to w.
+func (t *Target) Write(w link.RowWriter, rec arrow.RecordBatch) error {
 	for i, req := range t.Required {
 		if req && rec.Column(i).NullN() > 0 {
 			row := 0
@@ -87,7 +57,7 @@ func (t *Target) Write(sink Sink, rec arrow.RecordBatch) error {
 	}
 	out := array.NewRecordBatch(t.Arrow, cols, rec.NumRows())
 	defer out.Release()
-	return sink.Add(out)
+	return w.Add(out)
 }
 
 // describeRow prints a row as PostgreSQL's error details do.

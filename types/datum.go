@@ -1,9 +1,9 @@
 package types
 
 import (
+	"bytes"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -92,32 +92,47 @@ func FormatText(d Datum, loc *time.Location) string {
 // FormatFloat8 prints a float8 as PostgreSQL 15 does with the default
 // extra_float_digits: the shortest text that reads back exactly, in
 // exponent form outside [1e-4, 1e15).
-func FormatFloat8(f float64) string { return formatFloat(f, 64, 15) }
+func FormatFloat8(f float64) string { return string(AppendFloat8(nil, f)) }
 
 // FormatFloat4 prints a float4 likewise, exponent form from 1e6.
-func FormatFloat4(f float32) string { return formatFloat(float64(f), 32, 6) }
+func FormatFloat4(f float32) string { return string(AppendFloat4(nil, f)) }
 
-func formatFloat(f float64, bits, digits int) string {
+// AppendFloat8 appends FormatFloat8's text without allocating: row
+// encoding calls it once per value.
+func AppendFloat8(buf []byte, f float64) []byte { return appendFloat(buf, f, 64, 15) }
+
+// AppendFloat4 appends FormatFloat4's text.
+func AppendFloat4(buf []byte, f float32) []byte { return appendFloat(buf, float64(f), 32, 6) }
+
+func appendFloat(buf []byte, f float64, bits, digits int) []byte {
 	switch {
 	case math.IsNaN(f):
-		return "NaN"
+		return append(buf, "NaN"...)
 	case math.IsInf(f, 1):
-		return "Infinity"
+		return append(buf, "Infinity"...)
 	case math.IsInf(f, -1):
-		return "-Infinity"
+		return append(buf, "-Infinity"...)
 	case f == 0:
 		if math.Signbit(f) {
-			return "-0"
+			return append(buf, "-0"...)
 		}
-		return "0"
+		return append(buf, '0')
 	}
-	e := strconv.FormatFloat(f, 'e', -1, bits)
-	i := strings.IndexByte(e, 'e')
-	exp, _ := strconv.Atoi(e[i+1:])
+	var tmp [32]byte
+	e := strconv.AppendFloat(tmp[:0], f, 'e', -1, bits)
+	i := bytes.IndexByte(e, 'e')
+	exp := 0
+	neg := e[i+1] == '-'
+	for _, c := range e[i+2:] { // strconv writes e+NN / e-NN
+		exp = exp*10 + int(c-'0')
+	}
+	if neg {
+		exp = -exp
+	}
 	if exp < -4 || exp >= digits {
-		return e
+		return append(buf, e...)
 	}
-	return strconv.FormatFloat(f, 'f', -1, bits)
+	return strconv.AppendFloat(buf, f, 'f', -1, bits)
 }
 
 // AppendBytea prints bytes in the hex format.
@@ -213,7 +228,9 @@ func AppendTimestamp(buf []byte, us int64, loc *time.Location) []byte {
 	}
 	buf = appendYMD(buf, t)
 	// BC suffix goes after the time; appendYMD put it after the date.
-	bc := strings.HasSuffix(string(buf), " BC")
+	// (bytes.HasSuffix: converting buf, which may be a whole batch of rows,
+	// to a string copied it once per value.)
+	bc := bytes.HasSuffix(buf, []byte(" BC"))
 	if bc {
 		buf = buf[:len(buf)-3]
 	}

@@ -318,7 +318,9 @@ func ParseDate(s string) (int64, error) {
 	if !validDate(y, m, d) {
 		return 0, dateRangeErr(s, m, d)
 	}
-	return int64(time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Sub(Epoch) / (24 * time.Hour)), nil
+	// daysFromCivil, not time.Time.Sub: a Duration only spans ±292 years,
+	// and dates before 1677 came out clamped to 1677-09-22.
+	return daysFromCivil(y, m, d), nil
 }
 
 // isTimeRest says whether what follows a date is a time of day, a zone, or

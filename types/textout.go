@@ -32,10 +32,10 @@ func TextWriter(t T, arr arrow.Array, loc *time.Location) func(buf []byte, i int
 		return func(buf []byte, i int) []byte { return strconv.AppendInt(buf, v[i], 10) }
 	case Float4:
 		v := arrow.GetValues[float32](arr.Data(), 1)
-		return func(buf []byte, i int) []byte { return append(buf, FormatFloat4(v[i])...) }
+		return func(buf []byte, i int) []byte { return AppendFloat4(buf, v[i]) }
 	case Float8:
 		v := arrow.GetValues[float64](arr.Data(), 1)
-		return func(buf []byte, i int) []byte { return append(buf, FormatFloat8(v[i])...) }
+		return func(buf []byte, i int) []byte { return AppendFloat8(buf, v[i]) }
 	case Date:
 		v := arrow.GetValues[int32](arr.Data(), 1)
 		return func(buf []byte, i int) []byte { return AppendDate(buf, int64(v[i])) }

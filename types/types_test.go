@@ -523,3 +523,25 @@ func TestParseTimeTrailing(t *testing.T) {
 		}
 	}
 }
+
+// Dates far from 1970 keep their day: year 1 and 9999 are PostgreSQL's
+// 0001-01-01 (its binary form -730119 days from 2000-01-01) and 9999-12-31.
+func TestParseDateFar(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		days int64
+	}{
+		{"0001-01-01", -730119 + 10957},
+		{"1677-09-21", -106752},
+		{"9999-12-31", 2932896},
+		{"1970-01-01", 0},
+	} {
+		got, err := ParseDate(c.s)
+		if err != nil || got != c.days {
+			t.Errorf("ParseDate(%q) = %d, %v; want %d", c.s, got, err, c.days)
+		}
+		if back := string(AppendDate(nil, got)); back != c.s {
+			t.Errorf("AppendDate(%d) = %q, want %q", got, back, c.s)
+		}
+	}
+}

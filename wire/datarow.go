@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/engine"
+	"github.com/loamdb/loam/types/pgcodec"
 )
 
 // rowEncoder writes DataRow messages from Arrow batches. For each batch it
@@ -24,7 +25,7 @@ type rowEncoder struct {
 type colEncoder struct {
 	arr   arrow.Array
 	nulls bool
-	put   appendFunc
+	put   pgcodec.AppendFunc
 }
 
 func newRowEncoder(cols []engine.Column, formats []int16, loc *time.Location) *rowEncoder {
@@ -39,14 +40,7 @@ func (e *rowEncoder) reset(rec arrow.RecordBatch) error {
 	e.err = nil
 	for j := range e.cols {
 		arr := rec.Column(j)
-		t := e.cols[j].Type
-		var put appendFunc
-		var err error
-		if e.format(j) == 1 {
-			put, err = binaryEncoder(t, arr, &e.err)
-		} else {
-			put, err = textEncoder(t, arr, e.loc)
-		}
+		put, err := pgcodec.Encoder(e.cols[j].Type, e.format(j), arr, e.loc, &e.err)
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/engine"
 	"github.com/loamdb/loam/types"
+	"github.com/loamdb/loam/types/pgcodec"
 )
 
 // The extended query protocol: Parse, Bind, Describe, Execute, Close, Sync,
@@ -107,7 +108,7 @@ func (c *conn) handleBind(m *pgproto3.Bind) error {
 		if f != 0 && f != 1 {
 			return pgerr.New(pgerr.InvalidParameterValue, "unsupported format code: %d", f)
 		}
-		d, err := decodeParam(ptypes[i], f, raw, loc)
+		d, err := pgcodec.Decode(ptypes[i], f, raw, loc)
 		if err != nil {
 			pe := *pgerr.From(err)
 			if f == 1 {

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"io"
 	"testing"
-	"time"
 
 	"github.com/loamdb/loam/pgerr"
-	"github.com/loamdb/loam/types"
 )
 
 // Hand-annotated frontend byte fixtures.
@@ -211,22 +209,6 @@ func FuzzReadMessage(f *testing.F) {
 				return
 			}
 			_, _ = decodeFrontend(typ, body)
-		}
-	})
-}
-
-// FuzzDecodeBinary feeds arbitrary parameter bytes to every binary decoder.
-func FuzzDecodeBinary(f *testing.F) {
-	f.Add(uint8(types.Numeric), []byte{0, 1, 0, 0, 0, 0, 0, 2, 0, 12})
-	f.Add(uint8(types.JSONB), []byte{1, '{', '}'})
-	f.Add(uint8(types.Timestamp), []byte{0, 0, 0, 0, 0, 0, 0, 1})
-	f.Fuzz(func(t *testing.T, kind uint8, b []byte) {
-		k := types.Kind(kind % uint8(types.Interval+1))
-		d, err := decodeBinary(types.Of(k), b, time.UTC)
-		if err == nil && k == types.Numeric && !d.Null {
-			if _, err := appendNumeric(nil, d.S); err != nil {
-				t.Errorf("numeric %q decoded from %x does not encode: %v", d.S, b, err)
-			}
 		}
 	})
 }

@@ -148,6 +148,8 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 		return exec.NewFilter(ins[0], x.Pred, ec), nil
 	case *physical.Project:
 		return exec.NewProject(ins[0], x.Exprs, ec), nil
+	case *physical.Insert:
+		return exec.NewInsert(ins[0], x.Target, x.Returning, ec), nil
 	case *physical.ProjectSet:
 		return exec.NewProjectSet(ins[0], x.Fns, ec), nil
 	case *physical.HashAgg:

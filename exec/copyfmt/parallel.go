@@ -184,7 +184,7 @@ func (rd *Reader) parseBlockRecovered(blk []byte, startLine int64) (res blockRes
 
 // parseBlock parses one block with a reader of its own.
 func (rd *Reader) parseBlock(blk []byte, startLine int64) blockResult {
-	sub := &Reader{r: nil, opts: rd.opts, cols: rd.cols, table: rd.table, loc: rd.loc, decode: rd.decode, line: startLine,
+	sub := &Reader{r: nil, opts: rd.opts, cols: rd.cols, table: rd.table, loc: rd.loc, line: startLine,
 		started: true} // a binary block starts after the file header
 	sub.r = newBufReader(bytes.NewReader(blk))
 	sub.reset()

@@ -7,17 +7,15 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strconv"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
+	"github.com/loamdb/loam/types/pgcodec"
 )
 
 // BatchRows is how many rows a Reader puts in a batch.
@@ -37,7 +35,6 @@ type Reader struct {
 	cols    []Column
 	table   string
 	loc     *time.Location
-	decode  BinaryDecoder
 	line    int64
 	started bool
 	done    bool
@@ -62,14 +59,10 @@ type Reader struct {
 	nullCol int
 }
 
-// BinaryDecoder decodes one field of binary COPY data (PostgreSQL's binary
-// send format of type t).
-type BinaryDecoder func(t types.T, b []byte, loc *time.Location) (types.Datum, error)
-
 // NewReader reads COPY data in the given options from r. table names the
-// target in error context lines. decode is needed for the binary format.
-func NewReader(r io.Reader, opts Options, table string, cols []Column, loc *time.Location, decode BinaryDecoder) *Reader {
-	rd := &Reader{r: newBufReader(r), opts: opts, cols: cols, table: table, loc: loc, decode: decode}
+// target in error context lines.
+func NewReader(r io.Reader, opts Options, table string, cols []Column, loc *time.Location) *Reader {
+	rd := &Reader{r: newBufReader(r), opts: opts, cols: cols, table: table, loc: loc}
 	rd.reset()
 	if (opts.Format == Text || opts.Format == Binary) && runtime.GOMAXPROCS(0) > 1 {
 		rd.startParallel()
@@ -99,12 +92,12 @@ func (rd *Reader) reset() {
 		b := array.NewBuilder(memory.DefaultAllocator, c.T.Arrow())
 		b.Reserve(BatchRows)
 		rd.builders[i] = b
-		rd.appends[i] = appender(c.T, b, rd.loc)
+		rd.appends[i] = pgcodec.TextAppender(c.T, b, rd.loc)
 	}
 	if rd.opts.Format == Binary {
 		rd.binary = make([]func([]byte) error, len(rd.cols))
 		for i, c := range rd.cols {
-			rd.binary[i] = binaryAppender(c.T, rd.builders[i], rd.loc, rd.decode)
+			rd.binary[i] = pgcodec.BinaryAppender(c.T, rd.builders[i], rd.loc)
 		}
 	}
 }
@@ -577,73 +570,6 @@ func (rd *Reader) readBinaryRow() (bool, error) {
 		}
 	}
 	return true, rd.checkNotNull()
-}
-
-// appender returns a function that parses one text field into b.
-func appender(t types.T, b array.Builder, loc *time.Location) func([]byte) error {
-	str := func(f []byte) string { return unsafe.String(unsafe.SliceData(f), len(f)) }
-	switch t.Kind {
-	case types.Int2, types.Int4, types.Int8:
-		return func(f []byte) error {
-			v, err := strconv.ParseInt(str(f), 10, 64)
-			if err != nil {
-				_, err := types.ParseText(t, string(f), loc)
-				return err
-			}
-			if err := types.CheckIntRange(t.Kind, v); err != nil {
-				return pgerr.New(pgerr.NumericValueOutOfRange, "value %q is out of range for type %s", string(f), t)
-			}
-			switch bb := b.(type) {
-			case *array.Int16Builder:
-				bb.Append(int16(v))
-			case *array.Int32Builder:
-				bb.Append(int32(v))
-			case *array.Int64Builder:
-				bb.Append(v)
-			}
-			return nil
-		}
-	case types.Float8:
-		bb := b.(*array.Float64Builder)
-		return func(f []byte) error {
-			v, err := strconv.ParseFloat(str(f), 64)
-			if err != nil || v == 0 {
-				// ParseText words the errors and refuses underflow
-				// (1e-400), which ParseFloat rounds to 0.
-				d, err := types.ParseText(t, string(f), loc)
-				if err != nil {
-					return err
-				}
-				v = d.F
-			}
-			bb.Append(v)
-			return nil
-		}
-	case types.Text:
-		bb := b.(*array.StringBuilder)
-		return func(f []byte) error {
-			bb.BinaryBuilder.Append(f)
-			return nil
-		}
-	case types.Timestamp, types.TimestampTZ:
-		bb := b.(*array.TimestampBuilder)
-		return func(f []byte) error {
-			us, err := types.ParseTimestamp(str(f), t.Kind == types.TimestampTZ, loc)
-			if err != nil {
-				return pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", t, string(f))
-			}
-			bb.Append(arrow.Timestamp(types.RoundMicros(us, t.Width)))
-			return nil
-		}
-	}
-	return func(f []byte) error {
-		d, err := types.ParseText(t, string(f), loc)
-		if err != nil {
-			return err
-		}
-		expr.AppendDatum(b, d)
-		return nil
-	}
 }
 
 // maxFieldSize is the largest binary field PostgreSQL takes (its

@@ -30,7 +30,7 @@ func textRows(n int) string {
 
 func readAll(t *testing.T, r io.Reader, opts Options) ([]int64, error) {
 	t.Helper()
-	rd := NewReader(r, opts, "t", testCols, time.UTC, nil)
+	rd := NewReader(r, opts, "t", testCols, time.UTC)
 	defer rd.Close()
 	var ids []int64
 	for {
@@ -104,7 +104,7 @@ func BenchmarkTextCopy(b *testing.B) {
 	data := textRows(200000)
 	b.SetBytes(int64(len(data)))
 	for i := 0; i < b.N; i++ {
-		rd := NewReader(strings.NewReader(data), textOpts(), "t", testCols, time.UTC, nil)
+		rd := NewReader(strings.NewReader(data), textOpts(), "t", testCols, time.UTC)
 		for {
 			rec, err := rd.Next()
 			if err != nil {
@@ -176,7 +176,7 @@ func TestBinaryInfinity(t *testing.T) {
 	buf = binary.BigEndian.AppendUint32(buf, 4)
 	buf = binary.BigEndian.AppendUint32(buf, uint32(math.MaxInt32))
 	buf = binary.BigEndian.AppendUint16(buf, 0xffff)
-	rd := NewReader(bytes.NewReader(buf), Options{Format: Binary}, "t", cols, time.UTC, nil)
+	rd := NewReader(bytes.NewReader(buf), Options{Format: Binary}, "t", cols, time.UTC)
 	defer rd.Close()
 	rec, err := rd.Next()
 	if err != nil || rec == nil {
@@ -198,7 +198,7 @@ func TestFloatUnderflow(t *testing.T) {
 		in   string
 		code string
 	}{{"0\n-0\n0e-400\n1e-320\n", ""}, {"1e-400\n", pgerr.NumericValueOutOfRange}, {"1e400\n", pgerr.NumericValueOutOfRange}} {
-		rd := NewReader(strings.NewReader(c.in), textOpts(), "t", cols, time.UTC, nil)
+		rd := NewReader(strings.NewReader(c.in), textOpts(), "t", cols, time.UTC)
 		var err error
 		for {
 			var rec arrow.RecordBatch

@@ -6,11 +6,11 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
+	"github.com/loamdb/loam/types/pgcodec"
 )
 
-// Writer renders batches as COPY TO data in the text or CSV format.
+// Writer renders batches as COPY TO data in the text, CSV or binary format.
 type Writer struct {
 	w     io.Writer
 	opts  Options
@@ -25,10 +25,12 @@ type Writer struct {
 
 // NewWriter writes rows of the given column types to w.
 func NewWriter(w io.Writer, opts Options, names []string, ts []types.T, loc *time.Location) (*Writer, error) {
-	if opts.Format == Binary {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY TO in binary format is not supported yet")
-	}
 	wr := &Writer{w: w, opts: opts, types: ts, names: names, loc: loc}
+	if opts.Format == Binary {
+		// The header goes out with the first row (or the trailer), as
+		// PostgreSQL sends it.
+		wr.buf = appendBinaryHeader(wr.buf)
+	}
 	if opts.Format == CSV && opts.Header {
 		for i, n := range names {
 			if i > 0 {
@@ -50,10 +52,17 @@ func (wr *Writer) Rows() int64 { return wr.rows }
 // a CopyData message, and the protocol (and psycopg's Copy.rows) wants one
 // row per message.
 func (wr *Writer) Write(rec arrow.RecordBatch) error {
+	if wr.opts.Format == Binary {
+		return wr.writeBinary(rec)
+	}
 	n := int(rec.NumRows())
-	fmts := make([]func([]byte, int) []byte, len(wr.types))
+	fmts := make([]pgcodec.AppendFunc, len(wr.types))
 	for c := range fmts {
-		fmts[c] = types.TextWriter(wr.types[c], rec.Column(c), wr.loc)
+		f, err := pgcodec.TextEncoder(wr.types[c], rec.Column(c), wr.loc)
+		if err != nil {
+			return err
+		}
+		fmts[c] = f
 	}
 	for r := 0; r < n; r++ {
 		for c := range fmts {
@@ -72,15 +81,32 @@ func (wr *Writer) Write(rec arrow.RecordBatch) error {
 			}
 		}
 		wr.buf = append(wr.buf, '\n')
-		wr.ends = append(wr.ends, len(wr.buf))
-		wr.rows++
-		if len(wr.buf) >= 64<<10 {
-			if err := wr.Flush(); err != nil {
-				return err
-			}
+		if err := wr.endRow(); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// endRow marks the end of a row in buf, and writes out what is buffered
+// once that is about 64 KiB.
+func (wr *Writer) endRow() error {
+	wr.ends = append(wr.ends, len(wr.buf))
+	wr.rows++
+	if len(wr.buf) >= 64<<10 {
+		return wr.Flush()
+	}
+	return nil
+}
+
+// Finish ends the data (the binary format's trailer) and writes out what
+// is buffered.
+func (wr *Writer) Finish() error {
+	if wr.opts.Format == Binary {
+		wr.buf = appendBinaryTrailer(wr.buf)
+		wr.ends = append(wr.ends, len(wr.buf))
+	}
+	return wr.Flush()
 }
 
 // Flush writes out what is buffered.

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/loamdb/loam/storage/link"
 	"github.com/loamdb/loam/types"
 )
 
@@ -20,6 +21,10 @@ type Ctx struct {
 	// Stmt is the statement's start, for statement_timestamp(); zero
 	// means Now.
 	Stmt time.Time
+	// Writer is where a statement's sinks write rows: the storage layer's
+	// side of the statement, which the session ends (exec.NewInsert).
+	// Nil for a statement that writes nothing.
+	Writer link.Writer
 }
 
 // Expr is a scalar expression over the columns of an input batch. Eval

@@ -15,6 +15,7 @@ import (
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/plan"
+	"github.com/loamdb/loam/storage/link"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
@@ -108,7 +109,7 @@ func (s *Session) copyTarget(ctx context.Context, cs *pg.CopyStmt, cat *catalog)
 	rv := cs.Relation
 	ti, err := cat.Table(ctx, rv.Schemaname, rv.Relname)
 	if err != nil {
-		return nil, nil, metaTableWrite(ctx, cat, rv, err, cs.IsFrom, !cs.IsFrom)
+		return nil, nil, plan.MetaTableWrite(ctx, cat, rv, err, cs.IsFrom, !cs.IsFrom)
 	}
 	if ti.Sequence {
 		return nil, nil, pgerr.New(pgerr.WrongObjectType, "cannot copy to or from sequence %q", ti.Name)
@@ -251,9 +252,19 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 		defer full.Release()
 		return types.DescribeRow(ti.Types, full.Columns(), 0, s.loc)
 	}
-	rd := copyfmt.NewReader(r, o, ti.Name, ccols, s.loc, s.eng.cfg.BinaryDecoder)
+	rd := copyfmt.NewReader(r, o, ti.Name, ccols, s.loc)
 	defer rd.Close() // returns once nothing reads r any more
-	n, err := s.write(ctx, ti, func(txn exec.Sink, t *exec.Target) (int64, error) {
+	t, err := plan.WriteTarget(ti, s.loc)
+	if err != nil {
+		return "", err
+	}
+	// COPY is no plan: it writes its batches through the statement's
+	// writer itself, as an INSERT's sink does.
+	n, err := s.writing(ctx, func(w link.Writer) (int64, error) {
+		rw, err := w.Table(ctx, t.NS, t.Table, t.Ref)
+		if err != nil {
+			return 0, err
+		}
 		var n int64
 		for {
 			if err := ctx.Err(); err != nil {
@@ -273,7 +284,7 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 					return n, err
 				}
 			}
-			err = t.Write(txn, full)
+			err = t.Write(rw, full)
 			n += full.NumRows()
 			full.Release()
 			if err != nil {
@@ -374,7 +385,7 @@ func (s *Session) copyOut(ctx context.Context, st *Statement, w io.Writer) (stri
 			return "", err
 		}
 	}
-	if err := wr.Flush(); err != nil {
+	if err := wr.Finish(); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("COPY %d", wr.Rows()), nil

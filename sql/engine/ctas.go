@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/apache/iceberg-go"
-	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/build"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/ice"
@@ -93,12 +92,7 @@ func (s *Session) createTableAs(ctx context.Context, p *plan.Planner, into *pg.I
 	if into.SkipData {
 		return done, nil
 	}
-	src, err := build.Build(ctx, &physical.Project{In: qr.Root, Exprs: exprs}, qr.Env())
-	if err != nil {
-		s.undoCreate(mark, link.Key{NS: ns, Name: rv.Relname})
-		return nil, err
-	}
-	n, err := s.fillNewTable(ctx, ns, rv.Relname, src)
+	n, err := s.fillNewTable(ctx, ns, rv.Relname, &physical.Project{In: qr.Root, Exprs: exprs}, qr.Env())
 	if err != nil {
 		s.undoCreate(mark, link.Key{NS: ns, Name: rv.Relname})
 		return nil, err
@@ -106,16 +100,21 @@ func (s *Session) createTableAs(ctx context.Context, p *plan.Planner, into *pg.I
 	return &Cursor{tag: fmt.Sprintf("SELECT %d", n), sess: s}, nil
 }
 
-// fillNewTable writes the rows of src into the table just created.
-func (s *Session) fillNewTable(ctx context.Context, ns, name string, src exec.Operator) (int64, error) {
+// fillNewTable writes the rows of src into the table just created, with
+// an INSERT's sink over it.
+func (s *Session) fillNewTable(ctx context.Context, ns, name string, src physical.Node, env build.Env) (int64, error) {
 	cat := s.catalog()
 	defer cat.release()
 	ti, err := cat.Table(ctx, ns, name)
 	if err != nil {
 		return 0, fmt.Errorf("create table %s.%s as: %w", ns, name, err)
 	}
-	return s.write(ctx, ti, func(txn exec.Sink, t *exec.Target) (int64, error) {
-		return exec.Insert(ctx, txn, t, src)
+	t, err := plan.WriteTarget(ti, s.loc)
+	if err != nil {
+		return 0, err
+	}
+	return s.writing(ctx, func(w link.Writer) (int64, error) {
+		return runWrite(ctx, &physical.Insert{In: src, Target: t}, env, w, nil)
 	})
 }
 

@@ -15,7 +15,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go/table"
-	"github.com/loamdb/loam/exec/copyfmt"
 	"github.com/loamdb/loam/exec/ice"
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/pgerr"
@@ -33,9 +32,6 @@ type Config struct {
 	DataDir      string // the write log lives in DataDir/wal
 	LinkInterval time.Duration
 	Logger       *slog.Logger
-	// BinaryDecoder reads binary COPY fields; the wire layer, which owns
-	// PostgreSQL's binary formats, provides it.
-	BinaryDecoder copyfmt.BinaryDecoder
 	// Address is where clients reach this server; a refused write to a
 	// table another server writes names that server's Address.
 	Address string

@@ -7,9 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/loamdb/loam/exec"
-	"github.com/loamdb/loam/exec/build"
 	"github.com/loamdb/loam/exec/expr"
-	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
@@ -138,11 +136,11 @@ func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statem
 		}
 		return columns(q), nil
 	case *pg.Node_InsertStmt:
-		_, _, ret, err := s.planInsert(ctx, p, n.InsertStmt, cat)
-		if err != nil || ret == nil {
+		q, err := p.Insert(n.InsertStmt)
+		if err != nil || len(q.Columns) == 0 {
 			return nil, err
 		}
-		return ret.cols, nil
+		return columns(q), nil
 	case *pg.Node_VariableShowStmt:
 		return s.showColumns(n.VariableShowStmt), nil
 	case *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
@@ -259,24 +257,7 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return s.explain(ctx, p, n.ExplainStmt, cat.release)
 	case *pg.Node_InsertStmt:
 		defer cat.release()
-		ti, src, ret, err := s.planInsert(ctx, p, n.InsertStmt, cat)
-		if err != nil {
-			return nil, err
-		}
-		if ret != nil {
-			return s.insertReturning(ctx, st, ti, src, ret, p.Env())
-		}
-		op, err := build.Build(ctx, src, p.Env())
-		if err != nil {
-			return nil, err
-		}
-		count, err := s.write(ctx, ti, func(txn exec.Sink, t *exec.Target) (int64, error) {
-			return exec.Insert(ctx, txn, t, op)
-		})
-		if err != nil {
-			return nil, err
-		}
-		return &Cursor{tag: fmt.Sprintf("INSERT 0 %d", count), sess: s}, nil
+		return s.insert(ctx, st, p, n.InsertStmt)
 	case *pg.Node_CreateStmt:
 		return s.createTable(ctx, n.CreateStmt, ps, st.prep.query)
 	case *pg.Node_CreateTableAsStmt:
@@ -444,203 +425,4 @@ func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Oper
 	}
 	c.tagFn = func(rows int64) string { return fmt.Sprintf("SELECT %d", rows) }
 	return c, nil
-}
-
-// planInsert plans the rows to insert (a physical node): one column
-// per table column, in table order, coerced to the column types.
-func (s *Session) planInsert(ctx context.Context, p *plan.Planner, ins *pg.InsertStmt, cat *catalog) (*plan.TableInfo, physical.Node, *returning, error) {
-	if ins.OnConflictClause != nil {
-		return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT … ON CONFLICT is not supported yet").
-			WithPosition(parse.CharPos(p.Query(), int(ins.OnConflictClause.Location)))
-	}
-	if ins.WithClause != nil {
-		return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "WITH before INSERT is not supported yet").
-			WithPosition(parse.CharPos(p.Query(), int(ins.WithClause.Location)))
-	}
-	rv := ins.Relation
-	ti, err := cat.Table(ctx, rv.Schemaname, rv.Relname)
-	if err != nil {
-		if merr := metaTableWrite(ctx, cat, rv, err, false, false); merr != err {
-			return nil, nil, nil, merr // no position: PostgreSQL's executor raises it
-		}
-		return nil, nil, nil, pgerr.From(err).WithPosition(parse.CharPos(p.Query(), int(rv.Location)))
-	}
-	if ti.Sequence {
-		return nil, nil, nil, pgerr.New(pgerr.WrongObjectType, "cannot change sequence %q", ti.Name)
-	}
-	if ti.ViewSQL != "" {
-		return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "cannot insert into view %q: Loam views are read-only", ti.Name).WithPosition(parse.CharPos(p.Query(), int(rv.Location)))
-	}
-	src, err := s.insertSource(p, ins, ti)
-	if err != nil || len(ins.ReturningList) == 0 {
-		return ti, src, nil, err
-	}
-	alias := ti.Name
-	if rv.Alias != nil {
-		alias = rv.Alias.Aliasname
-	}
-	exprs, cols, err := p.Returning(ti, alias, ins.ReturningList)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	ret := &returning{exprs: exprs, cols: make([]Column, len(cols))}
-	for i, c := range cols {
-		ret.cols[i] = Column{Name: c.Name, Type: c.T}
-	}
-	return ti, src, ret, nil
-}
-
-// returning is an INSERT's RETURNING list, bound over the inserted rows.
-type returning struct {
-	exprs []expr.Expr
-	cols  []Column
-}
-
-// insertReturning computes the RETURNING rows from the rows to insert,
-// then inserts them: the list's subqueries see the table as it was before
-// the insert, as in PostgreSQL, and an error in the list writes nothing.
-// Both the rows and the results are held in memory. The tag is INSERT's.
-func (s *Session) insertReturning(ctx context.Context, st *Statement, ti *plan.TableInfo, src physical.Node, ret *returning, env build.Env) (*Cursor, error) {
-	if st.Columns != nil && !sameResult(st.Columns, ret.cols) {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "cached plan must not change result type")
-	}
-	spool := physical.NewSpool(src)
-	projNode := &physical.Project{In: spool.Reader(), Exprs: ret.exprs}
-	ops, err := build.BuildAll(ctx, env, spool.Reader(), projNode)
-	if err != nil {
-		return nil, err
-	}
-	in, proj := ops[0], ops[1]
-	var recs []arrow.RecordBatch
-	release := func() {
-		for _, r := range recs {
-			r.Release()
-		}
-		recs = nil
-	}
-	err = proj.Open(ctx)
-	for err == nil {
-		var rec arrow.RecordBatch
-		if rec, err = proj.Next(ctx); rec == nil {
-			break
-		}
-		recs = append(recs, rec)
-	}
-	proj.Close()
-	if err != nil {
-		in.Close()
-		release()
-		return nil, err
-	}
-	count, err := s.write(ctx, ti, func(txn exec.Sink, t *exec.Target) (int64, error) {
-		return exec.Insert(ctx, txn, t, in)
-	})
-	if err != nil {
-		release()
-		return nil, err
-	}
-	out, err := build.Build(ctx, &physical.WorkTable{ColumnTypes: projNode.Types(), Recs: recs}, env)
-	if err != nil {
-		release()
-		return nil, err
-	}
-	c, err := s.queryCursor(ctx, ret.cols, out, release)
-	if err != nil {
-		return nil, err
-	}
-	c.tagFn = func(int64) string { return fmt.Sprintf("INSERT 0 %d", count) }
-	return c, nil
-}
-
-// insertSource plans the rows to insert.
-func (s *Session) insertSource(p *plan.Planner, ins *pg.InsertStmt, ti *plan.TableInfo) (physical.Node, error) {
-	var err error
-	// Target columns: the list given, else all in order.
-	target := make([]int, 0, len(ti.Columns))
-	if len(ins.Cols) == 0 {
-		for i := range ti.Columns {
-			target = append(target, i)
-		}
-	} else {
-		seen := map[int]bool{}
-		for _, c := range ins.Cols {
-			rt := c.GetResTarget()
-			idx := -1
-			for i, name := range ti.Columns {
-				if name == rt.Name {
-					idx = i
-				}
-			}
-			if idx < 0 {
-				return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", rt.Name, ti.Name).WithPosition(parse.CharPos(p.Query(), int(rt.Location)))
-			}
-			if seen[idx] {
-				return nil, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", rt.Name).WithPosition(parse.CharPos(p.Query(), int(rt.Location)))
-			}
-			seen[idx] = true
-			target = append(target, idx)
-		}
-	}
-	sel := ins.SelectStmt.GetSelectStmt()
-	if sel == nil {
-		// INSERT … DEFAULT VALUES
-		sel = &pg.SelectStmt{ValuesLists: []*pg.Node{{Node: &pg.Node_List{List: &pg.List{}}}}}
-		target = nil
-	}
-	if err := checkIdentityInsert(ins, ti, target, sel); err != nil {
-		return nil, err
-	}
-	// With no column list, fewer expressions than columns fill the first
-	// columns; the rest take their defaults, as in PostgreSQL.
-	implicit := len(ins.Cols) == 0 && target != nil
-	var q *plan.Query
-	if len(sel.ValuesLists) > 0 {
-		if n := len(sel.ValuesLists[0].GetList().GetItems()); implicit && n < len(target) {
-			target = target[:n]
-		}
-		q, err = p.InsertValues(sel, ti.Types, target, ti.Defaults)
-	} else {
-		q, err = p.Select(sel)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if implicit && len(q.Columns) < len(target) {
-		target = target[:len(q.Columns)]
-	}
-	if len(q.Columns) > len(target) {
-		return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")
-	}
-	if len(q.Columns) < len(target) {
-		return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
-	}
-	exprs := make([]expr.Expr, len(ti.Columns))
-	for i, t := range ti.Types {
-		exprs[i] = &expr.Const{D: types.NullOf(t)}
-		if ti.Defaults != nil && ti.Defaults[i] != "" {
-			// Columns not given take their default.
-			if exprs[i], err = p.BindDefault(ti.Defaults[i], t); err != nil {
-				return nil, err
-			}
-		}
-	}
-	for k, idx := range target {
-		var e expr.Expr = &expr.Col{Idx: k, T: q.Columns[k].T}
-		want := ti.Types[idx]
-		if q.Columns[k].T.Kind != want.Kind || want.Width >= 0 {
-			if _, ok := types.Common(q.Columns[k].T, want); !ok && q.Columns[k].T.Kind != types.Text && !plan.AssignsToString(want) && !plan.ArrayAssigns(q.Columns[k].T, want) {
-				return nil, pgerr.New(pgerr.DatatypeMismatch, "column %q is of type %s but expression is of type %s", ti.Columns[idx], want, q.Columns[k].T).
-					WithHint("You will need to rewrite or cast the expression.")
-			}
-			e = &expr.Cast{Arg: e, T: want}
-		}
-		exprs[idx] = e
-		if ins.Override == pg.OverridingKind_OVERRIDING_USER_VALUE && ti.Identity != nil && ti.Identity[idx] != "" {
-			// The values given are ignored: the sequence's are taken.
-			if exprs[idx], err = p.BindDefault(ti.Defaults[idx], want); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return &physical.Project{In: q.Root, Exprs: exprs}, nil
 }

@@ -4,44 +4,36 @@ import (
 	"context"
 
 	"github.com/apache/arrow-go/v18/arrow"
-
-	"github.com/apache/iceberg-go/table"
-	"github.com/loamdb/loam/exec"
-	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/link"
 )
 
-// write runs fill inside one write-log transaction on the table: it is
-// committed (durable, then visible) if fill succeeds and aborted if not.
-// Inside a transaction block the commit waits for COMMIT, and in an
-// implicit transaction for Finish.
-func (s *Session) write(ctx context.Context, ti *plan.TableInfo, fill func(exec.Sink, *exec.Target) (int64, error)) (int64, error) {
-	if ti.Ref != "" && ti.Ref != table.MainBranch {
-		return s.writeBranch(ctx, ti, fill) // "t@branch": branchwrite.go
+// writing runs a statement that writes rows: run writes them through w,
+// the storage layer's writer for the statement (link.Statement), which it
+// hands to the sink's execution context or, for COPY FROM, uses itself.
+// A statement that fails writes nothing. One that succeeds leaves its
+// writes to the session's transaction: committed (durable, then visible)
+// at once outside a transaction block, at COMMIT inside one, and at Finish
+// in an implicit transaction. Branch writes ("t@b") are committed when
+// the statement ends, and a rollback points the branch back.
+func (s *Session) writing(ctx context.Context, run func(w link.Writer) (int64, error)) (int64, error) {
+	w := s.eng.link.Statement()
+	n, err := run(w)
+	if err != nil {
+		w.Abort()
+		return 0, err
 	}
-	txn, err := s.eng.link.Begin(ctx, ti.Namespace, ti.Name)
+	done, err := w.End(ctx)
 	if err != nil {
 		return 0, err
 	}
-	// The rows are in the schema the statement was planned against
-	// (ti's), which an ALTER since may have changed: the link reads them
-	// by field ID (icetable.Conform).
-	sc, err := table.SchemaToArrowSchema(ti.Table.Schema(), nil, true, false)
-	if err != nil {
-		txn.Abort()
-		return 0, err
-	}
-	t := &exec.Target{Table: ti.Name, Names: ti.Columns, Types: ti.Types, Required: ti.Required, Arrow: sc, Loc: s.loc}
-	n, err := fill(txn, t)
-	if err != nil {
-		txn.Abort()
-		return 0, err
+	for _, b := range done.Branches {
+		s.onRollback(b.Undo)
 	}
 	if s.tx != 'I' || s.implicit {
-		s.written = append(s.written, txn)
+		s.written = append(s.written, done.Txns...)
 		return n, nil
 	}
-	if err := txn.Commit(); err != nil {
+	if err := s.eng.link.CommitAll(done.Txns); err != nil {
 		return 0, err
 	}
 	return n, nil

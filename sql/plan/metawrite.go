@@ -1,23 +1,22 @@
-package engine
+package plan
 
 import (
 	"context"
 
 	"github.com/loamdb/loam/pgerr"
-	"github.com/loamdb/loam/sql/plan"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
-// metaTableWrite turns the "does not exist" error of a write to rv into
+// MetaTableWrite turns the "does not exist" error of a write to rv into
 // the error of writing a metadata table ("t$files"), which is read-only,
 // when rv names one; else it returns err. PostgreSQL's wording for a
 // relation that cannot be written (a materialized view) is 42809 "cannot
 // change …", and "cannot copy to …" for COPY FROM.
-func metaTableWrite(ctx context.Context, cat *catalog, rv *pg.RangeVar, err error, copyFrom, copyTo bool) error {
+func MetaTableWrite(ctx context.Context, cat Catalog, rv *pg.RangeVar, err error, copyFrom, copyTo bool) error {
 	if pgerr.Code(err) != pgerr.UndefinedTable {
 		return err
 	}
-	if ti, _ := plan.MetaTable(ctx, cat, rv.Schemaname, rv.Relname); ti == nil {
+	if ti, _ := MetaTable(ctx, cat, rv.Schemaname, rv.Relname); ti == nil {
 		return err
 	}
 	switch {

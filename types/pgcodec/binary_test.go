@@ -1,4 +1,4 @@
-package wire
+package pgcodec
 
 import (
 	"bytes"
@@ -67,7 +67,7 @@ func encodeOne(t *testing.T, d types.Datum) []byte {
 	arr := buildArray(d.T, []types.Datum{d})
 	defer arr.Release()
 	var encErr error
-	put, err := binaryEncoder(d.T, arr, &encErr)
+	put, err := BinaryEncoder(d.T, arr, &encErr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,12 +88,12 @@ func TestBinaryRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("pgtype encode: %v", err)
 			}
-			got, err := decodeBinary(tc.d.T, ref, time.UTC)
+			got, err := DecodeBinary(tc.d.T, ref, time.UTC)
 			if err != nil {
-				t.Fatalf("decodeBinary(%x): %v", ref, err)
+				t.Fatalf("DecodeBinary(%x): %v", ref, err)
 			}
 			if !reflect.DeepEqual(got, tc.d) && !(len(got.B) == 0 && len(tc.d.B) == 0 && got.T == tc.d.T && got.S == tc.d.S && got.I == tc.d.I) {
-				t.Errorf("decodeBinary(%x) = %+v, want %+v", ref, got, tc.d)
+				t.Errorf("DecodeBinary(%x) = %+v, want %+v", ref, got, tc.d)
 			}
 			// Loam encodes: same bytes as pgx, and pgx reads back the value.
 			mine := encodeOne(t, tc.d)
@@ -194,8 +194,8 @@ func TestDecodeBinaryRejects(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if d, err := decodeBinary(tc.t, tc.b, time.UTC); err == nil {
-				t.Errorf("decodeBinary(%x) = %+v, want error", tc.b, d)
+			if d, err := DecodeBinary(tc.t, tc.b, time.UTC); err == nil {
+				t.Errorf("DecodeBinary(%x) = %+v, want error", tc.b, d)
 			}
 		})
 	}
@@ -207,7 +207,7 @@ func TestIntervalEncoding(t *testing.T) {
 	b.Append(v)
 	arr := b.NewArray()
 	var encErr error
-	put, err := binaryEncoder(types.TInterval, arr, &encErr)
+	put, err := BinaryEncoder(types.TInterval, arr, &encErr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestIntervalEncoding(t *testing.T) {
 	if want := (pgtype.Interval{Months: 14, Days: 3, Microseconds: (4*3600 + 5*60 + 6) * 1e6, Valid: true}); iv != want {
 		t.Errorf("got %+v, want %+v", iv, want)
 	}
-	tput, err := textEncoder(types.TInterval, arr, time.UTC)
+	tput, err := TextEncoder(types.TInterval, arr, time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,11 +233,11 @@ func TestIntervalEncoding(t *testing.T) {
 func TestDecodeIntervalBeyondArrow(t *testing.T) {
 	b := make([]byte, 16)
 	binary.BigEndian.PutUint64(b, uint64(types.MaxIntervalMicros+1))
-	if d, err := decodeBinary(types.TInterval, b, time.UTC); pgerr.Code(err) != pgerr.DatetimeFieldOverflow {
+	if d, err := DecodeBinary(types.TInterval, b, time.UTC); pgerr.Code(err) != pgerr.DatetimeFieldOverflow {
 		t.Errorf("decode = %+v (%v), want 22008", d, err)
 	}
 	binary.BigEndian.PutUint64(b, uint64(types.MaxIntervalMicros))
-	if d, err := decodeBinary(types.TInterval, b, time.UTC); err != nil || d.I != types.MaxIntervalMicros {
+	if d, err := DecodeBinary(types.TInterval, b, time.UTC); err != nil || d.I != types.MaxIntervalMicros {
 		t.Errorf("decode largest = %+v (%v)", d, err)
 	}
 }
@@ -245,10 +245,10 @@ func TestDecodeIntervalBeyondArrow(t *testing.T) {
 func TestEncoderRejectsWrongArrowType(t *testing.T) {
 	arr := buildArray(types.TInt8, []types.Datum{types.Int(types.TInt8, 1)})
 	var encErr error
-	if _, err := binaryEncoder(types.TInt4, arr, &encErr); err == nil {
+	if _, err := BinaryEncoder(types.TInt4, arr, &encErr); err == nil {
 		t.Error("binary: want error for int8 array as int4")
 	}
-	if _, err := textEncoder(types.TText, arr, time.UTC); err == nil {
+	if _, err := TextEncoder(types.TText, arr, time.UTC); err == nil {
 		t.Error("text: want error for int8 array as text")
 	}
 }

@@ -1,4 +1,4 @@
-package wire
+package pgcodec
 
 import (
 	"bytes"
@@ -86,17 +86,17 @@ func TestDecodeArrayBinary(t *testing.T) {
 		if err != nil {
 			t.Fatalf("encode %v: %v", c.v, err)
 		}
-		d, err := decodeBinary(c.t, b, time.UTC)
+		d, err := DecodeBinary(c.t, b, time.UTC)
 		if err != nil || d.S != c.want {
 			t.Errorf("%s %v: %q (%v), want %q", c.t, c.v, d.S, err, c.want)
 		}
 	}
 	// An int8 array where int4 was expected: 42804, as array_recv says.
 	b, _ := m.Encode(types.ArrayOf(types.Int8).OID(), pgtype.BinaryFormatCode, []int64{1}, nil)
-	if _, err := decodeBinary(types.ArrayOf(types.Int4), b, time.UTC); pgerr.Code(err) != pgerr.DatatypeMismatch {
+	if _, err := DecodeBinary(types.ArrayOf(types.Int4), b, time.UTC); pgerr.Code(err) != pgerr.DatatypeMismatch {
 		t.Errorf("wrong element type: %v", err)
 	}
-	if _, err := decodeBinary(types.ArrayOf(types.Int4), b[:10], time.UTC); pgerr.Code(err) != pgerr.InvalidBinaryRepresentation {
+	if _, err := DecodeBinary(types.ArrayOf(types.Int4), b[:10], time.UTC); pgerr.Code(err) != pgerr.InvalidBinaryRepresentation {
 		t.Errorf("short: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package wire
+package pgcodec
 
 import (
 	"encoding/binary"

@@ -1,0 +1,82 @@
+package pgcodec
+
+import (
+	"strconv"
+	"time"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/types"
+)
+
+// TextAppender returns a function that parses one text-format value of
+// type t (text and CSV COPY FROM fields) and appends it to b, a builder of
+// t.Arrow(). Integers, float8, text and timestamps go straight into the
+// builder; the rest through types.ParseText. The caller has checked the
+// field's encoding, and the function does not keep the field.
+func TextAppender(t types.T, b array.Builder, loc *time.Location) func([]byte) error {
+	str := func(f []byte) string { return unsafe.String(unsafe.SliceData(f), len(f)) }
+	switch t.Kind {
+	case types.Int2, types.Int4, types.Int8:
+		return func(f []byte) error {
+			v, err := strconv.ParseInt(str(f), 10, 64)
+			if err != nil {
+				_, err := types.ParseText(t, string(f), loc)
+				return err
+			}
+			if err := types.CheckIntRange(t.Kind, v); err != nil {
+				return pgerr.New(pgerr.NumericValueOutOfRange, "value %q is out of range for type %s", string(f), t)
+			}
+			switch bb := b.(type) {
+			case *array.Int16Builder:
+				bb.Append(int16(v))
+			case *array.Int32Builder:
+				bb.Append(int32(v))
+			case *array.Int64Builder:
+				bb.Append(v)
+			}
+			return nil
+		}
+	case types.Float8:
+		bb := b.(*array.Float64Builder)
+		return func(f []byte) error {
+			v, err := strconv.ParseFloat(str(f), 64)
+			if err != nil || v == 0 {
+				// ParseText words the errors and refuses underflow
+				// (1e-400), which ParseFloat rounds to 0.
+				d, err := types.ParseText(t, string(f), loc)
+				if err != nil {
+					return err
+				}
+				v = d.F
+			}
+			bb.Append(v)
+			return nil
+		}
+	case types.Text:
+		bb := b.(*array.StringBuilder)
+		return func(f []byte) error {
+			bb.BinaryBuilder.Append(f)
+			return nil
+		}
+	case types.Timestamp, types.TimestampTZ:
+		bb := b.(*array.TimestampBuilder)
+		return func(f []byte) error {
+			us, err := types.ParseTimestamp(str(f), t.Kind == types.TimestampTZ, loc)
+			if err != nil {
+				return pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", t, string(f))
+			}
+			bb.Append(arrow.Timestamp(types.RoundMicros(us, t.Width)))
+			return nil
+		}
+	}
+	return func(f []byte) error {
+		d, err := types.ParseText(t, string(f), loc)
+		if err != nil {
+			return err
+		}
+		return appendDatum(b, d)
+	}
+}
