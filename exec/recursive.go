@@ -16,8 +16,7 @@ type batchesOp struct {
 }
 
 // NewBatches replays batches it does not own: each is retained for the
-// caller that receives it. The working table of a recursive query is read
-// this way.
+// caller that receives it.
 func NewBatches(ts []types.T, recs []arrow.RecordBatch) Operator {
 	return &batchesOp{ts: ts, recs: recs}
 }
@@ -35,13 +34,38 @@ func (b *batchesOp) Next(context.Context) (arrow.RecordBatch, error) {
 	return r, nil
 }
 
-// Step builds the recursive term of a recursive query over the rows the
-// previous iteration produced (its working table).
-type Step func(work []arrow.RecordBatch) (Operator, error)
+// WorkTable is the working table of a running recursive union: the rows
+// its previous iteration produced, which the work-table scans of its
+// recursive term read. The union owns the batches.
+type WorkTable struct {
+	recs []arrow.RecordBatch
+}
+
+type workTableScan struct {
+	wt *WorkTable
+	batchesOp
+}
+
+// NewWorkTableScan reads wt as it is when the scan opens (PostgreSQL's
+// WorkTable Scan).
+func NewWorkTableScan(ts []types.T, wt *WorkTable) Operator {
+	return &workTableScan{wt: wt, batchesOp: batchesOp{ts: ts}}
+}
+
+func (w *workTableScan) Open(ctx context.Context) error {
+	w.recs = w.wt.recs
+	return w.batchesOp.Open(ctx)
+}
+
+// Step builds the operators of the recursive term of a recursive query
+// for one iteration; they read the working table through work-table
+// scans.
+type Step func() (Operator, error)
 
 type recursiveOp struct {
 	ts       []types.T
 	init     Operator
+	wt       *WorkTable
 	step     Step
 	distinct bool
 
@@ -55,11 +79,12 @@ type recursiveOp struct {
 }
 
 // NewRecursiveUnion runs WITH RECURSIVE: it emits the rows of init, then
-// runs step over the rows last emitted until an iteration yields none.
-// With distinct (UNION rather than UNION ALL) a row already emitted is
-// dropped, which is also what ends most recursions over cycles.
-func NewRecursiveUnion(ts []types.T, init Operator, step Step, distinct bool) Operator {
-	return &recursiveOp{ts: ts, init: init, step: step, distinct: distinct}
+// runs the operators step builds, with the rows last emitted in wt, until
+// an iteration yields none. With distinct (UNION rather than UNION ALL) a
+// row already emitted is dropped, which is also what ends most
+// recursions over cycles.
+func NewRecursiveUnion(ts []types.T, init Operator, wt *WorkTable, step Step, distinct bool) Operator {
+	return &recursiveOp{ts: ts, init: init, wt: wt, step: step, distinct: distinct}
 }
 
 func (r *recursiveOp) Types() []types.T { return r.ts }
@@ -69,7 +94,7 @@ func (r *recursiveOp) Open(ctx context.Context) error {
 		r.seen = map[string]struct{}{}
 	}
 	r.cur = r.init
-	r.started = true
+	r.started, r.done = true, false
 	return r.init.Open(ctx)
 }
 
@@ -82,6 +107,7 @@ func (r *recursiveOp) Close() error {
 	releaseAll(r.work)
 	releaseAll(r.next)
 	r.work, r.next = nil, nil
+	r.wt.recs = nil
 	return err
 }
 
@@ -121,11 +147,12 @@ func (r *recursiveOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		releaseAll(r.work)
 		r.work, r.next = r.next, nil
+		r.wt.recs = r.work
 		if len(r.work) == 0 {
 			r.done = true
 			break
 		}
-		op, err := r.step(r.work)
+		op, err := r.step()
 		if err != nil {
 			return nil, err
 		}

@@ -66,3 +66,22 @@ func (r *rowSource) Next(context.Context) (arrow.RecordBatch, error) {
 	}
 	return out, nil
 }
+
+// NewFunctionScan calls fn over the values of args (which read no
+// column) when the operator opens, and yields the call's rows.
+func NewFunctionScan(ts []types.T, fn SetTable, args []expr.Expr, ec *expr.Ctx) Operator {
+	return NewRowSource(ts, func(context.Context) ([][]types.Datum, error) {
+		one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
+		defer one.Release()
+		vals := make([]types.Datum, len(args))
+		for i, a := range args {
+			v, err := a.Eval(ec, one)
+			if err != nil {
+				return nil, err
+			}
+			vals[i] = types.DatumAt(a.Type(), v, 0)
+			v.Release()
+		}
+		return fn.Rows(vals, ec)
+	})
+}

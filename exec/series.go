@@ -142,28 +142,13 @@ func (it *seriesIter) next() (int64, bool) {
 	return v, true
 }
 
-// SetFunc is a set-returning function called in a select list: Start
-// begins one call on its arguments' values, and next yields the call's
-// values, false after the last.
+// SetFunc is a set-returning function called in a select list: Impl
+// runs one call over the values of Args, yielding values of type T.
 type SetFunc struct {
-	Name  string
-	T     types.T
-	Args  []expr.Expr
-	Start func(args []types.Datum, ec *expr.Ctx) (next func() (types.Datum, bool), err error)
-}
-
-// SeriesFunc is generate_series as a SetFunc over arguments typed for t.
-func SeriesFunc(t types.T, args []expr.Expr) SetFunc {
-	return SetFunc{Name: "generate_series", T: t, Args: args, Start: func(vals []types.Datum, ec *expr.Ctx) (func() (types.Datum, bool), error) {
-		it, err := newSeriesIter(t, vals, ec)
-		if err != nil {
-			return nil, err
-		}
-		return func() (types.Datum, bool) {
-			v, ok := it.next()
-			return types.Int(t, v), ok
-		}, nil
-	}}
+	Name string
+	T    types.T
+	Args []expr.Expr
+	Impl SetImpl
 }
 
 // projectSetOp runs the set-returning functions of a select list, as
@@ -276,7 +261,7 @@ func (p *projectSetOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 				for k, a := range f.Args {
 					args[k] = types.DatumAt(a.Type(), p.args[i][k], p.row)
 				}
-				next, err := f.Start(args, p.ec)
+				next, err := f.Impl.Start(args, p.ec)
 				if err != nil {
 					finish().Release()
 					return nil, err

@@ -34,7 +34,8 @@ func Render(ctx context.Context, root physical.Node, an *Analysis) []string {
 		var op exec.Operator
 		if an != nil {
 			if st := an.ops[n]; st != nil {
-				a.Suffix = fmt.Sprintf("  (actual time=%.3f..%.3f rows=%d batches=%d loops=1)", ms(st.first), ms(st.total), st.rows, st.batches)
+				// As PostgreSQL: per loop, the average of the loops.
+				a.Suffix = fmt.Sprintf("  (actual time=%.3f..%.3f rows=%d batches=%d loops=%d)", ms(st.first), ms(st.total/time.Duration(st.loops)), perLoop(st.rows, st.loops), perLoop(st.batches, st.loops), st.loops)
 			}
 		}
 		if s, ok := n.(*physical.Scan); ok {
@@ -53,6 +54,12 @@ type Analyzed struct {
 	rows, batches int64
 	first, total  time.Duration
 	started       bool
+	loops         int64 // times built and run: a recursive term's iterations
+}
+
+// perLoop is n over loops, rounded as PostgreSQL rounds its averages.
+func perLoop(n, loops int64) int64 {
+	return (n + loops/2) / loops
 }
 
 func (a *Analyzed) Open(ctx context.Context) error {

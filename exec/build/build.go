@@ -8,10 +8,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/agg"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/metatable"
 	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/exec/window"
 	"github.com/loamdb/loam/pgerr"
@@ -36,10 +36,31 @@ type builder struct {
 	env    Env
 	spools map[*physical.Spool]*exec.Spool
 	an     *Analysis
+	// works are the working tables of the recursive unions being built
+	// around this tree, which its work-table scans read.
+	works map[*physical.WorkTable]*exec.WorkTable
+	// again: the tree is built once more (a recursive term's next
+	// iteration), so its counters carry on from the last build's.
+	again bool
 }
 
 func newBuilder(env Env, an *Analysis) *builder {
 	return &builder{env: env, spools: map[*physical.Spool]*exec.Spool{}, an: an}
+}
+
+// child is a builder for a tree built apart from b's, at run time (an
+// apply's inner side, a recursive term's iteration): its own spools, the
+// working tables of b's recursive unions, and wt besides (nil: none).
+func (b *builder) child(pw *physical.WorkTable, wt *exec.WorkTable) *builder {
+	c := newBuilder(b.env, nil)
+	c.works = map[*physical.WorkTable]*exec.WorkTable{}
+	for k, v := range b.works {
+		c.works[k] = v
+	}
+	if pw != nil {
+		c.works[pw] = wt
+	}
+	return c
 }
 
 func (b *builder) build(ctx context.Context, n physical.Node) (exec.Operator, error) {
@@ -55,7 +76,13 @@ func (b *builder) build(ctx context.Context, n physical.Node) (exec.Operator, er
 		if s, ok := n.(*physical.Scan); ok {
 			b.an.scans[s] = op
 		}
-		a := &Analyzed{Operator: op}
+		if a := b.an.ops[n]; a != nil && b.again {
+			// The last iteration's operator is closed: count on.
+			a.Operator = op
+			a.loops++
+			return a, nil
+		}
+		a := &Analyzed{Operator: op, loops: 1}
 		b.an.ops[n] = a
 		op = a
 	}
@@ -87,10 +114,26 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 		return exec.NewValues(x.Rows, x.ColumnTypes, ec), nil
 	case *physical.RowSource:
 		return exec.NewRowSource(x.ColumnTypes, x.Gen), nil
+	case *physical.MetaTableScan:
+		return exec.NewRowSource(x.ColumnTypes, func(ctx context.Context) ([][]types.Datum, error) {
+			rows, err := metatable.Rows(ctx, x.Kind, x.Table)
+			if err != nil {
+				return nil, pgerr.Wrap(pgerr.InternalError, err, "metadata table %q", x.Name)
+			}
+			return rows, nil
+		}), nil
+	case *physical.FunctionScan:
+		return exec.NewFunctionScan(x.ColumnTypes, x.Fn, x.Args, ec), nil
 	case *physical.Series:
 		return exec.NewSeries(x.T, x.Args, ec), nil
-	case *physical.WorkTable:
+	case *physical.Batches:
 		return exec.NewBatches(x.ColumnTypes, x.Recs), nil
+	case *physical.WorkTableScan:
+		wt, ok := b.works[x.Work]
+		if !ok {
+			return nil, pgerr.New(pgerr.InternalError, "build: work table %q read outside its recursive union", x.Work.Name)
+		}
+		return exec.NewWorkTableScan(x.Work.ColumnTypes, wt), nil
 	case *physical.SpoolRead:
 		s, ok := b.spools[x.Spool]
 		if !ok {
@@ -107,16 +150,20 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 		if err != nil {
 			return nil, err
 		}
-		// Each iteration's term is planned anew over its working table
-		// and built uncounted: ANALYZE shows the initial term only.
-		step := func(work []arrow.RecordBatch) (exec.Operator, error) {
-			n, err := x.Step(work)
-			if err != nil {
-				return nil, err
-			}
-			return newBuilder(b.env, nil).build(ctx, n)
+		// The recursive term, planned once, is built anew for each
+		// iteration (operators are cheap and need not support reopening);
+		// its work-table scans read wt, which the union fills. Under
+		// ANALYZE each iteration's counts add to the last's, as loops.
+		wt := &exec.WorkTable{}
+		it := b.child(x.Work, wt)
+		it.an, it.again = b.an, b.again // a union in a recursive term counts on too
+		step := func() (exec.Operator, error) {
+			it.spools = map[*physical.Spool]*exec.Spool{} // spooled rows may read wt
+			op, err := it.build(ctx, x.Recursive)
+			it.again = true
+			return op, err
 		}
-		return exec.NewRecursiveUnion(x.ColumnTypes, init, step, x.Distinct), nil
+		return exec.NewRecursiveUnion(x.ColumnTypes, init, wt, step, x.Distinct), nil
 	case *physical.Apply:
 		left, err := b.build(ctx, x.Left)
 		if err != nil {
@@ -127,7 +174,7 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 			if err != nil {
 				return nil, err
 			}
-			return newBuilder(b.env, nil).build(ctx, n)
+			return b.child(nil, nil).build(ctx, n)
 		}
 		return exec.NewApply(x.Kind, left, x.InnerTypes, inner, x.KeyCols, x.On, ec), nil
 	case *physical.UnionAll:

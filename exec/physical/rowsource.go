@@ -5,9 +5,22 @@ import (
 	"github.com/loamdb/loam/types"
 )
 
-// RowSource yields the rows Gen computes when the plan opens: catalog
-// tables (pg_catalog, information_schema), metadata tables and functions
-// whose rows come from the catalog or the storage layer.
+// RowSource yields the rows Gen computes when the operator opens: the
+// tables of the PostgreSQL catalog emulation (pg_catalog,
+// information_schema). Gen stays a function because those rows are the
+// catalog's as it is when the plan runs, which only the sql layer can
+// read (exec does not know its catalog): computing them at planning
+// would freeze them into a kept plan. Set-returning functions are not
+// RowSources but FunctionScans (a descriptor and argument expressions),
+// and metadata tables MetaTableScans.
+//
+// Known gap (issue 13, catalog part): the generators read the catalog
+// through the handle of the statement that planned them (the planner's
+// catalog, captured when the plan is made), not one the execution hands
+// over; a plan kept across statements must get the executing
+// statement's catalog through build.Env instead. pg_options_to_table and
+// the catalog's unnest(…) in FROM are still RowSources evaluating their
+// arguments with the planner's expression context.
 type RowSource struct {
 	// Name is the heading EXPLAIN shows; "" shows "rowSource".
 	Name        string

@@ -77,13 +77,8 @@ func (s *Session) explain(ctx context.Context, p *plan.Planner, es *pg.ExplainSt
 		release()
 		return nil, err
 	}
-	sel := es.Query.GetSelectStmt()
-	if sel == nil {
-		release()
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of %s is not supported: only SELECT", parse.StmtName(es.Query))
-	}
 	start := time.Now()
-	q, err := p.Select(sel)
+	q, err := explainPlan(p, es.Query)
 	if err != nil {
 		release()
 		return nil, err
@@ -91,14 +86,13 @@ func (s *Session) explain(ctx context.Context, p *plan.Planner, es *pg.ExplainSt
 	planning := time.Since(start)
 	var lines []string
 	if opts.analyze {
-		root, an, err := build.Instrumented(ctx, q.Root, q.Env())
-		if err != nil {
-			release()
-			return nil, err
+		var an *build.Analysis
+		var execution time.Duration
+		if es.Query.GetInsertStmt() != nil {
+			an, execution, err = s.analyzeWrite(ctx, q)
+		} else {
+			an, execution, err = analyzeQuery(ctx, q)
 		}
-		start = time.Now()
-		err = drain(ctx, root)
-		execution := time.Since(start)
 		if err != nil {
 			release()
 			return nil, err
@@ -125,6 +119,28 @@ func (s *Session) explain(ctx context.Context, p *plan.Planner, es *pg.ExplainSt
 		return nil, err
 	}
 	return s.queryCursor(ctx, explainColumns, out, release)
+}
+
+// explainPlan plans the statement EXPLAIN shows: a query or an INSERT.
+func explainPlan(p *plan.Planner, n *pg.Node) (*plan.Query, error) {
+	if sel := n.GetSelectStmt(); sel != nil {
+		return p.Select(sel)
+	}
+	if ins := n.GetInsertStmt(); ins != nil {
+		return p.Insert(ins)
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of %s is not supported: only SELECT and INSERT", parse.StmtName(n))
+}
+
+// analyzeQuery runs a query's plan with its operators counted.
+func analyzeQuery(ctx context.Context, q *plan.Query) (*build.Analysis, time.Duration, error) {
+	root, an, err := build.Instrumented(ctx, q.Root, q.Env())
+	if err != nil {
+		return nil, 0, err
+	}
+	start := time.Now()
+	err = drain(ctx, root)
+	return an, time.Since(start), err
 }
 
 func drain(ctx context.Context, root exec.Operator) error {

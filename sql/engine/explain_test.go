@@ -16,6 +16,9 @@ func planText(r result) string {
 	return b.String()
 }
 
+// recursiveQuery counts to 5 with WITH RECURSIVE.
+const recursiveQuery = "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 5) SELECT n FROM t"
+
 func TestExplain(t *testing.T) {
 	e := openEngine(t)
 	s := newSession(t, e)
@@ -69,6 +72,18 @@ func TestExplain(t *testing.T) {
 			`^            Scan calls where \(ts >= '2026-11-03`,
 		}},
 		{"EXPLAIN (ANALYZE false) SELECT count(*) FROM calls", []string{`->  Aggregate$`, `Files: 3 of 3 \(0 pruned\)`}},
+		// A recursive query's recursive term is planned once, as
+		// PostgreSQL's: under the union, after the initial term, reading
+		// the working table.
+		{"EXPLAIN " + recursiveQuery, []string{
+			`(?s)->  Recursive Union All\n.*->  Values Scan.*->  Filter\n.*Filter: \(n < '5'::integer\)\n *->  WorkTable Scan on t\n`,
+		}},
+		// ANALYZE counts the term's operators over its iterations (five:
+		// the last yields no row), per loop as PostgreSQL does.
+		{"EXPLAIN ANALYZE " + recursiveQuery, []string{
+			`->  Recursive Union All  \(actual time=.* rows=5 batches=5 loops=1\)$`,
+			`->  WorkTable Scan on t  \(actual time=.* rows=1 batches=1 loops=5\)$`,
+		}},
 	}
 	for _, c := range cases {
 		r := mustRun(t, s, c.query)
@@ -89,5 +104,61 @@ func TestExplain(t *testing.T) {
 	}
 	if _, err := runSQL(context.Background(), s, "EXPLAIN SELECT nosuch FROM calls"); sqlstate(err) != "42703" {
 		t.Errorf("bad column: %v", err)
+	}
+}
+
+// EXPLAIN shows an INSERT's plan, its sink over its source as
+// PostgreSQL's "Insert on t -> Values Scan", writing nothing; EXPLAIN
+// ANALYZE really inserts (into the block's transaction, so ROLLBACK
+// takes the rows back) and shows the counts; a failing one writes none.
+func TestExplainInsert(t *testing.T) {
+	e := openEngine(t)
+	s := newSession(t, e)
+	mustRun(t, s, "CREATE TABLE ti (a INTEGER, b TEXT)")
+	count := func() string {
+		t.Helper()
+		return mustRun(t, s, "SELECT count(*) FROM ti").rows[0][0]
+	}
+	steps := []struct {
+		query string
+		want  []string // regular expressions, each matching some line
+		count string   // rows in ti after it
+	}{
+		{"EXPLAIN INSERT INTO ti VALUES (1, 'x'), (2, 'y')", []string{
+			`^Insert on ti$`, `(?s)^Insert on ti\n.*->  Values Scan \(2 rows\)$`,
+		}, "0"},
+		{"EXPLAIN ANALYZE INSERT INTO ti VALUES (1, 'x'), (2, 'y')", []string{
+			`^Insert on ti  \(actual time=[0-9.]+\.\.[0-9.]+ rows=1 batches=1 loops=1\)$`,
+			`->  Values Scan \(2 rows\)  \(actual time=.* rows=2 batches=1 loops=1\)$`,
+			`^Planning Time: [0-9.]+ ms$`, `^Execution Time: [0-9.]+ ms$`,
+		}, "2"},
+		{"EXPLAIN (ANALYZE) INSERT INTO ti SELECT g, 'z' FROM generate_series(1, 3) g RETURNING a", []string{
+			`^Insert on ti  \(actual time=.* rows=3 batches=1 loops=1\)$`, `^  Returning: a$`,
+			`->  Function Scan on generate_series  \(actual time=.* rows=3 `,
+		}, "5"},
+		{"BEGIN", nil, "5"},
+		{"EXPLAIN ANALYZE INSERT INTO ti VALUES (9, 'in a block')", []string{`^Insert on ti  \(actual`}, "6"},
+		{"ROLLBACK", nil, "5"},
+	}
+	for _, st := range steps {
+		r := mustRun(t, s, st.query)
+		text := planText(r)
+		for _, w := range st.want {
+			if !regexp.MustCompile("(?m)" + w).MatchString(text) {
+				t.Errorf("%s: no line matches %q in\n%s", st.query, w, text)
+			}
+		}
+		if got := count(); got != st.count {
+			t.Errorf("after %s: %s rows in ti, want %s", st.query, got, st.count)
+		}
+	}
+	if _, err := runSQL(context.Background(), s, "EXPLAIN ANALYZE INSERT INTO ti VALUES (1, 'x'), (1 / 0, 'y')"); sqlstate(err) != "22012" {
+		t.Errorf("failing EXPLAIN ANALYZE INSERT: %v", err)
+	}
+	if got := count(); got != "5" {
+		t.Errorf("after a failing EXPLAIN ANALYZE INSERT: %s rows in ti, want 5", got)
+	}
+	if _, err := runSQL(context.Background(), s, "EXPLAIN DELETE FROM ti"); sqlstate(err) != "0A000" {
+		t.Errorf("EXPLAIN DELETE: %v", err)
 	}
 }

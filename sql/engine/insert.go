@@ -48,7 +48,7 @@ func (s *Session) insert(ctx context.Context, st *Statement, p *plan.Planner, in
 	if len(q.Columns) == 0 {
 		return &Cursor{tag: tag, sess: s}, nil
 	}
-	out, err := build.Build(ctx, &physical.WorkTable{ColumnTypes: q.Root.Types(), Recs: recs}, q.Env())
+	out, err := build.Build(ctx, &physical.Batches{ColumnTypes: q.Root.Types(), Recs: recs}, q.Env())
 	if err != nil {
 		release()
 		return nil, err

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
@@ -28,8 +27,8 @@ type cte struct {
 }
 
 type workTable struct {
-	ts   []types.T
-	recs []arrow.RecordBatch
+	ts  []types.T
+	ref *physical.WorkTable
 }
 
 // with puts the queries of a WITH clause in scope; the caller restores
@@ -42,6 +41,15 @@ func (p *Planner) with(w *pg.WithClause) error {
 			return pgerr.New(pgerr.DuplicateAlias, "WITH query name %q specified more than once", ce.Ctename).WithPosition(pos(p.query, ce.Location))
 		}
 		seen[ce.Ctename] = true
+		if ce.SearchClause != nil || ce.CycleClause != nil {
+			clause, loc := "SEARCH", int32(0)
+			if ce.SearchClause != nil {
+				loc = ce.SearchClause.Location
+			} else {
+				clause, loc = "CYCLE", ce.CycleClause.Location
+			}
+			return pgerr.New(pgerr.FeatureNotSupported, "the %s clause of WITH RECURSIVE is not supported", clause).WithPosition(pos(p.query, loc))
+		}
 		sel := ce.Ctequery.GetSelectStmt()
 		if sel == nil {
 			return pgerr.New(pgerr.FeatureNotSupported, "WITH query %q must be a SELECT: data-modifying statements in WITH are not supported", ce.Ctename).WithPosition(pos(p.query, ce.Location))
@@ -86,7 +94,7 @@ func (p *Planner) cteItem(c *cte, rv *pg.RangeVar) (*fromItem, error) {
 	if c.work != nil {
 		// Inside the recursive term: the working table.
 		c.selfFound = true
-		q = &Query{Root: &physical.WorkTable{ColumnTypes: c.work.ts, Recs: c.work.recs}}
+		q = &Query{Root: &physical.WorkTableScan{Work: c.work.ref}}
 		for i, t := range c.work.ts {
 			q.Columns = append(q.Columns, Column{Name: c.colnames[i], T: t})
 		}
@@ -165,43 +173,53 @@ func (p *Planner) planCTE(c *cte) (*Query, error) {
 	}
 	initOp := p.conform(init, ts)
 
-	// The recursive term is planned again for each iteration, over that
-	// iteration's working table; once now, to check it.
-	scopeCTEs, outer := c, p.outer
-	step := func(work []arrow.RecordBatch) (physical.Node, error) {
-		child := &Planner{ctx: p.ctx, cat: p.cat, ec: p.ec, query: p.query, ParamTypes: p.ParamTypes, params: p.params, outer: outer, ctes: scopeCTEs}
-		saved := c.colnames
-		c.colnames = names
-		c.work = &workTable{ts: ts, recs: work}
-		defer func() { c.work, c.colnames = nil, saved }()
-		q, err := child.Select(s.Rarg)
-		if err != nil {
-			return nil, err
-		}
-		if len(q.Columns) != len(ts) {
-			return nil, pgerr.New(pgerr.SyntaxError, "each UNION query must have the same number of columns").WithPosition(pos(p.query, c.loc))
-		}
-		for i, col := range q.Columns {
-			if col.T.Kind == ts[i].Kind || col.T.Kind == types.Unknown {
-				continue
-			}
-			if t, ok := types.Common(ts[i], col.T); !ok || t.Kind != ts[i].Kind {
-				return nil, pgerr.New(pgerr.DatatypeMismatch, "recursive query %q column %d has type %s in non-recursive term but type %s overall", c.name, i+1, ts[i], col.T).
-					WithPosition(pos(p.query, c.loc)).WithHint("Cast the output of the non-recursive term to the correct type.")
-			}
-		}
-		return p.conform(q, ts), nil
-	}
-	c.selfFound = false
-	if _, err := step(nil); err != nil {
+	// The recursive term is planned once, its references to the query
+	// itself reading the working table, which the recursive union fills
+	// for each iteration when the plan runs.
+	if err := p.checkRecursion(c.name, s.Rarg); err != nil {
 		return nil, err
 	}
-	if !c.selfFound {
+	work := &physical.WorkTable{Name: c.name, ColumnTypes: ts}
+	rec, err := p.recursiveTerm(c, s.Rarg, names, &workTable{ts: ts, ref: work})
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil {
 		// WITH RECURSIVE over a plain UNION: no recursion.
 		p.ctes = c.parent
 		return p.Select(s)
 	}
-	return &Query{Root: &physical.RecursiveUnion{ColumnTypes: ts, Init: initOp, Step: step, Distinct: !s.All}, Columns: cols}, nil
+	return &Query{Root: &physical.RecursiveUnion{ColumnTypes: ts, Work: work, Init: initOp, Recursive: rec, Distinct: !s.All}, Columns: cols}, nil
+}
+
+// recursiveTerm plans the recursive term rarg of c, whose columns are
+// names, over the working table work, conformed to its types; nil when
+// the term does not refer to c at all.
+func (p *Planner) recursiveTerm(c *cte, rarg *pg.SelectStmt, names []string, work *workTable) (physical.Node, error) {
+	saved := c.colnames
+	c.colnames, c.work, c.selfFound = names, work, false
+	defer func() { c.work, c.colnames = nil, saved }()
+	q, err := p.Select(rarg)
+	if err != nil {
+		return nil, err
+	}
+	ts := work.ts
+	if len(q.Columns) != len(ts) {
+		return nil, pgerr.New(pgerr.SyntaxError, "each UNION query must have the same number of columns").WithPosition(pos(p.query, c.loc))
+	}
+	for i, col := range q.Columns {
+		if col.T.Kind == ts[i].Kind || col.T.Kind == types.Unknown {
+			continue
+		}
+		if t, ok := types.Common(ts[i], col.T); !ok || t.Kind != ts[i].Kind {
+			return nil, pgerr.New(pgerr.DatatypeMismatch, "recursive query %q column %d has type %s in non-recursive term but type %s overall", c.name, i+1, ts[i], col.T).
+				WithPosition(pos(p.query, c.loc)).WithHint("Cast the output of the non-recursive term to the correct type.")
+		}
+	}
+	if !c.selfFound {
+		return nil, nil
+	}
+	return p.conform(q, ts), nil
 }
 
 // checkUnread plans, and throws away, each WITH query from mine down to

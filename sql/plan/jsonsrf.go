@@ -1,11 +1,8 @@
 package plan
 
 import (
-	"context"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/physical"
@@ -120,19 +117,7 @@ func (b *binder) coerceSpecArgs(fc *pg.FuncCall, spec *expr.SetSpec, args []expr
 // specRows is the rows of one call of spec over argument values: none
 // when one is NULL, the functions being strict.
 func specRows(spec *expr.SetSpec, vals []types.Datum, ec *expr.Ctx) ([][]types.Datum, error) {
-	for _, v := range vals {
-		if v.Null {
-			if spec.NullRow {
-				row := make([]types.Datum, len(spec.Cols))
-				for i, c := range spec.Cols {
-					row[i] = types.NullOf(c.T)
-				}
-				return [][]types.Datum{row}, nil
-			}
-			return nil, nil
-		}
-	}
-	return spec.Rows(ec, vals)
+	return exec.JSONSet{Spec: spec}.Rows(vals, ec)
 }
 
 // jsonSetItem is a JSON set-returning function in FROM. Its arguments are
@@ -174,20 +159,7 @@ func (p *Planner) jsonSetItem(fc *pg.FuncCall, spec *expr.SetSpec, alias *pg.Ali
 		ts[i] = f.T
 	}
 	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (physical.Node, error) {
-		return &physical.RowSource{ColumnTypes: ts, Gen: func(ctx context.Context) ([][]types.Datum, error) {
-			one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
-			defer one.Release()
-			vals := make([]types.Datum, len(args))
-			for i, a := range args {
-				v, err := a.Eval(p.ec, one)
-				if err != nil {
-					return nil, err
-				}
-				vals[i] = types.DatumAt(a.Type(), v, 0)
-				v.Release()
-			}
-			return specRows(spec, vals, p.ec)
-		}}, nil
+		return &physical.FunctionScan{Name: spec.Name, Args: args, Fn: exec.JSONSet{Spec: spec}, ColumnTypes: ts}, nil
 	}}, nil
 }
 
@@ -202,31 +174,7 @@ func (b *binder) jsonSetFunc(fc *pg.FuncCall, spec *expr.SetSpec) (exec.SetFunc,
 	if len(spec.Cols) > 1 {
 		t = types.RecordOf(spec.Cols...)
 	}
-	return exec.SetFunc{Name: spec.Name, T: t, Args: args, Start: func(a []types.Datum, ec *expr.Ctx) (func() (types.Datum, bool), error) {
-		rows, err := specRows(spec, a, ec)
-		if err != nil {
-			return nil, err
-		}
-		i := 0
-		return func() (types.Datum, bool) {
-			if i >= len(rows) {
-				return types.Datum{}, false
-			}
-			row := rows[i]
-			i++
-			if len(row) == 1 {
-				return row[0], true
-			}
-			vals := make([]string, len(row))
-			null := make([]bool, len(row))
-			for k, d := range row {
-				if null[k] = d.Null; !d.Null {
-					vals[k] = types.FormatText(d, ec.Loc)
-				}
-			}
-			return types.Datum{T: t, S: types.FormatRecord(vals, null)}, true
-		}, nil
-	}}, nil
+	return exec.SetFunc{Name: spec.Name, T: t, Args: args, Impl: exec.JSONSet{Spec: spec, T: t}}, nil
 }
 
 // checkPathLiteral parses a jsonpath written as a literal while the

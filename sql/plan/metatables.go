@@ -52,13 +52,7 @@ func (p *Planner) metaTableItem(rv *pg.RangeVar) (*fromItem, error) {
 	}
 	tbl := ti.Table
 	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (physical.Node, error) {
-		return &physical.RowSource{ColumnTypes: ts, Gen: func(ctx context.Context) ([][]types.Datum, error) {
-			rows, err := metatable.Rows(ctx, kind, tbl)
-			if err != nil {
-				return nil, pgerr.Wrap(pgerr.InternalError, err, "metadata table %q", rv.Relname)
-			}
-			return rows, nil
-		}}, nil
+		return &physical.MetaTableScan{Name: rv.Relname, Kind: kind, Table: tbl, ColumnTypes: ts}, nil
 	}}, nil
 }
 

@@ -1,11 +1,8 @@
 package plan
 
 import (
-	"context"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/physical"
@@ -82,7 +79,7 @@ func (b *binder) bindSetFunc(fc *pg.FuncCall) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		fn = exec.SeriesFunc(t, args)
+		fn = exec.SetFunc{Name: "generate_series", T: t, Args: args, Impl: exec.SeriesSet{T: t}}
 	} else if name == "generate_subscripts" {
 		f, err := b.subscriptsFunc(fc)
 		if err != nil {
@@ -113,46 +110,15 @@ func (b *binder) bindSetFunc(fc *pg.FuncCall) (expr.Expr, error) {
 }
 
 // arraySetFunc is unnest(array), one row an element, or
-// information_schema._pg_expandarray(array), one row (x, n) an element:
-// the element and its 1-based position, as PgJDBC's key queries read them.
+// information_schema._pg_expandarray(array), one row (x, n) an element
+// (exec.ArraySet).
 func arraySetFunc(name string, arg expr.Expr) exec.SetFunc {
-	et := types.Of(arg.Type().Elem)
-	t := et
-	if name == "_pg_expandarray" {
-		t = types.RecordOf(types.Field{Name: "x", T: et}, types.Field{Name: "n", T: types.TInt4})
+	impl := exec.ArraySet{Elem: types.Of(arg.Type().Elem), Expand: name == "_pg_expandarray"}
+	t := impl.Elem
+	if impl.Expand {
+		t = exec.ExpandType(impl.Elem)
 	}
-	return exec.SetFunc{Name: name, T: t, Args: []expr.Expr{arg}, Start: func(a []types.Datum, ec *expr.Ctx) (func() (types.Datum, bool), error) {
-		if a[0].Null {
-			return func() (types.Datum, bool) { return types.Datum{}, false }, nil
-		}
-		elems, null, err := types.SplitArrayText(a[0].S)
-		if err != nil {
-			return nil, err
-		}
-		i := 0
-		var bad error
-		next := func() (types.Datum, bool) {
-			if i >= len(elems) || bad != nil {
-				return types.Datum{}, false
-			}
-			k := i
-			i++
-			if name == "_pg_expandarray" {
-				return types.Datum{T: t, S: types.FormatRecord([]string{elems[k], itoa(k + 1)}, []bool{null[k], false})}, true
-			}
-			if null[k] {
-				return types.NullOf(et), true
-			}
-			d, err := types.ParseText(et, elems[k], ec.Loc)
-			if err != nil {
-				// Malformed elements cannot come out of a typed array.
-				bad = err
-				return types.Datum{}, false
-			}
-			return d, true
-		}
-		return next, nil
-	}}
+	return exec.SetFunc{Name: name, T: t, Args: []expr.Expr{arg}, Impl: impl}
 }
 
 // recordSetItem is a set-returning function of records in FROM
@@ -191,39 +157,7 @@ func (p *Planner) recordSetItem(fc *pg.FuncCall, alias *pg.Alias) (*fromItem, er
 		ts[i] = f.T
 	}
 	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (physical.Node, error) {
-		return &physical.RowSource{ColumnTypes: ts, Gen: func(ctx context.Context) ([][]types.Datum, error) {
-			one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
-			defer one.Release()
-			v, err := arg.Eval(p.ec, one)
-			if err != nil {
-				return nil, err
-			}
-			d := types.DatumAt(arg.Type(), v, 0)
-			v.Release()
-			next, err := fn.Start([]types.Datum{d}, p.ec)
-			if err != nil {
-				return nil, err
-			}
-			var rows [][]types.Datum
-			for rec, ok := next(); ok; rec, ok = next() {
-				vals, null, err := types.SplitRecordText(rec.S)
-				if err != nil {
-					return nil, err
-				}
-				row := make([]types.Datum, len(fields))
-				for i, f := range fields {
-					if null[i] {
-						row[i] = types.NullOf(f.T)
-						continue
-					}
-					if row[i], err = types.ParseText(f.T, vals[i], p.ec.Loc); err != nil {
-						return nil, err
-					}
-				}
-				rows = append(rows, row)
-			}
-			return rows, nil
-		}}, nil
+		return &physical.FunctionScan{Name: name, Args: fn.Args, Fn: fn.Impl.(exec.SetTable), ColumnTypes: ts}, nil
 	}}, nil
 }
 
@@ -254,27 +188,5 @@ func (b *binder) subscriptsFunc(fc *pg.FuncCall) (exec.SetFunc, error) {
 		}
 		args[i] = c
 	}
-	return exec.SetFunc{Name: "generate_subscripts", T: types.TInt4, Args: args, Start: func(a []types.Datum, _ *expr.Ctx) (func() (types.Datum, bool), error) {
-		n := 0 // strict: a NULL argument gives no rows
-		if !a[0].Null && !a[1].Null && a[1].I == 1 && (len(a) < 3 || !a[2].Null) {
-			elems, _, err := types.SplitArrayText(a[0].S)
-			if err != nil {
-				return nil, err
-			}
-			n = len(elems)
-		}
-		reverse := len(a) == 3 && a[2].I != 0
-		i := 0
-		return func() (types.Datum, bool) {
-			if i >= n {
-				return types.Datum{}, false
-			}
-			i++
-			v := i
-			if reverse {
-				v = n + 1 - i
-			}
-			return types.Int(types.TInt4, int64(v)), true
-		}, nil
-	}}, nil
+	return exec.SetFunc{Name: "generate_subscripts", T: types.TInt4, Args: args, Impl: exec.SubscriptsSet{}}, nil
 }
