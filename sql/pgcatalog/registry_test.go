@@ -163,3 +163,23 @@ func (fakeSource) NamespaceComment(context.Context, string) (string, bool, error
 	return "", false, nil
 }
 func (fakeSource) BackendPID() int32 { return 1 }
+
+func TestOptionsTable(t *testing.T) {
+	for _, c := range []struct {
+		in   types.Datum
+		want [][2]string // "" value stands for NULL
+	}{
+		{types.Datum{T: types.ArrayOf(types.Text), S: `{a=1,"b=x y",c}`}, [][2]string{{"a", "1"}, {"b", "x y"}, {"c", ""}}},
+		{types.NullOf(types.ArrayOf(types.Text)), nil},
+	} {
+		rows, err := OptionsTable{}.Rows([]types.Datum{c.in}, nil)
+		if err != nil || len(rows) != len(c.want) {
+			t.Fatalf("Rows(%q) = %v, %v", c.in.S, rows, err)
+		}
+		for i, r := range rows {
+			if r[0].S != c.want[i][0] || r[1].Null != (c.want[i][1] == "") || r[1].S != c.want[i][1] {
+				t.Errorf("Rows(%q)[%d] = %v, want %v", c.in.S, i, r, c.want[i])
+			}
+		}
+	}
+}

@@ -1,13 +1,11 @@
 package plan
 
 import (
-	"context"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	pg "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
@@ -232,7 +230,8 @@ func (b *binder) arrayCat(l, r expr.Expr, loc int32) (expr.Expr, error) {
 }
 
 // unnestItem is unnest(array) in FROM: one row per element. The argument
-// may refer to the enclosing query (psql's unnest(tc.reloptions)).
+// may refer to the enclosing query (psql's unnest(tc.reloptions)); the
+// scan evaluates it when it opens.
 func (p *Planner) unnestItem(fc *pg.FuncCall, table, col string) (*fromItem, error) {
 	if len(fc.Args) != 1 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "unnest of several arrays is not supported yet").WithPosition(pos(p.query, fc.Location))
@@ -249,35 +248,6 @@ func (p *Planner) unnestItem(fc *pg.FuncCall, table, col string) (*fromItem, err
 	et := types.Of(arg.Type().Elem)
 	cols := []scopeCol{{table: table, name: col, t: et}}
 	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (physical.Node, error) {
-		return &physical.RowSource{ColumnTypes: []types.T{et}, Gen: func(ctx context.Context) ([][]types.Datum, error) {
-			one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
-			defer one.Release()
-			v, err := arg.Eval(p.ec, one)
-			if err != nil {
-				return nil, err
-			}
-			d := types.DatumAt(arg.Type(), v, 0)
-			v.Release()
-			if d.Null {
-				return nil, nil
-			}
-			elems, null, err := types.SplitArrayText(d.S)
-			if err != nil {
-				return nil, err
-			}
-			rows := make([][]types.Datum, len(elems))
-			for i, s := range elems {
-				if null[i] {
-					rows[i] = []types.Datum{types.NullOf(et)}
-					continue
-				}
-				e, err := types.ParseText(et, s, p.ec.Loc)
-				if err != nil {
-					return nil, err
-				}
-				rows[i] = []types.Datum{e}
-			}
-			return rows, nil
-		}}, nil
+		return &physical.FunctionScan{Name: "unnest", Args: []expr.Expr{arg}, Fn: exec.ArraySet{Elem: et}, ColumnTypes: []types.T{et}}, nil
 	}}, nil
 }

@@ -1,22 +1,18 @@
 package plan
 
 import (
-	"context"
-	"strings"
-
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	pg "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/pgcatalog"
 	"github.com/loamdb/loam/types"
 )
 
 // optionsItem is pg_options_to_table(options text[]) in FROM: an
 // options array's name=value elements as rows (option_name,
-// option_value), for psql's \des+ and \dew+.
+// option_value), for psql's \des+ and \dew+ (pgcatalog.OptionsTable).
 func (p *Planner) optionsItem(fc *pg.FuncCall, alias *pg.Alias) (*fromItem, error) {
 	b := &binder{p: p, where: "functions in FROM"}
 	arg, err := b.bind(fc.Args[0])
@@ -40,36 +36,6 @@ func (p *Planner) optionsItem(fc *pg.FuncCall, alias *pg.Alias) (*fromItem, erro
 	ts := []types.T{types.TText, types.TText}
 	cols := []scopeCol{{table: table, name: names[0], t: ts[0]}, {table: table, name: names[1], t: ts[1]}}
 	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (physical.Node, error) {
-		return &physical.RowSource{ColumnTypes: ts, Gen: func(ctx context.Context) ([][]types.Datum, error) {
-			one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
-			defer one.Release()
-			v, err := arg.Eval(p.ec, one)
-			if err != nil {
-				return nil, err
-			}
-			d := types.DatumAt(at, v, 0)
-			v.Release()
-			if d.Null {
-				return nil, nil
-			}
-			elems, null, err := types.SplitArrayText(d.S)
-			if err != nil {
-				return nil, err
-			}
-			var rows [][]types.Datum
-			for i, e := range elems {
-				if null[i] {
-					continue
-				}
-				// An option without "=" has a NULL value, as in PostgreSQL.
-				n, val, ok := strings.Cut(e, "=")
-				value := types.NullOf(types.TText)
-				if ok {
-					value = dText(val)
-				}
-				rows = append(rows, []types.Datum{dText(n), value})
-			}
-			return rows, nil
-		}}, nil
+		return &physical.FunctionScan{Name: "pg_options_to_table", Args: []expr.Expr{arg}, Fn: pgcatalog.OptionsTable{}, ColumnTypes: ts}, nil
 	}}, nil
 }
