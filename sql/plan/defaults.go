@@ -79,6 +79,7 @@ func (p *Planner) BindDefault(text string, t types.T) (expr.Expr, error) {
 	}
 	// Bound by a planner of its own text, so positions point into it.
 	dp := New(p.ctx, p.cat, p.ec, "SELECT "+text, nil, nil)
+	dp.deps = p.deps
 	b := &binder{p: dp, where: whereDefault}
 	n := sel.TargetList[0].GetResTarget().Val
 	e, err := b.bind(n)

@@ -672,7 +672,7 @@ func rewriteWith(e expr.Expr, f func(*expr.Col) expr.Expr, pre func(expr.Expr) (
 			return nil
 		case *expr.Col:
 			return f(x)
-		case *expr.Const, *paramRef:
+		case *expr.Const, *paramRef, *expr.Param, *expr.OuterRef:
 			return x
 		case *expr.Compare:
 			return &expr.Compare{Op: x.Op, L: rw(x.L), R: rw(x.R)}

@@ -41,7 +41,7 @@ func (p *Planner) PlanView(name, text string) (*Query, error) {
 	if vc, ok := cat.(ViewCataloger); ok {
 		cat = vc.ViewCatalog()
 	}
-	f := &Planner{ctx: p.ctx, cat: cat, ec: p.ec, query: text, NoParams: true, reg: p.reg, viewDepth: p.viewDepth + 1}
+	f := &Planner{ctx: p.ctx, cat: cat, ec: p.ec, query: text, NoParams: true, reg: p.reg, viewDepth: p.viewDepth + 1, deps: p.deps}
 	q, err := f.Select(stmts[0].Node.GetSelectStmt())
 	if err != nil {
 		return nil, noPosition(err)
