@@ -68,7 +68,7 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 	// the WHERE for pruning.
 	var one *TableInfo
 	if len(s.FromClause) == 1 && s.FromClause[0].GetRangeVar() != nil && p.lookupCTE(s.FromClause[0].GetRangeVar()) == nil &&
-		lookupVirtual(s.FromClause[0].GetRangeVar().Schemaname, s.FromClause[0].GetRangeVar().Relname) == nil {
+		p.lookupVirtual(s.FromClause[0].GetRangeVar().Schemaname, s.FromClause[0].GetRangeVar().Relname) == nil {
 		rv := s.FromClause[0].GetRangeVar()
 		ti, err := p.fromTable(rv)
 		switch {
