@@ -157,3 +157,34 @@ func TestSubqueryValueAtPlanning(t *testing.T) {
 		t.Errorf("after an insert: %s, want [[1] [2]]", got)
 	}
 }
+
+// TestKeptSubqueryInBlock: inside a transaction block the subqueries of
+// a kept plan read the block's own rows, and after ROLLBACK no longer;
+// the plan serves all three executions.
+func TestKeptSubqueryInBlock(t *testing.T) {
+	e := openEngine(t)
+	s := newSession(t, e)
+	mustRun(t, s, "CREATE TABLE t (id INT)")
+	mustRun(t, s, "INSERT INTO t VALUES (1), (2)")
+	mustRun(t, s, "CREATE TABLE u (id INT)")
+	mustRun(t, s, "INSERT INTO u VALUES (1)")
+	st := prepareOne(t, s, "SELECT id, (SELECT count(*) FROM u) FROM t WHERE id IN (SELECT id FROM u) ORDER BY id")
+	planned := int64(0)
+	run := func(step, want string) {
+		t.Helper()
+		before := engine.Plannings(e)
+		if got := rowsOf(t, s, st); got != want {
+			t.Errorf("%s: got %s, want %s", step, got, want)
+		}
+		planned += engine.Plannings(e) - before
+	}
+	run("first", "[[1 1]]")
+	mustRun(t, s, "BEGIN")
+	mustRun(t, s, "INSERT INTO u VALUES (2)")
+	run("in the block", "[[1 2] [2 2]]")
+	mustRun(t, s, "ROLLBACK")
+	run("after ROLLBACK", "[[1 1]]")
+	if planned != 0 {
+		t.Errorf("executions of the prepared statement planned %d times, want 0", planned)
+	}
+}
