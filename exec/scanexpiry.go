@@ -28,6 +28,9 @@ type Expiry struct {
 	Column string
 	Type   types.T
 	Cutoff time.Time
+	// Retention, when set, is the rule Cutoff comes from: a plan run
+	// again takes the cutoff at its run's now() (physical.Scan.SpecOf).
+	Retention *maint.Retention
 }
 
 // keepFrom is the first value of the column's storage that is kept.

@@ -19,9 +19,13 @@ import (
 )
 
 // Env is what operators need beyond the plan: the statement's
-// evaluation context.
+// evaluation context (with its parameter values), and where scans of a
+// table's current state find that state.
 type Env struct {
 	Ec *expr.Ctx
+	// Tables, when set, resolves the state of the tables the plan scans
+	// as of the build (tables.go); nil reads the state the planner saw.
+	Tables Tables
 }
 
 // Build makes the operators of the plan under n.
@@ -109,7 +113,11 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 	ec := b.env.Ec
 	switch x := n.(type) {
 	case *physical.Scan:
-		return exec.NewScan(x.Spec()), nil
+		src, err := b.source(ctx, x.Source)
+		if err != nil {
+			return nil, err
+		}
+		return exec.NewScan(x.SpecOf(src, ec)), nil
 	case *physical.Values:
 		return exec.NewValues(x.Rows, x.ColumnTypes, ec), nil
 	case *physical.RowSource:
@@ -176,7 +184,7 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 			}
 			return b.child(nil, nil).build(ctx, n)
 		}
-		return exec.NewApply(x.Kind, left, x.InnerTypes, inner, x.KeyCols, x.On, ec), nil
+		return exec.NewApply(x.Kind, left, x.InnerTypes, inner, x.KeyCols, x.On, ec, x.Frame), nil
 	case *physical.UnionAll:
 		ins, err := b.inputs(ctx, x.Inputs...)
 		if err != nil {
@@ -192,7 +200,9 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 	case *physical.Widen:
 		return exec.NewWiden(ins[0], x.Positions, x.All), nil
 	case *physical.Filter:
-		return exec.NewFilter(ins[0], x.Pred, ec), nil
+		// The run's parameters and moment as constants: the comparison
+		// and pattern fast paths want them.
+		return exec.NewFilter(ins[0], expr.BindRun(x.Pred, ec), ec), nil
 	case *physical.Project:
 		return exec.NewProject(ins[0], x.Exprs, ec), nil
 	case *physical.Insert:
@@ -211,6 +221,14 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 		}
 		return exec.NewSort(ins[0], x.Keys, ec), nil
 	case *physical.Limit:
+		if x.Count != nil || x.Skip != nil {
+			limit, offset, err := runLimits(x, ec)
+			if err != nil {
+				ins[0].Close()
+				return nil, err
+			}
+			return exec.NewLimit(ins[0], limit, offset), nil
+		}
 		if x.Ties != nil {
 			return exec.NewLimitWithTies(ins[0], max(x.Limit, 0), x.Offset, x.Ties), nil
 		}

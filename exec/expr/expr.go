@@ -30,10 +30,16 @@ type Ctx struct {
 	// Stmt is the statement's start, for statement_timestamp(); zero
 	// means Now.
 	Stmt time.Time
+	// Params are the execution's bound parameter values, $1 first (see
+	// Param); nil while a statement is only being described.
+	Params []types.Datum
 	// Writer is where a statement's sinks write rows: the storage layer's
 	// side of the statement, which the session ends (exec.NewInsert).
 	// Nil for a statement that writes nothing.
 	Writer link.Writer
+	// Outer is the row of each enclosing query a correlated subquery or a
+	// LATERAL item is being run for, innermost first (see OuterRef).
+	Outer *OuterRow
 }
 
 // Expr is a scalar expression over the columns of an input batch. Eval

@@ -3,6 +3,7 @@ package physical
 import (
 	"iter"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
@@ -15,14 +16,19 @@ import (
 )
 
 // ScanSource is the table state a scan reads: the table pinned at a
-// snapshot and the write log's rows beyond it. It is one field so that it
-// can later become a reference the builder resolves at run time.
+// snapshot and the write log's rows beyond it, as the planner saw them.
 type ScanSource struct {
 	Store *icetable.Store
 	Table *table.Table
 	// Tail, when set, yields rows beyond the snapshot (the write log's
 	// committed rows), read after the files.
 	Tail iter.Seq2[arrow.RecordBatch, error]
+	// Current marks a scan of the table's current state (not a branch,
+	// tag or time-travel snapshot): the builder reads the state current
+	// when the plan runs (build.Env.Tables), so that a kept plan sees the
+	// rows written since it was made. NS and Name are the table's.
+	Current  bool
+	NS, Name string
 }
 
 // Scan reads some columns of one table. Prune is a predicate over the
@@ -65,20 +71,32 @@ func (s *Scan) Explain() Explained {
 
 // Spec is the exec scan the node describes: Prune converted to Iceberg's
 // filter and the row-group predicates.
-func (s *Scan) Spec() exec.TableScan {
-	spec := exec.TableScan{Store: s.Source.Store, Table: s.Source.Table, Tail: s.Source.Tail, Expiry: s.Expiry,
+func (s *Scan) Spec() exec.TableScan { return s.SpecOf(s.Source, nil) }
+
+// SpecOf is Spec reading src, with the parameters of Prune bound to their
+// values in ec (pruning compares columns with constants).
+func (s *Scan) SpecOf(src ScanSource, ec *expr.Ctx) exec.TableScan {
+	spec := exec.TableScan{Store: src.Store, Table: src.Table, Tail: src.Tail, Expiry: s.Expiry,
 		Columns: s.Columns, Types: s.ColumnTypes}
+	if x := s.Expiry; x != nil && x.Retention != nil && ec != nil && !ec.Now.IsZero() {
+		at := *x
+		at.Cutoff = x.Retention.Cutoff(ec.Now)
+		spec.Expiry = &at
+	}
 	if s.Prune != nil {
-		spec.Filter = ice.Pushdown(s.Prune, s.Names)
-		spec.RowGroupPreds = ice.RangePreds(s.Prune, s.Names)
+		prune := expr.BindRun(s.Prune, ec)
+		spec.Filter = ice.Pushdown(prune, s.Names)
+		spec.RowGroupPreds = ice.RangePreds(prune, s.Names)
 	}
 	return spec
 }
 
-// PruneFilter is Prune as the Iceberg filter files are pruned by.
+// PruneFilter is Prune as the Iceberg filter files are pruned by. Parts
+// computed per run (now() - interval '1 day') show with this moment's
+// value; parameters, which have none here, prune nothing.
 func (s *Scan) PruneFilter() iceberg.BooleanExpression {
 	if s.Prune == nil {
 		return nil
 	}
-	return ice.Pushdown(s.Prune, s.Names)
+	return ice.Pushdown(expr.BindRun(s.Prune, &expr.Ctx{Loc: time.UTC, Now: time.Now()}), s.Names)
 }

@@ -33,6 +33,9 @@ type Statement struct {
 	// multi: one of several statements of a Query, which PostgreSQL runs
 	// as an implicit transaction block (see refuseInBlock).
 	multi bool
+	// kept is the statement's plan, made once and reused by its
+	// executions while valid (plancache.go).
+	kept *keptPlan
 }
 
 // CopyInfo describes a COPY statement's data stream.

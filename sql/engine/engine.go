@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -57,6 +58,8 @@ type Engine struct {
 	missing missingTables
 	// missingViews likewise for views, looked up where no table is.
 	missingViews missingTables
+	// plannings counts the SELECTs and INSERTs planned (plancache.go).
+	plannings atomic.Int64
 }
 
 // prepared is what Execute needs to run a statement again.
@@ -140,6 +143,10 @@ type catalog struct {
 	e     *Engine
 	s     *Session
 	views []*link.View
+	// deps, when set, records each Table lookup, and current the tables
+	// found, for a kept plan (plancache.go).
+	deps    *[]tableDep
+	current map[link.Key]*plan.TableInfo
 }
 
 func (s *Session) catalog() *catalog { return &catalog{e: s.eng, s: s} }
@@ -154,7 +161,10 @@ func (c *catalog) release() {
 	c.views = nil
 }
 
-func (c *catalog) Table(ctx context.Context, schema, name string) (*plan.TableInfo, error) {
+func (c *catalog) Table(ctx context.Context, schema, name string) (ti *plan.TableInfo, err error) {
+	if c.deps != nil {
+		defer func() { c.note(schema, name, ti, err) }()
+	}
 	var search []string
 	if schema != "" {
 		search = []string{schema}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/build"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
@@ -64,9 +65,10 @@ func (s *Session) prepare(ctx context.Context, query string, paramOIDs []uint32,
 			continue
 		}
 		cat := s.catalog()
+		cat.recordDeps()
 		p := plan.New(ctx, cat, s.exprCtx(), query, append([]types.T(nil), paramTypes...), nil)
 		p.NoParams = simple
-		cols, err := s.describe(ctx, p, ps, cat)
+		cols, err := s.describe(ctx, p, ps, cat, st)
 		if cs := ps.Node.GetCopyStmt(); cs != nil && err == nil {
 			st.Copy, err = s.prepareCopy(ctx, cs, p, cat)
 		}
@@ -133,24 +135,27 @@ func (s *Session) exprCtx() *expr.Ctx {
 }
 
 // describe plans a statement without running it, for its result columns
-// and parameter types.
-func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statement, cat *catalog) ([]Column, error) {
+// and parameter types. A SELECT's or INSERT's plan is kept for its
+// executions (plancache.go) when it may serve them.
+func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statement, cat *catalog, st *Statement) ([]Column, error) {
 	switch n := ps.Node.Node.(type) {
 	case *pg.Node_SelectStmt:
 		if n.SelectStmt.IntoClause != nil {
 			return nil, nil // SELECT … INTO returns no rows
 		}
-		q, err := p.Select(n.SelectStmt)
+	}
+	switch ps.Node.Node.(type) {
+	case *pg.Node_SelectStmt, *pg.Node_InsertStmt:
+		k, err := s.planKept(ctx, p, ps.Node, cat)
 		if err != nil {
 			return nil, err
 		}
-		return columns(q), nil
-	case *pg.Node_InsertStmt:
-		q, err := p.Insert(n.InsertStmt)
-		if err != nil || len(q.Columns) == 0 {
-			return nil, err
+		if p.Reusable() {
+			st.kept = k
 		}
-		return columns(q), nil
+		return k.cols, nil
+	}
+	switch n := ps.Node.Node.(type) {
 	case *pg.Node_VariableShowStmt:
 		return s.showColumns(n.VariableShowStmt), nil
 	case *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
@@ -230,6 +235,9 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 	if len(params) < len(st.ParamTypes) {
 		return nil, pgerr.New(pgerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(st.ParamTypes))
 	}
+	if c, ok, err := s.executeKept(ctx, st, params); ok {
+		return c, err
+	}
 	// Positions are relative to the whole query string.
 	cat := s.catalog()
 	p := plan.New(ctx, cat, s.exprCtx(), st.prep.query, append([]types.T(nil), st.ParamTypes...), params)
@@ -244,30 +252,10 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 			defer cat.release()
 			return s.createTableAs(ctx, p, into, n.SelectStmt, false, nil, st.prep.query)
 		}
-		q, err := p.Select(n.SelectStmt)
-		if err != nil {
-			cat.release()
-			return nil, err
-		}
-		cols := columns(q)
-		if st.Columns != nil && !sameResult(st.Columns, cols) {
-			// The client decodes rows by the RowDescription it got for the
-			// statement (pgx caches it): rows of another shape would be
-			// misread, so refuse as PostgreSQL does.
-			cat.release() // the plan was never opened: nothing else to free
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "cached plan must not change result type")
-		}
-		root, err := q.Build(ctx)
-		if err != nil {
-			cat.release()
-			return nil, err
-		}
-		return s.queryCursor(ctx, cols, root, cat.release)
+		cat.release()
+		return nil, fmt.Errorf("engine: SELECT not run from its kept plan") // executeKept runs it
 	case *pg.Node_ExplainStmt:
 		return s.explain(ctx, p, n.ExplainStmt, cat.release)
-	case *pg.Node_InsertStmt:
-		defer cat.release()
-		return s.insert(ctx, st, p, n.InsertStmt)
 	case *pg.Node_CreateStmt:
 		return s.createTable(ctx, n.CreateStmt, ps, st.prep.query)
 	case *pg.Node_CreateTableAsStmt:
@@ -370,6 +358,54 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return s.executeSQL(ctx, n.ExecuteStmt, st.prep.query)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", parse.StmtName(ps.Node))
+}
+
+// executeKept runs a SELECT (but SELECT … INTO) or an INSERT from the
+// statement's kept plan, or from a new one (plancache.go); ok is false
+// for other statements.
+func (s *Session) executeKept(ctx context.Context, st *Statement, params []types.Datum) (c *Cursor, ok bool, err error) {
+	ps := st.prep.stmt
+	switch n := ps.Node.Node.(type) {
+	case *pg.Node_SelectStmt:
+		if n.SelectStmt.IntoClause != nil || ps.Ref != nil {
+			return nil, false, nil
+		}
+	case *pg.Node_InsertStmt:
+		if ps.Ref != nil {
+			return nil, false, nil
+		}
+	default:
+		return nil, false, nil
+	}
+	k, reused, err := s.keptFor(ctx, st, params)
+	if err != nil {
+		return nil, true, err
+	}
+	if st.Columns != nil && !sameResult(st.Columns, k.cols) {
+		// The client decodes rows by the RowDescription it got for the
+		// statement (pgx caches it): rows of another shape would be
+		// misread, so refuse as PostgreSQL does.
+		k.cat.release() // the plan was never opened: nothing else to free
+		return nil, true, pgerr.New(pgerr.FeatureNotSupported, "cached plan must not change result type")
+	}
+	k.busy = true
+	done := func() {
+		k.cat.release()
+		k.busy = false
+	}
+	env := k.env(reused)
+	if k.ins {
+		defer done()
+		c, err := s.runInsert(ctx, k.q, env)
+		return c, true, err
+	}
+	root, err := build.Build(ctx, k.q.Root, env)
+	if err != nil {
+		done()
+		return nil, true, err
+	}
+	c, err = s.queryCursor(ctx, k.cols, root, done)
+	return c, true, err
 }
 
 // Deallocates says whether st drops prepared statements once executed:

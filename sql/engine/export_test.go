@@ -21,3 +21,6 @@ func ForgetViewReads(ctx context.Context, e *Engine, ns, name string) error {
 	}
 	return e.meta.CreateView(ctx, ns, name, v)
 }
+
+// Plannings is how many SELECTs and INSERTs e has planned.
+func Plannings(e *Engine) int64 { return e.plannings.Load() }

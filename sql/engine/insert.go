@@ -9,26 +9,17 @@ import (
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/build"
 	"github.com/loamdb/loam/exec/physical"
-	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/link"
-	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
-// insert runs an INSERT: the planner plans it (plan.Insert), and its
-// sink writes through the statement's writer, which goes into the plan's
-// execution context. The RETURNING rows are held in
-// memory until the statement has ended, so a client sees none of a
-// statement that fails. The tag is INSERT's.
-func (s *Session) insert(ctx context.Context, st *Statement, p *plan.Planner, ins *pg.InsertStmt) (*Cursor, error) {
-	q, err := p.Insert(ins)
-	if err != nil {
-		return nil, err
-	}
+// runInsert runs an INSERT the planner planned (plan.Insert), kept by its
+// statement (plancache.go) and built with env: its sink writes through
+// the statement's writer, which goes into the plan's execution context.
+// The RETURNING rows are held in memory until the statement has ended, so
+// a client sees none of a statement that fails. The tag is INSERT's.
+func (s *Session) runInsert(ctx context.Context, q *plan.Query, env build.Env) (*Cursor, error) {
 	cols := columns(q)
-	if st.Columns != nil && !sameResult(st.Columns, cols) {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "cached plan must not change result type")
-	}
 	var recs []arrow.RecordBatch
 	release := func() {
 		releaseAll(recs)
@@ -36,9 +27,9 @@ func (s *Session) insert(ctx context.Context, st *Statement, p *plan.Planner, in
 	}
 	count, err := s.writing(ctx, func(w link.Writer) (int64, error) {
 		if len(q.Columns) == 0 {
-			return runWrite(ctx, q.Root, q.Env(), w, nil)
+			return runWrite(ctx, q.Root, env, w, nil)
 		}
-		return runWrite(ctx, q.Root, q.Env(), w, &recs)
+		return runWrite(ctx, q.Root, env, w, &recs)
 	})
 	if err != nil {
 		release()
@@ -48,7 +39,7 @@ func (s *Session) insert(ctx context.Context, st *Statement, p *plan.Planner, in
 	if len(q.Columns) == 0 {
 		return &Cursor{tag: tag, sess: s}, nil
 	}
-	out, err := build.Build(ctx, &physical.Batches{ColumnTypes: q.Root.Types(), Recs: recs}, q.Env())
+	out, err := build.Build(ctx, &physical.Batches{ColumnTypes: q.Root.Types(), Recs: recs}, env)
 	if err != nil {
 		release()
 		return nil, err

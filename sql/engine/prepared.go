@@ -18,7 +18,8 @@ import (
 // and DEALLOCATE looks here first (see Cursor.Deallocated).
 
 // prepareSQL runs PREPARE: the statement is planned now, for its errors,
-// parameter types and result columns, and again at each EXECUTE.
+// parameter types and result columns; EXECUTE runs the plan kept then,
+// or plans again where it cannot (plancache.go).
 func (s *Session) prepareSQL(ctx context.Context, n *pg.PrepareStmt, ps parse.Statement, query string) (*Cursor, error) {
 	if _, dup := s.sqlPrepared[n.Name]; dup {
 		return nil, pgerr.New(pgerr.DuplicatePreparedStatement, "prepared statement %q already exists", n.Name)
@@ -34,8 +35,9 @@ func (s *Session) prepareSQL(ctx context.Context, n *pg.PrepareStmt, ps parse.St
 	inner := parse.Statement{Text: ps.Text, Offset: ps.Offset, Node: n.Query}
 	st := &Statement{Query: ps.Text, prep: prepared{stmt: inner, query: query}}
 	cat := s.catalog()
+	cat.recordDeps()
 	p := plan.New(ctx, cat, s.exprCtx(), query, paramTypes, nil)
-	cols, err := s.describe(ctx, p, inner, cat)
+	cols, err := s.describe(ctx, p, inner, cat, st)
 	cat.release()
 	if err != nil {
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/agg"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/pgerr"
@@ -184,33 +183,14 @@ type paramRef struct {
 
 // Type is Unknown until a context types the parameter, so that operators
 // resolve it like an untyped literal.
-func (e *paramRef) Type() types.T  { return e.p.ParamTypes[e.n-1] }
-func (e *paramRef) String() string { return "$" + strconv.Itoa(e.n) }
-func (e *paramRef) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, error) {
-	t := e.Type()
-	if t.Kind == types.Unknown {
-		t = types.TText
-	}
-	return (&expr.Const{D: e.p.paramValue(e.n, t)}).Eval(c, b)
-}
+func (e *paramRef) Type() types.T   { return e.p.ParamTypes[e.n-1] }
+func (e *paramRef) String() string  { return "$" + strconv.Itoa(e.n) }
+func (e *paramRef) ParamIndex() int { return e.n }
 
-func (p *Planner) paramValue(n int, t types.T) types.Datum {
-	if p.params == nil || n > len(p.params) {
-		return types.NullOf(t)
-	}
-	d := p.params[n-1]
-	if d.Null {
-		return types.NullOf(t)
-	}
-	if d.T.Kind == types.Unknown {
-		d.T = types.TText
-	}
-	if d.T.Kind != t.Kind || d.T.Elem != t.Elem {
-		if v, err := expr.CastDatum(d, t, p.ec.Loc); err == nil {
-			return v
-		}
-	}
-	return d
+// Eval reads the value bound at execution, as expr.Param does: a plan
+// holds no parameter values.
+func (e *paramRef) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, error) {
+	return (&expr.Param{N: e.n, T: e.Type()}).Eval(c, b)
 }
 
 func (b *binder) errAt(err *pgerr.Error, loc int32) error {
@@ -237,7 +217,10 @@ func (b *binder) coerce(e expr.Expr, t types.T, loc int32) (expr.Expr, error) {
 			// An array keeps its element type: $1::int[] is an int4[] parameter.
 			b.p.ParamTypes[x.n-1] = types.T{Kind: t.Kind, Width: -1, Elem: t.Elem}
 		}
-		if xt := x.Type(); xt.Kind == t.Kind && xt.Elem == t.Elem {
+		// The parameter's type has no typmod; $1::numeric(5,2) is a
+		// numeric parameter cast to the column's numeric(5,2), as it is
+		// when the parameter comes typed.
+		if xt := x.Type(); xt.Kind == t.Kind && xt.Elem == t.Elem && (t.Width < 0 || xt.Width == t.Width) {
 			return x, nil
 		}
 		return &expr.Cast{Arg: x, T: t}, nil
@@ -405,12 +388,20 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 		if err != nil {
 			return types.Datum{}, err
 		}
-		switch e.(type) {
-		case *expr.Const, *paramRef:
+		arg := e
+		if c, ok := arg.(*expr.Cast); ok {
+			arg = c.Arg // an outer integer column, cast to float8
+		}
+		switch x := arg.(type) {
+		case *expr.Const, *paramRef, *expr.Param:
+		case *expr.OuterRef:
+			if x != e && !x.T.IsNumeric() {
+				return types.Datum{}, at(pgerr.New(pgerr.FeatureNotSupported, "the fraction of %s must be a constant", name))
+			}
 		default:
 			return types.Datum{}, at(pgerr.New(pgerr.FeatureNotSupported, "the fraction of %s must be a constant", name))
 		}
-		d, err := exec.EvalConst(b.p.ec, e)
+		d, err := b.p.evalConst(e)
 		if err != nil {
 			return types.Datum{}, at(pgerr.From(err))
 		}
@@ -651,7 +642,9 @@ func (b *binder) bindNode(n *pg.Node) (expr.Expr, error) {
 			b.p.ParamTypes = append(b.p.ParamTypes, types.TUnknown)
 		}
 		if t := b.p.ParamTypes[k-1]; t.Kind != types.Unknown {
-			return &expr.Const{D: b.p.paramValue(k, t)}, nil
+			// Read at run time (Ctx.Params): the plan does not depend on
+			// the values, so one plan serves every execution.
+			return &expr.Param{N: k, T: t}, nil
 		}
 		return &paramRef{p: b.p, n: k}, nil
 	case n.GetAIndirection() != nil:

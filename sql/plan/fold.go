@@ -12,7 +12,7 @@ import (
 // fold evaluates once, at planning, each subexpression of e that reads no
 // column: `ts >= now() - interval '1 day'` compares ts with a constant,
 // which the scan can prune files by and the filter need not recompute for
-// every row. Volatile functions, parameters not yet bound and anything
+// every row. Volatile functions, parameters and anything
 // that fails to evaluate (it may not be reached at run time) stay as they
 // are.
 func (p *Planner) fold(e expr.Expr) expr.Expr {
@@ -33,6 +33,12 @@ func (p *Planner) fold(e expr.Expr) expr.Expr {
 		if err != nil {
 			return nil, false
 		}
+		if p.readsMoment(x, d) {
+			// now() - interval '1 day' is computed when the plan runs, so a
+			// kept plan serves every execution; scan pruning still gets a
+			// constant (expr.BindRun, when the scan is built).
+			return nil, false
+		}
 		return &expr.Const{D: d}, true
 	})
 	if !ok {
@@ -42,10 +48,10 @@ func (p *Planner) fold(e expr.Expr) expr.Expr {
 }
 
 func (p *Planner) foldable(x expr.Expr) bool {
-	s := x.String()
-	if p.params == nil && strings.Contains(s, "$") {
-		return false
+	if expr.HasParams(x) || expr.HasOuterRefs(x) {
+		return false // read at run time: the plan serves every execution (every outer row)
 	}
+	s := x.String()
 	for _, v := range []string{"random(", "clock_timestamp(", "timeofday(", "gen_random_uuid(", "nextval(", "setval(", "currval(", "lastval(",
 		"pg_sleep(", "set_config(", "current_setting("} {
 		if strings.Contains(s, v) {

@@ -95,7 +95,8 @@ type sortNode struct {
 type limitNode struct {
 	in            node
 	limit, offset int64
-	ties          []int // WITH TIES: the sort key columns
+	ties          []int     // WITH TIES: the sort key columns
+	count, skip   expr.Expr // LIMIT, OFFSET read at run time (physical.Limit)
 }
 
 func (n *scanNode) inputs() []*node        { return nil }
@@ -143,6 +144,9 @@ func (n *sortNode) describe() string {
 }
 func (n *limitNode) describe() string {
 	s := fmt.Sprintf("Limit %d offset %d", n.limit, n.offset)
+	if n.count != nil || n.skip != nil {
+		s = fmt.Sprintf("Limit %v offset %v", n.count, n.skip)
+	}
 	if n.ties != nil {
 		s += " with ties"
 	}
@@ -229,7 +233,7 @@ func topN(n node) node {
 	for _, in := range n.inputs() {
 		*in = topN(*in)
 	}
-	if l, ok := n.(*limitNode); ok && l.limit >= 0 && l.ties == nil {
+	if l, ok := n.(*limitNode); ok && l.limit >= 0 && l.ties == nil && l.count == nil && l.skip == nil {
 		if s, ok := l.in.(*sortNode); ok {
 			s.topN = max(l.limit+l.offset, 1)
 		}
@@ -281,7 +285,7 @@ func (p *Planner) lower(n node) (physical.Node, error) {
 	case *sortNode:
 		return &physical.Sort{In: ins[0], Keys: x.keys, TopN: x.topN}, nil
 	case *limitNode:
-		return &physical.Limit{In: ins[0], Limit: x.limit, Offset: x.offset, Ties: x.ties}, nil
+		return &physical.Limit{In: ins[0], Limit: x.limit, Offset: x.offset, Ties: x.ties, Count: x.count, Skip: x.skip}, nil
 	}
 	return nil, fmt.Errorf("plan: no operator for %T", n)
 }

@@ -3,7 +3,6 @@ package plan
 import (
 	"errors"
 
-	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/agg"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/pgerr"
@@ -37,7 +36,7 @@ func (b *binder) percentileFraction(a *agg.Agg, e expr.Expr, n *pg.Node, undefin
 	// Bound again with no columns in scope: does it use any?
 	noCols := &binder{p: b.p, sc: newScope(nil), where: b.where, inAgg: true}
 	if _, err := noCols.bind(n); err == nil {
-		d, err := exec.EvalConst(b.p.ec, e)
+		d, err := b.p.evalConst(e)
 		if err != nil {
 			return b.errAt(pgerr.From(err), nodeLocation(n))
 		}

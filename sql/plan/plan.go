@@ -16,6 +16,7 @@ import (
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/sql/parse"
+	"github.com/loamdb/loam/sql/pgcatalog"
 	"github.com/loamdb/loam/storage/icetable"
 	"github.com/loamdb/loam/types"
 )
@@ -44,6 +45,8 @@ type TableInfo struct {
 	// Ref is the branch or tag a name "t@ref" reads and writes
 	// (timetravel.go); Table is then pinned to its snapshot.
 	Ref string
+	// Travel marks a table read as of a snapshot (FOR … AS OF).
+	Travel bool
 }
 
 // Catalog resolves table names for the planner.
@@ -74,10 +77,12 @@ type Planner struct {
 	cat   Catalog
 	ec    *expr.Ctx
 	query string
-	// Params are $1..$n: their types (inferred when unknown) and, when
-	// executing, their values.
+	// ParamTypes are $1..$n's types (inferred when unknown). Their
+	// values, when executing, are ec.Params (params.go).
 	ParamTypes []types.T
-	params     []types.Datum
+	// deps records what the plan depends on beyond the statement text
+	// and catalog, shared by the planners of one statement (params.go).
+	deps *planDeps
 	// NoParams is set for a simple-protocol Query, whose statements have
 	// no parameters: a $n there is an error, as in PostgreSQL.
 	NoParams bool
@@ -93,8 +98,9 @@ type Planner struct {
 	// inFrom: the planner plans one FROM item with the items left of it
 	// as its lateral outer row (lateral.go).
 	inFrom bool
-	// reg maps OIDs to names for regclass and regtype, read once a query.
-	reg *regMaps
+	// reg is the emulated catalog as this query sees it (catalogs), made
+	// on first use and passed on to the planners of views and subqueries.
+	reg *pgcatalog.Session
 	// viewDepth counts the views being expanded around this planner.
 	viewDepth int
 	// rels numbers the base tables of FROM (scopeCol.rel).
@@ -106,9 +112,17 @@ type Planner struct {
 }
 
 // New starts a planner. paramTypes may be extended as $n are found;
-// params is nil when only preparing (describing) a statement.
+// params is nil when only preparing (describing) a statement. The plan
+// reads parameter values at run time from the expr.Ctx it is run with;
+// params given here are those a planning-time evaluation reads (see
+// UsesParamValues).
 func New(ctx context.Context, cat Catalog, ec *expr.Ctx, query string, paramTypes []types.T, params []types.Datum) *Planner {
-	return &Planner{ctx: ctx, cat: cat, ec: ec, query: query, ParamTypes: paramTypes, params: params}
+	if params != nil {
+		withParams := *ec
+		withParams.Params = params
+		ec = &withParams
+	}
+	return &Planner{ctx: ctx, cat: cat, ec: ec, query: query, ParamTypes: paramTypes, deps: &planDeps{}}
 }
 
 // Column is one output column of a query.

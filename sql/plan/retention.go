@@ -28,7 +28,7 @@ func (p *Planner) expiry(ti *TableInfo) *exec.Expiry {
 			if p.ec != nil && !p.ec.Now.IsZero() {
 				now = p.ec.Now
 			}
-			return &exec.Expiry{Column: c, Type: ti.Types[i], Cutoff: r.Cutoff(now)}
+			return &exec.Expiry{Column: c, Type: ti.Types[i], Cutoff: r.Cutoff(now), Retention: &r}
 		}
 	}
 	return nil

@@ -68,7 +68,7 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 	// the WHERE for pruning.
 	var one *TableInfo
 	if len(s.FromClause) == 1 && s.FromClause[0].GetRangeVar() != nil && p.lookupCTE(s.FromClause[0].GetRangeVar()) == nil &&
-		lookupVirtual(s.FromClause[0].GetRangeVar().Schemaname, s.FromClause[0].GetRangeVar().Relname) == nil {
+		p.lookupVirtual(s.FromClause[0].GetRangeVar().Schemaname, s.FromClause[0].GetRangeVar().Relname) == nil {
 		rv := s.FromClause[0].GetRangeVar()
 		ti, err := p.fromTable(rv)
 		switch {
@@ -467,7 +467,7 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 		// Only the output columns: hidden ORDER BY expressions are not keys.
 		root = &distinctNode{in: root, width: len(cols)}
 	}
-	limit, offset, err := p.limits(s)
+	limit, offset, count, skip, err := p.limits(s)
 	if err != nil {
 		return nil, err
 	}
@@ -490,8 +490,8 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 		if distinctOn {
 			root = &firstOfRunsNode{in: root, keys: onKeys}
 		}
-		if limit >= 0 || offset > 0 {
-			root = &limitNode{in: root, limit: limit, offset: offset}
+		if limit >= 0 || offset > 0 || count != nil || skip != nil {
+			root = &limitNode{in: root, limit: limit, offset: offset, count: count, skip: skip}
 		}
 	}
 	if len(exprs) > len(cols) {
@@ -509,9 +509,14 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 	return &Query{Root: op, Columns: cols, Logical: renderLogical(root)}, nil
 }
 
-func (p *Planner) limits(s *pg.SelectStmt) (int64, int64, error) {
-	limit, offset := int64(-1), int64(0)
-	eval := func(n *pg.Node, what string) (int64, error) {
+// limits evaluates LIMIT and OFFSET. One that reads a parameter is
+// returned as an expression instead (count, skip; limit and offset are
+// then -1 and 0), which the builder evaluates with the execution's values
+// (physical.Limit), so that one plan serves every value; but for WITH
+// TIES, planned with the value.
+func (p *Planner) limits(s *pg.SelectStmt) (limit, offset int64, count, skip expr.Expr, err error) {
+	limit = -1
+	eval := func(n *pg.Node, what string, deferred *expr.Expr) (int64, error) {
 		if n == nil {
 			return -1, nil
 		}
@@ -526,7 +531,13 @@ func (p *Planner) limits(s *pg.SelectStmt) (int64, int64, error) {
 		if e, err = b.coerce(e, types.TInt8, nodeLocation(n)); err != nil {
 			return 0, err
 		}
-		v, err := exec.EvalConst(p.ec, e)
+		if s.LimitOption != pg.LimitOption_LIMIT_OPTION_WITH_TIES && (expr.HasParams(e) || expr.HasOuterRefs(e)) {
+			// An outer column too: the apply or subquery holds its row
+			// when the plan is built (correlated.go).
+			*deferred = e
+			return -1, nil
+		}
+		v, err := p.evalConst(e)
 		if err != nil {
 			return 0, err
 		}
@@ -542,18 +553,17 @@ func (p *Planner) limits(s *pg.SelectStmt) (int64, int64, error) {
 		}
 		return v.I, nil
 	}
-	var err error
-	if limit, err = eval(s.LimitCount, "LIMIT"); err != nil {
-		return 0, 0, err
+	if limit, err = eval(s.LimitCount, "LIMIT", &count); err != nil {
+		return 0, 0, nil, nil, err
 	}
-	o, err := eval(s.LimitOffset, "OFFSET")
+	o, err := eval(s.LimitOffset, "OFFSET", &skip)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, nil, nil, err
 	}
 	if o > 0 {
 		offset = o
 	}
-	return limit, offset, nil
+	return limit, offset, count, skip, nil
 }
 
 func (p *Planner) values(s *pg.SelectStmt) (*Query, error) {
@@ -615,11 +625,11 @@ func (p *Planner) values(s *pg.SelectStmt) (*Query, error) {
 		if len(keys) > 0 {
 			src = &physical.Sort{In: src, Keys: keys}
 		}
-		limit, offset, err := p.limits(s)
+		limit, offset, count, skip, err := p.limits(s)
 		if err != nil {
 			return nil, err
 		}
-		src = &physical.Limit{In: src, Limit: limit, Offset: offset}
+		src = &physical.Limit{In: src, Limit: limit, Offset: offset, Count: count, Skip: skip}
 	}
 	return &Query{Root: src, Columns: cols}, nil
 }

@@ -90,12 +90,12 @@ func (p *Planner) setOperation(s *pg.SelectStmt) (*Query, error) {
 	if len(keys) > 0 {
 		src = &physical.Sort{In: src, Keys: keys}
 	}
-	limit, offset, err := p.limits(s)
+	limit, offset, count, skip, err := p.limits(s)
 	if err != nil {
 		return nil, err
 	}
-	if limit >= 0 || offset > 0 {
-		src = &physical.Limit{In: src, Limit: limit, Offset: offset}
+	if limit >= 0 || offset > 0 || count != nil || skip != nil {
+		src = &physical.Limit{In: src, Limit: limit, Offset: offset, Count: count, Skip: skip}
 	}
 	return &Query{Root: src, Columns: cols}, nil
 }

@@ -3,7 +3,6 @@ package plan
 import (
 	"time"
 
-	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/types"
@@ -83,7 +82,12 @@ func (p *Planner) fromTable(rv *pg.RangeVar) (*TableInfo, error) {
 		id := a.Snapshot
 		at.Snapshot = &id
 	}
-	return p.cat.TableAsOf(p.ctx, ti, at)
+	p.noteBound() // the snapshot read is the one now names
+	tti, err := p.cat.TableAsOf(p.ctx, ti, at)
+	if tti != nil {
+		tti.Travel = true
+	}
+	return tti, err
 }
 
 // asOfTime evaluates TIMESTAMP AS OF's expression, a constant timestamp
@@ -99,12 +103,12 @@ func (p *Planner) asOfTime(a parse.AsOf) (at time.Time, describing bool, err err
 	if e, err = b.coerce(e, types.TTimestampTZ, nodeLocation(a.Expr)); err != nil {
 		return time.Time{}, false, err
 	}
-	v, err := exec.EvalConst(p.ec, e)
+	v, err := p.evalConst(e)
 	if err != nil {
 		return time.Time{}, false, err
 	}
 	if v.Null {
-		if p.params == nil && len(p.ParamTypes) > 0 {
+		if p.describing() {
 			return time.Time{}, true, nil
 		}
 		return time.Time{}, false, pgerr.New(pgerr.InvalidParameterValue, "FOR TIMESTAMP AS OF needs a timestamp, not NULL").WithPosition(a.Pos)
