@@ -14,7 +14,8 @@ import (
 
 // The sequence functions (nextval, currval, setval, lastval), which
 // expressions call through expr.Session, and the catalog's view of
-// sequences, for the planner: plan.SequenceControl.
+// sequences, for the planner (plan.Catalog.CheckSequence) and the catalog
+// tables (plan.CatalogInfo.Sequences).
 
 func (c *catalog) Sequences(ctx context.Context, ns string) ([]plan.SequenceInfo, error) {
 	names, err := c.e.meta.ListSequences(ctx, ns)

@@ -20,13 +20,6 @@ func (noTables) Table(context.Context, string, string) (*TableInfo, error) {
 	return nil, pgerr.New(pgerr.UndefinedTable, "no tables here")
 }
 func (noTables) Store() *icetable.Store { return nil }
-func (noTables) TableAsOf(_ context.Context, ti *TableInfo, _ Travel) (*TableInfo, error) {
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "no snapshots of %q here", ti.Name)
-}
-func (c noTables) ViewCatalog() Catalog { return c }
-func (noTables) CheckSequence(_ context.Context, name string) error {
-	return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
-}
 
 // TestParamsReadAtRunTime: one plan made without parameter values (as
 // Describe makes it) serves executions with different values, read from

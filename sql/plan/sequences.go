@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"context"
-
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/pgcatalog"
@@ -13,15 +11,6 @@ import (
 // SequenceInfo describes one sequence, for the catalogs and the
 // sequence functions.
 type SequenceInfo = pgcatalog.Sequence
-
-// SequenceControl is what the catalog tables need to know of sequences;
-// the engine's catalog implements it. The planner checks a sequence's
-// name with Catalog.CheckSequence, and nextval and its kin reach the
-// session's sequences at run time through expr.Ctx.Session.
-type SequenceControl interface {
-	// Sequences lists the sequences of one schema.
-	Sequences(ctx context.Context, ns string) ([]SequenceInfo, error)
-}
 
 // sequenceName binds the first argument of nextval, currval or setval
 // when it is a literal ('s' or 's'::regclass, as a serial's DEFAULT

@@ -5,14 +5,6 @@ import (
 	"github.com/loamdb/loam/types"
 )
 
-// SessionControl is what the catalog tables need of the session beyond
-// CatalogInfo; the engine's catalog implements it. The functions that act
-// on the session at run time reach it through expr.Ctx.Session instead.
-type SessionControl interface {
-	// BackendPID is the process ID sent in BackendKeyData.
-	BackendPID() int32
-}
-
 // sessionFunc binds pg_backend_pid, pg_sleep, set_config and
 // current_setting: plain nodes that find the session (and the statement's
 // context) in the Ctx they are evaluated with. ok is false for other
