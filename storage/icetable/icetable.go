@@ -27,10 +27,15 @@ import (
 type Store struct {
 	cat   catalog.Catalog
 	cache *colCache
+	// manifests keeps parsed manifest lists and manifests for scan
+	// planning (planfiles.go).
+	manifests *manifestCache
 }
 
 // New wraps a catalog.
-func New(cat catalog.Catalog) *Store { return &Store{cat: cat} }
+func New(cat catalog.Catalog) *Store {
+	return &Store{cat: cat, manifests: newManifestCache(manifestCacheLimit)}
+}
 
 // SetScanCache keeps up to limit bytes of decoded data file columns in
 // memory for scans; 0 turns the cache off. Call it before scanning.
@@ -382,11 +387,7 @@ func (st *ScanStats) count(tasks []table.FileScanTask) {
 // filter leaves of the snapshot's files.
 func (s *Store) PlanScan(ctx context.Context, t *table.Table, filter iceberg.BooleanExpression) (ScanStats, error) {
 	var st ScanStats
-	opts := []table.ScanOption{}
-	if filter = prunable(t, filter); filter != nil {
-		opts = append(opts, table.WithRowFilter(filter))
-	}
-	tasks, err := t.Scan(opts...).PlanFiles(ctx)
+	tasks, err := s.planFiles(ctx, t, prunable(t, filter), nil)
 	if err != nil {
 		return st, fmt.Errorf("scan %s: plan: %w", t.Identifier(), err)
 	}
@@ -415,10 +416,7 @@ func (s *Store) Scan(ctx context.Context, t *table.Table, filter iceberg.Boolean
 	if fields != nil {
 		planOpts = append(planOpts, table.WithSelectedFields(slices.Clone(fields)...))
 	}
-	if filter = prunable(t, filter); filter != nil {
-		planOpts = append(planOpts, table.WithRowFilter(filter))
-	}
-	tasks, err := t.Scan(planOpts...).PlanFiles(ctx)
+	tasks, err := s.planFiles(ctx, t, prunable(t, filter), planOpts)
 	if err != nil {
 		return nil, nil, st, fmt.Errorf("scan %s: plan: %w", t.Identifier(), err)
 	}
