@@ -78,7 +78,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, log: cfg.Logger, meta: m, store: icetable.New(m.Catalog())}
+	e := &Engine{cfg: cfg, log: cfg.Logger, meta: m, store: icetable.NewWithPointers(m.Catalog(), m)}
 	switch {
 	case cfg.ScanCacheBytes > 0:
 		e.store.SetScanCache(cfg.ScanCacheBytes)

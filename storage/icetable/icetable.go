@@ -30,6 +30,8 @@ type Store struct {
 	// manifests keeps parsed manifest lists and manifests for scan
 	// planning (planfiles.go).
 	manifests *manifestCache
+	// loaded, when not nil, keeps loaded tables (loadcache.go).
+	loaded *loadedTables
 }
 
 // New wraps a catalog.
@@ -170,7 +172,19 @@ func (s *Store) CreateAt(ctx context.Context, ns, name, location string, sc *ice
 
 // Load loads a table's current metadata.
 func (s *Store) Load(ctx context.Context, ns, name string) (*table.Table, error) {
-	return s.cat.LoadTable(ctx, table.Identifier{ns, name})
+	if s.loaded == nil {
+		return s.cat.LoadTable(ctx, table.Identifier{ns, name})
+	}
+	if t, ok := s.loaded.get(ctx, ns, name); ok {
+		return t, nil
+	}
+	t, err := s.cat.LoadTable(ctx, table.Identifier{ns, name})
+	if err != nil {
+		s.loaded.forget(ns, name)
+		return nil, err
+	}
+	s.loaded.put(ns, name, t)
+	return t, nil
 }
 
 // Drop removes a table from the catalog and deletes its files.
