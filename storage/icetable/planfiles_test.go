@@ -18,7 +18,7 @@ import (
 
 // appendRows appends one file of ids [from, from+n) with k the letter of
 // id/100 and n null in files starting at a multiple of 300.
-func appendRows(t *testing.T, st *Store, tbl *table.Table, from, n int) *table.Table {
+func appendRows(t testing.TB, st *Store, tbl *table.Table, from, n int) *table.Table {
 	t.Helper()
 	asc, err := table.SchemaToArrowSchema(tbl.Schema(), nil, false, false)
 	if err != nil {
