@@ -31,6 +31,9 @@ type applyOp struct {
 	keyCols  []int
 	memo     map[string]arrow.RecordBatch
 	memoRows int
+	// frame, when not 0, is the left row's frame in ec while the inner
+	// side is built and run (expr.OuterRef).
+	frame int
 }
 
 // memoRows bounds the inner rows an apply remembers.
@@ -43,10 +46,10 @@ var _ Operator = (*applyOp)(nil)
 // keeps left rows with no match, NULL-extended. With keyCols (the left
 // columns inner depends on; nil when it may differ for equal ones, as
 // with volatile functions) the inner rows are built once per distinct
-// key.
-func NewApply(kind JoinKind, left Operator, innerTs []types.T, inner InnerFunc, keyCols []int, on expr.Expr, ec *expr.Ctx) Operator {
+// key. The inner side reads the left row as frame (expr.OuterRef) from ec.
+func NewApply(kind JoinKind, left Operator, innerTs []types.T, inner InnerFunc, keyCols []int, on expr.Expr, ec *expr.Ctx, frame int) Operator {
 	ts := append(append([]types.T{}, left.Types()...), innerTs...)
-	return &applyOp{kind: kind, left: left, innerTs: innerTs, inner: inner, keyCols: keyCols, on: on, ec: ec, ts: ts}
+	return &applyOp{kind: kind, left: left, innerTs: innerTs, inner: inner, keyCols: keyCols, on: on, ec: ec, ts: ts, frame: frame}
 }
 
 func (a *applyOp) Types() []types.T               { return a.ts }
@@ -103,6 +106,13 @@ func (a *applyOp) joinRow(ctx context.Context, rec arrow.RecordBatch, i int) err
 	vals := make([]types.Datum, len(lts))
 	for k, t := range lts {
 		vals[k] = types.DatumAt(t, rec.Column(k), i)
+	}
+	if a.frame != 0 && a.ec != nil {
+		// The inner side is built and drained below: the row is the
+		// context's for exactly that long.
+		saved := a.ec.Outer
+		a.ec.Outer = saved.Push(a.frame, vals)
+		defer func() { a.ec.Outer = saved }()
 	}
 	in, err := a.innerFor(ctx, vals)
 	if err != nil {

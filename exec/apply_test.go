@@ -41,7 +41,7 @@ func TestApply(t *testing.T) {
 			keys = []int{0}
 		}
 		left.Retain()
-		a := NewApply(LeftJoin, NewBatches(ts, []arrow.RecordBatch{left}), ts, inner, keys, nil, &expr.Ctx{})
+		a := NewApply(LeftJoin, NewBatches(ts, []arrow.RecordBatch{left}), ts, inner, keys, nil, &expr.Ctx{}, 0)
 		ctx := context.Background()
 		if err := a.Open(ctx); err != nil {
 			t.Fatal(err)

@@ -184,7 +184,7 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 			}
 			return b.child(nil, nil).build(ctx, n)
 		}
-		return exec.NewApply(x.Kind, left, x.InnerTypes, inner, x.KeyCols, x.On, ec), nil
+		return exec.NewApply(x.Kind, left, x.InnerTypes, inner, x.KeyCols, x.On, ec, x.Frame), nil
 	case *physical.UnionAll:
 		ins, err := b.inputs(ctx, x.Inputs...)
 		if err != nil {

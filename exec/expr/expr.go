@@ -28,6 +28,9 @@ type Ctx struct {
 	// side of the statement, which the session ends (exec.NewInsert).
 	// Nil for a statement that writes nothing.
 	Writer link.Writer
+	// Outer is the row of each enclosing query a correlated subquery or a
+	// LATERAL item is being run for, innermost first (see OuterRef).
+	Outer *OuterRow
 }
 
 // Expr is a scalar expression over the columns of an input batch. Eval

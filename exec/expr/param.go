@@ -86,9 +86,13 @@ func BindRun(e Expr, c *Ctx) Expr {
 	if e == nil || c == nil {
 		return e
 	}
+	// Outer references to the rows c holds are this run's constants too;
+	// one whose row c lacks (a plan shown, not run) stays, and a part
+	// holding it is not evaluated (it would read NULL).
+	e = BindOuter(e, c)
 	return Rewrite(e, func(x Expr) (Expr, bool) {
 		switch x := x.(type) {
-		case *Col, *Const:
+		case *Col, *Const, *OuterRef:
 			return x, true
 		case ParamRef:
 			d, err := ParamValue(c, x.ParamIndex(), x.Type())

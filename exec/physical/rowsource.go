@@ -18,9 +18,7 @@ import (
 // through the handle of the statement that planned them (the planner's
 // catalog, captured when the plan is made), not one the execution hands
 // over; a plan kept across statements must get the executing
-// statement's catalog through build.Env instead. pg_options_to_table and
-// the catalog's unnest(…) in FROM are still RowSources evaluating their
-// arguments with the planner's expression context.
+// statement's catalog through build.Env instead.
 type RowSource struct {
 	// Name is the heading EXPLAIN shows; "" shows "rowSource".
 	Name        string

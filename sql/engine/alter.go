@@ -9,6 +9,7 @@ import (
 
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
+	"github.com/loamdb/loam/sql/pgcatalog"
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/icetable"
 )
@@ -81,7 +82,7 @@ func (s *Session) alterTable(ctx context.Context, at *pg.AlterTableStmt, tc *par
 			if settings.Defaults == nil {
 				settings.Defaults = map[string]string{}
 			}
-			settings.Defaults[name] = plan.DefaultText(text, false)
+			settings.Defaults[name] = pgcatalog.DefaultText(text, false)
 		}
 		if err := s.eng.meta.PutTableSettings(ctx, ti.Namespace, ti.Name, settings); err != nil {
 			return nil, err

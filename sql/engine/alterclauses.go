@@ -10,7 +10,7 @@ import (
 
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/sql/parse"
-	"github.com/loamdb/loam/sql/plan"
+	"github.com/loamdb/loam/sql/pgcatalog"
 )
 
 // setClauses is ALTER TABLE … SET PARTITIONED BY (…) and SET SORTED BY
@@ -159,7 +159,7 @@ func settingsFrom(settings *meta.TableSettings, t *table.Table, cols, defaults [
 			if settings.Defaults == nil {
 				settings.Defaults = map[string]string{}
 			}
-			settings.Defaults[cols[i]] = plan.DefaultText(d, false)
+			settings.Defaults[cols[i]] = pgcatalog.DefaultText(d, false)
 		}
 	}
 	settings.RetentionColumn = t.Properties()[PropRetentionColumn]

@@ -139,7 +139,7 @@ type tableRef struct {
 // objectKind names an object type as COMMENT ON spells it.
 func objectKind(t pg.ObjectType) string { return parse.ObjectName(t) }
 
-// NamespaceComment is a schema's comment (plan.NamespaceCommenter): its
+// NamespaceComment is a schema's comment (plan.CatalogInfo): its
 // namespace property, or PostgreSQL's own for public and pg_catalog while
 // none was set.
 func (c *catalog) NamespaceComment(ctx context.Context, ns string) (string, bool, error) {

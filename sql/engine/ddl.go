@@ -15,6 +15,7 @@ import (
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
+	"github.com/loamdb/loam/sql/pgcatalog"
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/icetable"
 	"github.com/loamdb/loam/storage/link"
@@ -25,9 +26,9 @@ import (
 
 // Table properties Loam records beside the Iceberg schema.
 const (
-	PropRetention       = plan.PropRetention
-	PropRetentionColumn = plan.PropRetentionColumn
-	PropCommitInterval  = plan.PropCommitInterval
+	PropRetention       = pgcatalog.PropRetention
+	PropRetentionColumn = pgcatalog.PropRetentionColumn
+	PropCommitInterval  = pgcatalog.PropCommitInterval
 )
 
 func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.Statement, q string) (*Cursor, error) {
@@ -232,7 +233,7 @@ func (s *Session) storeTable(ctx context.Context, nt newTable, tc *parse.TableCl
 				if settings.Defaults == nil {
 					settings.Defaults = map[string]string{}
 				}
-				settings.Defaults[fields[i].Name] = plan.DefaultText(d, false)
+				settings.Defaults[fields[i].Name] = pgcatalog.DefaultText(d, false)
 			}
 		}
 		err = s.eng.meta.PutTableSettings(ctx, ns, nt.name, settings)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
-	"github.com/loamdb/loam/sql/plan"
+	"github.com/loamdb/loam/sql/pgcatalog"
 	"github.com/loamdb/loam/storage/icetable"
 	"github.com/loamdb/loam/storage/maint"
 	"github.com/loamdb/loam/types"
@@ -20,7 +20,7 @@ import (
 
 // PropSnapshotRetention is the text of a table's snapshot_retention, for
 // \d+ (maint.SnapshotRetentionProperty holds it machine-readably).
-const PropSnapshotRetention = plan.PropSnapshotRetention
+const PropSnapshotRetention = pgcatalog.PropSnapshotRetention
 
 // optionProps are the table properties each WITH (…) option of ALTER
 // TABLE … SET / RESET owns: RESET removes them all.

@@ -388,8 +388,16 @@ func (b *binder) bindAggregate(fc *pg.FuncCall) (expr.Expr, error) {
 		if err != nil {
 			return types.Datum{}, err
 		}
-		switch e.(type) {
+		arg := e
+		if c, ok := arg.(*expr.Cast); ok {
+			arg = c.Arg // an outer integer column, cast to float8
+		}
+		switch x := arg.(type) {
 		case *expr.Const, *paramRef, *expr.Param:
+		case *expr.OuterRef:
+			if x != e && !x.T.IsNumeric() {
+				return types.Datum{}, at(pgerr.New(pgerr.FeatureNotSupported, "the fraction of %s must be a constant", name))
+			}
 		default:
 			return types.Datum{}, at(pgerr.New(pgerr.FeatureNotSupported, "the fraction of %s must be a constant", name))
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/pgcatalog"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
@@ -21,7 +22,7 @@ const whereDefault = "DEFAULT expressions"
 // type assignable to the column), and returns the text to store: the
 // expression as PostgreSQL's pg_get_expr deparses it, which is also valid
 // SQL that BindDefault binds again at each insert, followed by a comment
-// with the pretty form when that differs (see DefaultText). "" means no
+// with the pretty form when that differs (see pgcatalog.DefaultText). "" means no
 // default (a NULL default stores none, as in PostgreSQL).
 func (p *Planner) CheckDefault(n *pg.Node, col string, t types.T) (string, error) {
 	b := &binder{p: p, where: whereDefault}
@@ -51,23 +52,7 @@ func (p *Planner) CheckDefault(n *pg.Node, col string, t types.T) (string, error
 	}
 	plain := deparseDefault(n, t, deparser{ec: p.ec}, parentTop)
 	pretty := deparseDefault(n, t, deparser{ec: p.ec, pretty: true}, top)
-	if pretty != plain {
-		return plain + prettyMark + pretty, nil
-	}
-	return plain, nil
-}
-
-// prettyMark separates a stored default's pretty form, as an SQL comment
-// so the whole still parses.
-const prettyMark = "\n--pretty "
-
-// DefaultText is a stored DEFAULT as pg_get_expr prints it, pretty or not.
-func DefaultText(stored string, pretty bool) string {
-	plain, pp, ok := strings.Cut(stored, prettyMark)
-	if ok && pretty {
-		return pp
-	}
-	return plain
+	return pgcatalog.StoredDefault(plain, pretty), nil
 }
 
 func assignable(from, to types.T, col string) error {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/pgcatalog"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
@@ -83,8 +84,8 @@ func TestCheckDefault(t *testing.T) {
 		if want == "" {
 			want = tc.plain
 		}
-		if DefaultText(got, false) != tc.plain || DefaultText(got, true) != want {
-			t.Errorf("%s: plain %q pretty %q, want %q and %q", q, DefaultText(got, false), DefaultText(got, true), tc.plain, want)
+		if pgcatalog.DefaultText(got, false) != tc.plain || pgcatalog.DefaultText(got, true) != want {
+			t.Errorf("%s: plain %q pretty %q, want %q and %q", q, pgcatalog.DefaultText(got, false), pgcatalog.DefaultText(got, true), tc.plain, want)
 		}
 		if got == "" {
 			continue

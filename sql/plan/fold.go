@@ -48,8 +48,8 @@ func (p *Planner) fold(e expr.Expr) expr.Expr {
 }
 
 func (p *Planner) foldable(x expr.Expr) bool {
-	if expr.HasParams(x) {
-		return false // read at run time: the plan serves every execution
+	if expr.HasParams(x) || expr.HasOuterRefs(x) {
+		return false // read at run time: the plan serves every execution (every outer row)
 	}
 	s := x.String()
 	for _, v := range []string{"random(", "clock_timestamp(", "timeofday(", "gen_random_uuid(", "nextval(", "setval(", "currval(", "lastval(",

@@ -53,11 +53,11 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 			}
 			return p.cteItem(c, rv)
 		}
-		if vt := lookupVirtual(rv.Schemaname, rv.Relname); vt != nil {
+		if vt := p.lookupVirtual(rv.Schemaname, rv.Relname); vt != nil {
 			if err := p.refuseAsOf(rv, "a system relation"); err != nil {
 				return nil, err
 			}
-			alias := vt.name
+			alias := vt.Name
 			if rv.Alias != nil {
 				alias = rv.Alias.Aliasname
 			}
@@ -672,7 +672,7 @@ func rewriteWith(e expr.Expr, f func(*expr.Col) expr.Expr, pre func(expr.Expr) (
 			return nil
 		case *expr.Col:
 			return f(x)
-		case *expr.Const, *paramRef, *expr.Param:
+		case *expr.Const, *paramRef, *expr.Param, *expr.OuterRef:
 			return x
 		case *expr.Compare:
 			return &expr.Compare{Op: x.Op, L: rw(x.L), R: rw(x.R)}
@@ -798,7 +798,7 @@ func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 			if rf.Alias != nil {
 				alias = rf.Alias.Aliasname
 			}
-			return p.virtualItem(keywordsTable, alias), nil
+			return p.virtualItem(p.catalogs().Registry().FuncTable(name), alias), nil
 		}
 		if name == "_pg_expandarray" && isSetFunc(fc) {
 			return p.recordSetItem(fc, rf.Alias)

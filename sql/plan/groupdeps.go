@@ -5,6 +5,7 @@ import (
 
 	"github.com/loamdb/loam/exec/agg"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/sql/pgcatalog"
 )
 
 // tableCols are the scope columns of a base table named in FROM: each
@@ -23,7 +24,7 @@ func (p *Planner) tableCols(ti *TableInfo, alias string) []scopeCol {
 	}
 	cols := make([]scopeCol, len(ti.Columns))
 	for i, c := range ti.Columns {
-		cols[i] = scopeCol{table: alias, name: c, t: ti.Types[i], origin: origin{ObjectOID(ti.Namespace, ti.Name), int16(i + 1)},
+		cols[i] = scopeCol{table: alias, name: c, t: ti.Types[i], origin: origin{pgcatalog.ObjectOID(ti.Namespace, ti.Name), int16(i + 1)},
 			rel: p.rels, key: key[c]}
 	}
 	return cols

@@ -121,7 +121,8 @@ func specRows(spec *expr.SetSpec, vals []types.Datum, ec *expr.Ctx) ([][]types.D
 }
 
 // jsonSetItem is a JSON set-returning function in FROM. Its arguments are
-// constants here: a lateral call is planned again for every outer row.
+// evaluated when its rows are made: a lateral call's references to the
+// items left of it read the apply's current row (correlated.go).
 // Columns are named as PostgreSQL names them: after the function's OUT
 // parameters (key, value), a lone unnamed one after the alias or else the
 // function; column aliases rename them in order.

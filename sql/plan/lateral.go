@@ -15,12 +15,16 @@ import (
 )
 
 // lateralInfo marks a FROM item that reads columns of the items before
-// it (LATERAL, or a function in FROM): it is planned again for every row
-// of those items, with the row's values bound in as constants, the way a
-// correlated subquery is.
+// it (LATERAL, or a function in FROM): it is planned once, its references
+// to those columns reading the apply's current left row (frame) from the
+// execution context, the way a correlated subquery is (correlated.go).
 type lateralInfo struct {
 	leftUsed []bool // which of the earlier items' columns it reads
-	plan     func(ctx context.Context, vals []types.Datum) (*fromItem, error)
+	frame    int    // the left row's frame (expr.OuterRef)
+	// plan is nil when the item planned once serves every left row; else
+	// (planning needed a left value) it plans the item for one left row,
+	// with the row's values bound in as constants.
+	plan func(ctx context.Context, vals []types.Datum) (*fromItem, error)
 	// set, when not nil, is the item as a JSON set-returning function
 	// whose arguments are bound over the earlier items' columns: joined
 	// on true, it runs over whole batches of them, planned once.
@@ -64,10 +68,12 @@ func joinHasLateral(n *pg.Node) bool {
 // apply; else it is an ordinary item.
 func (p *Planner) lateralNode(n *pg.Node, left []scopeCol, kind exec.JoinKind) (*fromItem, error) {
 	osc := newScope(left)
+	frame := expr.NewFrame()
 	child := func(ctx context.Context, vals []types.Datum) *Planner {
 		return &Planner{ctx: ctx, cat: p.cat, ec: p.ec, query: p.query, ParamTypes: p.ParamTypes, deps: p.deps, NoParams: p.NoParams,
-			ctes: p.ctes, reg: p.reg, inFrom: true, outer: &outerRow{sc: osc, vals: vals, parent: p.outer, owner: p, lateral: true}}
+			ctes: p.ctes, reg: p.reg, inFrom: true, outer: &outerRow{sc: osc, frame: frame, vals: vals, parent: p.outer, owner: p, lateral: true}}
 	}
+	planned.Add(1)
 	c := child(p.ctx, nil)
 	it, err := c.fromNode(n)
 	if err != nil {
@@ -92,9 +98,15 @@ func (p *Planner) lateralNode(n *pg.Node, left []scopeCol, kind exec.JoinKind) (
 		return nil, e
 	}
 	it.rows = -1
-	it.lateral = &lateralInfo{leftUsed: osc.used, plan: func(ctx context.Context, vals []types.Datum) (*fromItem, error) {
-		return child(ctx, vals).fromNode(n)
-	}}
+	it.lateral = &lateralInfo{leftUsed: osc.used, frame: frame}
+	if c.outer.needVals {
+		// Fallback (correlated.go): planned again for each left row.
+		perRowPlannings.Add(1)
+		it.lateral.plan = func(ctx context.Context, vals []types.Datum) (*fromItem, error) {
+			planned.Add(1)
+			return child(ctx, vals).fromNode(n)
+		}
+	}
 	if set, err := p.lateralSetOf(n, left); err != nil {
 		return nil, err
 	} else if set != nil && len(set.spec.Cols)+btoi(set.ordinal) == len(it.cols) {
@@ -181,13 +193,20 @@ func (p *Planner) applyOp(kind exec.JoinKind, left physical.Node, lat *fromItem,
 	for i, c := range lat.cols {
 		ts[i] = c.t
 	}
-	// The inner side is planned again for each left row, with its values
-	// bound in (the builder builds each plan); decorrelating it is issue
+	// The inner side was planned once (lat): its plan is lowered when the
+	// first left row needs it and built for each left row, the row being
+	// in the context (physical.Apply.Frame). Decorrelating it is issue
 	// 15's.
+	var kept physical.Node
 	inner := func(ctx context.Context, vals []types.Datum) (physical.Node, error) {
-		it, err := lat.lateral.plan(ctx, vals)
-		if err != nil {
-			return nil, err
+		it := lat
+		if lat.lateral.plan != nil {
+			var err error
+			if it, err = lat.lateral.plan(ctx, vals); err != nil {
+				return nil, err
+			}
+		} else if kept != nil {
+			return kept, nil
 		}
 		op, err := it.build(&scope{cols: it.cols, used: used}, 0, nil)
 		if err != nil {
@@ -212,6 +231,9 @@ func (p *Planner) applyOp(kind exec.JoinKind, left physical.Node, lat *fromItem,
 			}
 			op = &physical.Project{In: op, Exprs: fix}
 		}
+		if lat.lateral.plan == nil {
+			kept = op
+		}
 		return op, nil
 	}
 	// The inner rows depend only on the left columns it reads, unless a
@@ -226,7 +248,7 @@ func (p *Planner) applyOp(kind exec.JoinKind, left physical.Node, lat *fromItem,
 			}
 		}
 	}
-	return &physical.Apply{Kind: kind, Left: left, InnerTypes: ts, Inner: inner, KeyCols: keyCols, On: on}
+	return &physical.Apply{Kind: kind, Left: left, InnerTypes: ts, Inner: inner, KeyCols: keyCols, On: on, Frame: lat.lateral.frame, PerRow: lat.lateral.plan != nil}
 }
 
 // markLeftUsed makes the scans left of a lateral item read the columns it

@@ -26,18 +26,21 @@ func planNoTables(t *testing.T, q string) *Query {
 	return got
 }
 
-// TestSubqueryPlannedOnce checks that a subquery not referring to the
-// outer query keeps the plan it got when bound (built when evaluated),
-// while a correlated one is planned per outer row.
+// TestSubqueryPlannedOnce checks that a subquery keeps the plan it got
+// when bound (built when evaluated), correlated or not, unless planning
+// needed an outer value (a percentile's fraction): then it is planned per outer row.
 func TestSubqueryPlannedOnce(t *testing.T) {
 	for _, tc := range []struct {
 		query      string
 		correlated bool
+		perRow     bool
 	}{
-		{"SELECT (SELECT 1) FROM generate_series(1, 2) x", false},
-		{"SELECT (SELECT x) FROM generate_series(1, 2) x", true},
-		{"SELECT EXISTS (SELECT 1 WHERE x > 1) FROM generate_series(1, 2) x", true},
-		{"SELECT 2 IN (SELECT 2) FROM generate_series(1, 2) x", false},
+		{"SELECT (SELECT 1) FROM generate_series(1, 2) x", false, false},
+		{"SELECT (SELECT x) FROM generate_series(1, 2) x", true, false},
+		{"SELECT EXISTS (SELECT 1 WHERE x > 1) FROM generate_series(1, 2) x", true, false},
+		{"SELECT 2 IN (SELECT 2) FROM generate_series(1, 2) x", false, false},
+		{"SELECT (SELECT 1 LIMIT x) FROM generate_series(1, 2) x", true, false},
+		{"SELECT (SELECT percentile_disc(x / 2.0) WITHIN GROUP (ORDER BY g) FROM generate_series(1, 2) g) FROM generate_series(1, 2) x", true, true},
 	} {
 		q := planNoTables(t, tc.query)
 		var sub *subqueryExpr
@@ -58,7 +61,7 @@ func TestSubqueryPlannedOnce(t *testing.T) {
 		if sub == nil {
 			t.Fatalf("%s: no subquery in the plan", tc.query)
 		}
-		if sub.corr != tc.correlated || (sub.plan == nil) != tc.correlated {
+		if sub.corr != tc.correlated || (sub.plan == nil) != tc.perRow {
 			t.Errorf("%s: correlated %v, kept plan %v", tc.query, sub.corr, sub.plan != nil)
 		}
 	}

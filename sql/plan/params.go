@@ -63,6 +63,7 @@ func (p *Planner) evalConst(e expr.Expr) (types.Datum, error) {
 	if expr.HasParams(e) && p.deps != nil {
 		p.deps.paramValues = true
 	}
+	p.noteOuterValue(e)
 	return exec.EvalConst(p.ec, e)
 }
 

@@ -73,7 +73,7 @@ func TestParamsReadAtRunTime(t *testing.T) {
 }
 
 // runText runs q and returns its values, row after row, space-separated.
-func runText(t *testing.T, q *Query) string {
+func runText(t testing.TB, q *Query) string {
 	t.Helper()
 	ctx := context.Background()
 	root, err := q.Build(ctx)

@@ -16,6 +16,7 @@ import (
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/sql/parse"
+	"github.com/loamdb/loam/sql/pgcatalog"
 	"github.com/loamdb/loam/storage/icetable"
 	"github.com/loamdb/loam/types"
 )
@@ -86,8 +87,9 @@ type Planner struct {
 	// inFrom: the planner plans one FROM item with the items left of it
 	// as its lateral outer row (lateral.go).
 	inFrom bool
-	// reg maps OIDs to names for regclass and regtype, read once a query.
-	reg *regMaps
+	// reg is the emulated catalog as this query sees it (catalogs), made
+	// on first use and passed on to the planners of views and subqueries.
+	reg *pgcatalog.Session
 	// viewDepth counts the views being expanded around this planner.
 	viewDepth int
 	// rels numbers the base tables of FROM (scopeCol.rel).

@@ -275,7 +275,7 @@ func (b *binder) subqueryWidth(sl *pg.SubLink) (int, error) {
 		return 0, pgerr.New(pgerr.FeatureNotSupported, "this subquery form is not supported").WithPosition(pos(b.p.query, sl.Location))
 	}
 	child := &Planner{ctx: b.p.ctx, cat: b.p.cat, ec: b.p.ec, query: b.p.query, ParamTypes: b.p.ParamTypes, deps: b.p.deps, ctes: b.p.ctes,
-		outer: &outerRow{sc: b.sc, parent: b.p.outer, owner: b.p}}
+		outer: &outerRow{sc: b.sc, frame: expr.NewFrame(), parent: b.p.outer, owner: b.p}}
 	if b.aggMode {
 		child.outer.grouped = b.outerGrouped()
 	}

@@ -68,7 +68,7 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 	// the WHERE for pruning.
 	var one *TableInfo
 	if len(s.FromClause) == 1 && s.FromClause[0].GetRangeVar() != nil && p.lookupCTE(s.FromClause[0].GetRangeVar()) == nil &&
-		lookupVirtual(s.FromClause[0].GetRangeVar().Schemaname, s.FromClause[0].GetRangeVar().Relname) == nil {
+		p.lookupVirtual(s.FromClause[0].GetRangeVar().Schemaname, s.FromClause[0].GetRangeVar().Relname) == nil {
 		rv := s.FromClause[0].GetRangeVar()
 		ti, err := p.fromTable(rv)
 		switch {
@@ -531,7 +531,9 @@ func (p *Planner) limits(s *pg.SelectStmt) (limit, offset int64, count, skip exp
 		if e, err = b.coerce(e, types.TInt8, nodeLocation(n)); err != nil {
 			return 0, err
 		}
-		if s.LimitOption != pg.LimitOption_LIMIT_OPTION_WITH_TIES && expr.HasParams(e) {
+		if s.LimitOption != pg.LimitOption_LIMIT_OPTION_WITH_TIES && (expr.HasParams(e) || expr.HasOuterRefs(e)) {
+			// An outer column too: the apply or subquery holds its row
+			// when the plan is built (correlated.go).
 			*deferred = e
 			return -1, nil
 		}

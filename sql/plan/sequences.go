@@ -2,29 +2,20 @@ package plan
 
 import (
 	"context"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/pgcatalog"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
-// SequenceInfo describes one sequence, for the catalogs.
-type SequenceInfo struct {
-	Namespace, Name string
-	Type            types.T // smallint, integer or bigint
-	Start           int64
-	Increment       int64
-	Min, Max        int64
-	Cache           int64
-	Cycle           bool
-	// OwnedBy is the owning column as "table.column", "" for none.
-	OwnedBy string
-}
+// SequenceInfo describes one sequence, for the catalogs and the
+// sequence functions.
+type SequenceInfo = pgcatalog.Sequence
 
 // SequenceControl is what the sequence functions need of the session; the
 // engine's catalog implements it. A sequence is named as regclass prints
@@ -163,56 +154,4 @@ func (b *binder) sequenceFunc(name string, args []expr.Expr, loc int32) (expr.Ex
 		return bld.NewArray(), nil
 	}
 	return &expr.Func{Name: name, Args: coerced, T: types.TInt8, Strict: true, Fn: next, Vec: vec}, true, nil
-}
-
-// serialSequence is pg_get_serial_sequence(table, column): the sequence
-// the column owns as schema.name, NULL when it owns none.
-func serialSequence(ci CatalogInfo, rels []relation, table, column string) (types.Datum, error) {
-	schema, name := splitQualified(table)
-	var tbl *relation
-	for _, ns := range append([]string{schema}, ci.SearchPath()...) {
-		for i := range rels {
-			if r := &rels[i]; r.ns == ns && r.name == name && r.kind != "S" && tbl == nil {
-				tbl = r
-			}
-		}
-		if schema != "" || tbl != nil {
-			break
-		}
-	}
-	if tbl == nil {
-		return types.Datum{}, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", table)
-	}
-	found := false
-	for _, c := range tbl.cols {
-		found = found || c.name == column
-	}
-	if !found {
-		return types.Datum{}, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", column, tbl.name)
-	}
-	if q := sequenceOwners(rels)[tbl.ns+"."+tbl.name+"."+column]; q != nil {
-		return types.TextDatum(q.Namespace + "." + q.Name), nil
-	}
-	return types.NullOf(types.TText), nil
-}
-
-// splitQualified reads a possibly schema-qualified name as regclass input
-// does: unquoted parts lower-cased.
-func splitQualified(s string) (schema, name string) {
-	part := func(p string) string {
-		if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
-			return strings.ReplaceAll(p[1:len(p)-1], `""`, `"`)
-		}
-		return strings.ToLower(p)
-	}
-	quoted := false
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == '"':
-			quoted = !quoted
-		case s[i] == '.' && !quoted:
-			return part(s[:i]), part(s[i+1:])
-		}
-	}
-	return "", part(s)
 }

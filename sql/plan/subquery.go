@@ -13,10 +13,15 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
-// outerRow is the enclosing query's scope and, while a correlated
-// subquery runs, the values of its current row (nil: NULLs, for typing).
+// outerRow is the enclosing query's scope as a subquery or LATERAL item
+// sees it. A reference to one of its columns is an expr.OuterRef to frame,
+// whose values the execution context holds while the inner plan runs for
+// one outer row (outerref.go); vals is set only where the inner side is
+// planned again for each outer row (perRowPlannings), and then the
+// references are constants of that row.
 type outerRow struct {
 	sc     *scope
+	frame  int
 	vals   []types.Datum
 	parent *outerRow
 	owner  *Planner // the planner whose scope sc is
@@ -27,6 +32,13 @@ type outerRow struct {
 	// aggregate output column of the GROUP BY key that is that column, or
 	// -1 when it is not grouped (reading it is a 42803 error).
 	grouped []int
+	// needVals: planning the inner side needed a value of an outer row
+	// (evalConst), so the plan made with none cannot serve every row.
+	needVals bool
+	// read marks the columns of sc the inner side reads; deeper is set
+	// when it also reads a row further out (memo.go).
+	read   []bool
+	deeper bool
 }
 
 // groupedCols maps each column of sc to the GROUP BY key that is exactly
@@ -48,7 +60,7 @@ func groupedCols(sc *scope, groupBy []expr.Expr) []int {
 }
 
 // outerColumn resolves a name against the enclosing queries; a subquery's
-// reference to them is a constant of the current outer row.
+// reference to them reads the current outer row when evaluated.
 // inAgg: the reference is in an aggregate's arguments.
 func (p *Planner) outerColumn(tbl, name string, loc int32, inAgg bool) (expr.Expr, bool, error) {
 	for o := p.outer; o != nil; o = o.parent {
@@ -79,6 +91,15 @@ func (p *Planner) outerColumn(tbl, name string, loc int32, inAgg bool) (expr.Exp
 			return nil, false, pgerr.New(pgerr.GroupingError, "subquery uses ungrouped column %q from outer query", qual).WithPosition(pos(p.query, loc))
 		}
 		o.sc.used[found] = true
+		if o.read == nil {
+			o.read = make([]bool, len(o.sc.cols))
+		}
+		if found < len(o.read) {
+			o.read[found] = true
+		}
+		for x := p.outer; x != nil && x != o; x = x.parent {
+			x.deeper = true
+		}
 		p.noteOuter(o)
 		// Every subquery between this one and the owner of the column
 		// depends on the outer row.
@@ -88,7 +109,11 @@ func (p *Planner) outerColumn(tbl, name string, loc int32, inAgg bool) (expr.Exp
 		}
 		t := o.sc.cols[found].t
 		if o.vals == nil {
-			return &expr.Const{D: types.NullOf(t)}, true, nil
+			qual := name
+			if tbl != "" {
+				qual = tbl + "." + name
+			}
+			return &expr.OuterRef{Frame: o.frame, Idx: found, T: t, Name: qual}, true, nil
 		}
 		return &expr.Const{D: o.vals[found]}, true, nil
 	}
@@ -106,7 +131,8 @@ const (
 )
 
 // subqueryExpr runs a subquery: once when it does not refer to the outer
-// query, else once per outer row with that row's values bound in.
+// query, else once per outer row with that row in the execution context
+// (expr.Ctx.Outer), from the plan made when it was bound.
 type subqueryExpr struct {
 	p      *Planner // the enclosing planner (context, catalog, parameters)
 	sel    *pg.SelectStmt
@@ -121,12 +147,15 @@ type subqueryExpr struct {
 	negate bool
 	t      types.T // scalar: the subquery's column type; IN: the compared type
 	corr   bool
-	// plan is the subquery's plan when it does not refer to the outer
-	// query: planned once, when bound, and built when evaluated. A
-	// correlated subquery is planned again for each outer row, with that
-	// row's values bound in, until decorrelation (issue 15).
+	frame  int // the outer row's frame (expr.OuterRef) when corr
+	// plan is the subquery's plan, made once when bound and built when
+	// evaluated (for each outer row when corr). It is nil only where
+	// planning needed an outer row's value (LIMIT t.x, AS OF t.ts, …):
+	// then the subquery is planned again for each outer row with that
+	// row's values bound in as constants (perRowPlannings).
 	plan     *Query
 	grouped  []int // see outerRow.grouped; nil below GROUP BY
+	memo     *memo // results by the outer values read, when they decide them
 	once     sync.Once
 	cached   []types.Datum
 	cachedOK bool
@@ -173,13 +202,22 @@ func subqueryText(sel *pg.SelectStmt) string {
 	return s
 }
 
-// run plans and runs the subquery with the given outer row, returning the
-// first column of its rows.
+// run runs the subquery for the given outer row, returning the first
+// column of its rows. The row is the context's (frame e.frame) while the
+// plan is built and run.
 func (e *subqueryExpr) run(ctx context.Context, vals []types.Datum, limit int) ([]types.Datum, error) {
 	q := e.plan
+	if e.corr {
+		ec := e.p.ec
+		saved := ec.Outer
+		ec.Outer = saved.Push(e.frame, vals)
+		defer func() { ec.Outer = saved }()
+	}
 	if q == nil {
+		// Fallback: planning needed the outer row's values (needVals).
+		planned.Add(1)
 		child := &Planner{ctx: ctx, cat: e.p.cat, ec: e.p.ec, query: e.p.query, ParamTypes: e.p.ParamTypes, deps: e.p.deps, ctes: e.ctes,
-			outer: &outerRow{sc: e.sc, vals: vals, parent: e.p.outer, owner: e.p, grouped: e.grouped}}
+			outer: &outerRow{sc: e.sc, frame: expr.NewFrame(), vals: vals, parent: e.p.outer, owner: e.p, grouped: e.grouped}}
 		var err error
 		if q, err = child.Select(e.sel); err != nil {
 			return nil, err
@@ -259,10 +297,17 @@ func (e *subqueryExpr) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, erro
 			case subScalar:
 				limit = 2
 			}
-			var err error
-			if rows, err = e.run(e.p.ctx, append([]types.Datum(nil), vals...), limit); err != nil {
-				bld.Finish().Release()
-				return nil, err
+			key, keyed := e.memo.key(vals)
+			var memoed bool
+			if rows, memoed = e.memo.get(key, keyed); !memoed {
+				var err error
+				if rows, err = e.run(e.p.ctx, append([]types.Datum(nil), vals...), limit); err != nil {
+					bld.Finish().Release()
+					return nil, err
+				}
+				if keyed {
+					e.memo.put(key, rows)
+				}
 			}
 		}
 		switch e.kind {
@@ -387,10 +432,11 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 	if sel == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this subquery form is not supported").WithPosition(pos(b.p.query, sl.Location))
 	}
-	// Plan once with NULL outer values: checks the subquery, gives its
-	// type, and finds out whether it refers to the outer row.
+	// Plan once: checks the subquery, gives its type, finds out whether
+	// it refers to the outer row, and is the plan every outer row runs.
+	planned.Add(1)
 	child := &Planner{ctx: b.p.ctx, cat: b.p.cat, ec: b.p.ec, query: b.p.query, ParamTypes: b.p.ParamTypes, deps: b.p.deps, ctes: b.p.ctes,
-		outer: &outerRow{sc: b.sc, parent: b.p.outer, owner: b.p}}
+		outer: &outerRow{sc: b.sc, frame: expr.NewFrame(), parent: b.p.outer, owner: b.p}}
 	if b.aggMode {
 		child.outer.grouped = b.outerGrouped()
 	}
@@ -399,10 +445,15 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 		return nil, err
 	}
 	b.p.ParamTypes = child.ParamTypes
-	e := &subqueryExpr{p: b.p, sel: sel, text: subqueryText(sel), sc: b.sc, corr: child.correlated, ctes: b.p.ctes, grouped: child.outer.grouped}
+	e := &subqueryExpr{p: b.p, sel: sel, text: subqueryText(sel), sc: b.sc, corr: child.correlated, frame: child.outer.frame, ctes: b.p.ctes, grouped: child.outer.grouped}
 	b.p.noteStateful() // it keeps its result, and plans with the planner's context
-	if !e.corr {
+	if !e.corr || !child.outer.needVals {
 		e.plan = q
+		if e.corr {
+			e.memo = newMemo(child.outer, b.p.query)
+		}
+	} else {
+		perRowPlannings.Add(1)
 	}
 	if e.sc == nil {
 		e.sc = newScope(nil)

@@ -1,12 +1,11 @@
 package plan
 
 import (
-	"context"
-
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
+	"github.com/loamdb/loam/sql/pgcatalog"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
@@ -78,7 +77,7 @@ func (p *Planner) viewItem(ti *TableInfo, rv *pg.RangeVar) (*fromItem, error) {
 			names = append(names, c.GetString_().Sval)
 		}
 	}
-	oid := ObjectOID(ti.Namespace, ti.Name)
+	oid := pgcatalog.ObjectOID(ti.Namespace, ti.Name)
 	cols := make([]scopeCol, len(ti.Columns))
 	keep := make([]expr.Expr, len(ti.Columns))
 	project := len(q.Columns) > len(ti.Columns)
@@ -102,51 +101,4 @@ func (p *Planner) viewItem(ti *TableInfo, rv *pg.RangeVar) (*fromItem, error) {
 		root = &physical.Project{In: root, Exprs: keep}
 	}
 	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (physical.Node, error) { return root, nil }}, nil
-}
-
-// viewRows lists Loam's views for pg_views and information_schema.views
-// (the system's own views are not listed: information_schema's shows only
-// views the user owns, and Loam's pg_catalog views are virtual tables).
-// The definition is the SELECT as written, where PostgreSQL deparses it.
-func viewRows(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
-	rels, err := relations(ctx, ci)
-	var out [][]types.Datum
-	for _, r := range rels {
-		if r.kind != "v" || r.def == "" {
-			continue
-		}
-		out = append(out, vt.row(map[string]types.Datum{
-			"schemaname": dName(r.ns), "viewname": dName(r.name), "viewowner": dName(ci.User()), "definition": dText(viewDef(r.def)),
-			"table_catalog": dName(ci.Database()), "table_schema": dName(r.ns), "table_name": dName(r.name), "view_definition": dText(viewDef(r.def)),
-			"check_option": dText("NONE"), "is_updatable": dText("NO"), "is_insertable_into": dText("NO"),
-			"is_trigger_updatable": dText("NO"), "is_trigger_deletable": dText("NO"), "is_trigger_insertable_into": dText("NO"),
-		}))
-	}
-	return out, err
-}
-
-// viewDef is a view's definition as pg_get_viewdef shows it: the stored
-// text, ended by a semicolon as PostgreSQL's deparsed form is (which also
-// qualifies columns and lays the query out on its own lines).
-func viewDef(text string) string { return text + ";" }
-
-// viewDefs maps a view's OID to its pg_get_viewdef text; NULL for other
-// OIDs (PostgreSQL errors for a table; clients call it on views only).
-func viewDefs(ctx context.Context, ci CatalogInfo) (func(oid int64) types.Datum, error) {
-	rels, err := relations(ctx, ci)
-	if err != nil {
-		return nil, err
-	}
-	m := map[int64]string{}
-	for _, r := range rels {
-		if r.kind == "v" && r.def != "" {
-			m[int64(ObjectOID(r.ns, r.name))] = viewDef(r.def)
-		}
-	}
-	return func(oid int64) types.Datum {
-		if d, ok := m[oid]; ok {
-			return dText(d)
-		}
-		return types.NullOf(types.TText)
-	}, nil
 }

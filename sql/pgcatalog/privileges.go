@@ -1,6 +1,7 @@
-package plan
+package pgcatalog
 
 import (
+	"context"
 	"strings"
 
 	"github.com/loamdb/loam/exec/expr"
@@ -19,47 +20,44 @@ var privilegeKinds = map[string][]string{
 // privilegeFunc binds has_table/schema/database/column_privilege: Loam has
 // one superuser role, so every privilege on an existing object is held,
 // but the object, the role and the privilege names are checked as
-// PostgreSQL checks them. ok is false for other names and forms.
-func (b *binder) privilegeFunc(ci CatalogInfo, name string, args []expr.Expr, loc int32) (expr.Expr, bool, error) {
+// PostgreSQL checks them. nil for other names and forms.
+func (s *Session) privilegeFunc(ctx context.Context, name string, args []types.T) (*Func, error) {
 	kinds, ok := privilegeKinds[name]
 	objArgs := 1
 	if name == "has_column_privilege" {
 		objArgs = 2
 	}
 	if !ok || len(args) != objArgs+1 && len(args) != objArgs+2 {
-		return nil, false, nil
+		return nil, nil
 	}
-	m, err := b.p.regMaps()
+	m, err := s.regMaps(ctx)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
-	rels, err := relations(b.p.ctx, ci)
+	rels, err := s.relations(ctx)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	cols := map[int64][]vcol{}
 	for _, r := range rels {
 		cols[int64(ObjectOID(r.ns, r.name))] = r.cols
 	}
-	user := ci.User()
+	user := s.src.User()
 	withUser := len(args) == objArgs+2
-	out := make([]expr.Expr, len(args))
+	want := make([]types.T, len(args))
 	for i, a := range args {
-		want := types.TText
-		if k := a.Type().Kind; (k == types.OID || k == types.Regclass || a.Type().IsInteger()) && i < len(args)-1 {
-			want = types.TOID
+		want[i] = types.TText
+		if k := a.Kind; (k == types.OID || k == types.Regclass || a.IsInteger()) && i < len(args)-1 {
+			want[i] = types.TOID
 			if k == types.Regclass {
-				want = types.Of(types.Regclass)
+				want[i] = types.Of(types.Regclass)
 			}
 			if name == "has_column_privilege" && i == len(args)-2 {
-				want = types.TInt2 // the column's attnum
+				want[i] = types.TInt2 // the column's attnum
 			}
 		}
-		if out[i], err = b.coerce(a, want, loc); err != nil {
-			return nil, true, err
-		}
 	}
-	return &expr.Func{Name: name, Args: out, T: types.TBool, Strict: true, Fn: func(_ *expr.Ctx, d []types.Datum) (types.Datum, error) {
+	return &Func{Args: want, Result: types.TBool, Strict: true, Fn: func(_ *expr.Ctx, d []types.Datum) (types.Datum, error) {
 		public := false // the PUBLIC pseudo-role: PostgreSQL 15's default grants
 		if withUser {
 			public = d[0].T.Kind == types.Text && strings.EqualFold(d[0].S, "public")
@@ -104,7 +102,7 @@ func (b *binder) privilegeFunc(ci CatalogInfo, name string, args []expr.Expr, lo
 				}
 				return dBool(held), nil
 			}
-			if obj.S != ci.Database() {
+			if obj.S != s.src.Database() {
 				return types.Datum{}, pgerr.New("3D000", "database %q does not exist", obj.S)
 			}
 		default: // a table, then for has_column_privilege a column
@@ -140,5 +138,5 @@ func (b *binder) privilegeFunc(ci CatalogInfo, name string, args []expr.Expr, lo
 			}
 		}
 		return dBool(held), nil
-	}}, true, nil
+	}}, nil
 }

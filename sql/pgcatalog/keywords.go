@@ -1,4 +1,4 @@
-package plan
+package pgcatalog
 
 import (
 	"context"
@@ -476,18 +476,20 @@ zone U t
 `
 
 // keywordsTable is pg_get_keywords()'s result, a FROM item.
-var keywordsTable = defTable("pg_catalog", "pg_get_keywords", `word:text catcode:"char" barelabel:boolean catdesc:text baredesc:text`,
-	func(context.Context, CatalogInfo, *vtable) ([][]types.Datum, error) {
-		cats := map[string]string{"U": "unreserved", "C": "unreserved (cannot be function or type name)",
-			"T": "reserved (can be function or type name)", "R": "reserved"}
-		var out [][]types.Datum
-		for _, line := range strings.Split(strings.TrimSpace(pgKeywords), "\n") {
-			f := strings.Fields(line)
-			bare := "requires AS"
-			if f[2] == "t" {
-				bare = "can be bare label"
+func keywordsTable() *Relation {
+	return defTable("pg_catalog", "pg_get_keywords", `word:text catcode:"char" barelabel:boolean catdesc:text baredesc:text`,
+		func(context.Context, *Session, *Relation) ([][]types.Datum, error) {
+			cats := map[string]string{"U": "unreserved", "C": "unreserved (cannot be function or type name)",
+				"T": "reserved (can be function or type name)", "R": "reserved"}
+			var out [][]types.Datum
+			for _, line := range strings.Split(strings.TrimSpace(pgKeywords), "\n") {
+				f := strings.Fields(line)
+				bare := "requires AS"
+				if f[2] == "t" {
+					bare = "can be bare label"
+				}
+				out = append(out, []types.Datum{dText(f[0]), {T: types.TQChar, S: f[1]}, dBool(f[2] == "t"), dText(cats[f[1]]), dText(bare)})
 			}
-			out = append(out, []types.Datum{dText(f[0]), {T: types.TQChar, S: f[1]}, dBool(f[2] == "t"), dText(cats[f[1]]), dText(bare)})
-		}
-		return out, nil
-	})
+			return out, nil
+		})
+}

@@ -1,58 +1,36 @@
-package plan
+package pgcatalog
 
 import (
 	"context"
-	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	pg "github.com/pganalyze/pg_query_go/v5"
-
-	"github.com/loamdb/loam/exec/expr"
-	"github.com/loamdb/loam/pgerr"
-
-	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/types"
 )
 
-// describeObjects, run by the registry's init once pg_description is
-// defined, gives pg_description the description of the extension
+// descriptionRows are pg_description's: the description of the extension
 // pg_extension lists, as in PostgreSQL (psql's \dx joins them), and the
 // comments of COMMENT ON: a table's is its Iceberg property "comment", a
 // column's its Iceberg field's doc, a schema's its namespace property.
-func describeObjects() {
-	vt := lookupVirtual("pg_catalog", "pg_description")
-	if vt == nil {
-		panic("pg_description is not defined yet")
+func descriptionRows(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
+	descs, err := s.descriptions(ctx)
+	if err != nil {
+		return nil, err
 	}
-	vt.rows = func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
-		descs, err := descriptions(ctx, ci)
-		if err != nil {
-			return nil, err
-		}
-		out := [][]types.Datum{vt.row(map[string]types.Datum{"objoid": dOID(oidPlpgsql), "classoid": dOID(systemCatalogOIDs["pg_extension"]),
-			"objsubid": {I: 0}, "description": dText("PL/pgSQL procedural language")})}
-		for _, d := range descs {
-			out = append(out, vt.row(map[string]types.Datum{"objoid": dOID(d.objoid), "classoid": dOID(d.classoid),
-				"objsubid": {I: int64(d.objsubid)}, "description": dText(d.text)}))
-		}
-		return out, nil
+	out := [][]types.Datum{rel.row(map[string]types.Datum{"objoid": dOID(oidPlpgsql), "classoid": dOID(systemCatalogOIDs["pg_extension"]),
+		"objsubid": {I: 0}, "description": dText("PL/pgSQL procedural language")})}
+	for _, d := range descs {
+		out = append(out, rel.row(map[string]types.Datum{"objoid": dOID(d.objoid), "classoid": dOID(d.classoid),
+			"objsubid": {I: int64(d.objsubid)}, "description": dText(d.text)}))
 	}
-}
-
-// NamespaceCommenter is what a CatalogInfo implements to report schema
-// comments (COMMENT ON SCHEMA); ok is false for a schema with none.
-type NamespaceCommenter interface {
-	NamespaceComment(ctx context.Context, ns string) (comment string, ok bool, err error)
+	return out, nil
 }
 
 // commentsOf reads a table's comments from its Iceberg metadata.
-func commentsOf(ti *TableInfo) (comment string, docs []string) {
-	if ti.Table == nil {
+func commentsOf(ti Table) (comment string, docs []string) {
+	if ti.Iceberg == nil {
 		return "", nil
 	}
-	comment = ti.Table.Properties()["comment"]
-	sc := ti.Table.Schema()
+	comment = ti.Iceberg.Properties()["comment"]
+	sc := ti.Iceberg.Schema()
 	for _, c := range ti.Columns {
 		doc := ""
 		if f, ok := sc.FindFieldByName(c); ok {
@@ -72,7 +50,7 @@ type description struct {
 // descriptions are the comments of Loam's schemas, tables and columns,
 // after PostgreSQL's own of the built-in languages, access methods and
 // types.
-func descriptions(ctx context.Context, ci CatalogInfo) ([]description, error) {
+func (s *Session) descriptions(ctx context.Context) ([]description, error) {
 	var out []description
 	for _, l := range pgLanguages {
 		out = append(out, description{l.oid, systemCatalogOIDs["pg_language"], 0, l.desc})
@@ -90,22 +68,20 @@ func descriptions(ctx context.Context, ci CatalogInfo) ([]description, error) {
 			out = append(out, description{pt.t.OID(), systemCatalogOIDs["pg_type"], 0, d})
 		}
 	}
-	if nc, ok := ci.(NamespaceCommenter); ok {
-		nss, err := allSchemas(ctx, ci)
+	nss, err := s.allSchemas(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, ns := range nss {
+		c, ok, err := s.src.NamespaceComment(ctx, ns)
 		if err != nil {
 			return nil, err
 		}
-		for _, ns := range nss {
-			c, ok, err := nc.NamespaceComment(ctx, ns)
-			if err != nil {
-				return nil, err
-			}
-			if ok && c != "" {
-				out = append(out, description{ObjectOID(ns, ""), systemCatalogOIDs["pg_namespace"], 0, c})
-			}
+		if ok && c != "" {
+			out = append(out, description{ObjectOID(ns, ""), systemCatalogOIDs["pg_namespace"], 0, c})
 		}
 	}
-	rels, err := relations(ctx, ci)
+	rels, err := s.relations(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -130,8 +106,8 @@ func descriptions(ctx context.Context, ci CatalogInfo) ([]description, error) {
 // and user mappings), with PostgreSQL 15's columns, so that psql's \do,
 // \dC, \dy, \dc, \des, \dew, \dF*, \ddp, \dRs, \drds, \dd, \dl, \det and \deu
 // list nothing rather than fail.
-func addEmptyCatalogs() {
-	virtualTables = append(virtualTables,
+func emptyCatalogs() []*Relation {
+	return []*Relation{
 		defTable("pg_catalog", "pg_operator", `oid:oid oprname:name oprnamespace:oid oprowner:oid oprkind:"char" oprcanmerge:boolean oprcanhash:boolean oprleft:oid oprright:oid oprresult:oid oprcom:oid oprnegate:oid oprcode:regproc oprrest:regproc oprjoin:regproc`, noRows),
 		defTable("pg_catalog", "pg_cast", `oid:oid castsource:oid casttarget:oid castfunc:oid castcontext:"char" castmethod:"char"`, noRows),
 		defTable("pg_catalog", "pg_event_trigger", `oid:oid evtname:name evtevent:name evtowner:oid evtfoid:oid evtenabled:"char" evttags:text[]`, noRows),
@@ -150,29 +126,20 @@ func addEmptyCatalogs() {
 		defTable("pg_catalog", "pg_foreign_table", `ftrelid:oid ftserver:oid ftoptions:text[]`, noRows),
 		defTable("pg_catalog", "pg_user_mappings", `umid:oid srvid:oid srvname:name umuser:oid usename:name umoptions:text[]`, noRows),
 		defTable("pg_catalog", "pg_ts_parser", `oid:oid prsname:name prsnamespace:oid prsstart:regproc prstoken:regproc prsend:regproc prsheadline:regproc prslextype:regproc`, noRows),
-	)
-	for name, oid := range map[string]uint32{"pg_language": 2612, "pg_operator": 2617, "pg_cast": 2605, "pg_event_trigger": 3466,
-		"pg_conversion": 2607, "pg_foreign_server": 1417, "pg_foreign_data_wrapper": 2328, "pg_ts_config": 3602, "pg_ts_parser": 3601,
-		"pg_ts_dict": 3600, "pg_ts_template": 3764, "pg_default_acl": 826, "pg_db_role_setting": 2964, "pg_subscription": 6100,
-		"pg_opclass": 2616, "pg_opfamily": 2753, "pg_largeobject_metadata": 2995, "pg_foreign_table": 3118} {
-		systemCatalogOIDs[name] = oid
 	}
-	// PostgreSQL 15's languages, as initdb makes them: three built in and
-	// plpgsql, whose handler functions pg_proc does not list (only \dL+
-	// shows them).
-	lang := lookupVirtual("pg_catalog", "pg_language")
-	if lang == nil {
-		panic("pg_language is not defined yet")
+}
+
+// languageRows are pg_language's: PostgreSQL 15's languages, as initdb
+// makes them: three built in and plpgsql, whose handler functions pg_proc
+// does not list (only \dL+ shows them).
+func languageRows(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
+	var out [][]types.Datum
+	for _, l := range pgLanguages {
+		out = append(out, rel.row(map[string]types.Datum{"oid": dOID(l.oid), "lanname": dName(l.name), "lanowner": dOID(oidBootstrapRole),
+			"lanispl": dBool(l.pl), "lanpltrusted": dBool(l.trusted), "lanplcallfoid": dOID(l.call), "laninline": dOID(l.inline),
+			"lanvalidator": dOID(l.validator)}))
 	}
-	lang.rows = func(ctx context.Context, ci CatalogInfo, vt *vtable) ([][]types.Datum, error) {
-		var out [][]types.Datum
-		for _, l := range pgLanguages {
-			out = append(out, vt.row(map[string]types.Datum{"oid": dOID(l.oid), "lanname": dName(l.name), "lanowner": dOID(oidBootstrapRole),
-				"lanispl": dBool(l.pl), "lanpltrusted": dBool(l.trusted), "lanplcallfoid": dOID(l.call), "laninline": dOID(l.inline),
-				"lanvalidator": dOID(l.validator)}))
-		}
-		return out, nil
-	}
+	return out, nil
 }
 
 // pgLanguages are pg_language's rows with PostgreSQL 15's OIDs and
@@ -208,92 +175,26 @@ var pgTypeDescriptions = map[string]string{
 	"numeric": "numeric(precision, decimal), arbitrary precision number", "uuid": "UUID datatype", "jsonb": "Binary JSON",
 }
 
-// optionsItem is pg_options_to_table(options text[]) in FROM: an
-// options array's name=value elements as rows (option_name,
-// option_value), for psql's \des+ and \dew+.
-func (p *Planner) optionsItem(fc *pg.FuncCall, alias *pg.Alias) (*fromItem, error) {
-	b := &binder{p: p, where: "functions in FROM"}
-	arg, err := b.bind(fc.Args[0])
-	if err != nil {
-		return nil, err
-	}
-	at := types.ArrayOf(types.Text)
-	if arg, err = b.coerce(arg, at, fc.Location); err != nil {
-		return nil, err
-	}
-	table, names := "pg_options_to_table", []string{"option_name", "option_value"}
-	if alias != nil {
-		table = alias.Aliasname
-		for i, c := range alias.Colnames {
-			if i >= len(names) {
-				return nil, pgerr.New(pgerr.SyntaxError, "too many column aliases specified for function pg_options_to_table")
-			}
-			names[i] = c.GetString_().Sval
-		}
-	}
-	ts := []types.T{types.TText, types.TText}
-	cols := []scopeCol{{table: table, name: names[0], t: ts[0]}, {table: table, name: names[1], t: ts[1]}}
-	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (physical.Node, error) {
-		return &physical.RowSource{ColumnTypes: ts, Gen: func(ctx context.Context) ([][]types.Datum, error) {
-			one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
-			defer one.Release()
-			v, err := arg.Eval(p.ec, one)
-			if err != nil {
-				return nil, err
-			}
-			d := types.DatumAt(at, v, 0)
-			v.Release()
-			if d.Null {
-				return nil, nil
-			}
-			elems, null, err := types.SplitArrayText(d.S)
-			if err != nil {
-				return nil, err
-			}
-			var rows [][]types.Datum
-			for i, e := range elems {
-				if null[i] {
-					continue
-				}
-				// An option without "=" has a NULL value, as in PostgreSQL.
-				n, val, ok := strings.Cut(e, "=")
-				value := types.NullOf(types.TText)
-				if ok {
-					value = dText(val)
-				}
-				rows = append(rows, []types.Datum{dText(n), value})
-			}
-			return rows, nil
-		}}, nil
-	}}, nil
-}
-
-// regprocOfOID is oid::regproc and oid::regprocedure: the name (with
-// argument types) of a function catalogs point at (pg_language's
-// handlers, which psql's \dL+ shows), "-" for 0, else the number.
-func (b *binder) regprocOfOID(arg expr.Expr, withArgs bool, loc int32) (expr.Expr, error) {
-	arg, err := b.coerce(arg, types.TOID, loc)
-	if err != nil {
-		return nil, err
-	}
-	return &expr.Func{Name: "regproc", Args: []expr.Expr{arg}, T: types.TText, Strict: true, Fn: func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
-		if a[0].I == 0 {
-			return dText("-"), nil
-		}
-		f, ok := handlerFuncs[uint32(a[0].I)]
-		if !ok {
-			return dText(itoa(int(a[0].I))), nil
-		}
-		if withArgs {
-			return dText(f[0] + "(" + f[1] + ")"), nil
-		}
-		return dText(f[0]), nil
-	}}, nil
-}
-
 // handlerFuncs are the languages' handler functions (name, argument
 // types) by their OIDs in PostgreSQL 15.
 var handlerFuncs = map[uint32][2]string{
 	2246: {"fmgr_internal_validator", "oid"}, 2247: {"fmgr_c_validator", "oid"}, 2248: {"fmgr_sql_validator", "oid"},
 	13560: {"plpgsql_call_handler", ""}, 13561: {"plpgsql_inline_handler", "internal"}, 13562: {"plpgsql_validator", "oid"},
+}
+
+// Regproc is oid::regproc and oid::regprocedure: the name (with argument
+// types when withArgs) of a function catalogs point at (pg_language's
+// handlers, which psql's \dL+ shows), "-" for 0, else the number.
+func Regproc(oid int64, withArgs bool) string {
+	if oid == 0 {
+		return "-"
+	}
+	f, ok := handlerFuncs[uint32(oid)]
+	switch {
+	case !ok:
+		return itoa(int(oid))
+	case withArgs:
+		return f[0] + "(" + f[1] + ")"
+	}
+	return f[0]
 }
