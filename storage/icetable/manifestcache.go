@@ -62,9 +62,14 @@ func (c *manifestCache) entries(fs icebergio.IO, m iceberg.ManifestFile) ([]iceb
 	if it, ok := c.get(m.FilePath()); ok {
 		return it.entries, nil
 	}
-	es, err := m.FetchEntries(fs, true)
-	if err != nil {
-		return nil, fmt.Errorf("manifest %s: %w", m.FilePath(), err)
+	// Entries, not FetchEntries: the reader scan planning uses, with its
+	// inheritance of sequence numbers and first row IDs.
+	var es []iceberg.ManifestEntry
+	for e, err := range m.Entries(fs, true) {
+		if err != nil {
+			return nil, fmt.Errorf("manifest %s: %w", m.FilePath(), err)
+		}
+		es = append(es, e)
 	}
 	c.put(&manifestItem{path: m.FilePath(), entries: es})
 	return es, nil
