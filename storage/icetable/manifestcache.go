@@ -12,8 +12,10 @@ import (
 
 // manifestCacheLimit bounds the manifest entries and manifest-list
 // descriptors kept, together: a few hundred bytes to a few kilobytes
-// each (paths, partition values, column bounds).
-const manifestCacheLimit = 200_000
+// each (paths, partition values, column bounds), so some tens of
+// megabytes at most. A table of more files than that plans as before,
+// reading its manifests each time.
+const manifestCacheLimit = 50_000
 
 // manifestCache keeps parsed manifest lists and the live entries of
 // manifests, by file path. Both are immutable once written (DESIGN.md
