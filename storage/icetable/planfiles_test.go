@@ -167,3 +167,60 @@ func TestPlanFilesCached(t *testing.T) {
 }
 
 func localPath(p string) string { return strings.TrimPrefix(p, "file://") }
+
+// TestPlanFilesPartitioned checks the partition rule: a filter naming a
+// partition source column plans through iceberg-go (whose partition
+// pruning the cache does not do), one naming other columns plans from
+// the cache, and both keep PlanFiles' files.
+func TestPlanFilesPartitioned(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	m, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	st := New(m.Catalog())
+	if err := st.CreateNamespace(ctx, "public"); err != nil {
+		t.Fatal(err)
+	}
+	sc := iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
+		iceberg.NestedField{ID: 2, Name: "k", Type: iceberg.PrimitiveTypes.String},
+		iceberg.NestedField{ID: 3, Name: "n", Type: iceberg.PrimitiveTypes.Int32})
+	spec := iceberg.NewPartitionSpec(iceberg.PartitionField{
+		SourceIDs: []int{2}, FieldID: 1000, Name: "k", Transform: iceberg.IdentityTransform{}})
+	tbl, err := st.Create(ctx, "public", "p", sc, &spec, table.UnsortedSortOrder, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for from := 0; from < 400; from += 100 {
+		tbl = appendRows(t, st, tbl, from, 100)
+	}
+	cases := []struct {
+		name     string
+		filter   iceberg.BooleanExpression
+		fallback bool
+	}{
+		{"partition column", iceberg.EqualTo(iceberg.Reference("k"), "b"), true},
+		{"other column", iceberg.GreaterThan(iceberg.Reference("id"), int64(250)), false},
+		{"both", iceberg.NewAnd(iceberg.GreaterThan(iceberg.Reference("id"), int64(50)), iceberg.LessThan(iceberg.Reference("k"), "c")), true},
+	}
+	for _, c := range cases {
+		want, err := tbl.Scan(table.WithRowFilter(c.filter)).PlanFiles(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, cerr := st.planCached(ctx, tbl, c.filter)
+		if fell := errors.Is(cerr, errUnsupportedPrune); fell != c.fallback || (cerr != nil && !fell) {
+			t.Errorf("%s: cached planning: err %v, want fallback %v", c.name, cerr, c.fallback)
+		}
+		got, err := st.planFiles(ctx, tbl, c.filter, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := paths(got), paths(want); !slices.Equal(g, w) || len(w) == 0 {
+			t.Errorf("%s: planned %v, PlanFiles %v", c.name, g, w)
+		}
+	}
+}
