@@ -1,4 +1,5 @@
-// Package layering guards the direction data flows in (../shared/DESIGN.md):
+// Package layering guards the direction data flows in (../shared/DESIGN.md,
+// and docs/design.md for the floors as built):
 // wire → sql → exec → storage, with meta beside them. A package may import
 // its own floor and the floors below it, never one above.
 package layering

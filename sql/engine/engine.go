@@ -56,6 +56,8 @@ type Engine struct {
 	upkeep *maint.Runner
 	// missing caches failed table lookups (see missingTables).
 	missing missingTables
+	// infos memoizes the TableInfo of loaded tables (tableinfos.go).
+	infos tableInfos
 	// missingViews likewise for views, looked up where no table is.
 	missingViews missingTables
 	// plannings counts the SELECTs and INSERTs planned (plancache.go).
@@ -78,7 +80,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, log: cfg.Logger, meta: m, store: icetable.New(m.Catalog())}
+	e := &Engine{cfg: cfg, log: cfg.Logger, meta: m, store: icetable.NewWithPointers(m.Catalog(), m)}
 	switch {
 	case cfg.ScanCacheBytes > 0:
 		e.store.SetScanCache(cfg.ScanCacheBytes)
@@ -212,7 +214,7 @@ func (c *catalog) table(ctx context.Context, key link.Key) (*plan.TableInfo, err
 		return nil, fmt.Errorf("load table %s.%s: %w", ns, name, err)
 	}
 	c.views = append(c.views, v)
-	ti, err := tableInfo(ns, name, v.Table)
+	ti, err := c.e.infos.get(ns, name, v.Table)
 	if err != nil {
 		return nil, err
 	}

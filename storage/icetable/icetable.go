@@ -35,10 +35,17 @@ type Catalog interface {
 type Store struct {
 	cat   Catalog
 	cache *colCache
+	// manifests keeps parsed manifest lists and manifests for scan
+	// planning (planfiles.go).
+	manifests *manifestCache
+	// loaded, when not nil, keeps loaded tables (loadcache.go).
+	loaded *loadedTables
 }
 
 // New wraps a catalog.
-func New(cat Catalog) *Store { return &Store{cat: cat} }
+func New(cat Catalog) *Store {
+	return &Store{cat: cat, manifests: newManifestCache(manifestCacheLimit)}
+}
 
 // SetScanCache keeps up to limit bytes of decoded data file columns in
 // memory for scans; 0 turns the cache off. Call it before scanning.
@@ -173,7 +180,19 @@ func (s *Store) CreateAt(ctx context.Context, ns, name, location string, sc *ice
 
 // Load loads a table's current metadata.
 func (s *Store) Load(ctx context.Context, ns, name string) (*table.Table, error) {
-	return s.cat.LoadTable(ctx, table.Identifier{ns, name})
+	if s.loaded == nil {
+		return s.cat.LoadTable(ctx, table.Identifier{ns, name})
+	}
+	if t, ok := s.loaded.get(ctx, ns, name); ok {
+		return t, nil
+	}
+	t, err := s.cat.LoadTable(ctx, table.Identifier{ns, name})
+	if err != nil {
+		s.loaded.forget(ns, name)
+		return nil, err
+	}
+	s.loaded.put(ns, name, t)
+	return t, nil
 }
 
 // Drop removes a table from the catalog and deletes its files.
@@ -389,11 +408,7 @@ func (st *ScanStats) count(tasks []table.FileScanTask) {
 // filter leaves of the snapshot's files.
 func (s *Store) PlanScan(ctx context.Context, t *table.Table, filter iceberg.BooleanExpression) (ScanStats, error) {
 	var st ScanStats
-	opts := []table.ScanOption{}
-	if filter = prunable(t, filter); filter != nil {
-		opts = append(opts, table.WithRowFilter(filter))
-	}
-	tasks, err := t.Scan(opts...).PlanFiles(ctx)
+	tasks, err := s.planFiles(ctx, t, prunable(t, filter), nil)
 	if err != nil {
 		return st, fmt.Errorf("scan %s: plan: %w", t.Identifier(), err)
 	}
@@ -422,10 +437,7 @@ func (s *Store) Scan(ctx context.Context, t *table.Table, filter iceberg.Boolean
 	if fields != nil {
 		planOpts = append(planOpts, table.WithSelectedFields(slices.Clone(fields)...))
 	}
-	if filter = prunable(t, filter); filter != nil {
-		planOpts = append(planOpts, table.WithRowFilter(filter))
-	}
-	tasks, err := t.Scan(planOpts...).PlanFiles(ctx)
+	tasks, err := s.planFiles(ctx, t, prunable(t, filter), planOpts)
 	if err != nil {
 		return nil, nil, st, fmt.Errorf("scan %s: plan: %w", t.Identifier(), err)
 	}

@@ -34,7 +34,9 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	st := icetable.New(m.Catalog())
+	// With the loaded-table cache, as the engine has it: a server must
+	// still see another's commits.
+	st := icetable.NewWithPointers(m.Catalog(), m)
 	ctx := context.Background()
 	if err := st.CreateNamespace(ctx, "public"); err != nil {
 		t.Fatal(err)
