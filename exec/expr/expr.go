@@ -116,37 +116,8 @@ func (bl *Builder) Append(d types.Datum) { AppendDatum(bl.b, d) }
 
 // AppendDatum appends d to an Arrow builder of d's type's Arrow type.
 func AppendDatum(b array.Builder, d types.Datum) {
-	if d.Null {
-		b.AppendNull()
-		return
-	}
-	switch bb := b.(type) {
-	case *array.BooleanBuilder:
-		bb.Append(d.I != 0)
-	case *array.Int16Builder:
-		bb.Append(int16(d.I))
-	case *array.Int32Builder:
-		bb.Append(int32(d.I))
-	case *array.Int64Builder:
-		bb.Append(d.I)
-	case *array.Float32Builder:
-		bb.Append(float32(d.F))
-	case *array.Float64Builder:
-		bb.Append(d.F)
-	case *array.Date32Builder:
-		bb.Append(arrow.Date32(d.I))
-	case *array.Time64Builder:
-		bb.Append(arrow.Time64(d.I))
-	case *array.TimestampBuilder:
-		bb.Append(arrow.Timestamp(d.I))
-	case *array.MonthDayNanoIntervalBuilder:
-		bb.Append(arrow.MonthDayNanoInterval{Months: d.Months, Days: d.Days, Nanoseconds: d.I * 1000})
-	case *array.BinaryBuilder:
-		bb.Append(d.B)
-	case *array.StringBuilder:
-		bb.Append(d.S)
-	default:
-		panic(fmt.Sprintf("expr: no builder for %T", b))
+	if err := types.AppendDatum(b, d); err != nil {
+		panic("expr: " + err.Error())
 	}
 }
 

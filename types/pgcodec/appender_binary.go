@@ -2,7 +2,6 @@ package pgcodec
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 	"time"
 
@@ -69,33 +68,8 @@ func BinaryAppender(t types.T, b array.Builder, loc *time.Location) func([]byte)
 
 // appendDatum appends a non-null datum to the builder of its type.
 func appendDatum(b array.Builder, d types.Datum) error {
-	switch bb := b.(type) {
-	case *array.BooleanBuilder:
-		bb.Append(d.I != 0)
-	case *array.Int16Builder:
-		bb.Append(int16(d.I))
-	case *array.Int32Builder:
-		bb.Append(int32(d.I))
-	case *array.Int64Builder:
-		bb.Append(d.I)
-	case *array.Float32Builder:
-		bb.Append(float32(d.F))
-	case *array.Float64Builder:
-		bb.Append(d.F)
-	case *array.Date32Builder:
-		bb.Append(arrow.Date32(d.I))
-	case *array.Time64Builder:
-		bb.Append(arrow.Time64(d.I))
-	case *array.TimestampBuilder:
-		bb.Append(arrow.Timestamp(d.I))
-	case *array.MonthDayNanoIntervalBuilder:
-		bb.Append(d.Interval().Arrow())
-	case *array.BinaryBuilder:
-		bb.Append(d.B)
-	case *array.StringBuilder:
-		bb.Append(d.S)
-	default:
-		return pgerr.New(pgerr.InternalError, "%s", fmt.Sprintf("no binary input into an Arrow %T", b))
+	if err := types.AppendDatum(b, d); err != nil {
+		return pgerr.New(pgerr.InternalError, "binary input: %v", err)
 	}
 	return nil
 }
