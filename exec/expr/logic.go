@@ -204,3 +204,15 @@ func (e *In) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 	}
 	return bld.NewArray(), nil
 }
+
+// Conjuncts splits e at its top-level ANDs.
+func Conjuncts(e Expr) []Expr {
+	if b, ok := e.(*BoolOp); ok && !b.Or {
+		var out []Expr
+		for _, a := range b.Args {
+			out = append(out, Conjuncts(a)...)
+		}
+		return out
+	}
+	return []Expr{e}
+}

@@ -14,7 +14,7 @@ import (
 // column names.
 func Pushdown(pred expr.Expr, names []string) iceberg.BooleanExpression {
 	var parts []iceberg.BooleanExpression
-	for _, c := range conjuncts(pred) {
+	for _, c := range expr.Conjuncts(pred) {
 		if e := toIceberg(c, names); e != nil {
 			parts = append(parts, e)
 		}
@@ -26,17 +26,6 @@ func Pushdown(pred expr.Expr, names []string) iceberg.BooleanExpression {
 		return parts[0]
 	}
 	return iceberg.NewAnd(parts[0], parts[1], parts[2:]...)
-}
-
-func conjuncts(e expr.Expr) []expr.Expr {
-	if b, ok := e.(*expr.BoolOp); ok && !b.Or {
-		var out []expr.Expr
-		for _, a := range b.Args {
-			out = append(out, conjuncts(a)...)
-		}
-		return out
-	}
-	return []expr.Expr{e}
 }
 
 func toIceberg(e expr.Expr, names []string) iceberg.BooleanExpression {
@@ -172,7 +161,7 @@ func pred[T iceberg.LiteralType](op expr.CmpOp, ref iceberg.Reference, v T) iceb
 // constant, in the form Parquet row-group statistics can rule out.
 func RangePreds(pred expr.Expr, names []string) []icetable.RangePred {
 	var out []icetable.RangePred
-	for _, c := range conjuncts(pred) {
+	for _, c := range expr.Conjuncts(pred) {
 		x, ok := c.(*expr.Compare)
 		if !ok {
 			continue

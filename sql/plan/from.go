@@ -257,7 +257,7 @@ func (p *Planner) joinItem(je *pg.JoinExpr) (*fromItem, error) {
 			for i := range r.cols {
 				rm[nm+len(l.cols)+i] = i
 			}
-			for _, c := range conjuncts(filter) {
+			for _, c := range expr.Conjuncts(filter) {
 				cs, ok := colsOf(c)
 				if !ok || len(cs) == 0 {
 					continue
@@ -317,7 +317,7 @@ func (p *Planner) joinOp(kind exec.JoinKind, l, r *fromItem, sc *scope, off int,
 		// join; the rest of ON is checked on the pairs the keys match.
 		var flat []expr.Expr
 		for _, c := range conds {
-			flat = append(flat, conjuncts(c)...)
+			flat = append(flat, expr.Conjuncts(c)...)
 		}
 		nl := len(l.cols)
 		leftLocal, rightLocal := map[int]int{}, map[int]int{}
@@ -421,7 +421,7 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (physi
 	}
 	var conj []expr.Expr
 	if where != nil {
-		conj = conjuncts(where)
+		conj = expr.Conjuncts(where)
 	}
 	placed := make([]bool, len(conj))
 	ops := make([]physical.Node, len(items))

@@ -161,7 +161,7 @@ func isTrue(on expr.Expr) bool {
 	if on == nil {
 		return true
 	}
-	for _, c := range conjuncts(on) {
+	for _, c := range expr.Conjuncts(on) {
 		k, ok := expr.IsConst(c)
 		if !ok || k.Null || k.T.Kind != types.Bool || k.I == 0 {
 			return false
@@ -276,7 +276,7 @@ func (p *Planner) applyItem(prefix []*fromItem, lat *fromItem) *fromItem {
 		// WHERE conjuncts on the earlier items alone still join them well.
 		var lf []expr.Expr
 		if filter != nil {
-			for _, c := range conjuncts(filter) {
+			for _, c := range expr.Conjuncts(filter) {
 				cs, ok := colsOf(c)
 				if !ok || len(cs) == 0 {
 					continue
