@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/physical"
 )
 
@@ -26,9 +27,11 @@ func Instrumented(ctx context.Context, n physical.Node, env Env) (exec.Operator,
 }
 
 // Render is EXPLAIN's text for the plan under root: the nodes, the scans'
-// files from the table metadata (read with ctx, the statement's context),
-// and with an Analysis (nil for none) what each operator did.
-func Render(ctx context.Context, root physical.Node, an *Analysis) []string {
+// files from the table metadata (read with ctx, the statement's context,
+// and pruned as the statement would prune them: parts computed per run,
+// such as now() - interval '1 hour', take their values from ec), and with
+// an Analysis (nil for none) what each operator did.
+func Render(ctx context.Context, root physical.Node, an *Analysis, ec *expr.Ctx) []string {
 	return physical.Render(root, func(n physical.Node) physical.Annotation {
 		var a physical.Annotation
 		var op exec.Operator
@@ -42,7 +45,7 @@ func Render(ctx context.Context, root physical.Node, an *Analysis) []string {
 			if an != nil {
 				op = an.scans[s]
 			}
-			a.Details = exec.ScanDetails(ctx, s.Spec(), op)
+			a.Details = exec.ScanDetails(ctx, s.SpecOf(s.Source, ec), op)
 		}
 		return a
 	})

@@ -123,7 +123,7 @@ func TestAnalyze(t *testing.T) {
 		t.Fatal(err)
 	}
 	drain(t, op)
-	text := strings.Join(Render(context.Background(), plan, an), "\n")
+	text := strings.Join(Render(context.Background(), plan, an, env().Ec), "\n")
 	for _, w := range []string{
 		`(?m)^Filter  \(actual time=\S+ rows=2 batches=1 loops=1\)$`,
 		`(?m)^  Filter: \(#0 > '1'::bigint\)$`,
@@ -133,7 +133,7 @@ func TestAnalyze(t *testing.T) {
 			t.Errorf("no line matches %q in\n%s", w, text)
 		}
 	}
-	if plain := strings.Join(Render(context.Background(), plan, nil), "\n"); strings.Contains(plain, "actual") {
+	if plain := strings.Join(Render(context.Background(), plan, nil, env().Ec), "\n"); strings.Contains(plain, "actual") {
 		t.Errorf("plain EXPLAIN shows counts:\n%s", plain)
 	}
 }

@@ -69,12 +69,10 @@ func (s *Scan) Explain() Explained {
 	return ex
 }
 
-// Spec is the exec scan the node describes: Prune converted to Iceberg's
-// filter and the row-group predicates.
-func (s *Scan) Spec() exec.TableScan { return s.SpecOf(s.Source, nil) }
-
-// SpecOf is Spec reading src, with the parameters of Prune bound to their
-// values in ec (pruning compares columns with constants).
+// SpecOf is the exec scan the node describes, reading src: Prune, with
+// its parameters and per-run parts bound to their values in ec (pruning
+// compares columns with constants), converted to Iceberg's filter and the
+// row-group predicates.
 func (s *Scan) SpecOf(src ScanSource, ec *expr.Ctx) exec.TableScan {
 	spec := exec.TableScan{Store: src.Store, Table: src.Table, Tail: src.Tail, Expiry: s.Expiry,
 		Columns: s.Columns, Types: s.ColumnTypes}

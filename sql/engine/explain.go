@@ -97,11 +97,11 @@ func (s *Session) explain(ctx context.Context, p *plan.Planner, es *pg.ExplainSt
 			release()
 			return nil, err
 		}
-		lines = build.Render(ctx, q.Root, an)
+		lines = build.Render(ctx, q.Root, an, q.Env().Ec)
 		lines = append(lines, fmt.Sprintf("Planning Time: %.3f ms", float64(planning.Microseconds())/1000),
 			fmt.Sprintf("Execution Time: %.3f ms", float64(execution.Microseconds())/1000))
 	} else {
-		lines = build.Render(ctx, q.Root, nil)
+		lines = build.Render(ctx, q.Root, nil, q.Env().Ec)
 	}
 	if opts.verbose && len(q.Logical) > 0 {
 		lines = append(lines, "Logical Plan (rewritten):")

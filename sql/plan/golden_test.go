@@ -105,7 +105,7 @@ func explainPlan(cat plan.Catalog, sql string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return build.Render(context.Background(), q.Root, nil), nil
+	return build.Render(context.Background(), q.Root, nil, q.Env().Ec), nil
 }
 
 // diffLines shows the first differing line of each golden section.

@@ -80,7 +80,7 @@ Insert on tenants
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := strings.Join(build.Render(context.Background(), q.Root, nil), "\n")
+			got := strings.Join(build.Render(context.Background(), q.Root, nil, q.Env().Ec), "\n")
 			if got != strings.TrimSpace(c.want) {
 				t.Errorf("%s:\n%s\nwant:\n%s", c.sql, got, c.want)
 			}
