@@ -352,13 +352,9 @@ func (s *Session) Func(ctx context.Context, name string, args []types.T) (*Func,
 		if len(args) != 1 {
 			break
 		}
-		rels, err := s.relations(ctx)
+		total, err := s.tablesSize(ctx)
 		if err != nil {
 			return nil, err
-		}
-		var total int64
-		for _, r := range rels {
-			total += r.clauses.size
 		}
 		return fn(types.TInt8, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
 			switch a[0].I {
@@ -374,13 +370,9 @@ func (s *Session) Func(ctx context.Context, name string, args []types.T) (*Func,
 		if len(args) != 1 {
 			break
 		}
-		rels, err := s.relations(ctx)
+		total, err := s.tablesSize(ctx)
 		if err != nil {
 			return nil, err
-		}
-		var total int64
-		for _, r := range rels {
-			total += r.clauses.size
 		}
 		db := s.src.Database()
 		if t := args[0]; t.Kind == types.OID || t.IsInteger() {
@@ -561,4 +553,18 @@ func (s *Session) descriptionFunc(ctx context.Context, name string, args []types
 		})
 	}
 	return nil, nil
+}
+
+// tablesSize is the bytes of every Loam table: what the one database and
+// pg_default hold.
+func (s *Session) tablesSize(ctx context.Context) (int64, error) {
+	rels, err := s.relations(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, r := range rels {
+		total += r.clauses.size
+	}
+	return total, nil
 }
