@@ -6,7 +6,6 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
-	"github.com/loamdb/loam/meta"
 )
 
 // BenchmarkPlanFiles plans a point filter over a table of one snapshot
@@ -17,20 +16,7 @@ import (
 //	go test -run '^$' -bench PlanFiles -benchmem ./storage/icetable/
 func BenchmarkPlanFiles(b *testing.B) {
 	ctx := context.Background()
-	dir := b.TempDir()
-	m, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close()
-	st := New(m.Catalog())
-	if err := st.CreateNamespace(ctx, "public"); err != nil {
-		b.Fatal(err)
-	}
-	sc := iceberg.NewSchema(0,
-		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
-		iceberg.NestedField{ID: 2, Name: "k", Type: iceberg.PrimitiveTypes.String},
-		iceberg.NestedField{ID: 3, Name: "n", Type: iceberg.PrimitiveTypes.Int32})
+	st, sc := planStore(b)
 	tbl, err := st.Create(ctx, "public", "t", sc, nil, table.UnsortedSortOrder, nil)
 	if err != nil {
 		b.Fatal(err)

@@ -60,20 +60,7 @@ func paths(tasks []table.FileScanTask) []string {
 // may go), and reads a new snapshot's manifests.
 func TestPlanFilesCached(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	m, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	st := New(m.Catalog())
-	if err := st.CreateNamespace(ctx, "public"); err != nil {
-		t.Fatal(err)
-	}
-	sc := iceberg.NewSchema(0,
-		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
-		iceberg.NestedField{ID: 2, Name: "k", Type: iceberg.PrimitiveTypes.String},
-		iceberg.NestedField{ID: 3, Name: "n", Type: iceberg.PrimitiveTypes.Int32})
+	st, sc := planStore(t)
 	tbl, err := st.Create(ctx, "public", "t", sc, nil, table.UnsortedSortOrder, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -174,20 +161,7 @@ func localPath(p string) string { return strings.TrimPrefix(p, "file://") }
 // the cache, and both keep PlanFiles' files.
 func TestPlanFilesPartitioned(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	m, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	st := New(m.Catalog())
-	if err := st.CreateNamespace(ctx, "public"); err != nil {
-		t.Fatal(err)
-	}
-	sc := iceberg.NewSchema(0,
-		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
-		iceberg.NestedField{ID: 2, Name: "k", Type: iceberg.PrimitiveTypes.String},
-		iceberg.NestedField{ID: 3, Name: "n", Type: iceberg.PrimitiveTypes.Int32})
+	st, sc := planStore(t)
 	spec := iceberg.NewPartitionSpec(iceberg.PartitionField{
 		SourceIDs: []int{2}, FieldID: 1000, Name: "k", Transform: iceberg.IdentityTransform{}})
 	tbl, err := st.Create(ctx, "public", "p", sc, &spec, table.UnsortedSortOrder, nil)
@@ -223,4 +197,25 @@ func TestPlanFilesPartitioned(t *testing.T) {
 			t.Errorf("%s: planned %v, PlanFiles %v", c.name, g, w)
 		}
 	}
+}
+
+// planStore is a store over a fresh SQLite metastore and file warehouse,
+// with namespace public, and the schema the planning tests' tables use.
+func planStore(t testing.TB) (*Store, *iceberg.Schema) {
+	t.Helper()
+	dir := t.TempDir()
+	m, err := meta.Open(context.Background(), "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	st := New(m.Catalog())
+	if err := st.CreateNamespace(context.Background(), "public"); err != nil {
+		t.Fatal(err)
+	}
+	sc := iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
+		iceberg.NestedField{ID: 2, Name: "k", Type: iceberg.PrimitiveTypes.String},
+		iceberg.NestedField{ID: 3, Name: "n", Type: iceberg.PrimitiveTypes.Int32})
+	return st, sc
 }
