@@ -2,7 +2,9 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"iter"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -10,6 +12,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/exec/ice"
 	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/storage/link"
 	"github.com/loamdb/loam/types"
 )
 
@@ -24,9 +27,11 @@ type TableScan struct {
 	// RowGroupPreds are Filter's simple conjuncts, which skip Parquet row
 	// groups by their statistics.
 	RowGroupPreds []icetable.RangePred
-	// Tail, when set, yields rows beyond the snapshot (the write log's
-	// committed rows), read after the files.
-	Tail iter.Seq2[arrow.RecordBatch, error]
+	// Log, when set, is the table beyond the snapshot: the write log's
+	// rows, read after the files, and the rows deleted since.
+	Log *link.Read
+	// RowIDs adds a last column, bigint, of each row's id (link.RowIDColumn).
+	RowIDs bool
 	// Expiry, when set, hides the rows the table's retention expired.
 	Expiry *Expiry
 }
@@ -47,10 +52,18 @@ var _ Operator = (*scanOp)(nil)
 
 // NewScan reads a table's current snapshot.
 func NewScan(spec TableScan) Operator {
-	return &scanOp{spec: spec, schema: Schema(spec.Types)}
+	return &scanOp{spec: spec, schema: Schema(spec.outTypes())}
 }
 
-func (s *scanOp) Types() []types.T { return s.spec.Types }
+// outTypes are the scan's columns' types, and the row ids' with RowIDs.
+func (spec *TableScan) outTypes() []types.T {
+	if spec.RowIDs {
+		return append(slices.Clone(spec.Types), types.TInt8)
+	}
+	return spec.Types
+}
+
+func (s *scanOp) Types() []types.T { return s.spec.outTypes() }
 
 func (s *scanOp) Open(ctx context.Context) error {
 	s.opened = true
@@ -59,7 +72,20 @@ func (s *scanOp) Open(ctx context.Context) error {
 		filter := s.expiryFilter()
 		// A boundary file's row count is not the count of its kept rows:
 		// with retention the rows are read.
-		if len(s.spec.Columns) == 0 && s.spec.Expiry == nil {
+		var pos *icetable.Positions
+		if log := s.spec.Log; log != nil && log.HasFileDeletes() {
+			pos = &icetable.Positions{Deleted: log.FileDeletes}
+		}
+		if s.spec.RowIDs {
+			if s.spec.Log == nil {
+				return errors.New("exec: a scan with row ids needs the table's write log state")
+			}
+			if pos == nil {
+				pos = &icetable.Positions{}
+			}
+			pos.RowIDs = s.spec.Log.FileRowIDs
+		}
+		if len(s.spec.Columns) == 0 && s.spec.Expiry == nil && pos == nil {
 			// count(*) and the like need rows but no values: the data
 			// files' own row counts say how many, unless deletes apply.
 			st, err := s.spec.Store.PlanScan(ctx, s.spec.Table, filter)
@@ -76,7 +102,7 @@ func (s *scanOp) Open(ctx context.Context) error {
 			if len(fields) == 0 {
 				fields = []string{s.spec.Table.Schema().Fields()[0].Name}
 			}
-			_, seq, st, err := s.spec.Store.Scan(ctx, s.spec.Table, filter, s.spec.RowGroupPreds, &s.rg, fields)
+			_, seq, st, err := s.spec.Store.Scan(ctx, s.spec.Table, filter, s.spec.RowGroupPreds, &s.rg, fields, pos)
 			if err != nil {
 				return err
 			}
@@ -84,7 +110,10 @@ func (s *scanOp) Open(ctx context.Context) error {
 			files = seq
 		}
 	}
-	tail := s.spec.Tail
+	var tail iter.Seq2[arrow.RecordBatch, error]
+	if s.spec.Log != nil {
+		tail = s.spec.Log.Rows(s.spec.RowIDs)
+	}
 	s.next, s.stop = iter.Pull2(func(yield func(arrow.RecordBatch, error) bool) {
 		for i, seq := range []iter.Seq2[arrow.RecordBatch, error]{files, tail} {
 			if seq == nil {
@@ -142,7 +171,7 @@ func (s *scanOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 func (s *scanOp) convert(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
-	cols := make([]arrow.Array, len(s.spec.Columns))
+	cols := make([]arrow.Array, len(s.spec.Columns), s.schema.NumFields())
 	for i, name := range s.spec.Columns {
 		idx := rec.Schema().FieldIndices(name)
 		if len(idx) == 0 {
@@ -159,6 +188,18 @@ func (s *scanOp) convert(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 			return nil, err
 		}
 		cols[i] = c
+	}
+	if s.spec.RowIDs {
+		idx := rec.Schema().FieldIndices(link.RowIDColumn)
+		if len(idx) == 0 {
+			for _, c := range cols {
+				c.Release()
+			}
+			return nil, errMissingColumn(link.RowIDColumn)
+		}
+		c := rec.Column(idx[0])
+		c.Retain()
+		cols = append(cols, c)
 	}
 	out := array.NewRecordBatch(s.schema, cols, rec.NumRows())
 	for _, c := range cols {

@@ -32,7 +32,7 @@ func ScanDetails(ctx context.Context, spec TableScan, op Operator) []string {
 		sk := s.rg.Skipped.Load()
 		d = append(d, fmt.Sprintf("Row Groups Decoded: %d of %d (%d skipped by statistics)", n-sk, n, sk))
 	}
-	if s.spec.Tail != nil {
+	if s.spec.Log != nil {
 		if s.opened {
 			d = append(d, fmt.Sprintf("Write Log Tail: %d rows", s.tailRows))
 		} else {

@@ -1,17 +1,17 @@
 package physical
 
 import (
-	"iter"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/ice"
 	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/storage/link"
 	"github.com/loamdb/loam/types"
 )
 
@@ -20,9 +20,9 @@ import (
 type ScanSource struct {
 	Store *icetable.Store
 	Table *table.Table
-	// Tail, when set, yields rows beyond the snapshot (the write log's
-	// committed rows), read after the files.
-	Tail iter.Seq2[arrow.RecordBatch, error]
+	// Log, when set, is the table beyond the snapshot: the write log's
+	// rows, read after the files, and the rows deleted since.
+	Log *link.Read
 	// Current marks a scan of the table's current state (not a branch,
 	// tag or time-travel snapshot): the builder reads the state current
 	// when the plan runs (build.Env.Tables), so that a kept plan sees the
@@ -43,9 +43,17 @@ type Scan struct {
 	Prune       expr.Expr
 	// Expiry, when set, hides the rows the table's retention expired.
 	Expiry *exec.Expiry
+	// RowIDs adds a last column, bigint, of each row's id: the rows an
+	// UPDATE, DELETE or MERGE reads to delete (link.RowWriter.Delete).
+	RowIDs bool
 }
 
-func (s *Scan) Types() []types.T { return s.ColumnTypes }
+func (s *Scan) Types() []types.T {
+	if s.RowIDs {
+		return append(slices.Clone(s.ColumnTypes), types.TInt8)
+	}
+	return s.ColumnTypes
+}
 func (s *Scan) Children() []Node { return nil }
 
 // Explain shows what the plan says of the scan; the builder adds what
@@ -74,7 +82,7 @@ func (s *Scan) Explain() Explained {
 // compares columns with constants), converted to Iceberg's filter and the
 // row-group predicates.
 func (s *Scan) SpecOf(src ScanSource, ec *expr.Ctx) exec.TableScan {
-	spec := exec.TableScan{Store: src.Store, Table: src.Table, Tail: src.Tail, Expiry: s.Expiry,
+	spec := exec.TableScan{Store: src.Store, Table: src.Table, Log: src.Log, RowIDs: s.RowIDs, Expiry: s.Expiry,
 		Columns: s.Columns, Types: s.ColumnTypes}
 	if x := s.Expiry; x != nil && x.Retention != nil && ec != nil && !ec.Now.IsZero() {
 		at := *x

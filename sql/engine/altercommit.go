@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
@@ -242,28 +241,3 @@ func specID(t *table.Table) int {
 	return spec.ID()
 }
 
-// conformTail passes the block's own uncommitted rows on in the schema of
-// t, the table as the statement reads it: an ALTER of another session
-// may have come since the write log's state, which Txn.Batches conforms
-// to, was read.
-func conformTail(t *table.Table, rows func(yield func(arrow.RecordBatch, error) bool)) func(yield func(arrow.RecordBatch, error) bool) {
-	return func(yield func(arrow.RecordBatch, error) bool) {
-		defaults, err := icetable.InitialDefaultsOf(t.Properties())
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		rows(func(rec arrow.RecordBatch, err error) bool {
-			if err != nil {
-				return yield(nil, err)
-			}
-			out, err := icetable.Conform(rec, t.Schema(), defaults)
-			rec.Release()
-			if err != nil {
-				yield(nil, err)
-				return false
-			}
-			return yield(out, nil)
-		})
-	}
-}

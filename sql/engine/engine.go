@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/exec/ice"
 	"github.com/loamdb/loam/meta"
@@ -218,19 +217,7 @@ func (c *catalog) table(ctx context.Context, key link.Key) (*plan.TableInfo, err
 	if err != nil {
 		return nil, err
 	}
-	ti.Tail = v.Tail
-	if own := c.s.pendingTail(key); own != nil {
-		ti.Tail = func(yield func(arrow.RecordBatch, error) bool) {
-			ok := true
-			v.Tail(func(rec arrow.RecordBatch, err error) bool {
-				ok = yield(rec, err)
-				return ok
-			})
-			if ok {
-				conformTail(v.Table, own)(yield)
-			}
-		}
-	}
+	ti.Log = v.Read(c.s.ownWrites(key)...)
 	return ti, nil
 }
 

@@ -101,7 +101,7 @@ func (c *catalog) CurrentSource(ctx context.Context, src physical.ScanSource) (p
 	if ti.Table == nil || ti.Table.Metadata().TableUUID() != src.Table.Metadata().TableUUID() || ti.Table.Schema().ID != src.Table.Schema().ID {
 		return src, pgerr.New(pgerr.FeatureNotSupported, "cached plan must not change result type")
 	}
-	src.Table, src.Tail = ti.Table, ti.Tail
+	src.Table, src.Log = ti.Table, ti.Log
 	return src, nil
 }
 

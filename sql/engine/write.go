@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/loamdb/loam/storage/link"
 )
 
@@ -39,30 +38,17 @@ func (s *Session) writing(ctx context.Context, run func(w link.Writer) (int64, e
 	return n, nil
 }
 
-// pendingTail yields the rows the open block has written to a table, which
-// its own statements see as PostgreSQL's do.
-func (s *Session) pendingTail(key link.Key) func(yield func(arrow.RecordBatch, error) bool) {
+// ownWrites are the open block's writes to a table, which its own
+// statements see as PostgreSQL's do: their rows, and the rows they
+// deleted.
+func (s *Session) ownWrites(key link.Key) []*link.Txn {
 	var txns []*link.Txn
 	for i, t := range s.written {
-		if t.Key() == key && t.Rows() > 0 && !s.discarded(i) {
+		if t.Key() == key && !s.discarded(i) {
 			txns = append(txns, t)
 		}
 	}
-	if len(txns) == 0 {
-		return nil
-	}
-	return func(yield func(arrow.RecordBatch, error) bool) {
-		for _, t := range txns {
-			ok := true
-			t.Batches(func(rec arrow.RecordBatch, err error) bool {
-				ok = yield(rec, err)
-				return ok
-			})
-			if !ok {
-				return
-			}
-		}
-	}
+	return txns
 }
 
 // abortWrites drops the block's writes from the i-th on.

@@ -38,7 +38,7 @@ func (p *Planner) checked(q *Query) (*Query, error) {
 
 // scanSource is the table state a scan of ti reads.
 func (p *Planner) scanSource(ti *TableInfo) physical.ScanSource {
-	return physical.ScanSource{Store: p.cat.Store(), Table: ti.Table, Tail: ti.Tail,
+	return physical.ScanSource{Store: p.cat.Store(), Table: ti.Table, Log: ti.Log,
 		Current: ti.Ref == "" && !ti.Travel, NS: ti.Namespace, Name: ti.Name}
 }
 

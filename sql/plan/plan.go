@@ -7,9 +7,7 @@ package plan
 
 import (
 	"context"
-	"iter"
-
-	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/loamdb/loam/storage/link"
 
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/exec/build"
@@ -34,9 +32,10 @@ type TableInfo struct {
 	// Identity marks GENERATED … AS IDENTITY columns: "a" (ALWAYS), "d"
 	// (BY DEFAULT) or ""; nil when none is.
 	Identity []string
-	// Tail yields the rows committed to the write log but not yet to the
-	// pinned Iceberg snapshot, in the table's Iceberg Arrow schema.
-	Tail iter.Seq2[arrow.RecordBatch, error]
+	// Log is the table beyond the pinned Iceberg snapshot: the rows
+	// committed to the write log and the statement's transaction's own,
+	// and the rows those delete; nil when only the snapshot is read.
+	Log *link.Read
 	// ViewSQL is a view's SELECT text; Table is nil then (views.go).
 	ViewSQL string
 	// Sequence marks a sequence read as a relation (SELECT last_value

@@ -431,7 +431,10 @@ func (s *Store) PlanScan(ctx context.Context, t *table.Table, filter iceberg.Boo
 // preds, the simple conjuncts of filter, skip the row groups of a file
 // whose statistics rule them out, when the file is not in the column
 // cache; rg, when not nil, counts row groups read and skipped.
-func (s *Store) Scan(ctx context.Context, t *table.Table, filter iceberg.BooleanExpression, preds []RangePred, rg *RowGroupStats, fields []string) (*arrow.Schema, iter.Seq2[arrow.RecordBatch, error], ScanStats, error) {
+//
+// pos, when not nil, reads files by row position: to drop rows deleted
+// beyond the snapshot, and to add row ids.
+func (s *Store) Scan(ctx context.Context, t *table.Table, filter iceberg.BooleanExpression, preds []RangePred, rg *RowGroupStats, fields []string, pos *Positions) (*arrow.Schema, iter.Seq2[arrow.RecordBatch, error], ScanStats, error) {
 	var st ScanStats
 	planOpts := []table.ScanOption{}
 	if fields != nil {
@@ -447,7 +450,7 @@ func (s *Store) Scan(ctx context.Context, t *table.Table, filter iceberg.Boolean
 			fmt.Sscan(n, &st.FilesTotal)
 		}
 	}
-	return nil, s.readTasks(t, tasks, fields, preds, rg), st, nil
+	return nil, s.readTasks(t, tasks, fields, preds, rg, pos), st, nil
 }
 
 // fileCols is one data file's columns, whole; or, for a file with deletes
@@ -470,7 +473,7 @@ func (f *fileCols) release() {
 // readTasks yields the rows of tasks in order. Files are decoded ahead on
 // all cores, at most two per core at a time; decoded columns come from and
 // go to the column cache.
-func (s *Store) readTasks(t *table.Table, tasks []table.FileScanTask, fields []string, preds []RangePred, rg *RowGroupStats) iter.Seq2[arrow.RecordBatch, error] {
+func (s *Store) readTasks(t *table.Table, tasks []table.FileScanTask, fields []string, preds []RangePred, rg *RowGroupStats, pos *Positions) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		ctx, cancel := context.WithCancel(context.Background())
 		workers := runtime.GOMAXPROCS(0)
@@ -492,7 +495,7 @@ func (s *Store) readTasks(t *table.Table, tasks []table.FileScanTask, fields []s
 				wg.Add(1)
 				go func(i int) {
 					defer wg.Done()
-					results[i] <- s.readFileRecovered(ctx, t, tasks[i], fields, preds, rg)
+					results[i] <- s.readFileRecovered(ctx, t, tasks[i], fields, preds, rg, pos)
 				}(i)
 			}
 		}()
@@ -574,12 +577,15 @@ func yieldFile(r *fileCols, fields []string, yield func(arrow.RecordBatch, error
 // readFileRecovered is readFile on a goroutine of its own, where a panic
 // (a damaged file, a reader bug) would end the server: it becomes the
 // scan's error.
-func (s *Store) readFileRecovered(ctx context.Context, t *table.Table, task table.FileScanTask, fields []string, preds []RangePred, rg *RowGroupStats) (fc *fileCols) {
+func (s *Store) readFileRecovered(ctx context.Context, t *table.Table, task table.FileScanTask, fields []string, preds []RangePred, rg *RowGroupStats, pos *Positions) (fc *fileCols) {
 	defer func() {
 		if r := recover(); r != nil {
 			fc = &fileCols{err: fmt.Errorf("reading %s: internal error: %v", task.File.FilePath(), r)}
 		}
 	}()
+	if pos.wants(task.File.FilePath()) {
+		return s.readPositional(ctx, t, task, fields, pos)
+	}
 	return s.readFile(ctx, t, task, fields, preds, rg)
 }
 

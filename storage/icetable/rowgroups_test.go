@@ -70,7 +70,7 @@ func TestRowGroupPruning(t *testing.T) {
 		}
 		for i, c := range cases {
 			var rg icetable.RowGroupStats
-			_, seq, _, err := st.Scan(ctx, tbl, nil, c.preds, &rg, []string{"id", "k"})
+			_, seq, _, err := st.Scan(ctx, tbl, nil, c.preds, &rg, []string{"id", "k"}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +94,7 @@ func TestRowGroupPruning(t *testing.T) {
 	}
 	// With the file cached, a scan reads every row and skips nothing.
 	var rg icetable.RowGroupStats
-	_, seq, _, err := st.Scan(ctx, tbl, nil, []icetable.RangePred{{Column: "id", Op: "<", Val: int64(100)}}, &rg, []string{"id", "k"})
+	_, seq, _, err := st.Scan(ctx, tbl, nil, []icetable.RangePred{{Column: "id", Op: "<", Val: int64(100)}}, &rg, []string{"id", "k"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 // sorted.
 func scanText(t *testing.T, st *icetable.Store, tbl *table.Table, fields ...string) []string {
 	t.Helper()
-	_, seq, _, err := st.Scan(context.Background(), tbl, nil, nil, nil, fields)
+	_, seq, _, err := st.Scan(context.Background(), tbl, nil, nil, nil, fields, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

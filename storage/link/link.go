@@ -43,6 +43,10 @@ type chunkRef struct {
 type txnEntry struct {
 	commit wal.Pos
 	chunks []chunkRef
+	// dels are the rows the transaction deleted, read from its delete
+	// records (delRecs) when it committed or was replayed.
+	dels    *delSet
+	delRecs []wal.Pos
 }
 
 // tableState is one table as this server sees it: its current Iceberg
@@ -71,6 +75,9 @@ type tableState struct {
 
 	leaseUntil time.Time // this server may write the table until then
 	lastWrite  time.Time
+
+	rows rowLock // rowlock.go
+	srcs sources // what row ids name (rowid.go)
 }
 
 // Manager is the write path of one server.
@@ -112,9 +119,11 @@ type Options struct {
 }
 
 type replayTxn struct {
-	key    Key
-	uuid   string
-	chunks []chunkRef
+	key     Key
+	uuid    string
+	chunks  []chunkRef
+	dels    *delSet
+	delRecs []wal.Pos
 }
 
 // Open opens the write log in opts.Dir, replays it, and rebuilds each
@@ -153,6 +162,22 @@ func Open(ctx context.Context, store *icetable.Store, opts Options) (*Manager, e
 				open[h.txn] = t
 			}
 			t.chunks = append(t.chunks, chunkRef{pos: pos, rows: int64(h.rows)})
+		case recDelete:
+			h, d, err := decodeDeletes(p)
+			if err != nil {
+				return fmt.Errorf("link: replay deletes at %s: %w", pos, err)
+			}
+			maxTxn = max(maxTxn, h.txn)
+			t := open[h.txn]
+			if t == nil {
+				t = &replayTxn{key: h.key, uuid: h.uuid}
+				open[h.txn] = t
+			}
+			if t.dels == nil {
+				t.dels = &delSet{}
+			}
+			t.dels.union(d)
+			t.delRecs = append(t.delRecs, pos)
 		case recRename:
 			r, err := decodeRename(p)
 			if err != nil {
@@ -177,6 +202,13 @@ func Open(ctx context.Context, store *icetable.Store, opts Options) (*Manager, e
 				}
 				if j := byTable[t.uuid]; j != nil {
 					j.chunks = append(j.chunks, t.chunks...)
+					if t.dels != nil {
+						if j.dels == nil {
+							j.dels = &delSet{}
+						}
+						j.dels.union(t.dels)
+					}
+					j.delRecs = append(j.delRecs, t.delRecs...)
 					continue
 				}
 				byTable[t.uuid] = t
@@ -203,7 +235,7 @@ func Open(ctx context.Context, store *icetable.Store, opts Options) (*Manager, e
 		if c.commit == st.pos.Commit && st.pos.Chunks >= len(c.txn.chunks) {
 			continue
 		}
-		st.tail = append(st.tail, txnEntry{commit: c.commit, chunks: c.txn.chunks})
+		st.tail = append(st.tail, txnEntry{commit: c.commit, chunks: c.txn.chunks, dels: c.txn.dels, delRecs: c.txn.delRecs})
 		replayed++
 	}
 	if replayed > 0 {
@@ -268,7 +300,8 @@ func (m *Manager) state(ctx context.Context, key Key) (*tableState, error) {
 			"table", key, "position", pos.Commit, "log_end", end)
 		m.log.AdvancePast(pos.Commit)
 	}
-	st = &tableState{key: key, uuid: tbl.Metadata().TableUUID().String(), tbl: tbl, pos: pos, pending: map[wal.Pos]struct{}{}}
+	st = &tableState{key: key, uuid: tbl.Metadata().TableUUID().String(), tbl: tbl, pos: pos, pending: map[wal.Pos]struct{}{},
+		rows: newRowLock()}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if prev := m.tables[key]; prev != nil {
@@ -351,6 +384,7 @@ func (m *Manager) Forget(key Key) {
 // tail chunks its snapshot does not hold.
 type View struct {
 	m     *Manager
+	st    *tableState
 	Table *table.Table
 	// tail shares st.tail's array: entries are never changed in place
 	// (CommitAll copies before inserting out of order), so pinning is
@@ -373,7 +407,7 @@ func (m *Manager) View(ctx context.Context, ns, name string) (*View, error) {
 	}
 	m.trimMu.RLock()
 	st.mu.Lock()
-	v := &View{m: m, Table: st.tbl, tail: st.tail}
+	v := &View{m: m, st: st, Table: st.tbl, tail: st.tail}
 	if len(st.tail) > 0 && st.tail[0].commit == st.pos.Commit {
 		v.from = st.pos.Chunks
 	}
@@ -405,12 +439,11 @@ func (v *View) TailRows() int64 {
 	return n
 }
 
-// Tail yields the tail's rows, one batch a chunk, in the table's Iceberg
-// Arrow schema. Each batch is the caller's to release.
+// Tail yields the tail's rows that are not deleted, one batch a chunk,
+// in the table's Iceberg Arrow schema. Each batch is the caller's to
+// release.
 func (v *View) Tail(yield func(arrow.RecordBatch, error) bool) {
-	conformed(v.Table, func(yield func(arrow.RecordBatch, error) bool) {
-		v.m.readChunks(v.chunks, yield)
-	})(yield)
+	v.Read().Rows(false)(yield)
 }
 
 // readChunks yields the rows of each chunk in turn, stopping at an error.
@@ -444,11 +477,13 @@ func (m *Manager) readChunk(pos wal.Pos) (arrow.RecordBatch, error) {
 // Txn is one atomic write to one table. Add may be called many times (a
 // COPY streams its rows in chunks); nothing is visible until Commit.
 type Txn struct {
-	m      *Manager
-	st     *tableState
-	id     uint64
-	chunks []chunkRef
-	closed bool
+	m       *Manager
+	st      *tableState
+	id      uint64
+	chunks  []chunkRef
+	dels    *delSet   // the rows it deleted (deletes.go)
+	delRecs []wal.Pos // its delete records
+	closed  bool
 }
 
 // Begin starts a write to a table.
@@ -496,7 +531,7 @@ func (t *Txn) Add(rec arrow.RecordBatch) error {
 	if err != nil {
 		return fmt.Errorf("link: append rows for %s: %w", key, err)
 	}
-	if len(t.chunks) == 0 {
+	if len(t.chunks) == 0 && len(t.delRecs) == 0 {
 		t.m.inflight.Store(t.id, pos)
 	}
 	t.chunks = append(t.chunks, chunkRef{pos: pos, rows: rec.NumRows()})
@@ -523,21 +558,6 @@ func (t *Txn) Rebind(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// Batches yields the rows added so far, one batch a chunk, in the table's
-// Iceberg Arrow schema: a transaction block reads its own writes. Each
-// batch is the caller's to release.
-func (t *Txn) Batches(yield func(arrow.RecordBatch, error) bool) {
-	if n := len(t.chunks); n > 0 {
-		// Uncommitted chunks may still sit in the log's buffer.
-		if err := t.m.log.Flush(t.chunks[n-1].pos); err != nil {
-			yield(nil, err)
-			return
-		}
-	}
-	conformed(t.Table(), func(yield func(arrow.RecordBatch, error) bool) {
-		t.m.readChunks(slices.Values(t.chunks), yield)
-	})(yield)
-}
 
 // Rows is the number of rows added so far.
 func (t *Txn) Rows() int64 {
@@ -563,21 +583,31 @@ func (t *Txn) Commit() error {
 func (m *Manager) CommitAll(txns []*Txn) error {
 	var ids []uint64
 	var sts []*tableState
-	chunks := map[*tableState][]chunkRef{}
+	entries := map[*tableState]*txnEntry{}
 	for _, t := range txns {
 		if t.closed {
 			continue // aborted, as a ROLLBACK TO does
 		}
 		t.closed = true
 		defer m.inflight.Delete(t.id)
-		if len(t.chunks) == 0 {
+		if len(t.chunks) == 0 && len(t.delRecs) == 0 {
 			continue
 		}
 		ids = append(ids, t.id)
-		if _, ok := chunks[t.st]; !ok {
+		e := entries[t.st]
+		if e == nil {
+			e = &txnEntry{}
+			entries[t.st] = e
 			sts = append(sts, t.st)
 		}
-		chunks[t.st] = append(chunks[t.st], t.chunks...)
+		e.chunks = append(e.chunks, t.chunks...)
+		if t.dels != nil {
+			if e.dels == nil {
+				e.dels = &delSet{}
+			}
+			e.dels.union(t.dels)
+		}
+		e.delRecs = append(e.delRecs, t.delRecs...)
 	}
 	if len(ids) == 0 {
 		return nil
@@ -612,7 +642,9 @@ func (m *Manager) CommitAll(txns []*Txn) error {
 		st.mu.Lock()
 		delete(st.pending, pos)
 		if serr == nil && !st.dropped {
-			st.insertTail(txnEntry{commit: pos, chunks: chunks[st]})
+			e := *entries[st]
+			e.commit = pos
+			st.insertTail(e)
 		}
 		st.mu.Unlock()
 	}
@@ -647,7 +679,7 @@ func (t *Txn) Abort() {
 	}
 	t.closed = true
 	t.m.inflight.Delete(t.id)
-	if len(t.chunks) > 0 {
+	if len(t.chunks) > 0 || len(t.delRecs) > 0 {
 		// Best effort: without it, replay drops the chunks as never committed.
 		_, _ = t.m.log.Append(recAbort, txnRecord(t.id))
 	}
@@ -753,6 +785,12 @@ func (m *Manager) linkLocked(ctx context.Context, st *tableState, all bool) erro
 }
 
 func (m *Manager) linkOnce(ctx context.Context, st *tableState) (bool, error) {
+	// Rows move out of the log into files: no statement may hold row ids
+	// naming them meanwhile (rowlock.go).
+	if err := st.rows.lock(ctx); err != nil {
+		return false, err
+	}
+	defer st.rows.unlock()
 	st.mu.Lock()
 	if st.dropped {
 		st.mu.Unlock()
@@ -763,10 +801,24 @@ func (m *Manager) linkOnce(ctx context.Context, st *tableState) (bool, error) {
 	for p := range st.pending {
 		limit = min(limit, p)
 	}
+	// With deletes in the tail, transactions are committed whole: a
+	// transaction's deletes may name its own rows.
+	anyDels := false
+	chunkDels := &delSet{}
+	for _, e := range st.tail {
+		if e.commit >= limit {
+			break
+		}
+		if !e.dels.empty() {
+			anyDels = true
+			chunkDels.union(&delSet{chunks: e.dels.chunks})
+		}
+	}
 	var refs []chunkRef
 	var rows int64
+	fileDels := &delSet{}
 	next := pos
-	more := false
+	more, took := false, false
 	for i, e := range st.tail {
 		if e.commit >= limit {
 			more = false
@@ -776,6 +828,22 @@ func (m *Manager) linkOnce(ctx context.Context, st *tableState) (bool, error) {
 		if i == 0 && e.commit == pos.Commit {
 			from = pos.Chunks
 		}
+		if anyDels {
+			if took && rows >= int64(MaxRowsPerCommit) {
+				more = true
+				break
+			}
+			for _, c := range e.chunks[from:] {
+				refs = append(refs, c)
+				rows += c.rows
+			}
+			if e.dels != nil {
+				fileDels.union(&delSet{files: e.dels.files})
+			}
+			next = Position{Commit: e.commit, Chunks: len(e.chunks)}
+			took = true
+			continue
+		}
 		for k := from; k < len(e.chunks); k++ {
 			if rows >= int64(MaxRowsPerCommit) {
 				more = true
@@ -784,13 +852,14 @@ func (m *Manager) linkOnce(ctx context.Context, st *tableState) (bool, error) {
 			refs = append(refs, e.chunks[k])
 			rows += e.chunks[k].rows
 			next = Position{Commit: e.commit, Chunks: k + 1}
+			took = true
 		}
 		if more {
 			break
 		}
 	}
 	st.mu.Unlock()
-	if len(refs) == 0 {
+	if !took {
 		return false, nil
 	}
 	recs := make([]arrow.RecordBatch, 0, len(refs))
@@ -800,6 +869,7 @@ func (m *Manager) linkOnce(ctx context.Context, st *tableState) (bool, error) {
 		}
 	}()
 	var rerr error
+	i := 0
 	conformed(tbl, func(yield func(arrow.RecordBatch, error) bool) {
 		m.readChunks(slices.Values(refs), yield)
 	})(func(r arrow.RecordBatch, err error) bool {
@@ -807,18 +877,45 @@ func (m *Manager) linkOnce(ctx context.Context, st *tableState) (bool, error) {
 			rerr = err
 			return false
 		}
-		recs = append(recs, r)
+		c := refs[i]
+		i++
+		kept, err := keepRows(r, chunkDels.chunk(c.pos), -1)
+		r.Release()
+		if err != nil {
+			rerr = err
+			return false
+		}
+		if kept.NumRows() == 0 {
+			kept.Release()
+			return true
+		}
+		recs = append(recs, kept)
 		return true
 	})
 	if rerr != nil {
 		return false, fmt.Errorf("link %s: read log: %w", st.name(), rerr)
 	}
-	all, err := Concat(recs)
-	if err != nil {
-		return false, fmt.Errorf("link %s: %w", st.name(), err)
+	var all arrow.RecordBatch
+	if len(recs) > 0 {
+		var err error
+		if all, err = Concat(recs); err != nil {
+			return false, fmt.Errorf("link %s: %w", st.name(), err)
+		}
+		defer all.Release()
 	}
-	defer all.Release()
-	nt, err := m.store.Append(ctx, tbl, all, iceberg.Properties{SummaryKey: next.String()})
+	props := iceberg.Properties{SummaryKey: next.String()}
+	var nt *table.Table
+	var err error
+	if len(fileDels.files) > 0 {
+		nt, err = m.store.Delta(ctx, tbl, all, icetable.Deletes(fileDels.files), props)
+	} else if all != nil {
+		nt, err = m.store.Append(ctx, tbl, all, props)
+	} else {
+		// Nothing reaches Iceberg: the transactions deleted only rows
+		// they or others wrote to the log. No snapshot records the new
+		// position; a restart replays them, and they cancel out again.
+		nt = tbl
+	}
 	if err != nil {
 		return false, fmt.Errorf("link %s: %w", st.name(), err)
 	}
@@ -887,6 +984,9 @@ func (m *Manager) trim() {
 			}
 			for _, c := range e.chunks[from:] {
 				need = min(need, c.pos)
+			}
+			for _, p := range e.delRecs {
+				need = min(need, p)
 			}
 		}
 		for p := range st.pending {

@@ -310,15 +310,20 @@ func TestCommitAllReplays(t *testing.T) {
 	}
 	// The block reads its own rows before committing.
 	n := 0
-	for rec, err := range c.Batches {
+	v, err := m.View(context.Background(), "public", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rec, err := range v.Read(c).Rows(false) {
 		if err != nil {
 			t.Fatal(err)
 		}
 		n += int(rec.NumRows())
 		rec.Release()
 	}
+	v.Release()
 	if n != 10 {
-		t.Fatalf("Batches yielded %d rows, want 10", n)
+		t.Fatalf("the block's read yielded %d rows, want 10", n)
 	}
 	if err := m.CommitAll([]*Txn{a, b, c}); err != nil {
 		t.Fatal(err)

@@ -12,10 +12,15 @@ import (
 	"github.com/loamdb/loam/storage/icetable"
 )
 
-// RowWriter takes one table's rows, in the table's Iceberg Arrow schema.
-// A Txn is one.
+// RowWriter takes one table's rows, in the table's Iceberg Arrow schema,
+// and its deletes. A Txn is one.
 type RowWriter interface {
 	Add(rec arrow.RecordBatch) error
+	// Delete deletes the rows ids names: row ids (RowIDColumn) a read of
+	// the statement yielded. It returns how many it deleted that the
+	// transaction had not deleted already. The statement must hold the
+	// table's row lock (Manager.LockRows) from before the read.
+	Delete(ids []int64) (int64, error)
 }
 
 // Writer is the storage layer's side of a statement that writes rows.
@@ -164,6 +169,12 @@ func (b *branchWrite) Add(rec arrow.RecordBatch) error {
 	rec.Retain()
 	b.recs = append(b.recs, rec)
 	return nil
+}
+
+// Delete refuses: rows of a branch are read from Iceberg alone, without
+// row ids.
+func (b *branchWrite) Delete(ids []int64) (int64, error) {
+	return 0, pgerr.New(pgerr.FeatureNotSupported, "UPDATE, DELETE and MERGE on a branch (%s@%s) are not supported", b.key.Name, b.ref)
 }
 
 func (b *branchWrite) release() {
