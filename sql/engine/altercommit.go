@@ -240,4 +240,3 @@ func specID(t *table.Table) int {
 	spec := t.Spec()
 	return spec.ID()
 }
-

@@ -9,9 +9,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
+	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 	"github.com/apache/iceberg-go/table/dv"
-	iceio "github.com/apache/iceberg-go/io"
 )
 
 // Deletes are row deletes in a snapshot's data files: each file's deleted

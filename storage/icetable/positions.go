@@ -93,7 +93,6 @@ func takeArray(a, idx arrow.Array) (arrow.Array, error) {
 	return compute.TakeArray(context.Background(), a, idx)
 }
 
-
 // icebergDeleted is the positions of task's data file that its Iceberg
 // delete files delete: deletion vectors and position delete files. A
 // file with equality deletes cannot be read by position here.

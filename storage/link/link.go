@@ -558,7 +558,6 @@ func (t *Txn) Rebind(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-
 // Rows is the number of rows added so far.
 func (t *Txn) Rows() int64 {
 	var n int64

@@ -123,4 +123,3 @@ func keepRows(rec arrow.RecordBatch, del *dv.RoaringPositionBitmap, base int64) 
 	}
 	return icetable.FilterPositions(rec, 0, del, base)
 }
-
