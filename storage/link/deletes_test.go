@@ -4,7 +4,11 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math/rand/v2"
+	"os"
+	"runtime"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -322,6 +326,12 @@ func (h *harness) exec(commit bool, stmts ...edit) []int64 {
 		h.t.Fatal(err)
 	}
 	defer unlock()
+	return h.execLocked(commit, stmts...)
+}
+
+// execLocked is exec with the row lock held by the caller.
+func (h *harness) execLocked(commit bool, stmts ...edit) []int64 {
+	h.t.Helper()
 	want := maps.Clone(h.want)
 	var own []*Txn
 	var counts []int64
@@ -611,4 +621,163 @@ func TestDeletesSurviveRestart(t *testing.T) {
 // deletes, equality deletes and deletion vectors into three lists.
 func allDeletes(task table.FileScanTask) []iceberg.DataFile {
 	return slices.Concat(task.DeleteFiles, task.EqualityDeleteFiles, task.DeletionVectorFiles)
+}
+
+// A link commit that starts while a statement holds the table's row lock
+// waits for its transaction to end: the row ids the statement read stay
+// valid, and its deletes are committed, none lost.
+func TestDeleteRacesLink(t *testing.T) {
+	for _, l := range []layout{{2, false, false}, {3, true, true}} {
+		t.Run(l.String(), func(t *testing.T) {
+			h := newHarness(t, l)
+			ctx := context.Background()
+			h.exec(true, insert(letters(0, 50)))
+			h.checkpoint("insert")
+			h.exec(true, insert(letters(50, 80)))
+			st, err := h.m.state(ctx, Key{"public", "t"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			unlock, err := h.m.LockRows(ctx, "public", "t")
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- h.m.Checkpoint(ctx) }()
+			// Once the link holds its lock it is past the point of no
+			// return: it commits next, as soon as it has the row lock.
+			for st.linkMu.TryLock() {
+				st.linkMu.Unlock()
+				runtime.Gosched()
+			}
+			h.execLocked(true, upsert(map[int64]string{3: "z", 60: "z"}),
+				deleteWhere(func(id int64, _ string) bool { return id%6 == 1 }))
+			select {
+			case err := <-done:
+				t.Fatalf("the link committed while a statement held the row lock (%v)", err)
+			default:
+			}
+			st.mu.Lock()
+			pos := st.pos
+			st.mu.Unlock()
+			unlock()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			st.mu.Lock()
+			moved := st.pos != pos
+			st.mu.Unlock()
+			if !moved {
+				t.Fatal("the link did not commit the tail")
+			}
+			h.check("after the link")
+			h.checkIceberg("after the link")
+
+			// Links and upserts concurrently: every statement's deletes
+			// land, before or after each commit.
+			stop := make(chan struct{})
+			linked := make(chan error, 1)
+			go func() {
+				for {
+					select {
+					case <-stop:
+						linked <- nil
+						return
+					default:
+					}
+					if _, err := h.m.linkOnce(ctx, st); err != nil {
+						linked <- err
+						return
+					}
+				}
+			}()
+			for r := range 30 {
+				h.exec(true, upsert(map[int64]string{int64(r % 7): "abc"[r%3 : r%3+1], int64(50 + r%5): "x"}))
+			}
+			close(stop)
+			if err := <-linked; err != nil {
+				t.Fatal(err)
+			}
+			h.check("after racing links")
+			h.checkpoint("after racing links")
+			h.restart()
+			h.check("after racing links and a restart")
+		})
+	}
+}
+
+// Random sequences of inserts, deletes, upserts, transaction blocks,
+// rollbacks, link commits (some of a part of the tail: MaxRowsPerCommit
+// is small) and restarts, checked against the model after each step.
+// LOAM_DELETES_SEED picks another sequence.
+func TestDeletesRandom(t *testing.T) {
+	old := MaxRowsPerCommit
+	MaxRowsPerCommit = 40
+	defer func() { MaxRowsPerCommit = old }()
+	seed := uint64(1)
+	if s := os.Getenv("LOAM_DELETES_SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	for _, l := range []layout{{2, false, false}, {2, true, true}, {3, false, true}, {3, true, false}} {
+		t.Run(l.String(), func(t *testing.T) {
+			h := newHarness(t, l)
+			rng := rand.New(rand.NewPCG(seed, uint64(l.version)))
+			next := int64(0)
+			some := func(p float64) func(int64, string) bool {
+				return func(int64, string) bool { return rng.Float64() < p }
+			}
+			fresh := func(n int) map[int64]string {
+				out := map[int64]string{}
+				for range n {
+					out[next] = string(rune('a' + rng.IntN(4)))
+					next++
+				}
+				return out
+			}
+			upserts := func(n int) edit {
+				add := map[int64]string{}
+				ids := slices.Collect(maps.Keys(h.want))
+				slices.Sort(ids)
+				for range min(n, len(ids)) {
+					add[ids[rng.IntN(len(ids))]] = string(rune('a' + rng.IntN(4)))
+				}
+				return upsert(add)
+			}
+			st := func() *tableState {
+				st, err := h.m.state(context.Background(), Key{"public", "t"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return st
+			}
+			for step := range 50 {
+				when := fmt.Sprintf("step %d", step)
+				switch op := rng.IntN(10); op {
+				case 0, 1:
+					h.exec(true, insert(fresh(1+rng.IntN(30))))
+				case 2:
+					h.exec(true, deleteWhere(some(0.2)))
+				case 3, 4:
+					h.exec(true, upserts(1+rng.IntN(3)))
+				case 5:
+					// A block: rows inserted, upserted and deleted again.
+					h.exec(true, insert(fresh(5)), upserts(3), deleteWhere(some(0.1)), upserts(2))
+				case 6:
+					h.exec(false, upserts(2), deleteWhere(some(0.3)))
+				case 7:
+					if _, err := h.m.linkOnce(context.Background(), st()); err != nil {
+						t.Fatalf("%s: link: %v", when, err)
+					}
+				case 8:
+					h.checkpoint(when)
+				case 9:
+					h.restart()
+				}
+				h.check(when)
+			}
+			h.checkpoint("end")
+			h.restart()
+			h.check("end, restart")
+		})
+	}
 }
