@@ -70,7 +70,11 @@ func (l layout) env(t *testing.T) *env {
 			t.Fatal(err)
 		}
 	}
-	return newTableEnv(t, props, spec, order)
+	e := newTableEnv(t, props, spec, order)
+	// As the server has it: the column cache must never hold a file's
+	// rows with some deleted.
+	e.store.SetScanCache(64 << 20)
+	return e
 }
 
 // harness runs statements against one table as the engine does and keeps
