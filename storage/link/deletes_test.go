@@ -785,3 +785,29 @@ func TestDeletesRandom(t *testing.T) {
 		})
 	}
 }
+
+// What row ids name is forgotten when a statement takes the row lock:
+// the list of sources does not grow with every chunk a long-running
+// server ever read with row ids.
+func TestRowIDSourcesBounded(t *testing.T) {
+	h := newHarness(t, layout{2, false, false})
+	h.exec(true, insert(letters(0, 10)))
+	h.checkpoint("insert")
+	for r := range 40 {
+		h.exec(true, upsert(map[int64]string{int64(r % 10): "b"}))
+		if r%10 == 9 {
+			h.checkpoint(fmt.Sprint("round ", r))
+		}
+	}
+	st, err := h.m.state(context.Background(), Key{"public", "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.srcs.mu.Lock()
+	n := len(st.srcs.list)
+	st.srcs.mu.Unlock()
+	// The last statement read the files and at most ten tail chunks.
+	if n > 20 {
+		t.Fatalf("%d row id sources after 40 statements", n)
+	}
+}
