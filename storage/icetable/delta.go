@@ -98,7 +98,8 @@ func (s *Store) deltaOnce(ctx context.Context, t *table.Table, rec arrow.RecordB
 		merged := dv.NewRoaringPositionBitmap()
 		merged.Or(del)
 		var old iceberg.DataFile
-		for _, d := range task.DeleteFiles {
+		// iceberg-go plans a file's vector into DeletionVectorFiles.
+		for _, d := range slices.Concat(task.DeleteFiles, task.DeletionVectorFiles) {
 			if table.IsDeletionVector(d) {
 				old = d
 				b, err := dv.ReadDV(fs, d)

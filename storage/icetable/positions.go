@@ -97,7 +97,10 @@ func takeArray(a, idx arrow.Array) (arrow.Array, error) {
 // delete files delete: deletion vectors and position delete files. A
 // file with equality deletes cannot be read by position here.
 func icebergDeleted(ctx context.Context, t *table.Table, task table.FileScanTask) (*dv.RoaringPositionBitmap, error) {
-	if len(task.DeleteFiles) == 0 {
+	// iceberg-go plans a file's deletion vector into DeletionVectorFiles
+	// and its equality deletes into EqualityDeleteFiles.
+	all := slices.Concat(task.DeleteFiles, task.DeletionVectorFiles, task.EqualityDeleteFiles)
+	if len(all) == 0 {
 		return nil, nil
 	}
 	fs, err := t.FS(ctx)
@@ -106,7 +109,7 @@ func icebergDeleted(ctx context.Context, t *table.Table, task table.FileScanTask
 	}
 	out := dv.NewRoaringPositionBitmap()
 	path := task.File.FilePath()
-	for _, d := range task.DeleteFiles {
+	for _, d := range all {
 		switch {
 		case table.IsDeletionVector(d):
 			b, err := dv.ReadDV(fs, d)
@@ -194,7 +197,7 @@ func (s *Store) readPositional(ctx context.Context, t *table.Table, task table.F
 	if pos.RowIDs != nil {
 		base = pos.RowIDs(path)
 	}
-	task.DeleteFiles = nil
+	task.DeleteFiles, task.DeletionVectorFiles, task.EqualityDeleteFiles = nil, nil, nil
 	raw := s.readFile(ctx, t, task, fields, nil, nil)
 	if raw.err != nil {
 		return raw
@@ -238,4 +241,12 @@ func (s *Store) readPositional(ctx context.Context, t *table.Table, task table.F
 		return &fileCols{err: fmt.Errorf("scan %s: %w", t.Identifier(), ferr)}
 	}
 	return &fileCols{batches: out}
+}
+
+// HasDeletes says whether any delete file applies to the task's data file:
+// iceberg-go plans position delete files into DeleteFiles, deletion
+// vectors into DeletionVectorFiles and equality deletes into
+// EqualityDeleteFiles.
+func HasDeletes(task table.FileScanTask) bool {
+	return len(task.DeleteFiles)+len(task.DeletionVectorFiles)+len(task.EqualityDeleteFiles) > 0
 }
