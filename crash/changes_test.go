@@ -486,21 +486,35 @@ func (m *changeModel) stats() string {
 // CHECKPOINT, whose position deletes (v2) or deletion vectors (v3) it
 // applies itself.
 func TestKillDuringChanges(t *testing.T) {
-	killDuringChanges(t, createChanges, 2)
+	killDuringChanges(t, createChanges, 2, false)
 }
 
 // TestKillDuringChangesV3 is TestKillDuringChanges on a format version 3
 // table, whose deletes are deletion vectors, merged with a file's existing
 // one on each later delete of it.
 func TestKillDuringChangesV3(t *testing.T) {
-	killDuringChanges(t, createChanges+` WITH (format_version = 3)`, 3)
+	killDuringChanges(t, createChanges+` WITH (format_version = 3)`, 3, false)
 }
 
-func killDuringChanges(t *testing.T, create string, version int) {
+// TestKillDuringChangesAndUpkeep is TestKillDuringChanges with table
+// upkeep beside the writers, as TestKillDuringUpkeep has it: background
+// compaction every 300 ms and a client running VACUUM t in a loop, which
+// rewrite files with their deletes applied while the writers delete more
+// of their rows.
+func TestKillDuringChangesAndUpkeep(t *testing.T) {
+	killDuringChanges(t, createChanges, 2, true)
+}
+
+func killDuringChanges(t *testing.T, create string, version int, upkeep bool) {
 	if testing.Short() {
 		t.Skip("kills and restarts a server many times")
 	}
 	ctx := context.Background()
+	var args []string
+	if upkeep {
+		args = []string{"--compact-interval", "300ms"}
+	}
+	vacuums := 0
 	seed := seedFromEnv(t)
 	rng := rand.New(rand.NewSource(seed))
 	rounds := envInt("LOAM_CRASH_ROUNDS", 10)
@@ -516,7 +530,7 @@ func killDuringChanges(t *testing.T, create string, version int) {
 	}
 
 	for round := 0; round < rounds; round++ {
-		srv := startServer(t, dataDir, logDir, 200*time.Millisecond)
+		srv := startServer(t, dataDir, logDir, 200*time.Millisecond, args...)
 		c := connect(t, ctx, srv)
 		if round == 0 {
 			if _, err := c.Exec(ctx, create); err != nil {
@@ -524,6 +538,9 @@ func killDuringChanges(t *testing.T, create string, version int) {
 					t.Skipf("this server does not create format version %d tables: %v", version, err)
 				}
 				t.Fatalf("%s: %v", create, err)
+			}
+			if upkeep {
+				mustExec(t, ctx, c, `ALTER TABLE t SET (snapshot_retention = '1 second')`)
 			}
 		} else {
 			got, dups := selectChanges(t, ctx, c)
@@ -538,7 +555,7 @@ func killDuringChanges(t *testing.T, create string, version int) {
 		wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		var wg sync.WaitGroup
 		var killed atomic.Bool
-		errs := make([]error, writers)
+		errs := make([]error, writers+1)
 		for w := 0; w < writers; w++ {
 			wrng := rand.New(rand.NewSource(seed + int64(round)*1000 + int64(w)))
 			wg.Add(1)
@@ -547,6 +564,17 @@ func killDuringChanges(t *testing.T, create string, version int) {
 				err := changeWriter(wctx, srv.url(), w, wrng, model)
 				if err != nil && !killed.Load() {
 					errs[w] = err
+				}
+			}()
+		}
+		if upkeep {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				n, err := vacuumer(wctx, srv.url())
+				vacuums += n
+				if err != nil && !killed.Load() {
+					errs[writers] = fmt.Errorf("VACUUM: %w", err)
 				}
 			}()
 		}
@@ -576,13 +604,18 @@ func killDuringChanges(t *testing.T, create string, version int) {
 		}
 	}
 
-	srv := startServer(t, dataDir, logDir, 200*time.Millisecond)
+	srv := startServer(t, dataDir, logDir, 200*time.Millisecond, args...)
 	c := connect(t, ctx, srv)
 	got, dups := selectChanges(t, ctx, c)
 	check("Loam after the final restart", got, dups)
 	mustExec(t, ctx, c, "CHECKPOINT")
 	got, dups = selectChanges(t, ctx, c)
 	check("Loam after CHECKPOINT", got, dups)
+	if upkeep {
+		mustExec(t, ctx, c, "VACUUM t")
+		got, dups = selectChanges(t, ctx, c)
+		check("Loam after VACUUM", got, dups)
+	}
 	c.Close(ctx)
 	srv.stop()
 	if t.Failed() {
@@ -594,6 +627,12 @@ func killDuringChanges(t *testing.T, create string, version int) {
 		t.Errorf("the current snapshot references %d files that do not exist: %v", len(m), m)
 	}
 	t.Log(model.stats())
+	if upkeep {
+		t.Logf("%d VACUUMs completed", vacuums)
+		if vacuums == 0 {
+			t.Error("no VACUUM completed before a kill: the test did not exercise compaction")
+		}
+	}
 	if t.Failed() {
 		t.Logf("seed %d; rerun with LOAM_CRASH_SEED=%d LOAM_CRASH_ROUNDS=%d", seed, seed, rounds)
 	}
