@@ -601,6 +601,13 @@ func TestDeletesSurviveRestart(t *testing.T) {
 		h.restart()
 		h.check("restart after the link")
 		h.checkpoint("restart after the link")
+		// A restart with a tail removes the files an interrupted commit
+		// left; the snapshot's delete files and deletion vectors are not
+		// among them.
+		h.exec(true, insert(map[int64]string{150: "a"}))
+		h.restart()
+		h.check("restart with a tail, after deletes were linked")
+		h.checkpoint("restart with a tail, after deletes were linked")
 
 		// The link committed but the log was not trimmed (a crash
 		// between the two): the restart must not replay the deletes and
