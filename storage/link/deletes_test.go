@@ -830,3 +830,26 @@ func TestRowIDSourcesBounded(t *testing.T) {
 		t.Fatalf("%d row id sources after 40 statements", n)
 	}
 }
+
+// Files of many row groups, read in several batches: a row's position
+// counts across them, so row ids and deletes beyond the snapshot name the
+// right rows.
+func TestDeletesManyRowGroups(t *testing.T) {
+	for _, l := range []layout{{2, false, true}, {3, true, false}} {
+		t.Run(l.String(), func(t *testing.T) {
+			h := newHarness(t, l)
+			ctx := context.Background()
+			if err := h.m.Alter(ctx, "public", "t", icetable.SetProperty("write.parquet.row-group-limit", "100")); err != nil {
+				t.Fatal(err)
+			}
+			h.exec(true, insert(letters(0, 3000)))
+			h.checkpoint("insert")
+			h.exec(true, deleteWhere(func(id int64, _ string) bool { return id%7 == 0 }))
+			h.check("delete in the tail")
+			h.checkpoint("first delete")
+			h.exec(true, deleteWhere(func(id int64, _ string) bool { return id%11 == 0 || id > 2950 }),
+				upsert(map[int64]string{1: "z", 2000: "z"}))
+			h.checkpoint("second delete")
+		})
+	}
+}
