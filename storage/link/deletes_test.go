@@ -278,6 +278,7 @@ func (h *harness) checkIceberg(when string) {
 			}
 			nDel += len(allDeletes(task))
 		}
+		h.checkNoDeadDeletes(when, tbl, tasks)
 		// A count(*) answers from the files' row counts when the scan's
 		// planning finds no delete files.
 		st, err := h.e.store.PlanScan(ctx, tbl, iceberg.AlwaysTrue{})
@@ -851,5 +852,39 @@ func TestDeletesManyRowGroups(t *testing.T) {
 				upsert(map[int64]string{1: "z", 2000: "z"}))
 			h.checkpoint("second delete")
 		})
+	}
+}
+
+// checkNoDeadDeletes checks that every live delete file of the table's
+// snapshot that names its data file names one the snapshot holds: a
+// dropped file's delete files go with it.
+func (h *harness) checkNoDeadDeletes(when string, tbl *table.Table, tasks []table.FileScanTask) {
+	h.t.Helper()
+	ctx := context.Background()
+	live := map[string]bool{}
+	for _, task := range tasks {
+		live[task.File.FilePath()] = true
+	}
+	fs, err := tbl.FS(ctx)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	mans, err := tbl.CurrentSnapshot().Manifests(fs)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for _, m := range mans {
+		if m.ManifestContent() != iceberg.ManifestContentDeletes {
+			continue
+		}
+		entries, err := m.FetchEntries(fs, true)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		for _, e := range entries {
+			if ref := e.DataFile().ReferencedDataFile(); ref != nil && !live[*ref] {
+				h.t.Fatalf("%s: delete file %s names data file %s, which the snapshot does not hold", when, e.DataFile().FilePath(), *ref)
+			}
+		}
 	}
 }
