@@ -130,7 +130,7 @@ func (s *modifyOp) change(ctx context.Context, rec arrow.RecordBatch) (arrow.Rec
 		// The new rows are checked (NOT NULL) before any row is deleted:
 		// a failing statement writes nothing either way, but the error is
 		// the constraint's.
-		if err := s.t.Write(s.w, row); err != nil {
+		if err := s.write(row); err != nil {
 			return nil, err
 		}
 	}
@@ -145,7 +145,19 @@ func (s *modifyOp) change(ctx context.Context, rec arrow.RecordBatch) (arrow.Rec
 	return evalReturning(s.ec, s.ret, s.ts, row)
 }
 
-// rows is the table columns of rec's rows at rows (all of them: rec
+// write adds the new rows: row's first columns, one per table column
+// (RETURNING may read more after them).
+func (s *modifyOp) write(row arrow.RecordBatch) error {
+	n := len(s.t.Types)
+	if int(row.NumCols()) == n {
+		return s.t.Write(s.w, row)
+	}
+	tbl := array.NewRecordBatch(Schema(s.in.Types()[1:1+n]), row.Columns()[:n], row.NumRows())
+	defer tbl.Release()
+	return s.t.Write(s.w, tbl)
+}
+
+// rows is the columns after the row id of rec's rows at rows (all of them: rec
 // without its row id column, when no row was skipped).
 func (s *modifyOp) rows(ctx context.Context, rec arrow.RecordBatch, rows []int32) (arrow.RecordBatch, error) {
 	sc := Schema(s.in.Types()[1:])

@@ -10,7 +10,8 @@ import (
 // the rows to change: first their row id (link.RowIDColumn), then one
 // column per table column in table order, of the columns' types: the new
 // row of an UPDATE, the old row of a DELETE (only with Returning; a
-// DELETE without it yields the ids alone). The sink deletes the rows by
+// DELETE without it yields the ids alone), then the columns of FROM or
+// USING that Returning reads after the table's. The sink deletes the rows by
 // id through the statement's writer and, for an UPDATE, adds the new
 // rows, and yields Returning evaluated over the rows (new for UPDATE, old
 // for DELETE), or, without Returning, one bigint row: the number of rows

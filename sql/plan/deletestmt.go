@@ -20,7 +20,7 @@ func (p *Planner) Delete(d *pg.DeleteStmt) (*Query, error) {
 		return nil, err
 	}
 	withRows := len(d.ReturningList) > 0
-	in, err := p.modifyRows(ti, alias, d.UsingClause, d.WhereClause, func(sc *scope) ([]expr.Expr, error) {
+	in, ret, cols, err := p.modifyRows(ti, alias, d.UsingClause, d.WhereClause, d.ReturningList, func(sc *scope) ([]expr.Expr, error) {
 		exprs := []expr.Expr{rowIDExpr(ti)}
 		if withRows {
 			for i, t := range ti.Types {
@@ -30,10 +30,6 @@ func (p *Planner) Delete(d *pg.DeleteStmt) (*Query, error) {
 		}
 		return exprs, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	ret, cols, err := p.modifyReturning(ti, alias, d.ReturningList)
 	if err != nil {
 		return nil, err
 	}

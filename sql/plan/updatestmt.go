@@ -25,13 +25,9 @@ func (p *Planner) Update(u *pg.UpdateStmt) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := p.modifyRows(ti, alias, u.FromClause, u.WhereClause, func(sc *scope) ([]expr.Expr, error) {
+	in, ret, cols, err := p.modifyRows(ti, alias, u.FromClause, u.WhereClause, u.ReturningList, func(sc *scope) ([]expr.Expr, error) {
 		return p.bindSets(sc, ti, sets)
 	})
-	if err != nil {
-		return nil, err
-	}
-	ret, cols, err := p.modifyReturning(ti, alias, u.ReturningList)
 	if err != nil {
 		return nil, err
 	}
