@@ -3,17 +3,25 @@ package plan
 import (
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/physical"
-	"github.com/loamdb/loam/pgerr"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
 // Delete plans DELETE FROM t [USING …] [WHERE …] [RETURNING …]: the sink
 // (physical.Modify) over the ids of the rows to delete, and their old
 // values when RETURNING needs them.
-func (p *Planner) Delete(d *pg.DeleteStmt) (*Query, error) {
+func (p *Planner) Delete(d *pg.DeleteStmt) (q *Query, err error) {
 	if d.WithClause != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH before DELETE is not supported yet").
-			WithPosition(pos(p.query, d.WithClause.Location))
+		saved := p.ctes
+		defer func() { p.ctes = saved }()
+		if err := p.with(d.WithClause); err != nil {
+			return nil, err
+		}
+		mine := p.ctes
+		defer func() {
+			if err == nil {
+				err = p.checkUnread(mine, saved)
+			}
+		}()
 	}
 	ti, alias, err := p.modifyTarget(d.Relation, "delete from")
 	if err != nil {

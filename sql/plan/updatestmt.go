@@ -12,10 +12,19 @@ import (
 // (physical.Modify) over each changed row's id and its new values, one
 // column per table column in table order: the SET expression, assignment
 // cast to the column's type, or the column's old value.
-func (p *Planner) Update(u *pg.UpdateStmt) (*Query, error) {
+func (p *Planner) Update(u *pg.UpdateStmt) (q *Query, err error) {
 	if u.WithClause != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH before UPDATE is not supported yet").
-			WithPosition(pos(p.query, u.WithClause.Location))
+		saved := p.ctes
+		defer func() { p.ctes = saved }()
+		if err := p.with(u.WithClause); err != nil {
+			return nil, err
+		}
+		mine := p.ctes
+		defer func() {
+			if err == nil {
+				err = p.checkUnread(mine, saved)
+			}
+		}()
 	}
 	ti, alias, err := p.modifyTarget(u.Relation, "update")
 	if err != nil {
