@@ -15,9 +15,11 @@ import (
 // id through the statement's writer and, for an UPDATE, adds the new
 // rows, and yields Returning evaluated over the rows (new for UPDATE, old
 // for DELETE), or, without Returning, one bigint row: the number of rows
-// changed. A row id that comes twice (a row joined to two rows of FROM
-// or USING) changes the row once, as in PostgreSQL.
+// changed. With Dedupe, a row id that comes twice (a row joined to two
+// rows of FROM or USING) changes the row once, as in PostgreSQL; without
+// FROM or USING each row comes once, and the sink keeps no set of ids.
 type Modify struct {
+	Dedupe bool
 	// Update: the new rows are added; else the rows are only deleted.
 	Update    bool
 	In        Node

@@ -45,5 +45,5 @@ func (p *Planner) Delete(d *pg.DeleteStmt) (q *Query, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.modifyQuery(&physical.Modify{In: in, Target: t, Returning: ret}, cols)
+	return p.modifyQuery(&physical.Modify{In: in, Target: t, Returning: ret, Dedupe: len(d.UsingClause) > 0}, cols)
 }

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"fmt"
+
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
@@ -44,7 +46,7 @@ func (p *Planner) Update(u *pg.UpdateStmt) (q *Query, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.modifyQuery(&physical.Modify{Update: true, In: in, Target: t, Returning: ret}, cols)
+	return p.modifyQuery(&physical.Modify{Update: true, In: in, Target: t, Returning: ret, Dedupe: len(u.FromClause) > 0}, cols)
 }
 
 // setItem is one assignment of SET: the column and its value, nil for
@@ -164,6 +166,12 @@ func (p *Planner) bindSets(sc *scope, ti *TableInfo, sets []setItem) ([]expr.Exp
 			return nil, pgerr.New(pgerr.SyntaxError, "multiple assignments to same column %q", ti.Columns[s.col])
 		}
 		given[s.col] = true
+		if s.val != nil && ti.Identity != nil && ti.Identity[s.col] == "a" {
+			col := ti.Columns[s.col]
+			e := pgerr.New(pgerr.GeneratedAlways, "column %q can only be updated to DEFAULT", col)
+			e.Detail = fmt.Sprintf("Column %q is an identity column defined as GENERATED ALWAYS.", col)
+			return nil, e
+		}
 	}
 	for i, t := range ti.Types {
 		if exprs[1+i] == nil {
