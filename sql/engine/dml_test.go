@@ -381,3 +381,43 @@ func TestExplainUpdateDelete(t *testing.T) {
 		t.Fatalf("after EXPLAIN ANALYZE UPDATE: %s", got)
 	}
 }
+
+// Two blocks each waiting for the row lock the other holds: one fails
+// with 40P01, as in PostgreSQL, and once it rolls back the other goes on.
+func TestRowLockDeadlock(t *testing.T) {
+	e := openEngine(t)
+	a, b := newSession(t, e), newSession(t, e)
+	mustRun(t, a, "CREATE TABLE d1 (id int)")
+	mustRun(t, a, "CREATE TABLE d2 (id int)")
+	mustRun(t, a, "INSERT INTO d1 VALUES (1); INSERT INTO d2 VALUES (2)")
+	mustRun(t, a, "BEGIN")
+	mustRun(t, a, "DELETE FROM d1")
+	mustRun(t, b, "BEGIN")
+	mustRun(t, b, "DELETE FROM d2")
+	type outcome struct {
+		who string
+		err error
+	}
+	done := make(chan outcome, 2)
+	second := func(who string, s *engine.Session, q string) {
+		_, err := runSQL(context.Background(), s, q)
+		if sqlstate(err) == "40P01" {
+			_, _ = runSQL(context.Background(), s, "ROLLBACK")
+		}
+		done <- outcome{who, err}
+	}
+	go second("a", a, "DELETE FROM d2")
+	go second("b", b, "DELETE FROM d1")
+	o1, o2 := <-done, <-done
+	if sqlstate(o1.err) != "40P01" || o2.err != nil {
+		t.Fatalf("%s: %v, then %s: %v; want 40P01, then success", o1.who, o1.err, o2.who, o2.err)
+	}
+	winner := a
+	if o2.who == "b" {
+		winner = b
+	}
+	mustRun(t, winner, "COMMIT")
+	if got := mustRun(t, a, "SELECT (SELECT count(*) FROM d1) + (SELECT count(*) FROM d2)").rows[0][0]; got != "0" {
+		t.Fatalf("%s rows left, want 0", got)
+	}
+}
