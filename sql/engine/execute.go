@@ -158,7 +158,12 @@ func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statem
 	switch n := ps.Node.Node.(type) {
 	case *pg.Node_VariableShowStmt:
 		return s.showColumns(n.VariableShowStmt), nil
-	case *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
+	case *pg.Node_MergeStmt:
+		// Planned for its parameters' types; the row lock is taken when
+		// it runs (runMerge).
+		_, err := p.Merge(n.MergeStmt)
+		return nil, err
+	case *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
 		// Refused at Parse, as execute would refuse them: described as
 		// taking no parameters, a client's Bind of UPDATE … WHERE id = $1
 		// failed in the client ("expected 0 arguments, got 1") instead.
@@ -321,6 +326,9 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 	case *pg.Node_VacuumStmt:
 		cat.release()
 		return s.vacuum(ctx, st, n.VacuumStmt)
+	case *pg.Node_MergeStmt:
+		cat.release()
+		return s.runMerge(ctx, st, n.MergeStmt, params)
 	case *pg.Node_CopyStmt:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY must be sent as a query of its own, not among other statements")
 	case *pg.Node_DeclareCursorStmt:

@@ -27,6 +27,9 @@ type Session struct {
 	// written are the block's writes, one write-log transaction a
 	// statement, committed together at COMMIT and dropped at ROLLBACK.
 	written []*link.Txn
+	// rowLocks are the row locks the transaction holds, by table, until
+	// it ends (merge.go).
+	rowLocks map[link.Key]func()
 	// implicit: writes outside a block also wait, for Finish.
 	implicit bool
 	// txNow is now() for the transaction under way; zero between them.

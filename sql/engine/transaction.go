@@ -62,6 +62,7 @@ func (s *Session) commitWork() error {
 			return err
 		}
 	}
+	s.releaseRows()
 	s.undo = nil
 	return s.commitDrops(context.Background())
 }
@@ -70,6 +71,9 @@ func (s *Session) commitWork() error {
 // m, last first for the DDL.
 func (s *Session) rollbackWork(m txMark) {
 	s.abortWrites(m.written)
+	if m.written == 0 {
+		s.releaseRows() // the whole transaction is undone
+	}
 	s.drops = s.drops[:m.drops]
 	s.undoTo(m.undo)
 }
