@@ -357,7 +357,7 @@ func (m *mergeBinder) value(n *pg.Node, idx int, matched bool, where string) (ex
 		return nil, err
 	}
 	want := m.ti.Types[idx]
-	if _, ok := types.Common(e.Type(), want); !ok && e.Type().Kind != types.Text && e.Type().Kind != types.Unknown && !AssignsToString(want) && !ArrayAssigns(e.Type(), want) {
+	if _, ok := types.Common(e.Type(), want); !ok && e.Type().Kind != types.Unknown && !AssignsToString(want) && !ArrayAssigns(e.Type(), want) {
 		return nil, pgerr.New(pgerr.DatatypeMismatch, "column %q is of type %s but expression is of type %s", m.ti.Columns[idx], want, e.Type()).
 			WithPosition(pos(m.p.query, nodeLocation(n))).WithHint("You will need to rewrite or cast the expression.")
 	}
