@@ -148,9 +148,6 @@ type catalog struct {
 	// found, for a kept plan (plancache.go).
 	deps    *[]tableDep
 	current map[link.Key]*plan.TableInfo
-	// lockRows, when set, names the tables whose row lock the statement
-	// takes before it pins their state (merge.go).
-	lockRows func(link.Key) bool
 }
 
 func (s *Session) catalog() *catalog { return &catalog{e: s.eng, s: s} }
@@ -214,16 +211,6 @@ func (c *catalog) table(ctx context.Context, key link.Key) (*plan.TableInfo, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load table %s.%s: %w", ns, name, err)
-	}
-	if c.lockRows != nil && c.lockRows(key) {
-		// Found: lock it, and read its state again under the lock.
-		v.Release()
-		if err := c.s.holdRows(ctx, key); err != nil {
-			return nil, err
-		}
-		if v, err = c.e.link.View(ctx, ns, name); err != nil {
-			return nil, fmt.Errorf("load table %s.%s: %w", ns, name, err)
-		}
 	}
 	c.views = append(c.views, v)
 	ti, err := c.e.infos.get(ns, name, v.Table)

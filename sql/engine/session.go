@@ -27,9 +27,6 @@ type Session struct {
 	// written are the block's writes, one write-log transaction a
 	// statement, committed together at COMMIT and dropped at ROLLBACK.
 	written []*link.Txn
-	// rowLocks are the row locks the transaction holds, by table, until
-	// it ends (merge.go).
-	rowLocks map[link.Key]func()
 	// implicit: writes outside a block also wait, for Finish.
 	implicit bool
 	// txNow is now() for the transaction under way; zero between them.
@@ -66,6 +63,10 @@ type Session struct {
 
 	// sqlPrepared are the statements of SQL PREPARE, by name.
 	sqlPrepared map[string]*Statement
+
+	// rowLocks are the row locks of the tables the transaction deletes
+	// rows of, with their unlock functions (dml.go).
+	rowLocks map[link.Key]func()
 }
 
 // NewSession starts a session for user on database, applying the startup

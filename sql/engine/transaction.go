@@ -58,11 +58,11 @@ func (s *Session) commitWork() error {
 		}
 		err := s.eng.link.CommitAll(s.written)
 		s.written = nil
+		s.unlockRows()
 		if err != nil {
 			return err
 		}
 	}
-	s.releaseRows()
 	s.undo = nil
 	return s.commitDrops(context.Background())
 }
@@ -72,7 +72,7 @@ func (s *Session) commitWork() error {
 func (s *Session) rollbackWork(m txMark) {
 	s.abortWrites(m.written)
 	if m.written == 0 {
-		s.releaseRows() // the whole transaction is undone
+		s.unlockRows() // no write is left that deleted rows
 	}
 	s.drops = s.drops[:m.drops]
 	s.undoTo(m.undo)
