@@ -1,0 +1,121 @@
+package engine_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/loamdb/loam/types"
+)
+
+// MERGE's tag counts the rows inserted, updated and deleted, not those a
+// DO NOTHING took or no clause did (PostgreSQL 15's tags for the same
+// statements).
+func TestMergeTags(t *testing.T) {
+	s := newSession(t, openEngine(t))
+	mustRun(t, s, "CREATE TABLE m (id int, v text)")
+	mustRun(t, s, "INSERT INTO m SELECT g, 'v' || g FROM generate_series(1, 5) g")
+	mustRun(t, s, "CHECKPOINT") // rows in a file and in the log
+	mustRun(t, s, "CREATE TABLE src (id int, v text)")
+	mustRun(t, s, "INSERT INTO src VALUES (4, 'x'), (5, 'y'), (6, 'z'), (7, 'w')")
+	for _, c := range []struct{ q, tag string }{
+		{"MERGE INTO m USING src ON m.id = src.id WHEN MATCHED THEN UPDATE SET v = src.v WHEN NOT MATCHED THEN INSERT VALUES (src.id, src.v)", "MERGE 4"},
+		{"MERGE INTO m USING src ON m.id = src.id WHEN MATCHED AND src.id = 4 THEN DELETE WHEN MATCHED THEN DO NOTHING", "MERGE 1"},
+		{"MERGE INTO m USING src ON m.id = src.id WHEN NOT MATCHED THEN INSERT VALUES (src.id, 'again')", "MERGE 1"},
+		{"MERGE INTO m USING (SELECT 100 AS id) s ON m.id = s.id WHEN MATCHED THEN DELETE", "MERGE 0"},
+		{"MERGE INTO m USING (SELECT g AS id FROM generate_series(1, 3) g) s ON m.id = s.id WHEN MATCHED THEN DELETE", "MERGE 3"},
+	} {
+		if r := mustRun(t, s, c.q); r.tag != c.tag {
+			t.Errorf("%s: tag %q, want %q", c.q, r.tag, c.tag)
+		}
+	}
+	if got := mustRun(t, s, "SELECT string_agg(id || ':' || v, ',' ORDER BY id) FROM m").rows[0][0]; got != "4:again,5:y,6:z,7:w" {
+		t.Errorf("rows: %s", got)
+	}
+}
+
+// A MERGE in a block is seen by the block alone until COMMIT, gone after
+// ROLLBACK; a second session's MERGE of the same table waits for the
+// block (the row lock) and then reads its rows, so no update is lost.
+func TestMergeTransactions(t *testing.T) {
+	ctx := context.Background()
+	e := openEngine(t)
+	s, other := newSession(t, e), newSession(t, e)
+	mustRun(t, s, "CREATE TABLE c (id int, n int)")
+	mustRun(t, s, "INSERT INTO c VALUES (1, 0)")
+	const bump = "MERGE INTO c USING (VALUES (1), (2)) AS v(id) ON c.id = v.id " +
+		"WHEN MATCHED THEN UPDATE SET n = c.n + 1 WHEN NOT MATCHED THEN INSERT VALUES (v.id, 100)"
+	rows := func(sess string) string {
+		who := s
+		if sess == "other" {
+			who = other
+		}
+		return show(mustRun(t, who, "SELECT id, n FROM c ORDER BY id").rows)
+	}
+
+	mustRun(t, s, "BEGIN")
+	mustRun(t, s, bump)
+	if got, want := rows("s"), show([][]string{{"1", "1"}, {"2", "100"}}); got != want {
+		t.Fatalf("the block's own view: %s, want %s", got, want)
+	}
+	if got, want := rows("other"), show([][]string{{"1", "0"}}); got != want {
+		t.Fatalf("another session before COMMIT: %s, want %s", got, want)
+	}
+	mustRun(t, s, "ROLLBACK")
+	if got, want := rows("other"), show([][]string{{"1", "0"}}); got != want {
+		t.Fatalf("after ROLLBACK: %s, want %s", got, want)
+	}
+
+	mustRun(t, s, "BEGIN")
+	mustRun(t, s, bump)
+	done := make(chan result, 1)
+	go func() {
+		// Waits for the block's row lock, then merges into its rows.
+		r, err := runSQL(ctx, other, bump)
+		if err != nil {
+			t.Errorf("the waiting MERGE: %v", err)
+			done <- result{}
+			return
+		}
+		done <- r[0]
+	}()
+	mustRun(t, s, bump) // the block holds the lock: its second MERGE runs
+	mustRun(t, s, "COMMIT")
+	if r := <-done; r.tag != "MERGE 2" {
+		t.Errorf("the waiting MERGE's tag: %q, want MERGE 2", r.tag)
+	}
+	if got, want := rows("s"), show([][]string{{"1", "3"}, {"2", "102"}}); got != want {
+		t.Fatalf("after both: %s, want %s", got, want)
+	}
+}
+
+// A prepared MERGE takes its parameters' types from where they are used,
+// and each execution reads the table as it is then.
+func TestMergePrepared(t *testing.T) {
+	ctx := context.Background()
+	s := newSession(t, openEngine(t))
+	mustRun(t, s, "CREATE TABLE kv (k text, v int)")
+	stmts, err := s.Prepare(ctx, "MERGE INTO kv USING (SELECT $1 AS k, $2::int AS v) AS s ON kv.k = s.k "+
+		"WHEN MATCHED THEN UPDATE SET v = kv.v + s.v WHEN NOT MATCHED THEN INSERT VALUES (s.k, s.v)", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := stmts[0]
+	if len(st.ParamTypes) != 2 {
+		t.Fatalf("parameter types %v", st.ParamTypes)
+	}
+	for _, p := range []struct {
+		k string
+		v int64
+	}{{"a", 1}, {"b", 10}, {"a", 2}, {"a", 4}} {
+		r, err := execStmt(ctx, s, st, []types.Datum{types.TextDatum(p.k), types.Int(st.ParamTypes[1], p.v)})
+		if err != nil {
+			t.Fatalf("%v: %v", p, err)
+		}
+		if r.tag != "MERGE 1" {
+			t.Errorf("%v: tag %q", p, r.tag)
+		}
+	}
+	if got, want := show(mustRun(t, s, "SELECT k, v FROM kv ORDER BY k").rows), show([][]string{{"a", "7"}, {"b", "10"}}); got != want {
+		t.Errorf("rows: %s, want %s", got, want)
+	}
+}
