@@ -231,59 +231,43 @@ func (m *mergeBinder) action(wc *pg.MergeWhenClause) (exec.MergeAction, error) {
 
 // updateRow is the new version of a matched row: the target's columns,
 // those SET replaced by their values (assignment-cast to the column's
-// type). The target's every column is read.
+// type), resolved and bound as UPDATE's SET (setItems, assigned). The
+// target's every column is read.
 func (m *mergeBinder) updateRow(list []*pg.Node) ([]expr.Expr, error) {
 	ti := m.ti
+	sets, err := m.p.setItems(list, ti)
+	if err != nil {
+		return nil, err
+	}
 	row := make([]expr.Expr, m.nt)
 	for i := range row {
 		m.sc.used[m.ns+i] = true
 		row[i] = &expr.Col{Idx: m.ns + i, T: ti.Types[i], Name: ti.Columns[i]}
 	}
-	set := make([]bool, m.nt)
-	for _, n := range list {
-		rt := n.GetResTarget()
-		idx := -1
-		for i, c := range ti.Columns {
-			if c == rt.Name {
-				idx = i
-			}
-		}
-		if idx < 0 {
-			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", rt.Name, ti.Name).WithPosition(pos(m.p.query, rt.Location))
-		}
-		if len(rt.Indirection) > 0 {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "assigning to an element or field of a column is not supported").WithPosition(pos(m.p.query, rt.Location))
-		}
-		if set[idx] {
-			return nil, pgerr.New(pgerr.SyntaxError, "multiple assignments to same column %q", rt.Name)
-		}
-		set[idx] = true
-		val := rt.Val
-		if ma := val.GetMultiAssignRef(); ma != nil {
-			re := ma.Source.GetRowExpr()
-			if re == nil {
-				return nil, pgerr.New(pgerr.FeatureNotSupported, "a subquery assigned to several columns is not supported in MERGE").WithPosition(pos(m.p.query, nodeLocation(ma.Source)))
-			}
-			val = re.Args[ma.Colno-1]
-		}
-		if val.GetSetToDefault() != nil {
-			e, err := m.defaultOf(idx)
-			if err != nil {
+	for _, s := range sets {
+		if s.val == nil {
+			if row[s.col], err = m.defaultOf(s.col); err != nil {
 				return nil, err
 			}
-			row[idx] = e
 			continue
 		}
-		if ti.Identity != nil && ti.Identity[idx] == "a" {
-			e := pgerr.New(pgerr.GeneratedAlways, "column %q can only be updated to DEFAULT", rt.Name)
-			e.Detail = fmt.Sprintf("Column %q is an identity column defined as GENERATED ALWAYS.", rt.Name)
-			return nil, e
-		}
-		e, err := m.value(val, idx, true, "UPDATE")
-		if err != nil {
+		if row[s.col], err = m.value(s.val, s.col, true, "UPDATE"); err != nil {
 			return nil, err
 		}
-		row[idx] = e
+	}
+	// Checked after the values bind, as PostgreSQL's rewriter does.
+	given := make([]bool, m.nt)
+	for _, s := range sets {
+		name := ti.Columns[s.col]
+		if s.val != nil && ti.Identity != nil && ti.Identity[s.col] == "a" {
+			e := pgerr.New(pgerr.GeneratedAlways, "column %q can only be updated to DEFAULT", name)
+			e.Detail = fmt.Sprintf("Column %q is an identity column defined as GENERATED ALWAYS.", name)
+			return nil, e
+		}
+		if given[s.col] {
+			return nil, pgerr.New(pgerr.SyntaxError, "multiple assignments to same column %q", name)
+		}
+		given[s.col] = true
 	}
 	return row, nil
 }
@@ -350,19 +334,14 @@ func (m *mergeBinder) defaultOf(idx int) (expr.Expr, error) {
 }
 
 // value binds a value assigned to column idx, assignment-cast to its
-// type (PostgreSQL's rule: a mismatch is 42804 at the value).
+// type as UPDATE's and INSERT's are (assigned).
 func (m *mergeBinder) value(n *pg.Node, idx int, matched bool, where string) (expr.Expr, error) {
-	e, err := m.bind(n, matched, where)
-	if err != nil {
-		return nil, err
-	}
-	want := m.ti.Types[idx]
-	if _, ok := types.Common(e.Type(), want); !ok && e.Type().Kind != types.Unknown && !AssignsToString(want) && !ArrayAssigns(e.Type(), want) {
-		return nil, pgerr.New(pgerr.DatatypeMismatch, "column %q is of type %s but expression is of type %s", m.ti.Columns[idx], want, e.Type()).
-			WithPosition(pos(m.p.query, nodeLocation(n))).WithHint("You will need to rewrite or cast the expression.")
-	}
 	b := &binder{p: m.p, sc: m.scope(matched), where: where}
-	if e, err = b.coerce(e, want, nodeLocation(n)); err != nil {
+	e, err := m.p.assigned(b, n, m.ti.Columns[idx], m.ti.Types[idx])
+	if err != nil {
+		if !matched {
+			err = notLateralError(err, m.sc.cols[m.ns:m.ns+m.nt])
+		}
 		return nil, err
 	}
 	return m.p.fold(e), nil
