@@ -6,7 +6,6 @@ import (
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
-	"google.golang.org/protobuf/proto"
 )
 
 // Update plans UPDATE t SET … [FROM …] [WHERE …] [RETURNING …]: the sink
@@ -94,15 +93,27 @@ func (p *Planner) multiAssignItem(m *pg.MultiAssignRef) (*pg.Node, error) {
 		}
 		return r.Args[k], nil
 	}
-	if sl := m.Source.GetSubLink(); sl != nil && sl.SubLinkType == pg.SubLinkType_MULTIEXPR_SUBLINK {
+	if sl := m.Source.GetSubLink(); sl != nil && (sl.SubLinkType == pg.SubLinkType_MULTIEXPR_SUBLINK || sl.SubLinkType == pg.SubLinkType_EXPR_SUBLINK) {
 		sel := sl.Subselect.GetSelectStmt()
 		if sel == nil || sel.Op != pg.SetOperation_SETOP_NONE || len(sel.ValuesLists) > 0 || len(sel.TargetList) != int(m.Ncolumns) || hasStar(sel.TargetList) {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "this sub-SELECT of a multiple-column UPDATE item is not supported yet").WithPosition(pos(p.query, sl.Location))
 		}
-		// Each column reads its own value of the sub-SELECT, which is
-		// as if it ran once while it has no volatile parts.
-		one := proto.Clone(sel).(*pg.SelectStmt)
-		one.TargetList = []*pg.Node{one.TargetList[k]}
+		// Each column reads its own column of the sub-SELECT, as
+		// (SELECT x.ck FROM (sub-SELECT) x(c1, …, cn)): the same value
+		// while the sub-SELECT has no volatile parts.
+		const alias = "?multiassign?"
+		names := make([]*pg.Node, m.Ncolumns)
+		for i := range names {
+			names[i] = &pg.Node{Node: &pg.Node_String_{String_: &pg.String{Sval: "c" + itoa(i+1)}}}
+		}
+		col := &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{Fields: []*pg.Node{
+			{Node: &pg.Node_String_{String_: &pg.String{Sval: alias}}},
+			{Node: &pg.Node_String_{String_: &pg.String{Sval: "c" + itoa(k+1)}}}}, Location: -1}}}
+		one := &pg.SelectStmt{Op: pg.SetOperation_SETOP_NONE, LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT,
+			TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: col, Location: -1}}}},
+			FromClause: []*pg.Node{{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
+				Subquery: sl.Subselect, Alias: &pg.Alias{Aliasname: alias, Colnames: names}}}}},
+		}
 		return &pg.Node{Node: &pg.Node_SubLink{SubLink: &pg.SubLink{SubLinkType: pg.SubLinkType_EXPR_SUBLINK,
 			Subselect: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: one}}, Location: sl.Location}}}, nil
 	}
