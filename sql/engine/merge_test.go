@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"regexp"
 	"testing"
 
 	"github.com/loamdb/loam/types"
@@ -117,5 +118,42 @@ func TestMergePrepared(t *testing.T) {
 	}
 	if got, want := show(mustRun(t, s, "SELECT k, v FROM kv ORDER BY k").rows), show([][]string{{"a", "7"}, {"b", "10"}}); got != want {
 		t.Errorf("rows: %s, want %s", got, want)
+	}
+}
+
+// EXPLAIN shows a MERGE as "Merge on t" over the join, its clauses in
+// order, and runs nothing; EXPLAIN ANALYZE runs it, and ROLLBACK undoes
+// it.
+func TestExplainMerge(t *testing.T) {
+	s := newSession(t, openEngine(t))
+	mustRun(t, s, "CREATE TABLE tm (a int, b text)")
+	mustRun(t, s, "INSERT INTO tm VALUES (1, 'x'), (2, 'y')")
+	count := func() string { return mustRun(t, s, "SELECT count(*) FROM tm").rows[0][0] }
+	const q = "MERGE INTO tm USING (VALUES (1), (3)) AS v(a) ON tm.a = v.a " +
+		"WHEN MATCHED AND tm.b = 'x' THEN DELETE WHEN NOT MATCHED THEN INSERT VALUES (v.a, 'new')"
+	for _, c := range []struct {
+		query string
+		want  []string
+		count string
+	}{
+		{"EXPLAIN " + q, []string{`^Merge on tm$`, `^  WHEN MATCHED AND \(.*b = 'x'::text\) THEN DELETE$`,
+			`^  WHEN NOT MATCHED THEN INSERT$`, `->  .*Join`, `Iceberg Scan on public\.tm`}, "2"},
+		{"BEGIN", nil, "2"},
+		{"EXPLAIN ANALYZE " + q, []string{`^Merge on tm  \(actual time=.* rows=1 batches=1 loops=1\)$`}, "2"},
+		{"ROLLBACK", nil, "2"},
+		{"EXPLAIN ANALYZE " + q, nil, "2"}, // one deleted, one inserted
+	} {
+		text := planText(mustRun(t, s, c.query))
+		for _, w := range c.want {
+			if !regexp.MustCompile("(?m)" + w).MatchString(text) {
+				t.Errorf("%s: no line matches %q in\n%s", c.query, w, text)
+			}
+		}
+		if got := count(); got != c.count {
+			t.Errorf("after %s: %s rows, want %s", c.query, got, c.count)
+		}
+	}
+	if got := mustRun(t, s, "SELECT string_agg(a || b, ',' ORDER BY a) FROM tm").rows[0][0]; got != "2y,3new" {
+		t.Errorf("after EXPLAIN ANALYZE: %s", got)
 	}
 }
