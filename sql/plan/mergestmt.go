@@ -3,10 +3,13 @@ package plan
 import (
 	"fmt"
 
+	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/storage/link"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
@@ -67,7 +70,7 @@ func (p *Planner) Merge(ms *pg.MergeStmt) (*Query, error) {
 		actions = append(actions, a)
 	}
 	b := &binder{p: p, sc: sc, where: "JOIN conditions"}
-	join, err := p.joinOp(kind, src, tgt, sc, 0, b, &pg.JoinExpr{}, []expr.Expr{on}, nil, nil)
+	join, err := p.joinOp(kind, src, tgt, sc, 0, b, &pg.JoinExpr{}, []expr.Expr{on}, nil, targetOnly(on, ns, nt))
 	if err != nil {
 		return nil, err
 	}
@@ -78,6 +81,27 @@ func (p *Planner) Merge(ms *pg.MergeStmt) (*Query, error) {
 	q := &Query{Root: &physical.Merge{In: join, Target: t, RowID: ns + nt, Actions: actions}}
 	q.env = p.Env()
 	return q, nil
+}
+
+// targetOnly are the conjuncts of the join condition that read the
+// target's columns alone (at ns…ns+nt-1 of the joined row), over the
+// target's columns: its scan prunes files with them, since a row that
+// fails one matches no source row.
+func targetOnly(on expr.Expr, ns, nt int) []expr.Expr {
+	local := map[int]int{}
+	for i := 0; i < nt; i++ {
+		local[ns+i] = i
+	}
+	var out []expr.Expr
+	for _, c := range expr.Conjuncts(on) {
+		if cols, ok := colsOf(c); !ok || len(cols) == 0 || !allIn(cols, local) {
+			continue
+		}
+		if e, ok := remap(c, local); ok {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // checkReachable refuses a WHEN clause after an unconditional one of the
@@ -122,6 +146,19 @@ func (p *Planner) mergeTarget(rv *pg.RangeVar) (*TableInfo, string, error) {
 		e.Detail = "This operation is not supported for " + what + "."
 		return nil, "", e
 	}
+	if ti.Table == nil {
+		return nil, "", pgerr.New(pgerr.WrongObjectType, "cannot change relation %q", ti.Name)
+	}
+	// A past snapshot, a tag or a branch: as UPDATE's and DELETE's.
+	if a, ok := p.asOf(rv.Location); ok {
+		return nil, "", pgerr.New(pgerr.FeatureNotSupported, "cannot merge into %q as of a past snapshot: time travel only reads", rv.Relname).WithPosition(a.Pos)
+	}
+	if ti.Ref != "" && ti.Ref != table.MainBranch {
+		if r, ok := icetable.Ref(ti.Table, ti.Ref); ok && r.SnapshotRefType == table.TagRef {
+			return nil, "", link.TagWriteError(ti.Name, ti.Ref)
+		}
+		return nil, "", pgerr.New(pgerr.FeatureNotSupported, "UPDATE, DELETE and MERGE on a branch (%s@%s) are not supported", ti.Name, ti.Ref)
+	}
 	alias := ti.Name
 	if rv.Alias != nil {
 		alias = rv.Alias.Aliasname
@@ -134,8 +171,11 @@ func (p *Planner) mergeTarget(rv *pg.RangeVar) (*TableInfo, string, error) {
 func (p *Planner) mergeTargetItem(ti *TableInfo, alias string) *fromItem {
 	cols := append(p.tableCols(ti, alias), scopeCol{t: types.TInt8, hidden: true, system: true})
 	nt := len(ti.Columns)
-	return &fromItem{cols: cols, rows: tableRows(ti), build: func(sc *scope, off int, _ expr.Expr) (physical.Node, error) {
+	return &fromItem{cols: cols, rows: tableRows(ti), build: func(sc *scope, off int, prune expr.Expr) (physical.Node, error) {
 		scan := &physical.Scan{Source: p.scanSource(ti), Expiry: p.expiry(ti), RowIDs: true}
+		if prune != nil {
+			scan.Prune, scan.Names = prune, ti.Columns
+		}
 		var positions []int
 		all := make([]types.T, len(cols))
 		for i, c := range cols {
