@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -51,8 +52,9 @@ type mergeOp struct {
 	w link.RowWriter
 	n int64
 	// touched are the target rows this statement updated or deleted: a
-	// second action on one is PostgreSQL's 21000.
-	touched map[int64]bool
+	// second action on one is PostgreSQL's 21000. A bitmap, as a MERGE
+	// may touch every row of a large table.
+	touched *roaring64.Bitmap
 	done    bool
 }
 
@@ -80,7 +82,7 @@ func (s *mergeOp) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.w, s.n, s.done, s.touched = w, 0, false, map[int64]bool{}
+	s.w, s.n, s.done, s.touched = w, 0, false, roaring64.New()
 	return s.in.Open(ctx)
 }
 
@@ -170,11 +172,10 @@ func (s *mergeOp) merge(ctx context.Context, rec arrow.RecordBatch) error {
 		if act.Kind == MergeUpdate || act.Kind == MergeDelete {
 			for _, i := range rows {
 				id := ids.Value(i)
-				if s.touched[id] {
+				if !s.touched.CheckedAdd(uint64(id)) {
 					return pgerr.New(pgerr.CardinalityViolation, "MERGE command cannot affect row a second time").
 						WithHint("Ensure that not more than one source row matches any one target row.")
 				}
-				s.touched[id] = true
 				dels = append(dels, id)
 			}
 		}
