@@ -159,6 +159,12 @@ func (s *mergeOp) merge(ctx context.Context, rec arrow.RecordBatch) error {
 		hold.Release()
 	}
 	var dels []int64
+	var adds []arrow.RecordBatch
+	defer func() {
+		for _, r := range adds {
+			r.Release()
+		}
+	}()
 	for a, act := range s.actions {
 		var rows []int
 		for i, c := range chosen {
@@ -180,25 +186,34 @@ func (s *mergeOp) merge(ctx context.Context, rec arrow.RecordBatch) error {
 			}
 		}
 		if act.Kind == MergeUpdate || act.Kind == MergeInsert {
-			if err := s.add(ctx, rec, rows, act.Row); err != nil {
+			out, err := s.newRows(ctx, rec, rows, act.Row)
+			if err != nil {
 				return err
 			}
+			adds = append(adds, out)
 		}
 		s.n += int64(len(rows))
 	}
+	// The old rows go before the new ones come, as UPDATE's do: an updated
+	// row that keeps its key must not meet itself in a keyed table.
 	if len(dels) > 0 {
 		if _, err := s.w.Delete(dels); err != nil {
+			return err
+		}
+	}
+	for _, out := range adds {
+		if err := s.t.Write(s.w, out); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// add writes the rows the expressions row make of rec's rows at idx.
-func (s *mergeOp) add(ctx context.Context, rec arrow.RecordBatch, idx []int, row []expr.Expr) error {
+// newRows are the rows the expressions row make of rec's rows at idx.
+func (s *mergeOp) newRows(ctx context.Context, rec arrow.RecordBatch, idx []int, row []expr.Expr) (arrow.RecordBatch, error) {
 	sub, err := takeRows(ctx, rec, idx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer sub.Release()
 	cols := make([]arrow.Array, len(row))
@@ -211,12 +226,10 @@ func (s *mergeOp) add(ctx context.Context, rec arrow.RecordBatch, idx []int, row
 	}()
 	for i, e := range row {
 		if cols[i], err = e.Eval(s.ec, sub); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	out := array.NewRecordBatch(Schema(s.t.Types), cols, sub.NumRows())
-	defer out.Release()
-	return s.t.Write(s.w, out)
+	return array.NewRecordBatch(Schema(s.t.Types), cols, sub.NumRows()), nil
 }
 
 // eval evaluates e over rec's rows at idx.
