@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/loamdb/loam/sql/engine"
 	"github.com/loamdb/loam/types"
 )
 
@@ -155,5 +156,42 @@ func TestExplainMerge(t *testing.T) {
 	}
 	if got := mustRun(t, s, "SELECT string_agg(a || b, ',' ORDER BY a) FROM tm").rows[0][0]; got != "2y,3new" {
 		t.Errorf("after EXPLAIN ANALYZE: %s", got)
+	}
+}
+
+// A MERGE's changes still in the write log when the server stops (rows
+// of a file and of the log updated and deleted, rows inserted) are
+// replayed once after a restart, and committed into Iceberg as they were
+// read.
+func TestMergeReplay(t *testing.T) {
+	dir := t.TempDir()
+	e := openEngineAt(t, dir)
+	s := newSession(t, e)
+	mustRun(t, s, "CREATE TABLE rm (id int, v text)")
+	mustRun(t, s, "INSERT INTO rm SELECT g, 'file' FROM generate_series(1, 6) g")
+	mustRun(t, s, "CHECKPOINT")
+	mustRun(t, s, "INSERT INTO rm SELECT g, 'log' FROM generate_series(7, 10) g")
+	if r := mustRun(t, s, "MERGE INTO rm USING generate_series(4, 12) AS g(i) ON rm.id = g.i "+
+		"WHEN MATCHED AND g.i % 2 = 0 THEN DELETE WHEN MATCHED THEN UPDATE SET v = v || '+' "+
+		"WHEN NOT MATCHED THEN INSERT VALUES (g.i, 'new')"); r.tag != "MERGE 9" {
+		t.Fatalf("tag %q", r.tag)
+	}
+	want := "1 file, 2 file, 3 file, 5 file+, 7 log+, 9 log+, 11 new, 12 new"
+	rows := func(s *engine.Session) string {
+		return mustRun(t, s, "SELECT string_agg(id || ' ' || v, ', ' ORDER BY id) FROM rm").rows[0][0]
+	}
+	if got := rows(s); got != want {
+		t.Fatalf("before the restart: %s", got)
+	}
+	e.Close()
+
+	e = openEngineAt(t, dir)
+	s = newSession(t, e)
+	if got := rows(s); got != want {
+		t.Errorf("after the restart: %s, want %s", got, want)
+	}
+	mustRun(t, s, "CHECKPOINT")
+	if got := rows(s); got != want {
+		t.Errorf("after CHECKPOINT: %s, want %s", got, want)
 	}
 }
