@@ -45,6 +45,8 @@ type keyIndex struct {
 	byRow map[int64][]string  // a live row's keys, per constraint ("" for none)
 	pend  []map[string]pendKey // per constraint: keys open transactions added
 	pdel  map[int64]*Txn       // live rows open transactions deleted
+
+	builds int // how many times it was built, for tests
 }
 
 type pendKey struct {
@@ -184,6 +186,7 @@ func (m *Manager) rebuildKeys(ctx context.Context, st *tableState, ix *keyIndex)
 		return fmt.Errorf("build key index of %s: %w", name, err)
 	}
 	ix.valid, ix.snap = true, snapshotID(tbl)
+	ix.builds++
 	return nil
 }
 

@@ -15,6 +15,16 @@ import (
 	"github.com/loamdb/loam/storage/icetable"
 )
 
+func builds(t *testing.T, m *Manager) int {
+	st, err := m.state(context.Background(), Key{"public", "kt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.keys.mu.Lock()
+	defer st.keys.mu.Unlock()
+	return st.keys.builds
+}
+
 func positionsOf(r *Read) *icetable.Positions {
 	return &icetable.Positions{Deleted: r.FileDeletes, RowIDs: r.FileRowIDs}
 }
@@ -147,6 +157,9 @@ func TestKeyIndexAcrossLinkAndRestart(t *testing.T) {
 				t.Fatal(err)
 			}
 			wantDup(t, insertKeys(t, m, 3), "kt_pkey") // against the files, after the link moved the rows
+			if n := builds(t, m); n != 1 {
+				t.Fatalf("index built %d times; the link commit should have kept it", n)
+			}
 			if err := insertKeys(t, m, 4, 5); err != nil {
 				t.Fatal(err)
 			}
@@ -172,6 +185,9 @@ func TestKeyIndexAcrossLinkAndRestart(t *testing.T) {
 			}
 			if err := insertKeys(t, m, 6); err != nil {
 				t.Fatal(err)
+			}
+			if n := builds(t, m); n != 1 {
+				t.Fatalf("index built %d times; commits and link commits should have kept it", n)
 			}
 			m.Close()
 
