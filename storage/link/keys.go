@@ -41,8 +41,8 @@ type keyIndex struct {
 	valid bool
 	snap  int64 // the snapshot the live keys reflect
 	cons  []KeyConstraint
-	live  []map[string]int64  // per constraint: key → the live row's id
-	byRow map[int64][]string  // a live row's keys, per constraint ("" for none)
+	live  []map[string]int64   // per constraint: key → the live row's id
+	byRow map[int64][]string   // a live row's keys, per constraint ("" for none)
 	pend  []map[string]pendKey // per constraint: keys open transactions added
 	pdel  map[int64]*Txn       // live rows open transactions deleted
 

@@ -181,7 +181,7 @@ func (t *Txn) endTxnKeys(committed bool) {
 // waits is who waits for whom: a transaction's owner → the transaction
 // it waits for, to find deadlocks.
 type waits struct {
-	mu  sync.Mutex
+	mu   sync.Mutex
 	for_ map[uint64]*Txn
 }
 

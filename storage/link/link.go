@@ -76,8 +76,8 @@ type tableState struct {
 	leaseUntil time.Time // this server may write the table until then
 	lastWrite  time.Time
 
-	rows rowLock // rowlock.go
-	srcs sources // what row ids name (rowid.go)
+	rows rowLock   // rowlock.go
+	srcs sources   // what row ids name (rowid.go)
 	keys *keyIndex // a keyed table's key index (keys.go); nil for others
 }
 
