@@ -35,6 +35,9 @@ type KeyWriter interface {
 type Conflict struct {
 	Row int64
 	Own bool
+	// Earlier is the row of rec before this one that has its key and
+	// meets no live row (so the statement would insert it), or -1.
+	Earlier int
 }
 
 var _ KeyWriter = (*Txn)(nil)
@@ -51,7 +54,7 @@ func (t *Txn) Constraints() []KeyConstraint {
 func (t *Txn) Conflicts(rec arrow.RecordBatch, arbiters []int) ([]Conflict, error) {
 	out := make([]Conflict, rec.NumRows())
 	for i := range out {
-		out[i].Row = -1
+		out[i] = Conflict{Row: -1, Earlier: -1}
 	}
 	ix := t.st.keys
 	if ix == nil {
@@ -77,9 +80,10 @@ func (t *Txn) Conflicts(rec arrow.RecordBatch, arbiters []int) ([]Conflict, erro
 			return nil, err
 		}
 		var wait *Txn
+		batch := make([]map[string]int, len(ix.cons))
 	rows:
 		for i := range out {
-			out[i] = Conflict{Row: -1}
+			out[i] = Conflict{Row: -1, Earlier: -1}
 			for _, c := range arbiters {
 				k := ks[c][i]
 				if k == "" {
@@ -90,8 +94,32 @@ func (t *Txn) Conflicts(rec arrow.RecordBatch, arbiters []int) ([]Conflict, erro
 						wait = f.wait
 						break rows
 					}
-					out[i] = Conflict{Row: f.row, Own: f.own}
+					out[i] = Conflict{Row: f.row, Own: f.own, Earlier: -1}
 					break
+				}
+			}
+			if out[i].Row >= 0 {
+				continue
+			}
+			for _, c := range arbiters {
+				k := ks[c][i]
+				if k == "" {
+					continue
+				}
+				if j, ok := batch[c][k]; ok {
+					out[i].Earlier = j
+					break
+				}
+			}
+			if out[i].Earlier >= 0 {
+				continue
+			}
+			for _, c := range arbiters {
+				if k := ks[c][i]; k != "" {
+					if batch[c] == nil {
+						batch[c] = map[string]int{}
+					}
+					batch[c][k] = i
 				}
 			}
 		}
