@@ -14,12 +14,8 @@ import (
 
 // Table properties of keyed tables.
 const (
-	// PropMerge is WITH (merge = 'last_non_null'): an insert of an
-	// existing key sets only the columns it gives non-NULL values and
-	// keeps the others (exec's upsert).
-	PropMerge = "loam.merge"
-	// MergeLastNonNull is PropMerge's one value.
-	MergeLastNonNull = "last_non_null"
+	PropMerge        = link.MergeProperty
+	MergeLastNonNull = link.MergeLastNonNull
 )
 
 // uniqueDef is a UNIQUE constraint of CREATE TABLE: its name, if given,

@@ -19,6 +19,14 @@ const UniqueProperty = "loam.unique"
 // name is PostgreSQL's default, <table>_pkey.
 const PrimaryKeyNameProperty = "loam.pkey-name"
 
+// MergeProperty is WITH (merge = 'last_non_null') of a keyed table: an
+// insert of an existing key sets only the columns it gives non-NULL
+// values and keeps the others. MergeLastNonNull is its one value.
+const (
+	MergeProperty    = "loam.merge"
+	MergeLastNonNull = "last_non_null"
+)
+
 // KeyConstraint is a PRIMARY KEY or UNIQUE constraint: no two live rows
 // of the table have equal values in its columns, none of them NULL.
 type KeyConstraint struct {
