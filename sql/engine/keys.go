@@ -2,8 +2,8 @@ package engine
 
 import (
 	"strconv"
-	"sync/atomic"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/apache/iceberg-go"
