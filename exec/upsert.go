@@ -46,7 +46,10 @@ func (s *insertOp) upsert(ctx context.Context, rec arrow.RecordBatch) (arrow.Rec
 	if s.touched == nil {
 		s.touched = map[int64]bool{}
 	}
+	// written are the rows written, each with its row's place in rec:
+	// RETURNING lists them in the order proposed.
 	var written []arrow.RecordBatch
+	var order []int32
 	defer func() {
 		for _, w := range written {
 			w.Release()
@@ -55,6 +58,10 @@ func (s *insertOp) upsert(ctx context.Context, rec arrow.RecordBatch) (arrow.Rec
 	pending := rec
 	pending.Retain()
 	defer func() { pending.Release() }()
+	place := make([]int32, rec.NumRows()) // pending's rows' places in rec
+	for i := range place {
+		place[i] = int32(i)
+	}
 	for pending.NumRows() > 0 {
 		conv, err := s.t.Convert(pending)
 		if err != nil {
@@ -100,17 +107,23 @@ func (s *insertOp) upsert(ctx context.Context, rec arrow.RecordBatch) (arrow.Rec
 				return nil, err
 			}
 			written = append(written, sub)
+			for _, i := range ins {
+				order = append(order, place[i])
+			}
 			if err := s.t.Write(s.w, sub); err != nil {
 				return nil, err
 			}
 		}
 		if len(upd) > 0 {
-			out, err := s.update(ctx, kw, pending, upd, ids)
+			out, kept, err := s.update(ctx, kw, pending, upd, ids)
 			if err != nil {
 				return nil, err
 			}
 			if out != nil {
 				written = append(written, out)
+				for _, k := range kept {
+					order = append(order, place[upd[k]])
+				}
 			}
 		}
 		next, err := takeRecord(ctx, pending, later)
@@ -119,11 +132,26 @@ func (s *insertOp) upsert(ctx context.Context, rec arrow.RecordBatch) (arrow.Rec
 		}
 		pending.Release()
 		pending = next
+		nextPlace := make([]int32, len(later))
+		for k, i := range later {
+			nextPlace[k] = place[i]
+		}
+		place = nextPlace
 	}
 	if len(written) == 0 {
 		return nil, nil
 	}
-	return link.Concat(written)
+	all, err := link.Concat(written)
+	if err != nil {
+		return nil, err
+	}
+	defer all.Release()
+	rows := make([]int32, len(order))
+	for i := range rows {
+		rows[i] = int32(i)
+	}
+	slices.SortStableFunc(rows, func(a, b int32) int { return int(order[a] - order[b]) })
+	return takeRecord(ctx, all, rows)
 }
 
 func affectTwice() error {
@@ -133,17 +161,21 @@ func affectTwice() error {
 
 // update replaces the live rows ids with Set evaluated over each and its
 // proposed row (rows rows of rec), where Where holds; it returns the new
-// rows, or nil when none passed Where.
-func (s *insertOp) update(ctx context.Context, kw link.KeyWriter, rec arrow.RecordBatch, rows []int32, ids []int64) (arrow.RecordBatch, error) {
+// rows, or nil when none passed Where, and which of rows they are.
+func (s *insertOp) update(ctx context.Context, kw link.KeyWriter, rec arrow.RecordBatch, rows []int32, ids []int64) (arrow.RecordBatch, []int, error) {
 	c := s.t.Conflict
+	which := make([]int, len(rows))
+	for i := range which {
+		which[i] = i
+	}
 	old, err := kw.Fetch(ctx, ids)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer old.Release()
 	prop, err := takeRecord(ctx, rec, rows)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer prop.Release()
 	cols := make([]arrow.Array, 0, 2*len(s.t.Types))
@@ -155,7 +187,7 @@ func (s *insertOp) update(ctx context.Context, kw link.KeyWriter, rec arrow.Reco
 	for i, t := range s.t.Types {
 		a, err := ice.FromArrow(old.Column(i), t)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cols = append(cols, a)
 	}
@@ -169,25 +201,27 @@ func (s *insertOp) update(ctx context.Context, kw link.KeyWriter, rec arrow.Reco
 	if c.Where != nil {
 		m, err := c.Where.Eval(s.ec, both)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		mask := m.(*array.Boolean)
 		var keep []int32
 		var kept []int64
+		which = which[:0]
 		for i := range mask.Len() {
 			if mask.IsValid(i) && mask.Value(i) {
 				keep = append(keep, int32(i))
 				kept = append(kept, ids[i])
+				which = append(which, i)
 			}
 		}
 		m.Release()
 		if len(keep) == 0 {
-			return nil, nil
+			return nil, nil, nil
 		}
 		if len(keep) < int(both.NumRows()) {
 			sub, err := takeRecord(ctx, both, keep)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			defer sub.Release()
 			both, ids = sub, kept
@@ -199,7 +233,7 @@ func (s *insertOp) update(ctx context.Context, kw link.KeyWriter, rec arrow.Reco
 			for _, a := range out[:i] {
 				a.Release()
 			}
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	nr := array.NewRecordBatch(Schema(s.t.Types), out, both.NumRows())
@@ -208,13 +242,13 @@ func (s *insertOp) update(ctx context.Context, kw link.KeyWriter, rec arrow.Reco
 	}
 	if _, err := kw.Delete(ids); err != nil {
 		nr.Release()
-		return nil, err
+		return nil, nil, err
 	}
 	if err := s.t.Write(s.w, nr); err != nil {
 		nr.Release()
-		return nil, err
+		return nil, nil, err
 	}
-	return nr, nil
+	return nr, which, nil
 }
 
 // takeRecord is the rows rows of rec, as a record of its own.

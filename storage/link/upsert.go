@@ -141,12 +141,6 @@ func (t *Txn) Fetch(ctx context.Context, ids []int64) (arrow.RecordBatch, error)
 	t.st.mu.Lock()
 	tbl := t.st.tbl
 	t.st.mu.Unlock()
-	if n := len(t.chunks); n > 0 {
-		// The transaction's own chunks may still sit in the log's buffer.
-		if err := t.m.log.Flush(t.chunks[n-1].pos); err != nil {
-			return nil, err
-		}
-	}
 	type at struct {
 		src source
 		row uint32
@@ -191,6 +185,11 @@ func (t *Txn) Fetch(ctx context.Context, ids []int64) (arrow.RecordBatch, error)
 	for _, src := range order {
 		var rows func(func(arrow.RecordBatch, error) bool)
 		if src.path == "" {
+			// An open transaction's chunks (this one's, or its block's)
+			// may still sit in the log's buffer.
+			if err := t.m.log.Flush(src.chunk); err != nil {
+				return nil, err
+			}
 			base := t.st.chunkRowIDs(src.chunk)
 			rows = func(yield func(arrow.RecordBatch, error) bool) {
 				conformed(tbl, func(yield func(arrow.RecordBatch, error) bool) {
