@@ -126,17 +126,26 @@ func (s *modifyOp) change(ctx context.Context, rec arrow.RecordBatch) (arrow.Rec
 		return nil, err
 	}
 	defer row.Release()
+	var conv arrow.RecordBatch
 	if s.update {
 		// The new rows are checked (NOT NULL) before any row is deleted:
 		// a failing statement writes nothing either way, but the error is
 		// the constraint's.
-		if err := s.t.Write(s.w, row); err != nil {
+		if conv, err = s.t.Convert(row); err != nil {
 			return nil, err
 		}
+		defer conv.Release()
 	}
 	n, err := s.w.Delete(ids)
 	if err != nil {
 		return nil, err
+	}
+	if s.update {
+		// Added after the old rows went: a row keeping its key must not
+		// meet itself in a keyed table's index.
+		if err := s.t.keyDetail(s.w.Add(conv), row); err != nil {
+			return nil, err
+		}
 	}
 	s.n += n
 	if s.ret == nil {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/storage/link"
+	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
 // Table properties of keyed tables.
@@ -145,4 +147,39 @@ func (s *Session) ownerOfKeys() uint64 {
 		s.keyOwner = 1<<63 | keyOwners.Add(1)
 	}
 	return s.keyOwner
+}
+
+// lockUpsert takes the row lock (dml.go) for an INSERT that may replace
+// rows: ON CONFLICT … DO UPDATE, or any INSERT into a merge =
+// 'last_non_null' table. It deletes the rows it replaces by row id, which
+// must stay valid until its transaction ends. DO NOTHING deletes nothing
+// and takes no lock.
+func (s *Session) lockUpsert(ctx context.Context, ps parse.Statement) error {
+	n := ps.Node
+	if ex := n.GetExplainStmt(); ex != nil {
+		if opts, err := explainOpts(ex); err != nil || !opts.analyze {
+			return nil
+		}
+		n = ex.Query
+	}
+	ins := n.GetInsertStmt()
+	if ins == nil || ps.Ref != nil {
+		return nil
+	}
+	if oc := ins.OnConflictClause; oc != nil {
+		if oc.Action != pg.OnConflictAction_ONCONFLICT_UPDATE {
+			return nil
+		}
+		return s.lockRows(ctx, ins.Relation)
+	}
+	cat := s.catalog()
+	ti, err := cat.Table(ctx, ins.Relation.Schemaname, ins.Relation.Relname)
+	cat.release()
+	if err != nil || ti == nil || ti.Table == nil || ti.ViewSQL != "" || ti.Sequence || ti.Ref != "" {
+		return nil
+	}
+	if ti.Table.Properties()[link.MergeProperty] != link.MergeLastNonNull {
+		return nil
+	}
+	return s.lockTable(ctx, link.Key{NS: ti.Namespace, Name: ti.Name})
 }
