@@ -49,11 +49,6 @@ func (p *Planner) onConflict(oc *pg.OnConflictClause, ti *TableInfo, alias strin
 	for _, a := range c.Arbiters {
 		c.Names = append(c.Names, cons[a].Name)
 	}
-	if c.Arbiters == nil {
-		for _, k := range cons {
-			c.Names = append(c.Names, k.Name)
-		}
-	}
 	if !c.Update {
 		return c, nil
 	}
