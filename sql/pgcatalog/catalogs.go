@@ -94,9 +94,9 @@ func pgCatalogTables() []*Relation {
 							c := r.cols[attnum-1]
 							out = append(out, rel.row(map[string]types.Datum{
 								"attrelid": dOID(r.keyOID(key)), "attname": dName(c.name), "atttypid": dOID(c.t.OID()),
-							"attstattarget": {I: -1}, "attlen": {I: int64(c.t.Size())}, "attnum": {I: int64(k + 1)},
-							"attcacheoff": {I: -1}, "atttypmod": {I: int64(c.t.Typmod())}, "attbyval": dBool(c.t.Size() > 0 && c.t.Size() <= 8),
-							"attalign": {S: "i"}, "attstorage": {S: storage(c.t)}, "attislocal": dBool(true), "attcollation": dOID(collationOf(c.t)),
+								"attstattarget": {I: -1}, "attlen": {I: int64(c.t.Size())}, "attnum": {I: int64(k + 1)},
+								"attcacheoff": {I: -1}, "atttypmod": {I: int64(c.t.Typmod())}, "attbyval": dBool(c.t.Size() > 0 && c.t.Size() <= 8),
+								"attalign": {S: "i"}, "attstorage": {S: storage(c.t)}, "attislocal": dBool(true), "attcollation": dOID(collationOf(c.t)),
 							}))
 						}
 					}

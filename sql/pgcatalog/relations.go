@@ -30,7 +30,7 @@ type relation struct {
 	notnull  []bool
 	clauses  loamClauses
 	keys     []tableKey // its PRIMARY KEY, then its UNIQUE constraints
-	defaults []string // columns' DEFAULT texts ("" none); nil when none
+	defaults []string   // columns' DEFAULT texts ("" none); nil when none
 	// comment is COMMENT ON TABLE, docs COMMENT ON COLUMN by attnum-1
 	// ("" for none), from Iceberg (see describe.go).
 	comment string
