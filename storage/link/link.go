@@ -1049,6 +1049,19 @@ func (m *Manager) Alter(ctx context.Context, ns, name string, change icetable.Ch
 
 // trim removes log segments no table and no open transaction needs.
 func (m *Manager) trim() {
+	need := m.needed()
+	if !m.trimMu.TryLock() {
+		return // a query is reading the tail; trim next time
+	}
+	defer m.trimMu.Unlock()
+	if err := m.log.TrimBefore(need); err != nil {
+		m.logger.Warn("write log trim failed", "err", err)
+	}
+}
+
+// needed is the first log position a table's tail, a commit in flight or
+// an open transaction still needs.
+func (m *Manager) needed() wal.Pos {
 	need := m.log.End()
 	for _, st := range m.states() {
 		st.mu.Lock()
@@ -1073,13 +1086,7 @@ func (m *Manager) trim() {
 		need = min(need, v.(wal.Pos))
 		return true
 	})
-	if !m.trimMu.TryLock() {
-		return // a query is reading the tail; trim next time
-	}
-	defer m.trimMu.Unlock()
-	if err := m.log.TrimBefore(need); err != nil {
-		m.logger.Warn("write log trim failed", "err", err)
-	}
+	return need
 }
 
 // Close stops the link and closes the log; rows not yet in Iceberg stay in

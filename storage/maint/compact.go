@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -35,6 +37,9 @@ type CompactOptions struct {
 	// MinInputFiles is how many small files of one partition make it
 	// worth rewriting; 0 means DefaultMinInputFiles.
 	MinInputFiles int
+	// AllDeletes rewrites every file with row deletes (VACUUM: erasure),
+	// not only those whose deletes pass DeletedFraction (deletes.go).
+	AllDeletes bool
 }
 
 // DefaultMinInputFiles is the background policy's threshold: a partition
@@ -47,10 +52,16 @@ type CompactReport struct {
 	FilesRemoved int   // data files replaced
 	FilesAdded   int   // data files written
 	RowsExpired  int64 // rows past retention left out
+	DeleteFiles  int   // delete files (position, equality, vectors) dropped
 	// Conflict is set when the table changed under the rewrite in a way
-	// it cannot commit beside (another rewrite, a delete, a schema
-	// change): its files were removed and the next run tries again.
+	// it cannot commit beside (another rewrite, a delete of rows in its
+	// files, a schema change): its files were removed and the next run
+	// tries again.
 	Conflict bool
+	// Skipped is how many files with deletes were left alone because
+	// deletes of theirs still wait in the write log (the link commits
+	// them first; the next run takes the files).
+	Skipped int
 }
 
 // beforeCommit, when set (tests), runs between a compaction's writing
@@ -63,11 +74,21 @@ var errConflict = errors.New("compaction: the table changed since its files were
 // Compact bin-packs each partition's small data files (below 3/4 of the
 // table's target file size) into files near the target, with their rows
 // in the table's sort order and without the rows past its retention, and
-// commits the rewrite as one "replace" snapshot. Reading and writing run
-// on a pinned view of the table, beside the link; only the commit holds
-// the link lock (Maintain). Link commits landing meanwhile only append
-// files, which the rewrite keeps; anything else makes it drop its output
-// and report a conflict, to be retried by the next run.
+// commits the rewrite as one "replace" snapshot. Files with row deletes
+// (position deletes, equality deletes, deletion vectors) are rewritten
+// whatever their size once enough of their rows are deleted (deletes.go),
+// with the deletes applied, and the delete files the rewrite leaves with
+// nothing to apply to are dropped in the same snapshot.
+//
+// Reading and writing run on a pinned view of the table, beside the link
+// and beside statements; the commit holds the link lock (Maintain) and
+// the table's row lock, and checks that every file it read is still in
+// the table with the same deletes: link commits landing meanwhile that
+// only add files, or delete rows of other files, are kept; one that
+// deleted rows of a rewritten file makes the rewrite drop its output and
+// report a conflict, to be retried by the next run. Files whose rows are
+// deleted by transactions still in the write log are left alone until
+// the link has committed those deletes.
 func Compact(ctx context.Context, m *link.Manager, ns, name string, now time.Time, opts CompactOptions) (CompactReport, error) {
 	var rep CompactReport
 	v, err := m.View(ctx, ns, name)
@@ -81,7 +102,12 @@ func Compact(ctx context.Context, m *link.Manager, ns, name string, now time.Tim
 	if base.CurrentSnapshot() == nil {
 		return rep, nil
 	}
-	groups, err := planGroups(ctx, base, opts)
+	pending, err := m.TailDeletedFiles(ctx, ns, name)
+	if err != nil {
+		return rep, err
+	}
+	groups, skipped, err := planGroups(ctx, base, opts, pending)
+	rep.Skipped = skipped
 	if err != nil || len(groups) == 0 {
 		return rep, err
 	}
@@ -116,9 +142,23 @@ func Compact(ctx context.Context, m *link.Manager, ns, name string, now time.Tim
 		beforeCommit()
 	}
 	called, committing := false, false
+	var dropped int
 	err = m.Maintain(ctx, ns, name, func(ctx context.Context, cur *table.Table, props iceberg.Properties) (*table.Table, error) {
 		called = true
-		if err := onlyAppendsSince(base, cur); err != nil {
+		// The rows move into new files: no statement may hold row ids
+		// naming the old ones, and no transaction may delete rows of
+		// them, until the commit is in (rowlock.go). The link lock is
+		// held already, the order linkOnce takes the two in.
+		unlock, err := lockRows(ctx, m, ns, name, opts.AllDeletes)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		pending, err := m.TailDeletedFiles(ctx, ns, name)
+		if err != nil {
+			return nil, err
+		}
+		if err := inputsUnchanged(ctx, base, cur, groups, pending); err != nil {
 			return nil, err
 		}
 		txn := cur.NewTransaction()
@@ -129,6 +169,7 @@ func Compact(ctx context.Context, m *link.Manager, ns, name string, now time.Tim
 			// commit, not per group (one may reference several groups).
 			gr.SafePosDeletes = nil
 			rw.ApplyResult(gr)
+			dropped += len(gr.SafeDeletionVectors)
 			for _, df := range gr.OldDataFiles {
 				rewritten[df.FilePath()] = struct{}{}
 			}
@@ -137,9 +178,14 @@ func Compact(ctx context.Context, m *link.Manager, ns, name string, now time.Tim
 		if err != nil {
 			return nil, err
 		}
-		for _, df := range dead {
+		deadEq, err := compaction.CollectDeadEqualityDeletesWithSpecs(ctx, fs, cur.Metadata(), cur.CurrentSnapshot(), rewritten)
+		if err != nil {
+			return nil, err
+		}
+		for _, df := range append(dead, deadEq...) {
 			rw.DeleteFile(df)
 		}
+		dropped += len(dead) + len(deadEq)
 		if err := rw.Commit(ctx); err != nil {
 			return nil, err
 		}
@@ -167,24 +213,40 @@ func Compact(ctx context.Context, m *link.Manager, ns, name string, now time.Tim
 		rep.FilesRemoved += len(gr.OldDataFiles)
 		rep.FilesAdded += len(gr.NewDataFiles)
 	}
+	rep.DeleteFiles = dropped
 	return rep, nil
 }
 
-// planGroups bins the small files of the current partition spec with
-// iceberg-go's planner, per partition.
-func planGroups(ctx context.Context, t *table.Table, opts CompactOptions) ([]table.CompactionTaskGroup, error) {
+// planGroups bins the files of the current partition spec with
+// iceberg-go's planner, per partition: the small ones, in bins of at
+// least opts.MinInputFiles, and those whose deletes make them worth
+// rewriting (deletes.go), in bins of any size. Files named in pending
+// (deletes of theirs wait in the write log) are left out; skipped counts
+// those that had deletes to apply.
+func planGroups(ctx context.Context, t *table.Table, opts CompactOptions, pending map[string]bool) (groups []table.CompactionTaskGroup, skipped int, err error) {
 	tasks, err := t.Scan().PlanFiles(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("compact %s: plan: %w", t.Identifier(), err)
+		return nil, 0, fmt.Errorf("compact %s: plan: %w", t.Identifier(), err)
 	}
 	// Files of an older spec are left alone: a group's rows are written
 	// in the current spec, and must stay one partition of it.
 	spec := t.Spec()
 	specID := spec.ID()
-	cur := tasks[:0]
+	var small, deleted []table.FileScanTask
 	for _, task := range tasks {
-		if int(task.File.SpecID()) == specID {
-			cur = append(cur, task)
+		if int(task.File.SpecID()) != specID {
+			continue
+		}
+		if pending[task.File.FilePath()] {
+			if hasDeletes(task) {
+				skipped++
+			}
+			continue
+		}
+		if worthApplying(task, opts.AllDeletes) {
+			deleted = append(deleted, task)
+		} else {
+			small = append(small, task)
 		}
 	}
 	target := TargetFileSize(t.Properties())
@@ -192,19 +254,29 @@ func planGroups(ctx context.Context, t *table.Table, opts CompactOptions) ([]tab
 	cfg.TargetFileSizeBytes = target
 	cfg.MinFileSizeBytes = target * 3 / 4
 	cfg.MaxFileSizeBytes = target * 9 / 5
+	// Size alone picks these; deletes were weighed above.
+	cfg.DeleteFileThreshold = math.MaxInt
+	cfg.DeleteRatioThreshold = 0
 	cfg.MinInputFiles = uint(DefaultMinInputFiles)
 	if opts.MinInputFiles > 0 {
 		cfg.MinInputFiles = uint(opts.MinInputFiles)
 	}
-	plan, err := cfg.PlanCompaction(cur)
+	bySize, err := cfg.PlanCompaction(small)
 	if err != nil {
-		return nil, fmt.Errorf("compact %s: plan: %w", t.Identifier(), err)
+		return nil, 0, fmt.Errorf("compact %s: plan: %w", t.Identifier(), err)
 	}
-	groups := make([]table.CompactionTaskGroup, 0, len(plan.Groups))
-	for _, g := range plan.Groups {
+	// Every file here is a candidate (it has a delete file), and one
+	// alone is worth rewriting.
+	cfg.DeleteFileThreshold = 1
+	cfg.MinInputFiles = 1
+	byDeletes, err := cfg.PlanCompaction(deleted)
+	if err != nil {
+		return nil, 0, fmt.Errorf("compact %s: plan: %w", t.Identifier(), err)
+	}
+	for _, g := range append(bySize.Groups, byDeletes.Groups...) {
 		groups = append(groups, table.CompactionTaskGroup{PartitionKey: g.PartitionKey, Tasks: g.Tasks, TotalSizeBytes: g.TotalSizeBytes})
 	}
-	return groups, nil
+	return groups, skipped, nil
 }
 
 // rewriteGroup reads a group's live rows (delete files applied), leaves
@@ -284,28 +356,45 @@ func rewriteGroup(ctx context.Context, t *table.Table, g table.CompactionTaskGro
 	return gr, expired, nil
 }
 
-// onlyAppendsSince checks that every snapshot committed after base (which
-// the rewrite read) up to cur only appended files, under the same schema:
-// then the rewritten files and their deletes are as the rewrite saw them.
-func onlyAppendsSince(base, cur *table.Table) error {
+// inputsUnchanged checks, at the commit, that the table still holds
+// every file the rewrite read, under the same schema and spec, with the
+// same delete files applying to it (a link commit deleting rows of one
+// adds or replaces its delete file), and that no transaction in the
+// write log deletes rows of one: then the rewritten rows are exactly the
+// files' live rows. Anything else committed meanwhile (appends, deletes
+// in other files, a manifest merge) is kept beside the rewrite.
+func inputsUnchanged(ctx context.Context, base, cur *table.Table, groups []table.CompactionTaskGroup, pending map[string]bool) error {
 	cs, bs := cur.Spec(), base.Spec()
-	if cur.Schema().ID != base.Schema().ID || cs.ID() != bs.ID() {
+	if cur.Schema().ID != base.Schema().ID || cs.ID() != bs.ID() || cur.CurrentSnapshot() == nil {
 		return errConflict
 	}
-	from := base.CurrentSnapshot().SnapshotID
-	for s := cur.CurrentSnapshot(); s != nil; {
-		if s.SnapshotID == from {
-			return nil
+	for _, g := range groups {
+		for _, task := range g.Tasks {
+			if pending[task.File.FilePath()] {
+				return errConflict
+			}
 		}
-		if s.Summary == nil || s.Summary.Operation != table.OpAppend {
-			return errConflict
-		}
-		if s.ParentSnapshotID == nil {
-			break
-		}
-		s = cur.Metadata().SnapshotByID(*s.ParentSnapshotID)
 	}
-	return errConflict // base is no longer an ancestor
+	if cur.CurrentSnapshot().SnapshotID == base.CurrentSnapshot().SnapshotID {
+		return nil
+	}
+	tasks, err := cur.Scan().PlanFiles(ctx)
+	if err != nil {
+		return fmt.Errorf("compact %s: plan: %w", cur.Identifier(), err)
+	}
+	live := make(map[string]table.FileScanTask, len(tasks))
+	for _, task := range tasks {
+		live[task.File.FilePath()] = task
+	}
+	for _, g := range groups {
+		for _, task := range g.Tasks {
+			now, ok := live[task.File.FilePath()]
+			if !ok || !slices.Equal(deletePaths(now), deletePaths(task)) {
+				return errConflict
+			}
+		}
+	}
+	return nil
 }
 
 // concat joins batches of one schema into one.

@@ -56,17 +56,29 @@ func SnapshotRetentionOf(props iceberg.Properties) (Retention, error) {
 // files are deleted after the commit, outside the lock, as iceberg-go
 // would right after it.
 func ExpireSnapshots(ctx context.Context, m *link.Manager, ns, name string, now time.Time) (ExpireReport, error) {
-	var pre, post *table.Table
-	err := m.Maintain(ctx, ns, name, func(ctx context.Context, tbl *table.Table, _ iceberg.Properties) (*table.Table, error) {
+	return expire(ctx, m, ns, name, func(tbl *table.Table) (time.Duration, int, error) {
 		r, err := SnapshotRetentionOf(tbl.Properties())
 		if err != nil {
-			return nil, err
+			return 0, 0, err
 		}
 		// iceberg-go measures age from its own clock: the age that puts
 		// the cutoff where now says.
-		age := max(time.Since(r.Cutoff(now)), 0)
+		return max(time.Since(r.Cutoff(now)), 0), SnapshotsKept, nil
+	})
+}
+
+// expire runs iceberg-go's expire-snapshots with the age and count keep
+// gives for the table, then deletes the files only the expired snapshots
+// referenced.
+func expire(ctx context.Context, m *link.Manager, ns, name string, keep func(*table.Table) (age time.Duration, last int, err error)) (ExpireReport, error) {
+	var pre, post *table.Table
+	err := m.Maintain(ctx, ns, name, func(ctx context.Context, tbl *table.Table, _ iceberg.Properties) (*table.Table, error) {
+		age, last, err := keep(tbl)
+		if err != nil {
+			return nil, err
+		}
 		tx := tbl.NewTransaction()
-		if err := tx.ExpireSnapshots(table.WithOlderThan(age), table.WithRetainLast(SnapshotsKept), table.WithPostCommit(false)); err != nil {
+		if err := tx.ExpireSnapshots(table.WithOlderThan(age), table.WithRetainLast(last), table.WithPostCommit(false)); err != nil {
 			return nil, fmt.Errorf("expire snapshots: %w", err)
 		}
 		nt, err := tx.Commit(ctx)

@@ -60,6 +60,9 @@ type Report struct {
 	PartitionFiles    int // data files of partitions wholly past retention, dropped
 	Expire            ExpireReport
 	Orphans           int
+	// LogPinned is set when VACUUM could not erase the write log's older
+	// segments: an open transaction still needs them (erase.go).
+	LogPinned bool
 }
 
 // Start runs the background upkeep until Stop.
@@ -175,14 +178,22 @@ func (r *Runner) run(ctx context.Context, ns, name string, now bool) (Report, er
 			return rep, err
 		}
 	}
+	if now {
+		// The deletes waiting in the log reach Iceberg, where compaction
+		// applies them (erasure).
+		if err := r.m.Flush(ctx, ns, name); err != nil {
+			return rep, fmt.Errorf("commit the write log: %w", err)
+		}
+	}
 	if rep.PartitionFiles, err = DropExpiredPartitions(ctx, r.m, ns, name, at); err != nil {
 		return rep, fmt.Errorf("drop expired partitions: %w", err)
 	}
 	opts := CompactOptions{}
 	if now {
 		opts.MinInputFiles = 2
+		opts.AllDeletes = true
 	}
-	if rep.Compact, err = Compact(ctx, r.m, ns, name, at, opts); err != nil {
+	if rep.Compact, err = compactRetrying(ctx, r.m, ns, name, at, opts, now); err != nil {
 		return rep, err
 	}
 	if rep.ManifestsReplaced, err = MergeManifests(ctx, r.m, ns, name, now); err != nil {
@@ -191,6 +202,13 @@ func (r *Runner) run(ctx context.Context, ns, name string, now bool) (Report, er
 	if rep.Expire, err = ExpireSnapshots(ctx, r.m, ns, name, at); err != nil {
 		return rep, fmt.Errorf("expire snapshots: %w", err)
 	}
+	if now {
+		more, err := ExpireHistory(ctx, r.m, ns, name)
+		if err != nil {
+			return rep, fmt.Errorf("expire snapshots: %w", err)
+		}
+		rep.Expire.Snapshots += more.Snapshots
+	}
 	key := link.Key{NS: ns, Name: name}
 	if last, ok := r.swept[key]; now || !ok || at.Sub(last) >= OrphanMargin {
 		if rep.Orphans, err = RemoveOrphans(ctx, r.m, ns, name, at); err != nil {
@@ -198,7 +216,33 @@ func (r *Runner) run(ctx context.Context, ns, name string, now bool) (Report, er
 		}
 		r.swept[key] = at
 	}
+	if now {
+		n, err := RemoveOrphansNow(ctx, r.m, ns, name)
+		if err != nil {
+			return rep, fmt.Errorf("remove orphan files: %w", err)
+		}
+		rep.Orphans += n
+		if rep.LogPinned, err = r.m.EraseLog(ctx); err != nil {
+			return rep, err
+		}
+	}
 	return rep, nil
+}
+
+// compactRetrying is Compact, tried again (for VACUUM, a few times) when
+// a link commit deleting rows of its files landed meanwhile.
+func compactRetrying(ctx context.Context, m *link.Manager, ns, name string, at time.Time, opts CompactOptions, retry bool) (CompactReport, error) {
+	rep, err := Compact(ctx, m, ns, name, at, opts)
+	for i := 0; retry && err == nil && (rep.Conflict || rep.Skipped > 0) && i < 3; i++ {
+		if rep.Skipped > 0 {
+			// Deletes of its files still wait in the log: commit them.
+			if err := m.Flush(ctx, ns, name); err != nil {
+				return rep, err
+			}
+		}
+		rep, err = Compact(ctx, m, ns, name, at, opts)
+	}
+	return rep, err
 }
 
 // tableGone says the table was dropped meanwhile.

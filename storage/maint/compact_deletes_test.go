@@ -1,0 +1,345 @@
+package maint
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+	"github.com/loamdb/loam/storage/icetable"
+)
+
+// formatVersions are the table formats row deletes are tested on: v2
+// keeps them as position delete files, v3 as deletion vectors.
+var formatVersions = []string{"2", "3"}
+
+func newVersionEnv(t *testing.T, version string) *env {
+	return newEnv(t, iceberg.Properties{"format-version": version})
+}
+
+// deleteWhere deletes the rows whose id match, as DELETE does: under the
+// row lock, by the row ids a positional read of the files and the tail
+// yields. It commits the delete to the write log (not to Iceberg).
+func (e *env) deleteWhere(t testing.TB, match func(id int64) bool) int64 {
+	t.Helper()
+	ctx := context.Background()
+	unlock, err := e.m.LockRows(ctx, "public", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	v, err := e.m.View(ctx, "public", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Release()
+	tx, err := e.m.Begin(ctx, "public", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := v.Read(tx)
+	var ids []int64
+	collect := func(rec arrow.RecordBatch) {
+		idc := rec.Column(rec.Schema().FieldIndices("id")[0]).(*array.Int64)
+		rid := rec.Column(int(rec.NumCols()) - 1).(*array.Int64)
+		for i := 0; i < idc.Len(); i++ {
+			if match(idc.Value(i)) {
+				ids = append(ids, rid.Value(i))
+			}
+		}
+	}
+	if v.Table.CurrentSnapshot() != nil {
+		_, recs, _, err := e.store.Scan(ctx, v.Table, iceberg.AlwaysTrue{}, nil, nil, []string{"id"},
+			&icetable.Positions{Deleted: r.FileDeletes, RowIDs: r.FileRowIDs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rec, err := range recs {
+			if err != nil {
+				t.Fatal(err)
+			}
+			collect(rec)
+			rec.Release()
+		}
+	}
+	for rec, err := range r.Rows(true) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		collect(rec)
+		rec.Release()
+	}
+	n, err := tx.Delete(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// deleteFiles counts the delete files applying to the table's live files.
+func (e *env) deleteFiles(t testing.TB) int {
+	t.Helper()
+	ctx := context.Background()
+	tbl, err := e.store.Load(ctx, "public", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := tbl.Scan().PlanFiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, task := range tasks {
+		n += len(deletePaths(task))
+	}
+	return n
+}
+
+func ids(from, to int64) []row {
+	var rows []row
+	for i := from; i < to; i++ {
+		rows = append(rows, row{id: i, ts: at(0), x: i})
+	}
+	return rows
+}
+
+func idRange(from, to int64, skip ...int64) []int64 {
+	var out []int64
+	for i := from; i < to; i++ {
+		if !slices.Contains(skip, i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// A file with enough rows deleted is rewritten whatever its size, with
+// the deletes applied and its delete file (v2) or vector (v3) dropped;
+// one with few is left to VACUUM, which rewrites every file with deletes.
+func TestCompactRewritesFilesWithDeletes(t *testing.T) {
+	for _, fv := range formatVersions {
+		t.Run("v"+fv, func(t *testing.T) {
+			ctx := context.Background()
+			e := newVersionEnv(t, fv)
+			e.insert(t, ids(0, 10)) // one file: too few for a size compaction
+			if n := e.deleteWhere(t, func(id int64) bool { return id == 3 }); n != 1 {
+				t.Fatalf("deleted %d rows, want 1", n)
+			}
+			if err := e.m.Checkpoint(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if e.deleteFiles(t) != 1 {
+				t.Fatalf("%d delete files after the link commit, want 1", e.deleteFiles(t))
+			}
+			// 10% deleted: background compaction leaves the file.
+			rep, err := Compact(ctx, e.m, "public", "t", now, CompactOptions{})
+			if err != nil || rep.FilesRemoved != 0 {
+				t.Fatalf("compaction of a file with 10%% deleted: %+v %v", rep, err)
+			}
+			e.deleteWhere(t, func(id int64) bool { return id >= 7 })
+			if err := e.m.Checkpoint(ctx); err != nil {
+				t.Fatal(err)
+			}
+			rep, err = Compact(ctx, e.m, "public", "t", now, CompactOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// v2: a position delete file per link commit; v3: one vector.
+			wantDels := map[string]int{"2": 2, "3": 1}[fv]
+			if rep.FilesRemoved != 1 || rep.FilesAdded != 1 || rep.DeleteFiles != wantDels {
+				t.Errorf("report %+v, want the file rewritten and its delete file dropped", rep)
+			}
+			got, files := e.readBack(t)
+			if want := idRange(0, 7, 3); !slices.Equal(got, want) {
+				t.Errorf("rows %v, want %v", got, want)
+			}
+			for f, rows := range files {
+				if len(rows) != 6 {
+					t.Errorf("%s holds %d rows, want the 6 live ones", f, len(rows))
+				}
+			}
+			if n := e.deleteFiles(t); n != 0 {
+				t.Errorf("%d delete files still apply", n)
+			}
+			// A few more deletes: VACUUM's compaction takes them too.
+			e.deleteWhere(t, func(id int64) bool { return id == 0 })
+			if err := e.m.Checkpoint(ctx); err != nil {
+				t.Fatal(err)
+			}
+			rep, err = Compact(ctx, e.m, "public", "t", now, CompactOptions{AllDeletes: true})
+			if err != nil || rep.FilesRemoved != 1 {
+				t.Fatalf("VACUUM compaction: %+v %v", rep, err)
+			}
+			got, _ = e.readBack(t)
+			if want := idRange(1, 7, 3); !slices.Equal(got, want) {
+				t.Errorf("rows %v, want %v", got, want)
+			}
+			if n := e.deleteFiles(t); n != 0 {
+				t.Errorf("%d delete files still apply", n)
+			}
+		})
+	}
+}
+
+// A file whose rows a transaction in the write log deletes is left alone:
+// the link's commit of those deletes names it, and must find it.
+func TestCompactSkipsFilesWithDeletesInTheLog(t *testing.T) {
+	for _, fv := range formatVersions {
+		t.Run("v"+fv, func(t *testing.T) {
+			ctx := context.Background()
+			e := newVersionEnv(t, fv)
+			for i := int64(0); i < 6; i++ {
+				e.insert(t, ids(10*i, 10*i+2))
+			}
+			e.deleteWhere(t, func(id int64) bool { return id == 31 }) // in the log only
+			rep, err := Compact(ctx, e.m, "public", "t", now, CompactOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.FilesRemoved != 5 {
+				t.Errorf("report %+v, want the 5 files without deletes in the log rewritten", rep)
+			}
+			if err := e.m.Checkpoint(ctx); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := e.readBack(t)
+			if want := []int64{0, 1, 10, 11, 20, 21, 30, 40, 41, 50, 51}; !slices.Equal(got, want) {
+				t.Errorf("rows %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// A link commit deleting rows of a file being rewritten lands between the
+// rewrite's read and its commit: the rewrite must not commit rows the
+// delete removed, nor drop the delete; it reports a conflict and the next
+// run takes the file with its new deletes. A delete in a file the rewrite
+// does not touch is kept beside it.
+func TestCompactConflictsWithRowDelta(t *testing.T) {
+	for _, fv := range formatVersions {
+		t.Run("v"+fv, func(t *testing.T) {
+			ctx := context.Background()
+			e := newVersionEnv(t, fv)
+			for i := int64(0); i < 6; i++ {
+				e.insert(t, ids(10*i, 10*i+2))
+			}
+			e.insert(t, []row{{id: 99, ts: at(72 * 3600e9)}}) // another partition, alone
+			beforeCommit = func() {
+				beforeCommit = nil
+				e.deleteWhere(t, func(id int64) bool { return id == 99 })
+				if err := e.m.Checkpoint(ctx); err != nil {
+					t.Error(err)
+				}
+			}
+			defer func() { beforeCommit = nil }()
+			rep, err := Compact(ctx, e.m, "public", "t", now, CompactOptions{})
+			if err != nil || rep.Conflict || rep.FilesRemoved != 6 {
+				t.Fatalf("a delete in another file: %+v %v; want the rewrite committed", rep, err)
+			}
+			for i := int64(0); i < 6; i++ {
+				e.insert(t, ids(100+10*i, 100+10*i+2))
+			}
+			beforeCommit = func() {
+				beforeCommit = nil
+				e.deleteWhere(t, func(id int64) bool { return id == 120 || id == 0 })
+				if err := e.m.Checkpoint(ctx); err != nil {
+					t.Error(err)
+				}
+			}
+			rep, err = Compact(ctx, e.m, "public", "t", now, CompactOptions{MinInputFiles: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Conflict {
+				t.Errorf("report %+v, want a conflict", rep)
+			}
+			want := []int64{1, 10, 11, 20, 21, 30, 31, 40, 41, 50, 51, 100, 101, 110, 111, 121, 130, 131, 140, 141, 150, 151}
+			got, _ := e.readBack(t)
+			if !slices.Equal(got, want) {
+				t.Errorf("rows %v, want %v", got, want)
+			}
+			rep, err = Compact(ctx, e.m, "public", "t", now, CompactOptions{MinInputFiles: 2, AllDeletes: true})
+			if err != nil || rep.Conflict || rep.FilesRemoved == 0 {
+				t.Fatalf("retry: %+v %v", rep, err)
+			}
+			got, files := e.readBack(t)
+			if !slices.Equal(got, want) {
+				t.Errorf("rows after the retry %v, want %v", got, want)
+			}
+			// The file with deletes is rewritten on its own, the small
+			// files into another.
+			if len(files) != 2 {
+				t.Errorf("%d files, want 2", len(files))
+			}
+			if n := e.deleteFiles(t); n != 0 {
+				t.Errorf("%d delete files still apply", n)
+			}
+		})
+	}
+}
+
+// Equality deletes, as another engine writes them (iceberg-go's
+// WriteEqualityDeletes): compaction applies them, and drops them once no
+// file older than them is left in their partition.
+func TestCompactAppliesEqualityDeletes(t *testing.T) {
+	ctx := context.Background()
+	e := newVersionEnv(t, "2")
+	for i := int64(0); i < 3; i++ {
+		e.insert(t, ids(10*i, 10*i+3))
+	}
+	err := e.m.Maintain(ctx, "public", "t", func(ctx context.Context, cur *table.Table, props iceberg.Properties) (*table.Table, error) {
+		sc, err := table.SchemaToArrowSchema(cur.Schema(), nil, true, false)
+		if err != nil {
+			return nil, err
+		}
+		keys := arrow.NewSchema([]arrow.Field{sc.Field(0), sc.Field(1)}, nil)
+		ib := array.NewInt64Builder(memory.DefaultAllocator)
+		tb := array.NewTimestampBuilder(memory.DefaultAllocator, sc.Field(1).Type.(*arrow.TimestampType))
+		for _, id := range []int64{1, 20, 21} {
+			ib.Append(id)
+			tb.Append(arrow.Timestamp(now.UnixMicro()))
+		}
+		rec := array.NewRecordBatch(keys, []arrow.Array{ib.NewArray(), tb.NewArray()}, 3)
+		txn := cur.NewTransaction()
+		one := func(yield func(arrow.RecordBatch, error) bool) { yield(rec, nil) }
+		if err := txn.CommitEqualityDeletes(ctx, []int{1}, one, props); err != nil {
+			return nil, fmt.Errorf("equality deletes: %w", err)
+		}
+		return txn.Commit(ctx)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.deleteFiles(t) == 0 {
+		t.Fatal("no equality delete applies")
+	}
+	want := []int64{0, 2, 10, 11, 12, 22}
+	if got, _ := e.readBack(t); !slices.Equal(got, want) {
+		t.Fatalf("rows before compaction %v, want %v", got, want)
+	}
+	rep, err := Compact(ctx, e.m, "public", "t", now, CompactOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.FilesRemoved != 3 || rep.DeleteFiles != 1 {
+		t.Errorf("report %+v, want the 3 files rewritten and the equality delete file dropped", rep)
+	}
+	got, files := e.readBack(t)
+	if !slices.Equal(got, want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+	if len(files) != 1 {
+		t.Errorf("%d files, want 1", len(files))
+	}
+	if n := e.deleteFiles(t); n != 0 {
+		t.Errorf("%d delete files still apply", n)
+	}
+}
