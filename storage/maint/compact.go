@@ -228,13 +228,14 @@ func planGroups(ctx context.Context, t *table.Table, opts CompactOptions, pendin
 	if err != nil {
 		return nil, 0, fmt.Errorf("compact %s: plan: %w", t.Identifier(), err)
 	}
-	// Files of an older spec are left alone: a group's rows are written
-	// in the current spec, and must stay one partition of it.
+	// Files of an older spec are left alone, but for VACUUM's erasure of
+	// their deleted rows: a group's rows are written in the current spec,
+	// one partition of it when they come from one.
 	spec := t.Spec()
 	specID := spec.ID()
 	var small, deleted []table.FileScanTask
 	for _, task := range tasks {
-		if int(task.File.SpecID()) != specID {
+		if int(task.File.SpecID()) != specID && !(opts.AllDeletes && hasDeletes(task)) {
 			continue
 		}
 		if pending[task.File.FilePath()] {
@@ -346,7 +347,13 @@ func rewriteGroup(ctx context.Context, t *table.Table, g table.CompactionTaskGro
 		return gr, 0, fmt.Errorf("sort: %w", err)
 	}
 	one := func(yield func(arrow.RecordBatch, error) bool) { yield(sorted, nil) } // WriteRecords releases it
-	for df, err := range table.WriteRecords(ctx, t, sc, one, table.WithClusteredWrite(), table.WithTargetFileSize(TargetFileSize(t.Properties()))) {
+	opts := []table.WriteRecordOption{table.WithTargetFileSize(TargetFileSize(t.Properties()))}
+	if spec := t.Spec(); int(g.Tasks[0].File.SpecID()) == spec.ID() {
+		// One partition of the current spec: written as it comes. Rows
+		// of an older spec's partition may fall in several.
+		opts = append(opts, table.WithClusteredWrite())
+	}
+	for df, err := range table.WriteRecords(ctx, t, sc, one, opts...) {
 		if err != nil {
 			return gr, 0, fmt.Errorf("write: %w", err)
 		}

@@ -454,3 +454,58 @@ func TestCompactBesideDeletes(t *testing.T) {
 		})
 	}
 }
+
+// A file of an older partition spec with deletes is rewritten by VACUUM
+// (erasure), into the current spec; background compaction leaves it.
+func TestVacuumRewritesOlderSpecFilesWithDeletes(t *testing.T) {
+	for _, fv := range formatVersions {
+		t.Run("v"+fv, func(t *testing.T) {
+			ctx := context.Background()
+			e := newVersionEnv(t, fv)
+			e.insert(t, ids(0, 10))
+			e.deleteWhere(t, func(id int64) bool { return id%2 == 0 })
+			if err := e.m.Checkpoint(ctx); err != nil {
+				t.Fatal(err)
+			}
+			err := e.m.Maintain(ctx, "public", "t", func(ctx context.Context, cur *table.Table, _ iceberg.Properties) (*table.Table, error) {
+				tx := cur.NewTransaction()
+				if err := tx.UpdateSpec(true).AddField("id", iceberg.BucketTransform{NumBuckets: 2}, "id_bucket").Commit(); err != nil {
+					return nil, err
+				}
+				return tx.Commit(ctx)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Compact(ctx, e.m, "public", "t", now, CompactOptions{})
+			if err != nil || rep.FilesRemoved != 0 {
+				t.Fatalf("background compaction of an older spec's file: %+v %v", rep, err)
+			}
+			rep, err = Compact(ctx, e.m, "public", "t", now, CompactOptions{MinInputFiles: 2, AllDeletes: true})
+			if err != nil || rep.FilesRemoved != 1 {
+				t.Fatalf("VACUUM compaction: %+v %v", rep, err)
+			}
+			got, files := e.readBack(t)
+			if want := []int64{1, 3, 5, 7, 9}; !slices.Equal(got, want) {
+				t.Errorf("rows %v, want %v", got, want)
+			}
+			if n := e.deleteFiles(t); n != 0 {
+				t.Errorf("%d delete files still apply", n)
+			}
+			tbl, err := e.store.Load(ctx, "public", "t")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tasks, err := tbl.Scan().PlanFiles(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, task := range tasks {
+				if spec := tbl.Spec(); int(task.File.SpecID()) != spec.ID() {
+					t.Errorf("%s is of spec %d, not the current %d", task.File.FilePath(), task.File.SpecID(), spec.ID())
+				}
+			}
+			t.Logf("%d files", len(files))
+		})
+	}
+}
