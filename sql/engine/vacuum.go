@@ -52,6 +52,9 @@ func (s *Session) vacuum(ctx context.Context, st *Statement, vs *pg.VacuumStmt) 
 	for _, k := range keys {
 		rep, err := s.eng.upkeep.Vacuum(ctx, k.NS, k.Name)
 		pinned = pinned || rep.LogPinned
+		if err == nil && rep.DeletesLeft {
+			s.warning("01000", fmt.Sprintf("rows deleted from %q remain in files that changed while they were rewritten; VACUUM it again", k.Name))
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, pgerr.Canceled(ctx)
