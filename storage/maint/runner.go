@@ -151,9 +151,9 @@ func (r *Runner) keep(ctx context.Context, k link.Key) {
 	rep, err := r.run(ctx, k.NS, k.Name, false)
 	switch {
 	case err == nil:
-		if rep.Compact.FilesRemoved > 0 || rep.Compact.Conflict {
+		if rep.Compact.FilesRemoved > 0 || rep.Compact.Conflict || rep.Compact.Skipped > 0 {
 			r.log.Debug("compacted", "table", k, "files_removed", rep.Compact.FilesRemoved,
-				"files_added", rep.Compact.FilesAdded, "rows_expired", rep.Compact.RowsExpired, "conflict", rep.Compact.Conflict)
+				"files_added", rep.Compact.FilesAdded, "delete_files_removed", rep.Compact.DeleteFiles, "rows_expired", rep.Compact.RowsExpired, "conflict", rep.Compact.Conflict, "skipped", rep.Compact.Skipped)
 		}
 	case ctx.Err() != nil, tableGone(err), isLeaseErr(err):
 	default:
