@@ -250,6 +250,20 @@ func planGroups(ctx context.Context, t *table.Table, opts CompactOptions, pendin
 			small = append(small, task)
 		}
 	}
+	// The small files of a partition with files to rewrite for their
+	// deletes join them, whatever their number: one rewrite of the
+	// partition, not two.
+	withDeletes := map[string]bool{}
+	for _, task := range deleted {
+		withDeletes[partitionOf(task)] = true
+	}
+	small = slices.DeleteFunc(small, func(task table.FileScanTask) bool {
+		if withDeletes[partitionOf(task)] {
+			deleted = append(deleted, task)
+			return true
+		}
+		return false
+	})
 	target := TargetFileSize(t.Properties())
 	cfg := compaction.DefaultConfig()
 	cfg.TargetFileSizeBytes = target
@@ -266,8 +280,8 @@ func planGroups(ctx context.Context, t *table.Table, opts CompactOptions, pendin
 	if err != nil {
 		return nil, 0, fmt.Errorf("compact %s: plan: %w", t.Identifier(), err)
 	}
-	// Every file here is a candidate (it has a delete file), and one
-	// alone is worth rewriting.
+	// A file here with a delete file is a candidate whatever its size,
+	// and one alone is worth rewriting; one without is if it is small.
 	cfg.DeleteFileThreshold = 1
 	cfg.MinInputFiles = 1
 	byDeletes, err := cfg.PlanCompaction(deleted)
@@ -361,6 +375,11 @@ func rewriteGroup(ctx context.Context, t *table.Table, g table.CompactionTaskGro
 		gr.BytesAfter += df.FileSizeBytes()
 	}
 	return gr, expired, nil
+}
+
+// partitionOf names a file's partition: its spec and partition values.
+func partitionOf(task table.FileScanTask) string {
+	return fmt.Sprint(task.File.SpecID(), task.File.Partition()) // fmt sorts map keys
 }
 
 // inputsUnchanged checks, at the commit, that the table still holds

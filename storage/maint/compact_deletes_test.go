@@ -282,10 +282,10 @@ func TestCompactConflictsWithRowDelta(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("rows after the retry %v, want %v", got, want)
 			}
-			// The file with deletes is rewritten on its own, the small
-			// files into another.
-			if len(files) != 2 {
-				t.Errorf("%d files, want 2", len(files))
+			// The file with deletes and the partition's small files are
+			// rewritten together.
+			if len(files) != 1 {
+				t.Errorf("%d files, want 1", len(files))
 			}
 			if n := e.deleteFiles(t); n != 0 {
 				t.Errorf("%d delete files still apply", n)
