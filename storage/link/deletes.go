@@ -84,11 +84,18 @@ func (d *delSet) union(o *delSet) {
 	if d.chunks == nil {
 		d.chunks = map[wal.Pos]*dv.RoaringPositionBitmap{}
 	}
+	// Bitmaps are never changed once in a set: one only in o is shared.
 	for p, b := range o.files {
-		d.files[p] = orCopy(d.files[p], b)
+		if a := d.files[p]; a != nil {
+			b = orCopy(a, b)
+		}
+		d.files[p] = b
 	}
 	for p, b := range o.chunks {
-		d.chunks[p] = orCopy(d.chunks[p], b)
+		if a := d.chunks[p]; a != nil {
+			b = orCopy(a, b)
+		}
+		d.chunks[p] = b
 	}
 }
 

@@ -711,7 +711,14 @@ func (m *Manager) Run() {
 				if time.Since(st.lastLink) < m.intervalOf(st) {
 					continue
 				}
-				if err := m.linkTable(ctx, st, false); err != nil && ctx.Err() == nil {
+				// A transaction holding the table's row lock (an open
+				// block that updated it) must not hold up the other
+				// tables: wait a little, then try next time.
+				err := m.linkTable(withRowLockWait(ctx, rowLockWait), st, false)
+				if errors.Is(err, errRowsBusy) {
+					continue
+				}
+				if err != nil && ctx.Err() == nil {
 					m.logger.Error("link commit failed; will retry", "table", st.name(), "err", err)
 				}
 			}
@@ -786,7 +793,7 @@ func (m *Manager) linkLocked(ctx context.Context, st *tableState, all bool) erro
 func (m *Manager) linkOnce(ctx context.Context, st *tableState) (bool, error) {
 	// Rows move out of the log into files: no statement may hold row ids
 	// naming them meanwhile (rowlock.go).
-	if err := st.rows.lock(ctx); err != nil {
+	if err := st.rows.lockFor(ctx); err != nil {
 		return false, err
 	}
 	defer st.rows.unlock()
