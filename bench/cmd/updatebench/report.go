@@ -173,8 +173,12 @@ func (r *report) updateFigures(target string) *updateFigures {
 }
 
 func (r *report) printUpdates(w io.Writer, notes *[]string) (summary []string) {
-	fmt.Fprintf(w, "\n(b) UPDATE events SET v = v + 1, note = 'updated' WHERE grp = k: 1%% of %d rows, one statement in autocommit, every row scanned (no index on grp); median of %d runs, each on another 1%%; seconds\n\n",
-		r.Rows, r.Runs)
+	runs := "one run"
+	if r.Runs > 1 {
+		runs = fmt.Sprintf("median of %d runs, each on another 1%%", r.Runs)
+	}
+	fmt.Fprintf(w, "\n(b) UPDATE events SET v = v + 1, note = 'updated' WHERE grp = k: 1%% of %d rows, one statement in autocommit, every row scanned (no index on grp); %s; seconds\n\n",
+		r.Rows, runs)
 	for _, x := range r.Updates {
 		if x.Error != "" {
 			*notes = append(*notes, fmt.Sprintf("%s update run %d: %s", x.Target, x.Run, x.Error))
