@@ -145,7 +145,7 @@ func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statem
 		}
 	}
 	switch ps.Node.Node.(type) {
-	case *pg.Node_SelectStmt, *pg.Node_InsertStmt:
+	case *pg.Node_SelectStmt, *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
 		k, err := s.planKept(ctx, p, ps.Node, cat)
 		if err != nil {
 			return nil, err
@@ -158,7 +158,7 @@ func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statem
 	switch n := ps.Node.Node.(type) {
 	case *pg.Node_VariableShowStmt:
 		return s.showColumns(n.VariableShowStmt), nil
-	case *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
+	case *pg.Node_MergeStmt:
 		// Refused at Parse, as execute would refuse them: described as
 		// taking no parameters, a client's Bind of UPDATE … WHERE id = $1
 		// failed in the client ("expected 0 arguments, got 1") instead.
@@ -234,6 +234,15 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 	}
 	if len(params) < len(st.ParamTypes) {
 		return nil, pgerr.New(pgerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(st.ParamTypes))
+	}
+	if err := s.refuseHoldingRows(ps); err != nil {
+		return nil, err
+	}
+	if rv := modifiedTable(ps.Node); rv != nil && ps.Ref == nil {
+		// Before any lookup pins the table's state (dml.go).
+		if err := s.lockRows(ctx, rv); err != nil {
+			return nil, err
+		}
 	}
 	if c, ok, err := s.executeKept(ctx, st, params); ok {
 		return c, err
@@ -370,7 +379,7 @@ func (s *Session) executeKept(ctx context.Context, st *Statement, params []types
 		if n.SelectStmt.IntoClause != nil || ps.Ref != nil {
 			return nil, false, nil
 		}
-	case *pg.Node_InsertStmt:
+	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
 		if ps.Ref != nil {
 			return nil, false, nil
 		}
@@ -396,7 +405,7 @@ func (s *Session) executeKept(ctx context.Context, st *Statement, params []types
 	env := k.env(reused)
 	if k.ins {
 		defer done()
-		c, err := s.runInsert(ctx, k.q, env)
+		c, err := s.runWriteStmt(ctx, k.q, env, k.tag)
 		return c, true, err
 	}
 	root, err := build.Build(ctx, k.q.Root, env)

@@ -88,7 +88,7 @@ func (s *Session) explain(ctx context.Context, p *plan.Planner, es *pg.ExplainSt
 	if opts.analyze {
 		var an *build.Analysis
 		var execution time.Duration
-		if es.Query.GetInsertStmt() != nil {
+		if es.Query.GetInsertStmt() != nil || es.Query.GetUpdateStmt() != nil || es.Query.GetDeleteStmt() != nil {
 			an, execution, err = s.analyzeWrite(ctx, q)
 		} else {
 			an, execution, err = analyzeQuery(ctx, q)
@@ -129,7 +129,10 @@ func explainPlan(p *plan.Planner, n *pg.Node) (*plan.Query, error) {
 	if ins := n.GetInsertStmt(); ins != nil {
 		return p.Insert(ins)
 	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of %s is not supported: only SELECT and INSERT", parse.StmtName(n))
+	if q, _, err := planModify(p, n); q != nil || err != nil {
+		return q, err
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of %s is not supported: only SELECT, INSERT, UPDATE and DELETE", parse.StmtName(n))
 }
 
 // analyzeQuery runs a query's plan with its operators counted.

@@ -19,6 +19,12 @@ import (
 // The RETURNING rows are held in memory until the statement has ended, so
 // a client sees none of a statement that fails. The tag is INSERT's.
 func (s *Session) runInsert(ctx context.Context, q *plan.Query, env build.Env) (*Cursor, error) {
+	return s.runWriteStmt(ctx, q, env, "INSERT 0 ")
+}
+
+// runWriteStmt runs an INSERT, UPDATE or DELETE as runInsert does; its
+// tag is tag followed by the number of rows written.
+func (s *Session) runWriteStmt(ctx context.Context, q *plan.Query, env build.Env, tag string) (*Cursor, error) {
 	cols := columns(q)
 	var recs []arrow.RecordBatch
 	release := func() {
@@ -35,7 +41,7 @@ func (s *Session) runInsert(ctx context.Context, q *plan.Query, env build.Env) (
 		release()
 		return nil, err
 	}
-	tag := fmt.Sprintf("INSERT 0 %d", count)
+	tag = fmt.Sprintf("%s%d", tag, count)
 	if len(q.Columns) == 0 {
 		return &Cursor{tag: tag, sess: s}, nil
 	}

@@ -41,8 +41,9 @@ type keptPlan struct {
 	deps []tableDep
 	cols []Column
 	q    *plan.Query
-	ins  bool // q is an INSERT's: its root is the sink
-	busy bool // a cursor reads the plan now
+	ins  bool   // q is an INSERT's, UPDATE's or DELETE's: its root is the sink
+	tag  string // the command tag before the row count
+	busy bool   // a cursor reads the plan now
 }
 
 // tableDep is one name the planner looked up and what it found.
@@ -160,7 +161,17 @@ func (s *Session) planKept(ctx context.Context, p *plan.Planner, n *pg.Node, cat
 		if err != nil {
 			return nil, err
 		}
-		k.q, k.ins = q, true
+		k.q, k.ins, k.tag = q, true, "INSERT 0 "
+		if len(q.Columns) > 0 {
+			k.cols = columns(q)
+		}
+	case *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
+		s.eng.plannings.Add(1)
+		q, tag, err := planModify(p, &pg.Node{Node: n})
+		if err != nil {
+			return nil, err
+		}
+		k.q, k.ins, k.tag = q, true, tag
 		if len(q.Columns) > 0 {
 			k.cols = columns(q)
 		}

@@ -63,6 +63,10 @@ type Session struct {
 
 	// sqlPrepared are the statements of SQL PREPARE, by name.
 	sqlPrepared map[string]*Statement
+
+	// rowLocks are the row locks of the tables the transaction deletes
+	// rows of, with their unlock functions (dml.go).
+	rowLocks map[link.Key]func()
 }
 
 // NewSession starts a session for user on database, applying the startup

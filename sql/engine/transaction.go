@@ -58,6 +58,7 @@ func (s *Session) commitWork() error {
 		}
 		err := s.eng.link.CommitAll(s.written)
 		s.written = nil
+		s.unlockRows()
 		if err != nil {
 			return err
 		}
@@ -70,6 +71,9 @@ func (s *Session) commitWork() error {
 // m, last first for the DDL.
 func (s *Session) rollbackWork(m txMark) {
 	s.abortWrites(m.written)
+	if m.written == 0 {
+		s.unlockRows() // no write is left that deleted rows
+	}
 	s.drops = s.drops[:m.drops]
 	s.undoTo(m.undo)
 }

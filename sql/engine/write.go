@@ -32,7 +32,9 @@ func (s *Session) writing(ctx context.Context, run func(w link.Writer) (int64, e
 		s.written = append(s.written, done.Txns...)
 		return n, nil
 	}
-	if err := s.eng.link.CommitAll(done.Txns); err != nil {
+	err = s.eng.link.CommitAll(done.Txns)
+	s.unlockRows()
+	if err != nil {
 		return 0, err
 	}
 	return n, nil

@@ -83,8 +83,23 @@ func (s *Store) deltaOnce(ctx context.Context, t *table.Table, rec arrow.RecordB
 		}
 		del := dels[path]
 		f := task.File
+		// What the file's delete files delete already: with the new
+		// deletes, all of its rows may be gone, and on v3 the new
+		// deletion vector must hold the old one's positions. On v2 the
+		// files are read only when their counts say the file may empty.
+		merged := dv.NewRoaringPositionBitmap()
+		merged.Or(del)
+		if v3 || mayEmpty(task, del) {
+			old, _, err := positionDeleted(ctx, t, task)
+			if err != nil {
+				return nil, err
+			}
+			if old != nil {
+				merged.Or(old)
+			}
+		}
 		if !v3 {
-			if del.Cardinality() >= f.Count() {
+			if merged.Cardinality() >= f.Count() {
 				drop = append(drop, f)
 				continue
 			}
@@ -95,18 +110,11 @@ func (s *Store) deltaOnce(ctx context.Context, t *table.Table, rec arrow.RecordB
 			delFiles = append(delFiles, df)
 			continue
 		}
-		merged := dv.NewRoaringPositionBitmap()
-		merged.Or(del)
+		// iceberg-go plans a v3 file's deletion vector (at most one)
+		// apart from its position delete files.
 		var old iceberg.DataFile
-		for _, d := range task.DeleteFiles {
-			if table.IsDeletionVector(d) {
-				old = d
-				b, err := dv.ReadDV(fs, d)
-				if err != nil {
-					return nil, fmt.Errorf("read deletion vector of %s: %w", path, err)
-				}
-				merged.Or(b)
-			}
+		if len(task.DeletionVectorFiles) > 0 {
+			old = task.DeletionVectorFiles[0]
 		}
 		if merged.Cardinality() >= f.Count() {
 			// Its deletion vector, if any, names a file no snapshot
@@ -162,4 +170,17 @@ func (s *Store) deltaOnce(ctx context.Context, t *table.Table, rec arrow.RecordB
 		}
 	}
 	return tx.Commit(ctx)
+}
+
+// mayEmpty reports whether the new deletes del and the position deletes
+// task's delete files hold may together be all of its data file's rows.
+func mayEmpty(task table.FileScanTask, del *dv.RoaringPositionBitmap) bool {
+	n := del.Cardinality()
+	for _, d := range task.DeleteFiles {
+		n += d.Count()
+	}
+	for _, d := range task.DeletionVectorFiles {
+		n += d.Count()
+	}
+	return n >= task.File.Count()
 }

@@ -398,7 +398,7 @@ func (st *ScanStats) count(tasks []table.FileScanTask) {
 	for _, t := range tasks {
 		st.Rows += t.File.Count()
 		st.Bytes += t.File.FileSizeBytes()
-		st.DeleteFiles += len(t.DeleteFiles)
+		st.DeleteFiles += len(taskDeletes(t))
 		parts[fmt.Sprint(t.File.Partition())] = true
 	}
 	st.Partitions = len(parts)
@@ -595,7 +595,7 @@ func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileSca
 	// Scan), and the cache must hold every row of the file.
 	task.Residual = nil
 	path := task.File.FilePath()
-	cacheable := len(task.DeleteFiles) == 0 && fields != nil && !pinnedSchema(t)
+	cacheable := !hasDeletes(task) && fields != nil && !pinnedSchema(t)
 	// Cached by field ID and type, not name: a renamed column, or a
 	// dropped one's namesake, must not read another column's values.
 	keys := cacheKeys(t.Schema(), fields)
@@ -609,7 +609,7 @@ func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileSca
 		return &fileCols{err: err}
 	}
 	read := []table.FileScanTask{task}
-	if len(preds) > 0 && len(task.DeleteFiles) == 0 {
+	if len(preds) > 0 && !hasDeletes(task) {
 		// Only some row groups: read those, and keep the file out of the
 		// cache, which holds whole files.
 		some, all, err := s.rowGroupTasks(ctx, t, task, preds, rg)

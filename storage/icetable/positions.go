@@ -97,32 +97,52 @@ func takeArray(a, idx arrow.Array) (arrow.Array, error) {
 // delete files delete: deletion vectors and position delete files. A
 // file with equality deletes cannot be read by position here.
 func icebergDeleted(ctx context.Context, t *table.Table, task table.FileScanTask) (*dv.RoaringPositionBitmap, error) {
-	if len(task.DeleteFiles) == 0 {
-		return nil, nil
-	}
-	fs, err := t.FS(ctx)
+	out, eq, err := positionDeleted(ctx, t, task)
 	if err != nil {
 		return nil, err
 	}
-	out := dv.NewRoaringPositionBitmap()
+	if eq {
+		return nil, fmt.Errorf("data file %s has equality deletes, which Loam cannot yet read by row position", task.File.FilePath())
+	}
+	return out, nil
+}
+
+// positionDeleted is the positions of task's data file that its deletion
+// vectors and position delete files delete (nil: none), and whether
+// equality deletes apply to it too.
+func positionDeleted(ctx context.Context, t *table.Table, task table.FileScanTask) (out *dv.RoaringPositionBitmap, eq bool, err error) {
+	dels := taskDeletes(task)
+	if len(dels) == 0 {
+		return nil, false, nil
+	}
+	fs, err := t.FS(ctx)
+	if err != nil {
+		return nil, false, err
+	}
 	path := task.File.FilePath()
-	for _, d := range task.DeleteFiles {
+	for _, d := range dels {
 		switch {
 		case table.IsDeletionVector(d):
 			b, err := dv.ReadDV(fs, d)
 			if err != nil {
-				return nil, fmt.Errorf("read deletion vector of %s: %w", path, err)
+				return nil, false, fmt.Errorf("read deletion vector of %s: %w", path, err)
+			}
+			if out == nil {
+				out = dv.NewRoaringPositionBitmap()
 			}
 			out.Or(b)
 		case d.ContentType() == iceberg.EntryContentPosDeletes:
+			if out == nil {
+				out = dv.NewRoaringPositionBitmap()
+			}
 			if err := readPositionDeletes(ctx, t, d, path, out); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 		default:
-			return nil, fmt.Errorf("data file %s has equality deletes, which Loam cannot yet read by row position", path)
+			eq = true
 		}
 	}
-	return out, nil
+	return out, eq, nil
 }
 
 // readPositionDeletes adds the positions of path that the position
@@ -194,8 +214,7 @@ func (s *Store) readPositional(ctx context.Context, t *table.Table, task table.F
 	if pos.RowIDs != nil {
 		base = pos.RowIDs(path)
 	}
-	task.DeleteFiles = nil
-	raw := s.readFile(ctx, t, task, fields, nil, nil)
+	raw := s.readFile(ctx, t, withoutDeletes(task), fields, nil, nil)
 	if raw.err != nil {
 		return raw
 	}

@@ -22,11 +22,18 @@ import (
 
 type env struct {
 	dir   string
-	meta  interface{ Close() error }
+	meta  meta.Store
 	store *icetable.Store
 }
 
 func newEnv(t *testing.T) *env {
+	t.Helper()
+	return newTableEnv(t, nil, nil, table.UnsortedSortOrder)
+}
+
+// newTableEnv is newEnv with the table's properties (e.g. its format
+// version), partition spec and sort order.
+func newTableEnv(t *testing.T, props iceberg.Properties, spec *iceberg.PartitionSpec, order table.SortOrder) *env {
 	t.Helper()
 	dir := t.TempDir()
 	m, err := meta.Open(context.Background(), "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
@@ -44,7 +51,7 @@ func newEnv(t *testing.T) *env {
 	sc := iceberg.NewSchema(0,
 		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
 		iceberg.NestedField{ID: 2, Name: "k", Type: iceberg.PrimitiveTypes.String})
-	if _, err := st.Create(ctx, "public", "t", sc, nil, table.UnsortedSortOrder, nil); err != nil {
+	if _, err := st.Create(ctx, "public", "t", sc, spec, order, props); err != nil {
 		t.Fatal(err)
 	}
 	return &env{dir: dir, meta: m, store: st}

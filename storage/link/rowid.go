@@ -49,6 +49,18 @@ func (s *sources) id(src source) int64 {
 	return int64(id) << 32
 }
 
+// reset forgets every source: the ids issued so far name nothing. The
+// row lock's holder calls it when it takes the lock (LockRows): ids are
+// used only while the lock is held, so none issued before is used after,
+// and the list does not grow with every chunk and file a long-running
+// server ever read with row ids.
+func (s *sources) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.ids)
+	s.list = s.list[:0]
+}
+
 func (s *sources) of(rowID int64) (source, uint32, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -71,6 +71,7 @@ func (m *Manager) LockRows(ctx context.Context, ns, name string) (unlock func(),
 	if err := st.rows.lock(ctx); err != nil {
 		return nil, err
 	}
+	st.srcs.reset()
 	done := false
 	return func() {
 		if !done {
