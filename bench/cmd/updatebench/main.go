@@ -79,7 +79,7 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	conns := fs.String("conns", env("8", "BENCH_UPSERT_CONNS"), "connection counts of the upsert case, comma-separated (BENCH_UPSERT_CONNS)")
 	duration := fs.String("duration", env("10s", "BENCH_UPSERT_DURATION"), "timed length of each upsert case (BENCH_UPSERT_DURATION)")
 	warmup := fs.String("warmup", env("1s", "BENCH_UPSERT_WARMUP"), "untimed run before each upsert case (BENCH_UPSERT_WARMUP)")
-	rows := fs.String("rows", env("1000000", "BENCH_UPDATE_ROWS"), "rows of the update table; 1% of them are updated a run (BENCH_UPDATE_ROWS; the issue's figure is 10000000)")
+	rows := fs.String("rows", env("10000000", "BENCH_UPDATE_ROWS"), "rows of the update table; 1% of them are updated a run (BENCH_UPDATE_ROWS)")
 	runs := fs.String("runs", env("3", "BENCH_UPDATE_RUNS"), "UPDATE runs, each on another 1% of the rows; the median is reported (BENCH_UPDATE_RUNS)")
 	samples := fs.String("samples", env("20", "BENCH_VISIBLE_SAMPLES"), "upserts whose visibility is timed (BENCH_VISIBLE_SAMPLES)")
 	link := fs.String("link-interval", env("1s", "BENCH_LINK_INTERVAL"), "Loam's --link-interval for the run (BENCH_LINK_INTERVAL)")
@@ -218,6 +218,7 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 		Samples:      cfg.samples,
 		LinkInterval: cfg.linkInterval.String(),
 		PGSettings:   strings.Join(cfg.pgSettings, ","),
+		LoadBefore:   loadAverage(),
 	}
 	var targets []*target
 	if cfg.targets["loam"] {
@@ -350,6 +351,7 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 		}
 	}
 
+	rep.LoadAfter = loadAverage()
 	var text strings.Builder
 	rep.print(&text)
 	if _, err := io.WriteString(stdout, text.String()); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -24,6 +25,12 @@ type report struct {
 	Samples      int    `json:"samples"`
 	LinkInterval string `json:"link_interval"`
 	PGSettings   string `json:"pg_settings"`
+	// LoadBefore and LoadAfter are the machine's 1-minute load average
+	// (/proc/loadavg) when the run started and ended: on a shared
+	// machine they say how much the figures were competing for the
+	// cores.
+	LoadBefore string `json:"load_before,omitempty"`
+	LoadAfter  string `json:"load_after,omitempty"`
 	// SetupErrors holds a failed table setup, by "target/table".
 	SetupErrors map[string]string `json:"setup_errors,omitempty"`
 	Upserts     []upsertResult    `json:"upserts,omitempty"`
@@ -63,6 +70,9 @@ func (r *report) print(w io.Writer) {
 		fmt.Fprintf(w, "Loam binary: %s (given, not built by the benchmark: the commit above is the working tree's)\n", r.LoamBin)
 	}
 	fmt.Fprintf(w, "Loam: --link-interval %s. PostgreSQL: fsync and synchronous_commit on, %s.\n", r.LinkInterval, r.PGSettings)
+	if r.LoadBefore != "" {
+		fmt.Fprintf(w, "Load average (1 min) of the machine: %s at the start, %s at the end.\n", r.LoadBefore, r.LoadAfter)
+	}
 	var notes []string
 	for k, e := range r.SetupErrors {
 		notes = append(notes, fmt.Sprintf("setup %s: %s", k, e))
@@ -276,4 +286,18 @@ func median(xs []float64) float64 {
 	slices.Sort(s)
 	// The lower middle, as the nearest-rank p50 of the latencies.
 	return s[(len(s)-1)/2]
+}
+
+// loadAverage is the machine's 1-minute load average, or "" where
+// /proc/loadavg is missing.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
 }
