@@ -181,10 +181,9 @@ bench-short: bench-postgres
 	$(GO) run ./bench/cmd/shortbench
 
 # Row-level changes (bench/cmd/updatebench): single-row upserts/s over 8
-# connections, one UPDATE … WHERE of 1% of 10M rows, and how
-# soon an upsert is seen by the next query and by iceberg-go reading the
-# table, on Loam and a throwaway PostgreSQL 15 (BENCH_UPSERT_*, BENCH_UPDATE_*
-# tune it).
+# connections, one UPDATE … WHERE of 1% of 10M rows, and how soon an upsert
+# is seen by the next query and by iceberg-go reading the table, on Loam and
+# a throwaway PostgreSQL 15 (BENCH_UPSERT_*, BENCH_UPDATE_* tune it).
 bench-update: bench-postgres
 	$(GO) run ./bench/cmd/updatebench
 
