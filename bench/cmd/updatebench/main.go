@@ -2,8 +2,8 @@
 // throwaway PostgreSQL 15 started in the same run:
 //
 //   - upsert: single-row INSERT … ON CONFLICT (id) DO UPDATE on a keyed
-//     table, random keys over a preloaded key range, over 8 connections
-//     in a closed loop: upserts/s and latency;
+//     table, random keys over a preloaded key range, over 1 and 8
+//     connections in a closed loop: upserts/s and latency;
 //   - update: one UPDATE … WHERE statement changing 1% of a table's rows
 //     (every row scanned): seconds, and ns per row scanned and per row
 //     updated;
@@ -76,7 +76,7 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("updatebench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	keys := fs.String("keys", env("100000", "BENCH_UPSERT_KEYS"), "keys preloaded into the upsert table; upserts pick among them (BENCH_UPSERT_KEYS)")
-	conns := fs.String("conns", env("8", "BENCH_UPSERT_CONNS"), "connection counts of the upsert case, comma-separated (BENCH_UPSERT_CONNS)")
+	conns := fs.String("conns", env("1,8", "BENCH_UPSERT_CONNS"), "connection counts of the upsert case, comma-separated (BENCH_UPSERT_CONNS)")
 	duration := fs.String("duration", env("10s", "BENCH_UPSERT_DURATION"), "timed length of each upsert case (BENCH_UPSERT_DURATION)")
 	warmup := fs.String("warmup", env("1s", "BENCH_UPSERT_WARMUP"), "untimed run before each upsert case (BENCH_UPSERT_WARMUP)")
 	rows := fs.String("rows", env("10000000", "BENCH_UPDATE_ROWS"), "rows of the update table; 1% of them are updated a run (BENCH_UPDATE_ROWS)")

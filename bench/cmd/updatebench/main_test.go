@@ -70,8 +70,8 @@ func TestParseConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.conns) != 1 || c.conns[0] != 8 || !c.cases["upsert"] || !c.cases["update"] || !c.cases["visible"] {
-		t.Errorf("defaults: conns %v, cases %v; want 8 connections and every case", c.conns, c.cases)
+	if len(c.conns) != 2 || c.conns[1] != 8 || !c.cases["upsert"] || !c.cases["update"] || !c.cases["visible"] {
+		t.Errorf("defaults: conns %v, cases %v; want 1 and 8 connections and every case", c.conns, c.cases)
 	}
 }
 
