@@ -27,6 +27,8 @@ func modifiedTable(n *pg.Node) *pg.RangeVar {
 		return x.UpdateStmt.Relation
 	case *pg.Node_DeleteStmt:
 		return x.DeleteStmt.Relation
+	case *pg.Node_MergeStmt:
+		return x.MergeStmt.Relation
 	case *pg.Node_ExplainStmt:
 		// Only EXPLAIN ANALYZE runs the statement.
 		if opts, err := explainOpts(x.ExplainStmt); err == nil && opts.analyze {
@@ -118,6 +120,9 @@ func planModify(p *plan.Planner, n *pg.Node) (q *plan.Query, tag string, err err
 	case *pg.Node_DeleteStmt:
 		q, err = p.Delete(x.DeleteStmt)
 		return q, "DELETE ", err
+	case *pg.Node_MergeStmt:
+		q, err = p.Merge(x.MergeStmt)
+		return q, "MERGE ", err
 	}
 	return nil, "", nil
 }
