@@ -20,13 +20,21 @@ import (
 // The lock is the session's, not reentrant: rowLocks remembers which it
 // holds.
 
-// modifiedTable is the table a statement deletes rows of, or nil.
+// modifiedTable is the table a statement deletes rows of, or nil: UPDATE,
+// DELETE, MERGE and an upsert (INSERT … ON CONFLICT DO UPDATE), which
+// replaces rows.
 func modifiedTable(n *pg.Node) *pg.RangeVar {
 	switch x := n.Node.(type) {
 	case *pg.Node_UpdateStmt:
 		return x.UpdateStmt.Relation
 	case *pg.Node_DeleteStmt:
 		return x.DeleteStmt.Relation
+	case *pg.Node_MergeStmt:
+		return x.MergeStmt.Relation
+	case *pg.Node_InsertStmt:
+		if oc := x.InsertStmt.OnConflictClause; oc != nil && oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
+			return x.InsertStmt.Relation
+		}
 	case *pg.Node_ExplainStmt:
 		// Only EXPLAIN ANALYZE runs the statement.
 		if opts, err := explainOpts(x.ExplainStmt); err == nil && opts.analyze {
