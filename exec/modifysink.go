@@ -133,19 +133,19 @@ func (s *modifyOp) change(ctx context.Context, rec arrow.RecordBatch) (arrow.Rec
 		return nil, err
 	}
 	defer row.Release()
-	if s.update {
-		// The new rows are checked (NOT NULL) before any row is deleted:
-		// a failing statement writes nothing either way, but the error is
-		// the constraint's.
-		if err := s.write(row); err != nil {
-			return nil, err
-		}
-	}
+	// The old rows go before the new ones come, so that a new row
+	// keeping its key does not meet its old self (keyed tables). A
+	// failing batch fails the statement, which then writes nothing.
 	n, err := s.w.Delete(ids)
 	if err != nil {
 		return nil, err
 	}
 	s.n += n
+	if s.update {
+		if err := s.write(row); err != nil {
+			return nil, err
+		}
+	}
 	if s.ret == nil {
 		return nil, nil
 	}
