@@ -20,9 +20,7 @@ import (
 // The lock is the session's, not reentrant: rowLocks remembers which it
 // holds.
 
-// modifiedTable is the table a statement deletes rows of, or nil: UPDATE,
-// DELETE, MERGE and an upsert (INSERT … ON CONFLICT DO UPDATE), which
-// replaces rows.
+// modifiedTable is the table a statement deletes rows of, or nil.
 func modifiedTable(n *pg.Node) *pg.RangeVar {
 	switch x := n.Node.(type) {
 	case *pg.Node_UpdateStmt:
@@ -31,10 +29,6 @@ func modifiedTable(n *pg.Node) *pg.RangeVar {
 		return x.DeleteStmt.Relation
 	case *pg.Node_MergeStmt:
 		return x.MergeStmt.Relation
-	case *pg.Node_InsertStmt:
-		if oc := x.InsertStmt.OnConflictClause; oc != nil && oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
-			return x.InsertStmt.Relation
-		}
 	case *pg.Node_ExplainStmt:
 		// Only EXPLAIN ANALYZE runs the statement.
 		if opts, err := explainOpts(x.ExplainStmt); err == nil && opts.analyze {
@@ -126,6 +120,9 @@ func planModify(p *plan.Planner, n *pg.Node) (q *plan.Query, tag string, err err
 	case *pg.Node_DeleteStmt:
 		q, err = p.Delete(x.DeleteStmt)
 		return q, "DELETE ", err
+	case *pg.Node_MergeStmt:
+		q, err = p.Merge(x.MergeStmt)
+		return q, "MERGE ", err
 	}
 	return nil, "", nil
 }
