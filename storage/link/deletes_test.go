@@ -889,8 +889,20 @@ func (h *harness) checkNoDeadDeletes(when string, tbl *table.Table, tasks []tabl
 			h.t.Fatal(err)
 		}
 		for _, e := range entries {
-			if ref := e.DataFile().ReferencedDataFile(); ref != nil && !live[*ref] {
-				h.t.Fatalf("%s: delete file %s names data file %s, which the snapshot does not hold", when, e.DataFile().FilePath(), *ref)
+			// A v2 manifest keeps no referenced_data_file: a position
+			// delete file names one data file by its file_path bounds.
+			d := e.DataFile()
+			ref := ""
+			if r := d.ReferencedDataFile(); r != nil {
+				ref = *r
+			} else if lo, hi := d.LowerBoundValues()[2147483546], d.UpperBoundValues()[2147483546]; len(lo) > 0 && string(lo) == string(hi) {
+				ref = string(lo)
+			}
+			if ref == "" {
+				h.t.Fatalf("%s: delete file %s names no data file", when, d.FilePath())
+			}
+			if !live[ref] {
+				h.t.Fatalf("%s: delete file %s names data file %s, which the snapshot does not hold", when, d.FilePath(), ref)
 			}
 		}
 	}
