@@ -698,7 +698,8 @@ func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileSca
 // lostRace reports a commit that failed because another writer moved the
 // table first: the catalog's compare-and-swap failed, or a requirement
 // checked against the catalog's fresher metadata did (iceberg-go's SQL
-// catalog returns those as plain errors and does not retry them).
+// catalog returns those as plain errors and does not retry them; v0.7
+// spells a moved branch's "requirement failed" in lower case).
 func lostRace(err error) bool {
-	return errors.Is(err, table.ErrCommitFailed) || strings.Contains(err.Error(), "Requirement failed")
+	return errors.Is(err, table.ErrCommitFailed) || strings.Contains(strings.ToLower(err.Error()), "requirement failed")
 }
