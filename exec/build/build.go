@@ -124,8 +124,12 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 	case *physical.RowSource:
 		return exec.NewRowSource(x.ColumnTypes, x.Gen), nil
 	case *physical.MetaTableScan:
+		src, err := b.source(ctx, x.Source)
+		if err != nil {
+			return nil, err
+		}
 		return exec.NewRowSource(x.ColumnTypes, func(ctx context.Context) ([][]types.Datum, error) {
-			rows, err := metatable.Rows(ctx, x.Kind, x.Table)
+			rows, err := metatable.Rows(ctx, x.Kind, src.Table)
 			if err != nil {
 				return nil, pgerr.Wrap(pgerr.InternalError, err, "metadata table %q", x.Name)
 			}

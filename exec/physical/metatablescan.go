@@ -1,19 +1,19 @@
 package physical
 
 import (
-	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/types"
 )
 
 // MetaTableScan reads a metadata table ("t$snapshots", exec/metatable)
-// of Table, the Iceberg metadata pinned when the statement was planned,
-// as a Scan reads the data files it pinned: the rows are generated when
-// the scan opens. Name is the metadata table as written, for EXPLAIN and
-// errors.
+// of Source's table, as a Scan reads its data files: a source of the
+// table's current state is looked up again for each execution (so a kept
+// plan sees compaction and commits since it was made), and the rows are
+// generated when the scan opens. Name is the metadata table as written,
+// for EXPLAIN and errors.
 type MetaTableScan struct {
 	Name        string
 	Kind        string // "snapshots", "files"…
-	Table       *table.Table
+	Source      ScanSource
 	ColumnTypes []types.T
 }
 

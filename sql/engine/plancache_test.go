@@ -339,3 +339,19 @@ func TestKeptPlanShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptPlanMetaTable: a kept plan of a metadata table reads the
+// table's metadata as it is at each execution, not as it was planned.
+func TestKeptPlanMetaTable(t *testing.T) {
+	e := openEngine(t)
+	s := newSession(t, e)
+	mustRun(t, s, "CREATE TABLE mt (id INT)")
+	sel := prepareOne(t, s, `SELECT count(*) FROM "mt$snapshots"`)
+	for i := 0; i < 3; i++ {
+		if got, want := rowsOf(t, s, sel), fmt.Sprintf("[[%d]]", i); got != want {
+			t.Fatalf("after %d commits: %s snapshots, want %s", i, got, want)
+		}
+		mustRun(t, s, fmt.Sprintf("INSERT INTO mt VALUES (%d)", i))
+		mustRun(t, s, "CHECKPOINT")
+	}
+}

@@ -50,9 +50,9 @@ func (p *Planner) metaTableItem(rv *pg.RangeVar) (*fromItem, error) {
 		cols[i] = scopeCol{table: alias, name: c.Name, t: c.T}
 		ts[i] = c.T
 	}
-	tbl := ti.Table
+	src := p.scanSource(ti)
 	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (physical.Node, error) {
-		return &physical.MetaTableScan{Name: rv.Relname, Kind: kind, Table: tbl, ColumnTypes: ts}, nil
+		return &physical.MetaTableScan{Name: rv.Relname, Kind: kind, Source: src, ColumnTypes: ts}, nil
 	}}, nil
 }
 
