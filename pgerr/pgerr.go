@@ -15,6 +15,7 @@ const (
 	FeatureNotSupported           = "0A000"
 	InvalidTransactionState       = "25000"
 	InFailedTransaction           = "25P02"
+	DeadlockDetected              = "40P01"
 	InvalidSavepointSpec          = "3B001"
 	ActiveSQLTransaction          = "25001"
 	NoActiveSQLTransaction        = "25P01"

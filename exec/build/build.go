@@ -211,7 +211,7 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 	case *physical.Merge:
 		return exec.NewMerge(ins[0], x.Target, x.RowID, x.Actions, ec), nil
 	case *physical.Modify:
-		return exec.NewModify(ins[0], x.Update, x.Target, x.Returning, ec), nil
+		return exec.NewModify(ins[0], x.Update, x.Dedupe, x.Target, x.Returning, ec), nil
 	case *physical.ProjectSet:
 		return exec.NewProjectSet(ins[0], x.Fns, ec), nil
 	case *physical.HashAgg:

@@ -57,7 +57,11 @@ func (s *Session) lockTable(ctx context.Context, key link.Key) error {
 	if _, ok := s.rowLocks[key]; ok {
 		return nil
 	}
+	if err := s.eng.rowWaits.wait(s, key); err != nil {
+		return err
+	}
 	unlock, err := s.eng.link.LockRows(ctx, key.NS, key.Name)
+	s.eng.rowWaits.got(s, key, err == nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return pgerr.Canceled(ctx)
@@ -75,6 +79,7 @@ func (s *Session) lockTable(ctx context.Context, key link.Key) error {
 // has ended, or has no writes left.
 func (s *Session) unlockRows() {
 	for k, unlock := range s.rowLocks {
+		s.eng.rowWaits.released(s, k)
 		unlock()
 		delete(s.rowLocks, k)
 	}

@@ -312,6 +312,9 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 			}
 		}
 		return &Cursor{tag: "CREATE INDEX", sess: s}, nil
+	case *pg.Node_TruncateStmt:
+		cat.release()
+		return s.truncate(ctx, n.TruncateStmt, st.prep.query)
 	case *pg.Node_CheckPointStmt:
 		// "INSERT …; CHECKPOINT" in one Query: the implicit transaction's
 		// rows commit first, so the checkpoint takes them along.
