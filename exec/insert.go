@@ -24,19 +24,34 @@ type Target struct {
 	Arrow    *arrow.Schema
 	// Loc formats timestamptz values in error details.
 	Loc *time.Location
+	// Conflict, when set, makes the INSERT an upsert (upsert.go): ON
+	// CONFLICT, or a merge = 'last_non_null' table.
+	Conflict *Conflict
 }
 
 // Write checks NOT NULL columns, converts rec (one column per table
 // column, in table order, of the columns' types) to the Iceberg Arrow
 // schema and hands it to w.
 func (t *Target) Write(w link.RowWriter, rec arrow.RecordBatch) error {
+	out, err := t.Convert(rec)
+	if err != nil {
+		return err
+	}
+	defer out.Release()
+	return t.keyDetail(w.Add(out), rec)
+}
+
+// Convert checks NOT NULL columns and converts rec (one column per table
+// column, in table order, of the columns' types) to the Iceberg Arrow
+// schema.
+func (t *Target) Convert(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	for i, req := range t.Required {
 		if req && rec.Column(i).NullN() > 0 {
 			row := 0
 			for rec.Column(i).IsValid(row) {
 				row++
 			}
-			return &pgerr.Error{Code: pgerr.NotNullViolation,
+			return nil, &pgerr.Error{Code: pgerr.NotNullViolation,
 				Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", t.Names[i], t.Table),
 				Detail:  "Failing row contains " + t.describeRow(rec, row) + "."}
 		}
@@ -52,12 +67,10 @@ func (t *Target) Write(w link.RowWriter, rec arrow.RecordBatch) error {
 	for i := range t.Types {
 		var err error
 		if cols[i], err = ice.ToArrow(rec.Column(i), t.Types[i], t.Arrow.Field(i).Type); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	out := array.NewRecordBatch(t.Arrow, cols, rec.NumRows())
-	defer out.Release()
-	return w.Add(out)
+	return array.NewRecordBatch(t.Arrow, cols, rec.NumRows()), nil
 }
 
 // describeRow prints a row as PostgreSQL's error details do.

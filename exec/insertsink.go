@@ -23,6 +23,8 @@ type insertOp struct {
 	w    link.RowWriter
 	n    int64
 	done bool
+
+	touched map[int64]bool // rows an upsert replaced (upsert.go)
 }
 
 var _ Operator = (*insertOp)(nil)
@@ -59,7 +61,7 @@ func (s *insertOp) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.w, s.n, s.done = w, 0, false
+	s.w, s.n, s.done, s.touched = w, 0, false, nil
 	return s.in.Open(ctx)
 }
 
@@ -78,7 +80,7 @@ func (s *insertOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			}
 			return nil, nil
 		}
-		out, err := s.write(rec)
+		out, err := s.write(ctx, rec)
 		rec.Release()
 		if err != nil || out != nil {
 			return out, err
@@ -88,8 +90,16 @@ func (s *insertOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 // write writes one batch and returns its RETURNING rows, if any.
-func (s *insertOp) write(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
-	if err := s.t.Write(s.w, rec); err != nil {
+func (s *insertOp) write(ctx context.Context, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	if s.t.Conflict != nil {
+		// An upsert writes some rows, replaces others, skips the rest.
+		up, err := s.upsert(ctx, rec)
+		if err != nil || up == nil {
+			return nil, err
+		}
+		defer up.Release()
+		rec = up
+	} else if err := s.t.Write(s.w, rec); err != nil {
 		return nil, err
 	}
 	s.n += rec.NumRows()

@@ -133,17 +133,29 @@ func (s *modifyOp) change(ctx context.Context, rec arrow.RecordBatch) (arrow.Rec
 		return nil, err
 	}
 	defer row.Release()
+	var conv arrow.RecordBatch
 	if s.update {
 		// The new rows are checked (NOT NULL) before any row is deleted:
 		// a failing statement writes nothing either way, but the error is
 		// the constraint's.
-		if err := s.write(row); err != nil {
+		tbl := s.tableCols(row)
+		conv, err = s.t.Convert(tbl)
+		tbl.Release()
+		if err != nil {
 			return nil, err
 		}
+		defer conv.Release()
 	}
 	n, err := s.w.Delete(ids)
 	if err != nil {
 		return nil, err
+	}
+	if s.update {
+		// Added after the old rows went: a row keeping its key must not
+		// meet itself in a keyed table's index.
+		if err := s.t.keyDetail(s.w.Add(conv), row); err != nil {
+			return nil, err
+		}
 	}
 	s.n += n
 	if s.ret == nil {
@@ -152,16 +164,15 @@ func (s *modifyOp) change(ctx context.Context, rec arrow.RecordBatch) (arrow.Rec
 	return evalReturning(s.ec, s.ret, s.ts, row)
 }
 
-// write adds the new rows: row's first columns, one per table column
-// (RETURNING may read more after them).
-func (s *modifyOp) write(row arrow.RecordBatch) error {
+// tableCols is the new rows' table columns: row's first columns, one
+// per table column (RETURNING may read more after them).
+func (s *modifyOp) tableCols(row arrow.RecordBatch) arrow.RecordBatch {
 	n := len(s.t.Types)
 	if int(row.NumCols()) == n {
-		return s.t.Write(s.w, row)
+		row.Retain()
+		return row
 	}
-	tbl := array.NewRecordBatch(Schema(s.in.Types()[1:1+n]), row.Columns()[:n], row.NumRows())
-	defer tbl.Release()
-	return s.t.Write(s.w, tbl)
+	return array.NewRecordBatch(Schema(s.in.Types()[1:1+n]), row.Columns()[:n], row.NumRows())
 }
 
 // rows is the columns after the row id of rec's rows at rows (all of them: rec

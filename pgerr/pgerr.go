@@ -30,6 +30,7 @@ const (
 	InvalidBinaryRepresentation   = "22P03"
 	BadCopyFileFormat             = "22P04"
 	NotNullViolation              = "23502"
+	UniqueViolation               = "23505"
 	SyntaxError                   = "42601"
 	UndefinedColumn               = "42703"
 	UndefinedTable                = "42P01"
@@ -114,6 +115,15 @@ func Wrap(code string, err error, format string, args ...any) *Error {
 func (e *Error) WithPosition(pos int) *Error {
 	c := *e
 	c.Position = pos
+	return &c
+}
+
+// Caused returns a copy of e whose cause, for errors.As, is err: a layer
+// below can raise PostgreSQL's error and still tell the layer above what
+// it was about.
+func (e *Error) Caused(err error) *Error {
+	c := *e
+	c.cause = err
 	return &c
 }
 

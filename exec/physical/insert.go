@@ -1,6 +1,8 @@
 package physical
 
 import (
+	"strings"
+
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/types"
@@ -39,6 +41,16 @@ func (i *Insert) Explain() Explained {
 		name += "@" + i.Target.Ref
 	}
 	ex := Explained{Name: "Insert on " + name}
+	if c := i.Target.Conflict; c != nil {
+		res := "NOTHING"
+		if c.Update {
+			res = "UPDATE"
+		}
+		ex.Details = append(ex.Details, "Conflict Resolution: "+res)
+		if len(c.Names) > 0 {
+			ex.Details = append(ex.Details, "Conflict Arbiter Indexes: "+strings.Join(c.Names, ", "))
+		}
+	}
 	if i.Returning != nil {
 		ex.Details = append(ex.Details, "Returning: "+exec.ExprList(i.Returning))
 	}

@@ -44,6 +44,8 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	var fields []iceberg.NestedField
 	var colTypes []types.T
 	var keys []string // PRIMARY KEY columns
+	var pkeyName string
+	var uniques []uniqueDef
 	var defaults []string
 	var defPlan *plan.Planner
 	var owned []ownedSeq // serial and identity columns
@@ -52,11 +54,22 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 		cd := el.GetColumnDef()
 		if cd == nil {
 			con := el.GetConstraint()
-			if con == nil || con.Contype != pg.ConstrType_CONSTR_PRIMARY || len(keys) > 0 {
-				return nil, pgerr.New(pgerr.FeatureNotSupported, "table constraints other than one PRIMARY KEY are not supported yet").WithPosition(at(rv.Location))
-			}
-			for _, k := range con.Keys {
-				keys = append(keys, k.GetString_().Sval)
+			switch {
+			case con != nil && con.Contype == pg.ConstrType_CONSTR_PRIMARY && len(keys) > 0:
+				return nil, pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", rv.Relname).WithPosition(at(con.Location))
+			case con != nil && con.Contype == pg.ConstrType_CONSTR_PRIMARY:
+				for _, k := range con.Keys {
+					keys = append(keys, k.GetString_().Sval)
+				}
+				pkeyName = con.Conname
+			case con != nil && con.Contype == pg.ConstrType_CONSTR_UNIQUE:
+				u := uniqueDef{name: con.Conname, pos: at(con.Location)}
+				for _, k := range con.Keys {
+					u.cols = append(u.cols, k.GetString_().Sval)
+				}
+				uniques = append(uniques, u)
+			default:
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "table constraints other than PRIMARY KEY and UNIQUE are not supported yet").WithPosition(at(rv.Location))
 			}
 			continue
 		}
@@ -96,7 +109,10 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 					return nil, pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", rv.Relname).WithPosition(at(con.Location))
 				}
 				keys = append(keys, cd.Colname)
+				pkeyName = con.Conname
 				required = true
+			case pg.ConstrType_CONSTR_UNIQUE:
+				uniques = append(uniques, uniqueDef{name: con.Conname, cols: []string{cd.Colname}, pos: at(con.Location)})
 			case pg.ConstrType_CONSTR_NULL:
 			case pg.ConstrType_CONSTR_DEFAULT:
 				if defPlan == nil {
@@ -124,7 +140,8 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	if len(fields) == 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "a table needs at least one column").WithPosition(at(rv.Location))
 	}
-	nt := newTable{ns: ns, name: rv.Relname, fields: fields, types: colTypes, keys: keys, defaults: defaults, byName: byName, at: at(rv.Location)}
+	nt := newTable{ns: ns, name: rv.Relname, fields: fields, types: colTypes, keys: keys, defaults: defaults, byName: byName, at: at(rv.Location),
+		pkeyName: pkeyName, uniques: uniques}
 	seqs, err := s.planOwnedSequences(ctx, &nt, owned, rv.Schemaname != "", q)
 	if err != nil {
 		return nil, err
@@ -159,6 +176,8 @@ type newTable struct {
 	// identity is "a" (ALWAYS) or "d" (BY DEFAULT) for an identity
 	// column, "" for others; nil when there is none.
 	identity []string
+	pkeyName string      // CONSTRAINT name PRIMARY KEY, or ""
+	uniques  []uniqueDef // UNIQUE constraints (keys.go)
 }
 
 // storeTable creates nt with the Loam clauses tc, in the metastore and
@@ -181,6 +200,10 @@ func (s *Session) storeTable(ctx context.Context, nt newTable, tc *parse.TableCl
 		identifiers = append(identifiers, fields[i].ID)
 	}
 	sc := iceberg.NewSchemaWithIdentifiers(0, identifiers, fields...)
+	keyProps, err := keyProperties(nt, identifiers)
+	if err != nil {
+		return false, err
+	}
 	ids := make([]int, len(fields))
 	for i := range fields {
 		ids[i] = fields[i].ID
@@ -193,6 +216,7 @@ func (s *Session) storeTable(ctx context.Context, nt newTable, tc *parse.TableCl
 	if d := plan.EncodeDefaults(ids, nt.identity); d != "" {
 		props[plan.PropIdentity] = d
 	}
+	maps.Copy(props, keyProps)
 
 	var spec *iceberg.PartitionSpec
 	order := table.UnsortedSortOrder
@@ -205,6 +229,9 @@ func (s *Session) storeTable(ctx context.Context, nt newTable, tc *parse.TableCl
 			return false, err
 		}
 		if err := tableOptions(tc, byName, colTypes, props); err != nil {
+			return false, err
+		}
+		if err := checkMerge(tc, props, identifiers); err != nil {
 			return false, err
 		}
 	}
@@ -388,6 +415,10 @@ func tableOptions(tc *parse.TableClauses, byName map[string]int, ts []types.T, p
 			props[PropRetentionColumn] = o.Column
 		case "target_file_size":
 			if err := targetFileSizeOption(o, props); err != nil {
+				return err
+			}
+		case "format_version", "merge":
+			if err := keyOption(o, props); err != nil {
 				return err
 			}
 		default:

@@ -239,6 +239,9 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 			return nil, err
 		}
 	}
+	if err := s.lockUpsert(ctx, ps); err != nil {
+		return nil, err
+	}
 	if c, ok, err := s.executeKept(ctx, st, params); ok {
 		return c, err
 	}

@@ -41,7 +41,8 @@ type Session struct {
 	// localSaved are the values to put back when the transaction ends, of
 	// the settings SET LOCAL (or set_config(…, true)) changed in it.
 	localSaved map[string]string
-	pid        int32 // the BackendKeyData process ID
+	pid        int32  // the BackendKeyData process ID
+	keyOwner   uint64 // whose keys its writes hold (keyOwner in keys.go)
 	// runCtx is the context of the statement running now, and ec the
 	// evaluation context its expressions share, made by exprCtx with
 	// runCtx and this session in it: a cancel request or

@@ -16,6 +16,7 @@ import (
 // the statement ends, and a rollback points the branch back.
 func (s *Session) writing(ctx context.Context, run func(w link.Writer) (int64, error)) (int64, error) {
 	w := s.eng.link.Statement()
+	w.SetOwner(s.ownerOfKeys())
 	n, err := run(w)
 	if err != nil {
 		w.Abort()

@@ -57,15 +57,15 @@ func pgCatalogTables() []*Relation {
 						"oid": dOID(ObjectOID(r.ns, r.name)), "relname": dName(r.name), "relnamespace": dOID(ObjectOID(r.ns, "")),
 						"relowner": dOID(oidBootstrapRole), "relam": dOID(am), "relpersistence": {S: "p"}, "relkind": {S: r.kind}, "reltype": dOID(rowType),
 						"relnatts": {I: int64(natts)}, "relispopulated": dBool(true), "relreplident": {S: replident}, "relhasrules": dBool(rules),
-						"reltuples": {F: -1}, "relfrozenxid": dText("0"), "relminmxid": dText("0"), "relhasindex": dBool(len(r.pkey) > 0),
+						"reltuples": {F: -1}, "relfrozenxid": dText("0"), "relminmxid": dText("0"), "relhasindex": dBool(len(r.keys) > 0),
 					}))
-					if len(r.pkey) > 0 {
-						// The primary key's btree index, as PostgreSQL builds it
-						// on an empty table (one metapage, no tuples).
+					for _, k := range r.keys {
+						// A key's btree index, as PostgreSQL builds it on an
+						// empty table (one metapage, no tuples).
 						out = append(out, rel.row(map[string]types.Datum{
-							"oid": dOID(r.pkeyOID()), "relname": dName(r.pkeyName()), "relnamespace": dOID(ObjectOID(r.ns, "")),
+							"oid": dOID(r.keyOID(k)), "relname": dName(k.name), "relnamespace": dOID(ObjectOID(r.ns, "")),
 							"relowner": dOID(oidBootstrapRole), "relam": dOID(oidBtreeAM), "relpersistence": {S: "p"}, "relkind": {S: "i"},
-							"relnatts": {I: int64(len(r.pkey))}, "relispopulated": dBool(true), "relreplident": {S: "n"},
+							"relnatts": {I: int64(len(k.cols))}, "relispopulated": dBool(true), "relreplident": {S: "n"},
 							"relpages": {I: 1}, "relfrozenxid": dText("0"), "relminmxid": dText("0"),
 						}))
 					}
@@ -88,15 +88,17 @@ func pgCatalogTables() []*Relation {
 							"attidentity": {S: r.identityOf(i)},
 						}))
 					}
-					// The primary key index's columns.
-					for k, attnum := range r.pkey {
-						c := r.cols[attnum-1]
-						out = append(out, rel.row(map[string]types.Datum{
-							"attrelid": dOID(r.pkeyOID()), "attname": dName(c.name), "atttypid": dOID(c.t.OID()),
-							"attstattarget": {I: -1}, "attlen": {I: int64(c.t.Size())}, "attnum": {I: int64(k + 1)},
-							"attcacheoff": {I: -1}, "atttypmod": {I: int64(c.t.Typmod())}, "attbyval": dBool(c.t.Size() > 0 && c.t.Size() <= 8),
-							"attalign": {S: "i"}, "attstorage": {S: storage(c.t)}, "attislocal": dBool(true), "attcollation": dOID(collationOf(c.t)),
-						}))
+					// The key indexes' columns.
+					for _, key := range r.keys {
+						for k, attnum := range key.cols {
+							c := r.cols[attnum-1]
+							out = append(out, rel.row(map[string]types.Datum{
+								"attrelid": dOID(r.keyOID(key)), "attname": dName(c.name), "atttypid": dOID(c.t.OID()),
+								"attstattarget": {I: -1}, "attlen": {I: int64(c.t.Size())}, "attnum": {I: int64(k + 1)},
+								"attcacheoff": {I: -1}, "atttypmod": {I: int64(c.t.Typmod())}, "attbyval": dBool(c.t.Size() > 0 && c.t.Size() <= 8),
+								"attalign": {S: "i"}, "attstorage": {S: storage(c.t)}, "attislocal": dBool(true), "attcollation": dOID(collationOf(c.t)),
+							}))
+						}
 					}
 				}
 				return out, err
@@ -199,20 +201,19 @@ func pgCatalogTables() []*Relation {
 			rels, err := s.relations(ctx)
 			var out [][]types.Datum
 			for _, r := range rels {
-				if len(r.pkey) == 0 {
-					continue
+				for _, key := range r.keys {
+					colls, zeros := make([]int, len(key.cols)), make([]int, len(key.cols))
+					for k, a := range key.cols {
+						colls[k] = int(collationOf(r.cols[a-1].t))
+					}
+					out = append(out, rel.row(map[string]types.Datum{
+						"indexrelid": dOID(r.keyOID(key)), "indrelid": dOID(ObjectOID(r.ns, r.name)), "indnatts": {I: int64(len(key.cols))},
+						"indnkeyatts": {I: int64(len(key.cols))}, "indisunique": dBool(true), "indisprimary": dBool(key.primary),
+						"indimmediate": dBool(true), "indisvalid": dBool(true), "indisready": dBool(true), "indislive": dBool(true),
+						"indkey": {S: int2Vector(key.cols)}, "indcollation": {S: int2Vector(colls)}, "indclass": {S: int2Vector(zeros)},
+						"indoption": {S: int2Vector(zeros)},
+					}))
 				}
-				colls, zeros := make([]int, len(r.pkey)), make([]int, len(r.pkey))
-				for k, a := range r.pkey {
-					colls[k] = int(collationOf(r.cols[a-1].t))
-				}
-				out = append(out, rel.row(map[string]types.Datum{
-					"indexrelid": dOID(r.pkeyOID()), "indrelid": dOID(ObjectOID(r.ns, r.name)), "indnatts": {I: int64(len(r.pkey))},
-					"indnkeyatts": {I: int64(len(r.pkey))}, "indisunique": dBool(true), "indisprimary": dBool(true),
-					"indimmediate": dBool(true), "indisvalid": dBool(true), "indisready": dBool(true), "indislive": dBool(true),
-					"indkey": {S: int2Vector(r.pkey)}, "indcollation": {S: int2Vector(colls)}, "indclass": {S: int2Vector(zeros)},
-					"indoption": {S: int2Vector(zeros)},
-				}))
 			}
 			return out, err
 		}),
@@ -220,15 +221,18 @@ func pgCatalogTables() []*Relation {
 			rels, err := s.relations(ctx)
 			var out [][]types.Datum
 			for _, r := range rels {
-				if len(r.pkey) == 0 {
-					continue
+				for _, key := range r.keys {
+					contype := "u"
+					if key.primary {
+						contype = "p"
+					}
+					out = append(out, rel.row(map[string]types.Datum{
+						"oid": dOID(r.keyConOID(key)), "conname": dName(key.name), "connamespace": dOID(ObjectOID(r.ns, "")),
+						"contype": {S: contype}, "convalidated": dBool(true), "conrelid": dOID(ObjectOID(r.ns, r.name)),
+						"conindid": dOID(r.keyOID(key)), "confupdtype": {S: " "}, "confdeltype": {S: " "}, "confmatchtype": {S: " "},
+						"conislocal": dBool(true), "connoinherit": dBool(true), "conkey": {S: int2Vector(key.cols)},
+					}))
 				}
-				out = append(out, rel.row(map[string]types.Datum{
-					"oid": dOID(r.pkeyConOID()), "conname": dName(r.pkeyName()), "connamespace": dOID(ObjectOID(r.ns, "")),
-					"contype": {S: "p"}, "convalidated": dBool(true), "conrelid": dOID(ObjectOID(r.ns, r.name)),
-					"conindid": dOID(r.pkeyOID()), "confupdtype": {S: " "}, "confdeltype": {S: " "}, "confmatchtype": {S: " "},
-					"conislocal": dBool(true), "connoinherit": dBool(true), "conkey": {S: int2Vector(r.pkey)},
-				}))
 			}
 			return out, err
 		}),
@@ -288,7 +292,7 @@ func pgCatalogTables() []*Relation {
 					if r.kind != "r" && r.kind != "p" {
 						continue
 					}
-					out = append(out, rel.row(map[string]types.Datum{"schemaname": dName(r.ns), "tablename": dName(r.name), "tableowner": dName(s.src.User()), "tablespace": types.NullOf(types.TName), "hasindexes": dBool(len(r.pkey) > 0)}))
+					out = append(out, rel.row(map[string]types.Datum{"schemaname": dName(r.ns), "tablename": dName(r.name), "tableowner": dName(s.src.User()), "tablespace": types.NullOf(types.TName), "hasindexes": dBool(len(r.keys) > 0)}))
 				}
 				return out, err
 			}),

@@ -125,8 +125,8 @@ func (s *Session) Func(ctx context.Context, name string, args []types.T) (*Func,
 		for _, r := range rels {
 			if s.isVisible(r.ns) {
 				visible[int64(ObjectOID(r.ns, r.name))] = true
-				if len(r.pkey) > 0 {
-					visible[int64(r.pkeyOID())] = true
+				for _, k := range r.keys {
+					visible[int64(r.keyOID(k))] = true
 				}
 			}
 		}
@@ -206,32 +206,40 @@ func (s *Session) Func(ctx context.Context, name string, args []types.T) (*Func,
 			return dText(DefaultText(a[0].S, a[2].I != 0)), nil
 		})
 	case "pg_get_indexdef", "pg_get_constraintdef":
-		// The only indexes and constraints are primary keys.
+		// The only indexes and constraints are keys: PRIMARY KEY and
+		// UNIQUE.
 		rels, err := s.relations(ctx)
 		if err != nil {
 			return nil, err
 		}
-		byOID := map[int64]relation{}
+		type relAndKey struct {
+			r relation
+			k tableKey
+		}
+		byOID := map[int64]relAndKey{}
 		for _, r := range rels {
-			if len(r.pkey) == 0 {
-				continue
-			}
-			if name == "pg_get_indexdef" {
-				byOID[int64(r.pkeyOID())] = r
-			} else {
-				byOID[int64(r.pkeyConOID())] = r
+			for _, k := range r.keys {
+				if name == "pg_get_indexdef" {
+					byOID[int64(r.keyOID(k))] = relAndKey{r, k}
+				} else {
+					byOID[int64(r.keyConOID(k))] = relAndKey{r, k}
+				}
 			}
 		}
 		def := func(a []types.Datum) (types.Datum, error) {
-			r, ok := byOID[a[0].I]
+			rk, ok := byOID[a[0].I]
 			if !ok {
 				return types.NullOf(types.TText), nil
 			}
+			r := rk.r
 			var cols []string
-			for _, k := range r.pkey {
+			for _, k := range rk.k.cols {
 				cols = append(cols, expr.QuoteIdent(r.cols[k-1].name))
 			}
 			if name == "pg_get_constraintdef" {
+				if !rk.k.primary {
+					return dText("UNIQUE (" + strings.Join(cols, ", ") + ")"), nil
+				}
 				return dText("PRIMARY KEY (" + strings.Join(cols, ", ") + ")"), nil
 			}
 			if len(a) == 3 && a[1].I != 0 {
@@ -246,7 +254,7 @@ func (s *Session) Func(ctx context.Context, name string, args []types.T) (*Func,
 			if len(a) == 3 && a[2].I != 0 && s.isVisible(r.ns) {
 				tbl = expr.QuoteIdent(r.name)
 			}
-			return dText("CREATE UNIQUE INDEX " + expr.QuoteIdent(r.pkeyName()) + " ON " + tbl + " USING btree (" + strings.Join(cols, ", ") + ")"), nil
+			return dText("CREATE UNIQUE INDEX " + expr.QuoteIdent(rk.k.name) + " ON " + tbl + " USING btree (" + strings.Join(cols, ", ") + ")"), nil
 		}
 		row := func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) { return def(a) }
 		switch {

@@ -51,8 +51,8 @@ func (s *Session) regMaps(ctx context.Context) (*regMaps, error) {
 		}
 		for _, r := range rels {
 			add(m.relName, m.relOID, r.ns, r.name, int64(ObjectOID(r.ns, r.name)))
-			if len(r.pkey) > 0 {
-				add(m.relName, m.relOID, r.ns, r.pkeyName(), int64(r.pkeyOID()))
+			for _, k := range r.keys {
+				add(m.relName, m.relOID, r.ns, k.name, int64(r.keyOID(k)))
 			}
 		}
 		// Row types, after the built-in types, which win on a name.

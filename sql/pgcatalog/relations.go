@@ -2,8 +2,11 @@ package pgcatalog
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/loamdb/loam/storage/link"
 )
 
 // isVisible says whether the search path finds schema ns.
@@ -26,8 +29,8 @@ type relation struct {
 	cols     []vcol
 	notnull  []bool
 	clauses  loamClauses
-	pkey     []int    // the PRIMARY KEY's attnums, in key order
-	defaults []string // columns' DEFAULT texts ("" none); nil when none
+	keys     []tableKey // its PRIMARY KEY, then its UNIQUE constraints
+	defaults []string   // columns' DEFAULT texts ("" none); nil when none
 	// comment is COMMENT ON TABLE, docs COMMENT ON COLUMN by attnum-1
 	// ("" for none), from Iceberg (see describe.go).
 	comment string
@@ -54,9 +57,18 @@ func (r relation) identityOf(i int) string {
 	return ""
 }
 
-// pkeyName is the name PostgreSQL gives a table's primary key index and
-// constraint: the table's name, cut to leave room for the suffix.
-func (r relation) pkeyName() string { return truncName(r.name, len("_pkey")) + "_pkey" }
+// tableKey is a PRIMARY KEY or UNIQUE constraint and the btree index
+// PostgreSQL would build for it, of one name.
+type tableKey struct {
+	name    string
+	cols    []int // attnums, in key order
+	primary bool
+}
+
+// keyOID is the OID of a key's index (a relation of its name in the
+// table's schema); keyConOID that of its constraint.
+func (r relation) keyOID(k tableKey) uint32    { return ObjectOID(r.ns, k.name) }
+func (r relation) keyConOID(k tableKey) uint32 { return ObjectOID(r.ns, "\x00constraint "+k.name) }
 
 // truncName cuts an identifier so that it and a suffix of so many bytes
 // fit in NAMEDATALEN-1 bytes, on a character boundary, as PostgreSQL does.
@@ -67,11 +79,6 @@ func truncName(s string, suffix int) string {
 	}
 	return s
 }
-
-// pkeyOID is the OID of a table's primary key index (a relation named
-// pkeyName in its schema); pkeyConOID that of its constraint.
-func (r relation) pkeyOID() uint32    { return ObjectOID(r.ns, r.pkeyName()) }
-func (r relation) pkeyConOID() uint32 { return ObjectOID(r.ns, "\x00constraint "+r.pkeyName()) }
 
 // rowTypeOIDs are the OIDs of a relation's row type and of its array type.
 func (r relation) rowTypeOIDs() (row, array uint32) {
@@ -115,15 +122,18 @@ func (s *Session) relations(ctx context.Context) ([]relation, error) {
 			}
 			if ti.Iceberg != nil {
 				// A PRIMARY KEY is the Iceberg schema's identifier fields.
+				// UNIQUE constraints are the loam.unique property.
 				sc := ti.Iceberg.Schema()
-				for _, id := range sc.IdentifierFieldIDs {
-					if f, ok := sc.FindFieldByID(id); ok {
-						for i, c := range ti.Columns {
-							if c == f.Name {
-								r.pkey = append(r.pkey, i+1)
+				for _, c := range link.Constraints(ti.Iceberg, ti.Name) {
+					k := tableKey{name: c.Name, primary: c.Primary}
+					for _, id := range c.Fields {
+						if f, ok := sc.FindFieldByID(id); ok {
+							if i := slices.Index(ti.Columns, f.Name); i >= 0 {
+								k.cols = append(k.cols, i+1)
 							}
 						}
 					}
+					r.keys = append(r.keys, k)
 				}
 			}
 			out = append(out, r)

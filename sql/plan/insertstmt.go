@@ -17,10 +17,6 @@ import (
 // and yields the RETURNING rows (Columns are the list's), or, without
 // RETURNING (Columns nil), one row holding the number of rows written.
 func (p *Planner) Insert(ins *pg.InsertStmt) (*Query, error) {
-	if ins.OnConflictClause != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT … ON CONFLICT is not supported yet").
-			WithPosition(pos(p.query, ins.OnConflictClause.Location))
-	}
 	if ins.WithClause != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH before INSERT is not supported yet").
 			WithPosition(pos(p.query, ins.WithClause.Location))
@@ -56,6 +52,13 @@ func (p *Planner) Insert(ins *pg.InsertStmt) (*Query, error) {
 	}
 	t, err := WriteTarget(ti, p.ec.Loc)
 	if err != nil {
+		return nil, err
+	}
+	alias := ti.Name
+	if rv.Alias != nil {
+		alias = rv.Alias.Aliasname
+	}
+	if t.Conflict, err = p.onConflict(ins.OnConflictClause, ti, alias); err != nil {
 		return nil, err
 	}
 	q := &Query{Root: &physical.Insert{In: src, Target: t, Returning: ret}, Columns: cols}

@@ -275,6 +275,7 @@ func (t *Txn) Delete(ids []int64) (int64, error) {
 		t.dels = &delSet{}
 	}
 	t.dels.union(d)
+	t.keyDeletes(ids)
 	return n, nil
 }
 

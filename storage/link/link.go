@@ -76,8 +76,9 @@ type tableState struct {
 	leaseUntil time.Time // this server may write the table until then
 	lastWrite  time.Time
 
-	rows rowLock // rowlock.go
-	srcs sources // what row ids name (rowid.go)
+	rows rowLock   // rowlock.go
+	srcs sources   // what row ids name (rowid.go)
+	keys *keyIndex // a keyed table's key index (keys.go); nil for others
 }
 
 // Manager is the write path of one server.
@@ -100,6 +101,8 @@ type Manager struct {
 	leases   Leases // nil: this server alone writes every table
 	holder   meta.Holder
 	leaseTTL time.Duration
+
+	waits waits // transactions waiting for others' keys (keystxn.go)
 
 	stop chan struct{}
 	done chan struct{}
@@ -301,7 +304,7 @@ func (m *Manager) state(ctx context.Context, key Key) (*tableState, error) {
 		m.log.AdvancePast(pos.Commit)
 	}
 	st = &tableState{key: key, uuid: tbl.Metadata().TableUUID().String(), tbl: tbl, pos: pos, pending: map[wal.Pos]struct{}{},
-		rows: newRowLock()}
+		rows: newRowLock(), keys: newKeyIndex(tbl, key.Name)}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if prev := m.tables[key]; prev != nil {
@@ -484,6 +487,10 @@ type Txn struct {
 	dels    *delSet   // the rows it deleted (deletes.go)
 	delRecs []wal.Pos // its delete records
 	closed  bool
+
+	ctx   context.Context // the statement's, for waits on others' keys
+	owner uint64          // whose keys and deletes it shares (SetOwner)
+	kx    *txnKeys        // its keys and deletes in the key index (keys.go)
 }
 
 // Begin starts a write to a table.
@@ -505,7 +512,8 @@ func (m *Manager) Begin(ctx context.Context, ns, name string) (*Txn, error) {
 	st.mu.Lock()
 	st.lastWrite = time.Now()
 	st.mu.Unlock()
-	return &Txn{m: m, st: st, id: m.nextTxn.Add(1)}, nil
+	id := m.nextTxn.Add(1)
+	return &Txn{m: m, st: st, id: id, ctx: ctx, owner: id}, nil
 }
 
 // Table is the table the transaction writes, for its schema.
@@ -515,11 +523,22 @@ func (t *Txn) Table() *table.Table {
 	return t.st.tbl
 }
 
-// Add appends rows (in the table's Iceberg Arrow schema) to the log.
+// Add appends rows (in the table's Iceberg Arrow schema) to the log. On
+// a keyed table it first checks their keys (keystxn.go): a key a live row
+// holds is a 23505 error.
 func (t *Txn) Add(rec arrow.RecordBatch) error {
 	if rec.NumRows() == 0 {
 		return nil
 	}
+	if ix := t.st.keys; ix != nil {
+		return t.addKeyed(ix, rec)
+	}
+	_, err := t.appendRows(rec)
+	return err
+}
+
+// appendRows appends a chunk of rows to the log; pos is its position.
+func (t *Txn) appendRows(rec arrow.RecordBatch) (wal.Pos, error) {
 	t.st.renameMu.RLock()
 	key := t.st.name()
 	p, err := encodeChunk(chunkHeader{txn: t.id, rows: uint32(rec.NumRows()), key: key, uuid: t.st.uuid}, rec)
@@ -529,13 +548,13 @@ func (t *Txn) Add(rec arrow.RecordBatch) error {
 	}
 	t.st.renameMu.RUnlock()
 	if err != nil {
-		return fmt.Errorf("link: append rows for %s: %w", key, err)
+		return 0, fmt.Errorf("link: append rows for %s: %w", key, err)
 	}
 	if len(t.chunks) == 0 && len(t.delRecs) == 0 {
 		t.m.inflight.Store(t.id, pos)
 	}
 	t.chunks = append(t.chunks, chunkRef{pos: pos, rows: rec.NumRows()})
-	return nil
+	return pos, nil
 }
 
 // Key names the table the transaction writes.
@@ -583,12 +602,16 @@ func (m *Manager) CommitAll(txns []*Txn) error {
 	var ids []uint64
 	var sts []*tableState
 	entries := map[*tableState]*txnEntry{}
+	byState := map[*tableState][]*Txn{}
 	for _, t := range txns {
 		if t.closed {
 			continue // aborted, as a ROLLBACK TO does
 		}
 		t.closed = true
 		defer m.inflight.Delete(t.id)
+		if t.kx != nil {
+			byState[t.st] = append(byState[t.st], t)
+		}
 		if len(t.chunks) == 0 && len(t.delRecs) == 0 {
 			continue
 		}
@@ -609,8 +632,25 @@ func (m *Manager) CommitAll(txns []*Txn) error {
 		e.delRecs = append(e.delRecs, t.delRecs...)
 	}
 	if len(ids) == 0 {
+		for st, ts := range byState {
+			st.keys.mu.Lock()
+			for _, t := range ts {
+				st.keys.endKeys(t, false)
+			}
+			st.keys.mu.Unlock()
+		}
 		return nil
 	}
+	// Keys held by transactions that fail to commit are let go.
+	defer func() {
+		for st, ts := range byState {
+			st.keys.mu.Lock()
+			for _, t := range ts {
+				st.keys.endKeys(t, false)
+			}
+			st.keys.mu.Unlock()
+		}
+	}()
 	// Two blocks committing the same tables lock them in one order.
 	slices.SortFunc(sts, func(a, b *tableState) int { return strings.Compare(a.name().String(), b.name().String()) })
 	// A block may have been open longer than a lease lasts: commit only
@@ -638,14 +678,26 @@ func (m *Manager) CommitAll(txns []*Txn) error {
 	}
 	serr := m.log.Sync(pos)
 	for _, st := range sts {
+		// A keyed table's index learns the commit as its tail does
+		// (keys.go: mu orders before st.mu).
+		if st.keys != nil {
+			st.keys.mu.Lock()
+		}
 		st.mu.Lock()
 		delete(st.pending, pos)
-		if serr == nil && !st.dropped {
+		ok := serr == nil && !st.dropped
+		if ok {
 			e := *entries[st]
 			e.commit = pos
 			st.insertTail(e)
 		}
 		st.mu.Unlock()
+		if st.keys != nil {
+			for _, t := range byState[st] {
+				st.keys.endKeys(t, ok)
+			}
+			st.keys.mu.Unlock()
+		}
 	}
 	return serr
 }
@@ -678,6 +730,7 @@ func (t *Txn) Abort() {
 	}
 	t.closed = true
 	t.m.inflight.Delete(t.id)
+	t.endTxnKeys(false)
 	if len(t.chunks) > 0 || len(t.delRecs) > 0 {
 		// Best effort: without it, replay drops the chunks as never committed.
 		_, _ = t.m.log.Append(recAbort, txnRecord(t.id))
@@ -925,6 +978,19 @@ func (m *Manager) linkOnce(ctx context.Context, st *tableState) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("link %s: %w", st.name(), err)
 	}
+	// A keyed table's index follows the rows into their data files
+	// (keys.go): read before its lock is taken, applied with the new
+	// snapshot.
+	ix := st.keys
+	var moved []movedKeys
+	var kerr error
+	if ix != nil {
+		if nt != tbl {
+			moved, kerr = m.readMoved(ctx, st, ix, nt)
+		}
+		ix.mu.Lock()
+		defer ix.mu.Unlock()
+	}
 	st.mu.Lock()
 	st.tbl, st.pos = nt, next
 	for len(st.tail) > 0 {
@@ -936,6 +1002,9 @@ func (m *Manager) linkOnce(ctx context.Context, st *tableState) (bool, error) {
 		break
 	}
 	st.mu.Unlock()
+	if ix != nil {
+		ix.linked(st, snapshotID(tbl), snapshotID(nt), refs, moved, kerr)
+	}
 	return more, nil
 }
 

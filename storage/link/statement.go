@@ -48,6 +48,7 @@ type Statement struct {
 	txns     map[Key]*Txn
 	order    []*Txn // txns in the order begun, for a deterministic commit
 	branches []*branchWrite
+	owner    uint64 // SetOwner (keystxn.go)
 }
 
 var _ Writer = (*Statement)(nil)
@@ -76,6 +77,9 @@ func (s *Statement) Table(ctx context.Context, ns, name, ref string) (RowWriter,
 	t, err := s.m.Begin(ctx, ns, name)
 	if err != nil {
 		return nil, err
+	}
+	if s.owner != 0 {
+		t.owner = s.owner
 	}
 	s.txns[key] = t
 	s.order = append(s.order, t)
