@@ -25,10 +25,11 @@ type DMLFuzzer struct {
 	logf   func(string, ...any)
 	tables []dmlTable
 	inTx   bool
-	// Steps counts the statements run; Checkpoints Loam's CHECKPOINTs;
-	// Failed the statements both sides refused alike, by SQLSTATE.
-	Steps, Checkpoints int
-	Failed             map[string]int
+	// Steps counts the statements run; Checkpoints Loam's CHECKPOINTs,
+	// Vacuums its VACUUMs; Failed the statements both sides refused
+	// alike, by SQLSTATE.
+	Steps, Checkpoints, Vacuums int
+	Failed                      map[string]int
 	// Skip leaves statement kinds out: "upsert", "merge", "keyed".
 	Skip map[string]bool
 }
@@ -96,6 +97,14 @@ func (f *DMLFuzzer) Step(ctx context.Context) (string, error) {
 	if f.r.Intn(12) == 0 && !f.inTx {
 		f.Checkpoints++
 		if err := f.loam.Exec(ctx, "CHECKPOINT"); err != nil {
+			return "", err
+		}
+	}
+	if f.r.Intn(40) == 0 && !f.inTx {
+		// Compaction applies the deletes and rewrites the files the next
+		// statements' row ids name (docs/upkeep.md).
+		f.Vacuums++
+		if err := f.loam.Exec(ctx, "VACUUM"); err != nil {
 			return "", err
 		}
 	}

@@ -45,5 +45,5 @@ func TestDMLFuzz(t *testing.T) {
 			t.Fatalf("seed %d step %d: %s%s", seed, f.Steps, diff, srv.ExitedEarly())
 		}
 	}
-	t.Logf("seed %d: %d statements, %d checkpoints, no difference; refused alike: %v", seed, f.Steps, f.Checkpoints, f.Failed)
+	t.Logf("seed %d: %d statements, %d checkpoints, %d vacuums, no difference; refused alike: %v", seed, f.Steps, f.Checkpoints, f.Vacuums, f.Failed)
 }
