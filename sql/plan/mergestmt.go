@@ -83,7 +83,7 @@ func (p *Planner) Merge(ms *pg.MergeStmt) (q *Query, err error) {
 		return nil, err
 	}
 	if src.rows >= 0 && tgt.rows > src.rows {
-		join = hashSource(join)
+		join = p.hashSource(join)
 	}
 	t, err := WriteTarget(ti, p.ec.Loc)
 	if err != nil {
@@ -96,40 +96,15 @@ func (p *Planner) Merge(ms *pg.MergeStmt) (q *Query, err error) {
 
 // hashSource turns the left hash join of the source to the target, which
 // hashes (and holds in memory) the target, into target RIGHT JOIN source,
-// which hashes the source, with the columns put back in source, target
-// order: the source of a MERGE is usually the smaller side, a few rows
-// merged into a large table. Other joins are returned as they are.
-func hashSource(n physical.Node) physical.Node {
+// which hashes the source (swappedHashJoin): the source of a MERGE is
+// usually the smaller side, a few rows merged into a large table. Other
+// joins are returned as they are.
+func (p *Planner) hashSource(n physical.Node) physical.Node {
 	j, ok := n.(*physical.HashJoin)
 	if !ok || j.Kind != exec.LeftJoin {
 		return n
 	}
-	nl, nr := len(j.Left.Types()), len(j.Right.Types())
-	extra := j.Extra
-	if extra != nil {
-		m := map[int]int{}
-		for i := 0; i < nl; i++ {
-			m[i] = nr + i
-		}
-		for i := 0; i < nr; i++ {
-			m[nl+i] = i
-		}
-		e, ok := remap(extra, m)
-		if !ok {
-			return n
-		}
-		extra = e
-	}
-	sw := &physical.HashJoin{Kind: exec.RightJoin, Left: j.Right, Right: j.Left, LeftKeys: j.RightKeys, RightKeys: j.LeftKeys, Extra: extra}
-	ts := sw.Types()
-	out := make([]expr.Expr, 0, nl+nr)
-	for i := 0; i < nl; i++ {
-		out = append(out, &expr.Col{Idx: nr + i, T: ts[nr+i]})
-	}
-	for i := 0; i < nr; i++ {
-		out = append(out, &expr.Col{Idx: i, T: ts[i]})
-	}
-	return &physical.Project{In: sw, Exprs: out}
+	return p.swappedHashJoin(exec.LeftJoin, j.Left, j.Right, j.LeftKeys, j.RightKeys, j.Extra)
 }
 
 // targetOnly are the conjuncts of the join condition that read the
