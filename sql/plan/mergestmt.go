@@ -89,7 +89,11 @@ func (p *Planner) Merge(ms *pg.MergeStmt) (q *Query, err error) {
 	if err != nil {
 		return nil, err
 	}
-	q = &Query{Root: &physical.Merge{In: join, Target: t, RowID: ns + nt, Actions: actions}}
+	var as string
+	if ms.Relation.Alias != nil {
+		as = alias
+	}
+	q = &Query{Root: &physical.Merge{In: join, Target: t, RowID: ns + nt, Actions: actions, Alias: as}}
 	q.env = p.Env()
 	return q, nil
 }
