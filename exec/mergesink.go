@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
@@ -51,11 +52,15 @@ type mergeOp struct {
 
 	w link.RowWriter
 	n int64
+	// rows counts the joined rows read; done[k] those a clause of kind k
+	// took (EXPLAIN ANALYZE's Tuples line).
+	rows int64
+	done [4]int64
 	// touched are the target rows this statement updated or deleted: a
 	// second action on one is PostgreSQL's 21000. A bitmap, as a MERGE
 	// may touch every row of a large table.
 	touched *roaring64.Bitmap
-	done    bool
+	ended   bool
 }
 
 var _ Operator = (*mergeOp)(nil)
@@ -82,14 +87,15 @@ func (s *mergeOp) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.w, s.n, s.done, s.touched = w, 0, false, roaring64.New()
+	s.w, s.n, s.ended, s.touched = w, 0, false, roaring64.New()
+	s.rows, s.done = 0, [4]int64{}
 	return s.in.Open(ctx)
 }
 
 func (s *mergeOp) Close() error { return s.in.Close() }
 
 func (s *mergeOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
-	if s.done {
+	if s.ended {
 		return nil, nil
 	}
 	for {
@@ -98,7 +104,7 @@ func (s *mergeOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, err
 		}
 		if rec == nil {
-			s.done = true
+			s.ended = true
 			return countRow(s.n), nil
 		}
 		err = s.merge(ctx, rec)
@@ -115,6 +121,7 @@ func (s *mergeOp) merge(ctx context.Context, rec arrow.RecordBatch) error {
 	if n == 0 {
 		return nil
 	}
+	s.rows += int64(n)
 	ids, ok := rec.Column(s.rowID).(*array.Int64)
 	if !ok {
 		return errors.New("exec: MERGE's row id column is not bigint")
@@ -193,6 +200,7 @@ func (s *mergeOp) merge(ctx context.Context, rec arrow.RecordBatch) error {
 			adds = append(adds, out)
 		}
 		s.n += int64(len(rows))
+		s.done[act.Kind] += int64(len(rows))
 	}
 	// The old rows go before the new ones come, as UPDATE's do: an updated
 	// row that keeps its key must not meet itself in a keyed table.
@@ -207,6 +215,23 @@ func (s *mergeOp) merge(ctx context.Context, rec arrow.RecordBatch) error {
 		}
 	}
 	return nil
+}
+
+// RunDetails is the line PostgreSQL's EXPLAIN ANALYZE shows under a
+// MERGE: the joined rows inserted, updated and deleted, and those no
+// clause changed (skipped), each when not zero.
+func (s *mergeOp) RunDetails() []string {
+	line := "Tuples:"
+	skipped := s.rows - s.done[MergeInsert] - s.done[MergeUpdate] - s.done[MergeDelete]
+	for _, c := range []struct {
+		name string
+		n    int64
+	}{{"inserted", s.done[MergeInsert]}, {"updated", s.done[MergeUpdate]}, {"deleted", s.done[MergeDelete]}, {"skipped", skipped}} {
+		if c.n > 0 {
+			line += fmt.Sprintf(" %s=%d", c.name, c.n)
+		}
+	}
+	return []string{line}
 }
 
 // newRows are the rows the expressions row make of rec's rows at idx.

@@ -47,6 +47,13 @@ func Render(ctx context.Context, root physical.Node, an *Analysis, ec *expr.Ctx)
 			}
 			a.Details = exec.ScanDetails(ctx, s.SpecOf(s.Source, ec), op)
 		}
+		if an != nil {
+			if st := an.ops[n]; st != nil {
+				if d, ok := st.Operator.(exec.RunDetailer); ok {
+					a.Details = append(a.Details, d.RunDetails()...)
+				}
+			}
+		}
 		return a
 	})
 }

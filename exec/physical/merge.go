@@ -17,17 +17,22 @@ type Merge struct {
 	Target  *exec.Target
 	RowID   int
 	Actions []exec.MergeAction
+	// Alias is the target's AS name, "" for none (EXPLAIN shows it).
+	Alias string
 }
 
 func (m *Merge) Types() []types.T { return []types.T{types.TInt8} }
 func (m *Merge) Children() []Node { return []Node{m.In} }
 
-// Explain names the table as PostgreSQL's "Merge on t" does, and lists
-// the clauses in order.
+// Explain names the table as PostgreSQL's "Merge on t [alias]" does, and
+// lists the clauses in order.
 func (m *Merge) Explain() Explained {
 	name := m.Target.Table
 	if m.Target.Ref != "" {
 		name += "@" + m.Target.Ref
+	}
+	if m.Alias != "" && m.Alias != m.Target.Table {
+		name += " " + m.Alias
 	}
 	ex := Explained{Name: "Merge on " + name}
 	for _, a := range m.Actions {

@@ -123,8 +123,9 @@ func TestMergePrepared(t *testing.T) {
 }
 
 // EXPLAIN shows a MERGE as "Merge on t" over the join, its clauses in
-// order, and runs nothing; EXPLAIN ANALYZE runs it, and ROLLBACK undoes
-// it.
+// order, and runs nothing; EXPLAIN ANALYZE runs it, with PostgreSQL's
+// Tuples line (the rows inserted, updated, deleted and skipped, each when
+// not zero), and ROLLBACK undoes it.
 func TestExplainMerge(t *testing.T) {
 	s := newSession(t, openEngine(t))
 	mustRun(t, s, "CREATE TABLE tm (a int, b text)")
@@ -140,7 +141,8 @@ func TestExplainMerge(t *testing.T) {
 		{"EXPLAIN " + q, []string{`^Merge on tm$`, `^  WHEN MATCHED AND \(.*b = 'x'::text\) THEN DELETE$`,
 			`^  WHEN NOT MATCHED THEN INSERT$`, `->  .*Join`, `Iceberg Scan on public\.tm`}, "2"},
 		{"BEGIN", nil, "2"},
-		{"EXPLAIN ANALYZE " + q, []string{`^Merge on tm  \(actual time=.* rows=1 batches=1 loops=1\)$`}, "2"},
+		{"EXPLAIN ANALYZE " + q, []string{`^Merge on tm  \(actual time=.* rows=1 batches=1 loops=1\)$`,
+			`^  Tuples: inserted=1 deleted=1$`}, "2"},
 		{"ROLLBACK", nil, "2"},
 		{"EXPLAIN ANALYZE " + q, nil, "2"}, // one deleted, one inserted
 	} {

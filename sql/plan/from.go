@@ -358,7 +358,7 @@ func (p *Planner) joinOp(kind exec.JoinKind, l, r *fromItem, sc *scope, off int,
 			}
 			if kind == exec.InnerJoin && l.rows >= 0 && r.rows > l.rows {
 				// An inner join commutes: hash the smaller side.
-				return p.swappedHashJoin(lop, rop, lk, rk, extra), nil
+				return p.swappedHashJoin(exec.InnerJoin, lop, rop, lk, rk, extra), nil
 			}
 			return &physical.HashJoin{Kind: kind, Left: lop, Right: rop, LeftKeys: lk, RightKeys: rk, Extra: extra}, nil
 		}
@@ -567,9 +567,14 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (physi
 	return src, nil
 }
 
-// swappedHashJoin is an inner hash join of l and r that hashes l, with
-// its output columns put back in l, r order.
-func (p *Planner) swappedHashJoin(l, r physical.Node, lk, rk []expr.Expr, extra expr.Expr) physical.Node {
+// swappedHashJoin is a hash join of l and r, inner or left (kind), that
+// hashes l: r joined to l, inner or right, with its output columns put
+// back in l, r order.
+func (p *Planner) swappedHashJoin(kind exec.JoinKind, l, r physical.Node, lk, rk []expr.Expr, extra expr.Expr) physical.Node {
+	mirror := exec.InnerJoin
+	if kind == exec.LeftJoin {
+		mirror = exec.RightJoin
+	}
 	nl, nr := len(l.Types()), len(r.Types())
 	if extra != nil {
 		m := map[int]int{}
@@ -581,11 +586,11 @@ func (p *Planner) swappedHashJoin(l, r physical.Node, lk, rk []expr.Expr, extra 
 		}
 		e, ok := remap(extra, m)
 		if !ok {
-			return &physical.HashJoin{Kind: exec.InnerJoin, Left: l, Right: r, LeftKeys: lk, RightKeys: rk, Extra: extra}
+			return &physical.HashJoin{Kind: kind, Left: l, Right: r, LeftKeys: lk, RightKeys: rk, Extra: extra}
 		}
 		extra = e
 	}
-	j := &physical.HashJoin{Kind: exec.InnerJoin, Left: r, Right: l, LeftKeys: rk, RightKeys: lk, Extra: extra}
+	j := &physical.HashJoin{Kind: mirror, Left: r, Right: l, LeftKeys: rk, RightKeys: lk, Extra: extra}
 	ts := j.Types()
 	out := make([]expr.Expr, 0, nl+nr)
 	for i := 0; i < nl; i++ {

@@ -22,13 +22,21 @@ import (
 // bound over that row: a MATCHED clause sees the source's and target's
 // columns, a NOT MATCHED one the source's only. The sink yields one
 // row, the number of rows inserted, updated and deleted (Columns nil).
-func (p *Planner) Merge(ms *pg.MergeStmt) (*Query, error) {
+func (p *Planner) Merge(ms *pg.MergeStmt) (q *Query, err error) {
 	if ms.WithClause != nil {
 		saved := p.ctes
 		defer func() { p.ctes = saved }()
 		if err := p.with(ms.WithClause); err != nil {
 			return nil, err
 		}
+		mine := p.ctes
+		defer func() {
+			if err == nil {
+				if err = p.checkUnread(mine, saved); err != nil {
+					q = nil
+				}
+			}
+		}()
 	}
 	if err := checkReachable(ms.MergeWhenClauses); err != nil {
 		return nil, err
@@ -48,7 +56,7 @@ func (p *Planner) Merge(ms *pg.MergeStmt) (*Query, error) {
 			return nil, e
 		}
 	}
-	tgt := p.mergeTargetItem(ti, alias)
+	tgt := p.targetItem(ti, alias) // its columns, then its row id
 	ns, nt := len(src.cols), len(ti.Columns)
 	sc := newScope(append(append([]scopeCol{}, src.cols...), tgt.cols...))
 
@@ -74,13 +82,33 @@ func (p *Planner) Merge(ms *pg.MergeStmt) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
+	if src.rows >= 0 && tgt.rows > src.rows {
+		join = p.hashSource(join)
+	}
 	t, err := WriteTarget(ti, p.ec.Loc)
 	if err != nil {
 		return nil, err
 	}
-	q := &Query{Root: &physical.Merge{In: join, Target: t, RowID: ns + nt, Actions: actions}}
+	var as string
+	if ms.Relation.Alias != nil {
+		as = alias
+	}
+	q = &Query{Root: &physical.Merge{In: join, Target: t, RowID: ns + nt, Actions: actions, Alias: as}}
 	q.env = p.Env()
 	return q, nil
+}
+
+// hashSource turns the left hash join of the source to the target, which
+// hashes (and holds in memory) the target, into target RIGHT JOIN source,
+// which hashes the source (swappedHashJoin): the source of a MERGE is
+// usually the smaller side, a few rows merged into a large table. Other
+// joins are returned as they are.
+func (p *Planner) hashSource(n physical.Node) physical.Node {
+	j, ok := n.(*physical.HashJoin)
+	if !ok || j.Kind != exec.LeftJoin {
+		return n
+	}
+	return p.swappedHashJoin(exec.LeftJoin, j.Left, j.Right, j.LeftKeys, j.RightKeys, j.Extra)
 }
 
 // targetOnly are the conjuncts of the join condition that read the
@@ -164,31 +192,6 @@ func (p *Planner) mergeTarget(rv *pg.RangeVar) (*TableInfo, string, error) {
 		alias = rv.Alias.Aliasname
 	}
 	return ti, alias, nil
-}
-
-// mergeTargetItem is the target as a FROM item: its columns, then a
-// hidden one no name reaches, the row id, which its scan always reads.
-func (p *Planner) mergeTargetItem(ti *TableInfo, alias string) *fromItem {
-	cols := append(p.tableCols(ti, alias), scopeCol{t: types.TInt8, hidden: true, system: true})
-	nt := len(ti.Columns)
-	return &fromItem{cols: cols, rows: tableRows(ti), build: func(sc *scope, off int, prune expr.Expr) (physical.Node, error) {
-		scan := &physical.Scan{Source: p.scanSource(ti), Expiry: p.expiry(ti), RowIDs: true}
-		if prune != nil {
-			scan.Prune, scan.Names = prune, ti.Columns
-		}
-		var positions []int
-		all := make([]types.T, len(cols))
-		for i, c := range cols {
-			all[i] = c.t
-			if i < nt && sc.used[off+i] {
-				scan.Columns = append(scan.Columns, c.name)
-				scan.ColumnTypes = append(scan.ColumnTypes, c.t)
-				positions = append(positions, i)
-			}
-		}
-		positions = append(positions, nt)
-		return &physical.Widen{In: scan, Positions: positions, All: all}, nil
-	}}
 }
 
 // mergeOn binds the join condition over the source's and target's
