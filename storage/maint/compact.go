@@ -58,7 +58,7 @@ type CompactReport struct {
 	// files, a schema change): its files were removed and the next run
 	// tries again.
 	Conflict bool
-	// Skipped is how many files with deletes were left alone because
+	// Skipped is how many files were left alone because
 	// deletes of theirs still wait in the write log (the link commits
 	// them first; the next run takes the files).
 	Skipped int
@@ -149,7 +149,7 @@ func Compact(ctx context.Context, m *link.Manager, ns, name string, now time.Tim
 		// naming the old ones, and no transaction may delete rows of
 		// them, until the commit is in (rowlock.go). The link lock is
 		// held already, the order linkOnce takes the two in.
-		unlock, err := lockRows(ctx, m, ns, name, opts.AllDeletes)
+		unlock, err := lockRows(ctx, m, ns, name)
 		if err != nil {
 			return nil, err
 		}
@@ -222,7 +222,7 @@ func Compact(ctx context.Context, m *link.Manager, ns, name string, now time.Tim
 // least opts.MinInputFiles, and those whose deletes make them worth
 // rewriting (deletes.go), in bins of any size. Files named in pending
 // (deletes of theirs wait in the write log) are left out; skipped counts
-// those that had deletes to apply.
+// them.
 func planGroups(ctx context.Context, t *table.Table, opts CompactOptions, pending map[string]bool) (groups []table.CompactionTaskGroup, skipped int, err error) {
 	tasks, err := t.Scan().PlanFiles(ctx)
 	if err != nil {
@@ -239,9 +239,7 @@ func planGroups(ctx context.Context, t *table.Table, opts CompactOptions, pendin
 			continue
 		}
 		if pending[task.File.FilePath()] {
-			if hasDeletes(task) {
-				skipped++
-			}
+			skipped++
 			continue
 		}
 		if worthApplying(task, opts.AllDeletes) {
