@@ -55,12 +55,12 @@ type CompactReport struct {
 	DeleteFiles  int   // delete files (position, equality, vectors) dropped
 	// Conflict is set when the table changed under the rewrite in a way
 	// it cannot commit beside (another rewrite, a delete of rows in its
-	// files, a schema change): its files were removed and the next run
-	// tries again.
+	// files, a schema change), or a transaction held the table's row lock
+	// too long: its files were removed and the next run tries again.
 	Conflict bool
-	// Skipped is how many files were left alone because
-	// deletes of theirs still wait in the write log (the link commits
-	// them first; the next run takes the files).
+	// Skipped is how many files were left alone because deletes of
+	// theirs still wait in the write log (the link commits them first;
+	// the next run takes the files).
 	Skipped int
 }
 
@@ -68,7 +68,8 @@ type CompactReport struct {
 // and its commit, where a link commit or another rewrite may land.
 var beforeCommit func()
 
-// errConflict marks a rewrite whose inputs changed before its commit.
+// errConflict marks a rewrite whose inputs changed before its commit, or
+// that could not take the row lock to commit.
 var errConflict = errors.New("compaction: the table changed since its files were read")
 
 // Compact bin-packs each partition's small data files (below 3/4 of the
