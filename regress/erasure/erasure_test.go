@@ -23,6 +23,7 @@ func TestDeleteThenVacuumErases(t *testing.T) {
 	bin := loamtest.Binary(t)
 	for _, c := range []struct{ name, with string }{
 		{"v2", ""},
+		{"v2 partitioned by tenant", " PARTITIONED BY (tenant)"},
 		{"v3", " WITH (format_version = 3)"},
 	} {
 		t.Run(c.name, func(t *testing.T) { deleteThenVacuum(t, bin, c.with) })
