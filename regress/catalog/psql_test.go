@@ -40,6 +40,8 @@ var psqlTables = []struct{ pg, loam string }{
 	// A primary key: \d's "Indexes:" footer, \di and \d of the index.
 	{`CREATE TABLE keyed_calls (id int, model text, day date, PRIMARY KEY (model, id))`,
 		`CREATE TABLE keyed_calls (id int, model text, day date, PRIMARY KEY (model, id))`},
+	{`CREATE TABLE unique_calls (id int PRIMARY KEY, run text UNIQUE, a int, b int, UNIQUE (a, b))`,
+		`CREATE TABLE unique_calls (id int PRIMARY KEY, run text UNIQUE, a int, b int, UNIQUE (a, b))`},
 	// Column DEFAULTs: \d's Default column.
 	{`CREATE TABLE default_calls (id uuid DEFAULT gen_random_uuid(), ts timestamptz NOT NULL DEFAULT now(), tenant text DEFAULT 'none',
 		tokens int DEFAULT 0, total bigint DEFAULT 1 + 1, at2 timestamptz DEFAULT current_timestamp, loss float8 DEFAULT -0.5)`,
@@ -156,6 +158,8 @@ func TestPsql(t *testing.T) {
 			{"-A", "-c", `\ds`},
 			{"-A", "-c", `\di`},
 			{"-c", `\d keyed_calls_pkey`},
+			{"-c", `\d unique_calls`},
+			{"-c", `\d unique_calls_a_b_key`},
 			{"-A", "-c", `\dt`},
 			{"-A", "-c", `\dt llm_*`},
 			{"-A", "-c", `\d`},

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/storage/wal"
 )
 
 // keyIndex is a keyed table's key index: for each PRIMARY KEY and UNIQUE
@@ -41,24 +42,42 @@ type keyIndex struct {
 	valid bool
 	snap  int64 // the snapshot the live keys reflect
 	cons  []KeyConstraint
-	live  []map[string]int64   // per constraint: key → the live row's id
-	byRow map[int64][]string   // a live row's keys, per constraint ("" for none)
+	live  []map[string]loc     // per constraint: key → the live row
+	byRow map[loc][]string     // a live row's keys, per constraint ("" for none)
 	pend  []map[string]pendKey // per constraint: keys open transactions added
-	pdel  map[int64]*Txn       // live rows open transactions deleted
+	pdel  map[loc]*Txn         // live rows open transactions deleted
 
 	builds int // how many times it was built, for tests
 }
 
+// loc is where a row is: its source (a data file or a log chunk) and its
+// position there. The index keeps rows by loc, not by row id, since row
+// ids are renumbered whenever a statement takes the row lock (rowid.go).
+type loc struct {
+	src source
+	row uint32
+}
+
+// rowID is the row id of the row at l, for a statement holding the row
+// lock.
+func (st *tableState) rowID(l loc) int64 { return st.srcs.id(l.src) + int64(l.row) }
+
+// locOf is where the row id (of a statement holding the row lock) is.
+func (st *tableState) locOf(id int64) (loc, error) {
+	src, row, err := st.srcs.of(id)
+	return loc{src, row}, err
+}
+
 type pendKey struct {
 	t   *Txn
-	row int64
+	row loc
 }
 
 // txnKeys is what one transaction did to a keyed table's index, undone
 // or made live when it ends.
 type txnKeys struct {
 	adds  []keyAdd
-	dels  []int64
+	dels  []loc
 	ended bool
 	done  chan struct{}
 }
@@ -66,7 +85,7 @@ type txnKeys struct {
 type keyAdd struct {
 	con  int
 	key  string
-	row  int64
+	row  loc
 	prev pendKey // the entry it replaced: its own block's, whose row it deleted
 }
 
@@ -75,7 +94,7 @@ func newKeyIndex(tbl *table.Table, name string) *keyIndex {
 	if len(cons) == 0 {
 		return nil
 	}
-	ix := &keyIndex{cons: cons, pdel: map[int64]*Txn{}}
+	ix := &keyIndex{cons: cons, pdel: map[loc]*Txn{}}
 	ix.pend = make([]map[string]pendKey, len(cons))
 	for i := range ix.pend {
 		ix.pend[i] = map[string]pendKey{}
@@ -157,11 +176,17 @@ func (m *Manager) rebuildKeys(ctx context.Context, st *tableState, ix *keyIndex)
 	r := v.Read()
 	tbl := v.Table
 	ix.valid = false
-	ix.live = make([]map[string]int64, len(ix.cons))
+	ix.live = make([]map[string]loc, len(ix.cons))
 	for i := range ix.live {
-		ix.live[i] = map[string]int64{}
+		ix.live[i] = map[string]loc{}
 	}
-	ix.byRow = map[int64][]string{}
+	ix.byRow = map[loc][]string{}
+	// Row ids of the index's own numbering, turned into locs as read.
+	var ids sources
+	toLoc := func(id int64) (loc, error) {
+		src, row, err := ids.of(id)
+		return loc{src, row}, err
+	}
 	seen := map[string]bool{}
 	var fields []string
 	for _, c := range ix.cons {
@@ -174,15 +199,15 @@ func (m *Manager) rebuildKeys(ctx context.Context, st *tableState, ix *keyIndex)
 	}
 	if snapshotID(tbl) >= 0 {
 		_, rows, _, err := m.store.Scan(ctx, tbl, iceberg.AlwaysTrue{}, nil, nil, fields,
-			&icetable.Positions{Deleted: r.FileDeletes, RowIDs: r.FileRowIDs})
+			&icetable.Positions{Deleted: r.FileDeletes, RowIDs: func(p string) int64 { return ids.id(source{path: p}) }})
 		if err != nil {
 			return fmt.Errorf("build key index of %s: %w", name, err)
 		}
-		if err := ix.addRows(tbl, rows); err != nil {
+		if err := ix.addRows(tbl, rows, toLoc); err != nil {
 			return fmt.Errorf("build key index of %s: %w", name, err)
 		}
 	}
-	if err := ix.addRows(tbl, r.Rows(true)); err != nil {
+	if err := ix.addRows(tbl, r.rowsWith(func(p wal.Pos) int64 { return ids.id(source{chunk: p}) }), toLoc); err != nil {
 		return fmt.Errorf("build key index of %s: %w", name, err)
 	}
 	ix.valid, ix.snap = true, snapshotID(tbl)
@@ -191,7 +216,7 @@ func (m *Manager) rebuildKeys(ctx context.Context, st *tableState, ix *keyIndex)
 }
 
 // addRows makes rows (with RowIDColumn) live.
-func (ix *keyIndex) addRows(tbl *table.Table, rows func(func(arrow.RecordBatch, error) bool)) error {
+func (ix *keyIndex) addRows(tbl *table.Table, rows func(func(arrow.RecordBatch, error) bool), toLoc func(int64) (loc, error)) error {
 	var rerr error
 	rows(func(rec arrow.RecordBatch, err error) bool {
 		if err != nil {
@@ -211,7 +236,11 @@ func (ix *keyIndex) addRows(tbl *table.Table, rows func(func(arrow.RecordBatch, 
 			return false
 		}
 		for i := range int(rec.NumRows()) {
-			id := ids.Value(i)
+			id, err := toLoc(ids.Value(i))
+			if err != nil {
+				rerr = err
+				return false
+			}
 			var row []string
 			for c := range ix.cons {
 				if k := ks[c][i]; k != "" {
@@ -232,7 +261,7 @@ func (ix *keyIndex) addRows(tbl *table.Table, rows func(func(arrow.RecordBatch, 
 }
 
 // removeRow makes a row no longer live.
-func (ix *keyIndex) removeRow(id int64) {
+func (ix *keyIndex) removeRow(id loc) {
 	row, ok := ix.byRow[id]
 	if !ok {
 		return
@@ -248,9 +277,9 @@ func (ix *keyIndex) removeRow(id int64) {
 // conflict is what a key meets in the index.
 type conflict struct {
 	con  int
-	row  int64 // the row holding the key, visible to the transaction
-	own  bool  // the row is one the transaction itself added
-	wait *Txn  // another open transaction holds the key: wait for it
+	row  loc  // the row holding the key, visible to the transaction
+	own  bool // the row is one the transaction itself added
+	wait *Txn // another open transaction holds the key: wait for it
 }
 
 // find looks key k of constraint c up for transaction t. ok is false
@@ -311,7 +340,7 @@ func (ix *keyIndex) violation(tbl *table.Table, c int, rec arrow.RecordBatch, ro
 // with their new row ids.
 type movedKeys struct {
 	ks  [][]string
-	ids []int64
+	ids []loc
 }
 
 // readMoved reads the keys of the rows the link commit that made nt moved
@@ -328,7 +357,8 @@ func (m *Manager) readMoved(ctx context.Context, st *tableState, ix *keyIndex, n
 			}
 		}
 	}
-	rows, err := m.store.ScanAdded(ctx, nt, fields, &icetable.Positions{RowIDs: func(p string) int64 { return st.srcs.id(source{path: p}) }})
+	var ids sources // the index's own numbering (rebuildKeys)
+	rows, err := m.store.ScanAdded(ctx, nt, fields, &icetable.Positions{RowIDs: func(p string) int64 { return ids.id(source{path: p}) }})
 	if err != nil {
 		return nil, err
 	}
@@ -350,10 +380,15 @@ func (m *Manager) readMoved(ctx context.Context, st *tableState, ix *keyIndex, n
 			rerr = fmt.Errorf("link: rows lack %s", RowIDColumn)
 			return false
 		}
-		ids := rec.Column(idc[0]).(interface{ Value(int) int64 })
-		mk := movedKeys{ks: ks, ids: make([]int64, rec.NumRows())}
+		col := rec.Column(idc[0]).(interface{ Value(int) int64 })
+		mk := movedKeys{ks: ks, ids: make([]loc, rec.NumRows())}
 		for i := range mk.ids {
-			mk.ids[i] = ids.Value(i)
+			src, row, err := ids.of(col.Value(i))
+			if err != nil {
+				rerr = err
+				return false
+			}
+			mk.ids[i] = loc{src, row}
 		}
 		out = append(out, mk)
 		return true
@@ -372,9 +407,8 @@ func (ix *keyIndex) linked(st *tableState, from, now int64, refs []chunkRef, mov
 		return
 	}
 	for _, c := range refs {
-		base := st.chunkRowIDs(c.pos)
 		for r := range c.rows {
-			ix.removeRow(base + r)
+			ix.removeRow(loc{source{chunk: c.pos}, uint32(r)})
 		}
 	}
 	for _, mk := range moved {

@@ -85,14 +85,13 @@ func (t *Txn) addKeyed(ix *keyIndex, rec arrow.RecordBatch) error {
 			ix.mu.Unlock()
 			return err
 		}
-		base := t.st.chunkRowIDs(pos)
 		kx := t.keyState()
 		for c := range ix.cons {
 			for i, k := range ks[c] {
 				if k == "" {
 					continue
 				}
-				a := keyAdd{con: c, key: k, row: base + int64(i)}
+				a := keyAdd{con: c, key: k, row: loc{source{chunk: pos}, uint32(i)}}
 				if p, ok := ix.pend[c][k]; ok {
 					a.prev = p
 				}
@@ -115,7 +114,11 @@ func (t *Txn) keyDeletes(ids []int64) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	kx := t.keyState()
-	for _, id := range ids {
+	for _, rid := range ids {
+		id, err := t.st.locOf(rid)
+		if err != nil {
+			continue // Delete refused it already
+		}
 		if _, ok := ix.pdel[id]; !ok {
 			ix.pdel[id] = t
 			kx.dels = append(kx.dels, id)
@@ -136,10 +139,8 @@ func (ix *keyIndex) endKeys(t *Txn, committed bool) {
 			ix.removeRow(id)
 		}
 		for _, a := range kx.adds {
-			if t.dels != nil {
-				if src, row, err := t.st.srcs.of(a.row); err == nil && containsRow(t.dels, src, row) {
-					continue
-				}
+			if t.dels != nil && containsRow(t.dels, a.row.src, a.row.row) {
+				continue
 			}
 			ix.live[a.con][a.key] = a.row
 			r := ix.byRow[a.row]

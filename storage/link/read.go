@@ -9,6 +9,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/apache/iceberg-go/table/dv"
 	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/storage/wal"
 )
 
 // Read is one table as a statement reads it beyond the pinned snapshot:
@@ -74,6 +75,15 @@ func (r *Read) TailRows() int64 {
 // transaction's own rows. With ids each batch has RowIDColumn after the
 // table's columns. Each batch is the caller's to release.
 func (r *Read) Rows(ids bool) iter.Seq2[arrow.RecordBatch, error] {
+	if !ids {
+		return r.rowsWith(nil)
+	}
+	return r.rowsWith(r.st.chunkRowIDs)
+}
+
+// rowsWith is Rows with the row ids idOf gives each chunk's first row
+// (none when nil): the key index numbers rows its own way (keys.go).
+func (r *Read) rowsWith(idOf func(wal.Pos) int64) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		refs := slices.Collect(r.v.chunks)
 		for _, t := range r.own {
@@ -97,8 +107,8 @@ func (r *Read) Rows(ids bool) iter.Seq2[arrow.RecordBatch, error] {
 			c := refs[i]
 			i++
 			var base int64 = -1
-			if ids {
-				base = r.st.chunkRowIDs(c.pos)
+			if idOf != nil {
+				base = idOf(c.pos)
 			}
 			out, err := keepRows(rec, dels.chunk(c.pos), base)
 			rec.Release()

@@ -94,7 +94,7 @@ func (t *Txn) Conflicts(rec arrow.RecordBatch, arbiters []int) ([]Conflict, erro
 						wait = f.wait
 						break rows
 					}
-					out[i] = Conflict{Row: f.row, Own: f.own, Earlier: -1}
+					out[i] = Conflict{Row: t.st.rowID(f.row), Own: f.own, Earlier: -1}
 					break
 				}
 			}
