@@ -53,7 +53,7 @@ func (s *Session) vacuum(ctx context.Context, st *Statement, vs *pg.VacuumStmt) 
 		rep, err := s.eng.upkeep.Vacuum(ctx, k.NS, k.Name)
 		pinned = pinned || rep.LogPinned
 		if err == nil && rep.DeletesLeft {
-			s.warning("01000", fmt.Sprintf("rows deleted from %q remain in files that changed while they were rewritten; VACUUM it again", k.Name))
+			s.warning("01000", fmt.Sprintf("rows deleted from %q remain in its files: deletes kept landing in them, or an open transaction holds its row lock; VACUUM it again once it ends", k.Name))
 		}
 		if err != nil {
 			if ctx.Err() != nil {

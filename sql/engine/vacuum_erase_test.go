@@ -1,8 +1,12 @@
 package engine_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/loamdb/loam/pgerr"
 )
 
 // VACUUM erases the write log's older segments (docs/upkeep.md, Erasure);
@@ -40,4 +44,44 @@ func TestVacuumWarnsOfSegmentsOpenTransactionsKeep(t *testing.T) {
 	if r := mustRun(t, s, "SELECT string_agg(id::text, ',' ORDER BY id) FROM t"); r.rows[0][0] != "1,3" {
 		t.Errorf("rows %s, want 1,3", r.rows[0][0])
 	}
+}
+
+// A transaction holding the table's row lock (an open block that deleted
+// rows) does not make VACUUM wait: it does what it can, warns that deleted
+// rows remain, and a VACUUM after the block ends erases them.
+func TestVacuumDoesNotWaitForTheRowLock(t *testing.T) {
+	e := openEngine(t)
+	s, o := newSession(t, e), newSession(t, e)
+	mustRun(t, s, "CREATE TABLE t (id int)")
+	mustRun(t, s, "INSERT INTO t VALUES (1), (2), (3)")
+	mustRun(t, s, "CHECKPOINT")
+	mustRun(t, s, "DELETE FROM t WHERE id = 2") // in the log, naming the file
+	mustRun(t, o, "BEGIN")
+	mustRun(t, o, "DELETE FROM t WHERE id = 3")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s.TakeNotices()
+	if _, err := runSQL(ctx, s, "VACUUM t"); err != nil {
+		t.Fatalf("VACUUM beside a block holding the row lock: %v", err)
+	}
+	if !remainWarned(s.TakeNotices()) {
+		t.Error("VACUUM did not warn that deleted rows remain")
+	}
+	mustRun(t, o, "COMMIT")
+	mustRun(t, s, "VACUUM t")
+	if remainWarned(s.TakeNotices()) {
+		t.Error("VACUUM warned after the block ended")
+	}
+	if r := mustRun(t, s, "SELECT string_agg(id::text, ',') FROM t"); r.rows[0][0] != "1" {
+		t.Errorf("rows %s, want 1", r.rows[0][0])
+	}
+}
+
+func remainWarned(ns []*pgerr.Error) bool {
+	for _, n := range ns {
+		if n.Severity == "WARNING" && strings.Contains(n.Message, "remain in its files") {
+			return true
+		}
+	}
+	return false
 }

@@ -52,3 +52,20 @@ func (m *Manager) EraseLog(ctx context.Context) (pinned bool, err error) {
 	}
 	return need.Segment() < rolled.Segment(), nil
 }
+
+// FlushUnlessBusy is Flush for VACUUM, which must not wait on a
+// transaction that holds the table's row lock (an open block that deleted
+// rows may stay open indefinitely, and a statement of it waiting for the
+// link lock VACUUM would hold meanwhile would never end): busy reports
+// that such a transaction kept the tail from being committed.
+func (m *Manager) FlushUnlessBusy(ctx context.Context, ns, name string) (busy bool, err error) {
+	st, err := m.state(ctx, Key{ns, name})
+	if err != nil {
+		return false, err
+	}
+	err = m.linkTable(withRowLockWait(ctx, rowLockWait), st, true)
+	if errors.Is(err, errRowsBusy) {
+		return true, nil
+	}
+	return false, err
+}

@@ -55,12 +55,12 @@ type CompactReport struct {
 	DeleteFiles  int   // delete files (position, equality, vectors) dropped
 	// Conflict is set when the table changed under the rewrite in a way
 	// it cannot commit beside (another rewrite, a delete of rows in its
-	// files, a schema change): its files were removed and the next run
-	// tries again.
+	// files, a schema change), or a transaction held the table's row lock
+	// too long: its files were removed and the next run tries again.
 	Conflict bool
-	// Skipped is how many files with deletes were left alone because
-	// deletes of theirs still wait in the write log (the link commits
-	// them first; the next run takes the files).
+	// Skipped is how many files were left alone because deletes of
+	// theirs still wait in the write log (the link commits them first;
+	// the next run takes the files).
 	Skipped int
 }
 
@@ -68,7 +68,8 @@ type CompactReport struct {
 // and its commit, where a link commit or another rewrite may land.
 var beforeCommit func()
 
-// errConflict marks a rewrite whose inputs changed before its commit.
+// errConflict marks a rewrite whose inputs changed before its commit, or
+// that could not take the row lock to commit.
 var errConflict = errors.New("compaction: the table changed since its files were read")
 
 // Compact bin-packs each partition's small data files (below 3/4 of the
@@ -149,7 +150,7 @@ func Compact(ctx context.Context, m *link.Manager, ns, name string, now time.Tim
 		// naming the old ones, and no transaction may delete rows of
 		// them, until the commit is in (rowlock.go). The link lock is
 		// held already, the order linkOnce takes the two in.
-		unlock, err := lockRows(ctx, m, ns, name, opts.AllDeletes)
+		unlock, err := lockRows(ctx, m, ns, name)
 		if err != nil {
 			return nil, err
 		}
@@ -222,7 +223,7 @@ func Compact(ctx context.Context, m *link.Manager, ns, name string, now time.Tim
 // least opts.MinInputFiles, and those whose deletes make them worth
 // rewriting (deletes.go), in bins of any size. Files named in pending
 // (deletes of theirs wait in the write log) are left out; skipped counts
-// those that had deletes to apply.
+// them.
 func planGroups(ctx context.Context, t *table.Table, opts CompactOptions, pending map[string]bool) (groups []table.CompactionTaskGroup, skipped int, err error) {
 	tasks, err := t.Scan().PlanFiles(ctx)
 	if err != nil {
@@ -239,9 +240,7 @@ func planGroups(ctx context.Context, t *table.Table, opts CompactOptions, pendin
 			continue
 		}
 		if pending[task.File.FilePath()] {
-			if hasDeletes(task) {
-				skipped++
-			}
+			skipped++
 			continue
 		}
 		if worthApplying(task, opts.AllDeletes) {

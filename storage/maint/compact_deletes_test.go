@@ -373,7 +373,7 @@ func TestCompactBesideDeletes(t *testing.T) {
 			done := make(chan error, 1)
 			go func() {
 				rng := rand.New(rand.NewSource(1))
-				for round := 0; round < 12; round++ {
+				for round := 0; round < 8; round++ {
 					mu.Lock()
 					var victims []int64
 					for id := range live {

@@ -70,17 +70,15 @@ func deletePaths(t table.FileScanTask) []string {
 	return slices.Compact(out)
 }
 
-// rowLockWait bounds how long background compaction waits for a table's
-// row lock, which a transaction that deleted rows holds until it ends:
-// an idle open transaction must not stall the upkeep of every table. The
-// rewrite is then reported as a conflict and retried by the next run.
-// VACUUM waits as long as its statement may.
+// rowLockWait bounds how long compaction waits for a table's row lock,
+// which a transaction that deleted rows holds until it ends: an idle open
+// transaction must not stall the upkeep of every table, nor VACUUM, and a
+// statement of that transaction must not wait for the link lock the
+// compaction holds meanwhile. The rewrite is then reported as a conflict,
+// retried by the next run (VACUUM: a few times at once).
 var rowLockWait = time.Second
 
-func lockRows(ctx context.Context, m *link.Manager, ns, name string, wait bool) (func(), error) {
-	if wait {
-		return m.LockRows(ctx, ns, name)
-	}
+func lockRows(ctx context.Context, m *link.Manager, ns, name string) (func(), error) {
 	wctx, cancel := context.WithTimeout(ctx, rowLockWait)
 	defer cancel()
 	unlock, err := m.LockRows(wctx, ns, name)

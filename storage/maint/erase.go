@@ -4,7 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/apache/iceberg-go"
@@ -122,7 +127,50 @@ func RemoveOrphansNow(ctx context.Context, m *link.Manager, ns, name string) (fi
 		if _, err := t.DeleteOrphanFiles(ctx, table.WithFilesOlderThan(0), table.WithDeleteFunc(remove)); err != nil {
 			return nil, fmt.Errorf("remove orphans of %s.%s: %w", ns, name, err)
 		}
+		if err := removeEmptyDirs(t.Location()); err != nil {
+			return nil, fmt.Errorf("remove empty directories of %s.%s: %w", ns, name, err)
+		}
 		return nil, nil
 	})
 	return files, err
+}
+
+// removeEmptyDirs removes the empty directories under a local table's
+// data directory: a partition's directory is named by its values
+// (tenant=acme), which outlive its last file on a file system (object
+// stores have no directories). Writers make them again as needed.
+func removeEmptyDirs(location string) error {
+	u, err := url.Parse(location)
+	if err != nil || (u.Scheme != "file" && u.Scheme != "") {
+		return nil
+	}
+	root := filepath.Join(u.Path, "data")
+	var dirs []string
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root {
+			dirs = append(dirs, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Deepest first, so a parent emptied by its children goes too.
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if err := os.Remove(dirs[i]); err != nil && !isNotEmpty(err) && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// isNotEmpty says os.Remove refused a directory that still has entries.
+func isNotEmpty(err error) bool {
+	return errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST)
 }

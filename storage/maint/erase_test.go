@@ -215,17 +215,19 @@ func TestVacuumErasesDeletedRows(t *testing.T) {
 			raw := make([]byte, 16)
 			rand.Read(raw)
 			marker := hex.EncodeToString(raw) // 32 characters
+			// The erased tenant is named by the marker too: its partition
+			// directory, partition values and bounds hold it.
 			rows := func(tenant string, from int64) []tenantRow {
 				note := "kept " + tenant
 				if tenant == "x" {
-					note = marker
+					tenant, note = marker, marker
 				}
 				return []tenantRow{{tenant, from, note}, {tenant, from + 1, note}}
 			}
 			want := []string{"a/0", "a/1"}
 			if c.oneFile {
 				insertTenants(t, m, append(rows("a", 0), rows("x", 2)...), false)
-				if n := deleteTenant(t, m, st, "x"); n != 2 {
+				if n := deleteTenant(t, m, st, marker); n != 2 {
 					t.Fatalf("deleted %d rows, want 2", n)
 				}
 			} else {
@@ -235,7 +237,7 @@ func TestVacuumErasesDeletedRows(t *testing.T) {
 				insertTenants(t, m, rows("x", 4), false)
 				insertTenants(t, m, append(rows("b", 6), rows("x", 8)...), false)
 				insertTenants(t, m, append(rows("b", 0), rows("x", 2)...), true)
-				if n := deleteTenant(t, m, st, "x"); n != 8 {
+				if n := deleteTenant(t, m, st, marker); n != 8 {
 					t.Fatalf("deleted %d rows, want 8", n)
 				}
 				// A later commit: the files holding x's rows are in

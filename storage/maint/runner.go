@@ -184,7 +184,7 @@ func (r *Runner) run(ctx context.Context, ns, name string, now bool) (Report, er
 	if now {
 		// The deletes waiting in the log reach Iceberg, where compaction
 		// applies them (erasure).
-		if err := r.m.Flush(ctx, ns, name); err != nil {
+		if _, err := r.m.FlushUnlessBusy(ctx, ns, name); err != nil {
 			return rep, fmt.Errorf("commit the write log: %w", err)
 		}
 	}
@@ -240,8 +240,9 @@ func compactRetrying(ctx context.Context, m *link.Manager, ns, name string, at t
 	rep, err := Compact(ctx, m, ns, name, at, opts)
 	for i := 0; retry && err == nil && (rep.Conflict || rep.Skipped > 0) && i < 5; i++ {
 		if rep.Skipped > 0 {
-			// Deletes of its files still wait in the log: commit them.
-			if err := m.Flush(ctx, ns, name); err != nil {
+			// Deletes of its files still wait in the log: commit them,
+			// unless a transaction holds the table's row lock.
+			if _, err := m.FlushUnlessBusy(ctx, ns, name); err != nil {
 				return rep, err
 			}
 		}

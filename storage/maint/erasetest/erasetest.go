@@ -25,12 +25,21 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
-// FilesHolding lists the files under dir whose contents hold b.
+// FilesHolding lists the files under dir whose contents hold b, and the
+// files and directories whose path below dir does (a partition's
+// directory is named by its values).
 func FilesHolding(dir string, b []byte) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil {
 			return err
+		}
+		if rel, _ := filepath.Rel(dir, path); strings.Contains(rel, string(b)) {
+			out = append(out, path)
+			return nil
+		}
+		if d.IsDir() {
+			return nil
 		}
 		data, err := os.ReadFile(path)
 		if err != nil {
