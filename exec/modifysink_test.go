@@ -72,7 +72,7 @@ func modifyInput(ids []int64, vals []int32, size int) ([]types.T, []arrow.Record
 // The sink deletes each id once (with dedupe), adds the new rows of an
 // UPDATE without the columns after the table's, counts the rows changed
 // and evaluates RETURNING over the row with those columns; a NULL in a
-// NOT NULL column fails the batch before its rows are deleted. Every case
+// NOT NULL column fails the statement. Every case
 // runs with batches of 1, 7 and all rows.
 func TestModifySink(t *testing.T) {
 	ids := []int64{1, 2, 3, 2, 4, 1, 5, 6, 7, 8, 9, 3}
@@ -141,7 +141,8 @@ func TestModifySink(t *testing.T) {
 		}
 	}
 
-	// NOT NULL: the failing batch deletes nothing.
+	// NOT NULL: the statement fails (and its writer, aborted, keeps
+	// nothing).
 	rows := &fakeRows{deleted: map[int64]bool{}}
 	ts, recs := modifyInput([]int64{1, 2}, []int32{5, -1}, 2)
 	op := NewModify(NewBatches(ts, recs), true, false, target, nil, &expr.Ctx{Writer: fakeWriter{rows}})
@@ -153,7 +154,7 @@ func TestModifySink(t *testing.T) {
 		t.Fatal("an UPDATE to NULL in a NOT NULL column succeeded")
 	}
 	op.Close()
-	if len(rows.deleted) != 0 {
-		t.Fatalf("%d rows deleted by a failing batch", len(rows.deleted))
+	if len(rows.added) != 0 {
+		t.Fatalf("%d rows added by a failing batch", len(rows.added))
 	}
 }

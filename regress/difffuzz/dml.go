@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
-	"os"
 	"slices"
 	"strings"
 
@@ -70,11 +69,7 @@ func NewDMLFuzzer(ctx context.Context, seed int64, loamURL, pgURL string, skipKe
 			if s == f.loam {
 				sql += d.loamWith
 			}
-			err := s.Exec(ctx, sql)
-			if err != nil && s == f.loam && d.loamWith != "" && os.Getenv("DMLFUZZ_PLAIN") != "0" {
-				err = s.Exec(ctx, "CREATE TABLE "+d.name+" ("+d.cols+")")
-			}
-			if err != nil {
+			if err := s.Exec(ctx, sql); err != nil {
 				f.Close()
 				return nil, err
 			}

@@ -421,3 +421,28 @@ func TestRowLockDeadlock(t *testing.T) {
 		t.Fatalf("%s rows left, want 0", got)
 	}
 }
+
+// A session that ends inside a block (a lost connection) releases its row
+// locks with its writes: the next writer does not wait for it.
+func TestRowLockReleasedOnClose(t *testing.T) {
+	e := openEngine(t)
+	s1, s2 := newSession(t, e), newSession(t, e)
+	mustRun(t, s1, "CREATE TABLE cl (id int)")
+	mustRun(t, s1, "INSERT INTO cl VALUES (1), (2)")
+	mustRun(t, s1, "BEGIN")
+	mustRun(t, s1, "DELETE FROM cl WHERE id = 1")
+	s1.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := runSQL(ctx, s2, "DELETE FROM cl WHERE id = 2")
+		done <- err
+	}()
+	if err := <-done; err != nil {
+		t.Fatalf("DELETE after the other session closed: %v", err)
+	}
+	if got := mustRun(t, s2, "SELECT string_agg(id::text, ',') FROM cl").rows[0][0]; got != "1" {
+		t.Fatalf("rows %s, want 1 (the closed block's DELETE undone)", got)
+	}
+}

@@ -2,7 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 
+	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/link"
@@ -13,12 +17,12 @@ import (
 // table, in one statement, so it is atomic and a ROLLBACK undoes it as in
 // PostgreSQL. The link drops the data files whose rows are all deleted
 // rather than writing deletes for them. Every table's row lock is taken
-// before any is read, as PostgreSQL locks them all first.
+// before any is read, as PostgreSQL locks them all first. RESTART
+// IDENTITY then restarts the sequences the tables' columns own (serial
+// and identity columns); a rollback puts them back.
 func (s *Session) truncate(ctx context.Context, ts *pg.TruncateStmt, query string) (*Cursor, error) {
-	if ts.RestartSeqs {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "TRUNCATE … RESTART IDENTITY is not supported")
-	}
 	var rvs []*pg.RangeVar
+	var keys []link.Key
 	for _, n := range ts.Relations {
 		rv := n.GetRangeVar()
 		key, err := s.truncateTarget(ctx, rv)
@@ -29,6 +33,7 @@ func (s *Session) truncate(ctx context.Context, ts *pg.TruncateStmt, query strin
 			return nil, err
 		}
 		rvs = append(rvs, rv)
+		keys = append(keys, key)
 	}
 	cat := s.catalog()
 	defer cat.release()
@@ -51,6 +56,13 @@ func (s *Session) truncate(ctx context.Context, ts *pg.TruncateStmt, query strin
 	})
 	if err != nil {
 		return nil, err
+	}
+	if ts.RestartSeqs {
+		for _, key := range keys {
+			if err := s.restartOwnedSequences(ctx, key); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return &Cursor{tag: "TRUNCATE TABLE", sess: s}, nil
 }
@@ -77,4 +89,39 @@ func (s *Session) truncateTarget(ctx context.Context, rv *pg.RangeVar) (link.Key
 		return link.Key{}, pgerr.New(pgerr.FeatureNotSupported, "TRUNCATE of a branch (%s@%s) is not supported", ti.Name, ti.Ref)
 	}
 	return link.Key{NS: ti.Namespace, Name: ti.Name}, nil
+}
+
+// restartOwnedSequences restarts the sequences the columns of the table
+// key own, as TRUNCATE … RESTART IDENTITY does.
+func (s *Session) restartOwnedSequences(ctx context.Context, key link.Key) error {
+	seqs, err := s.eng.meta.ListSequences(ctx, key.NS)
+	if err != nil {
+		return err
+	}
+	for _, sn := range seqs {
+		sq, err := s.eng.meta.Sequence(ctx, key.NS, sn)
+		if err != nil {
+			continue // dropped meanwhile
+		}
+		if tbl, _, _ := strings.Cut(sq.OwnedBy, "."); tbl != key.Name {
+			continue
+		}
+		var before meta.Sequence
+		err = s.eng.meta.AlterSequence(ctx, key.NS, sn, func(cur meta.Sequence) (meta.Sequence, error) {
+			before = cur
+			cur.Last, cur.Called = cur.Start, false
+			return cur, nil
+		})
+		if errors.Is(err, meta.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("restart sequence %s.%s: %w", key.NS, sn, err)
+		}
+		name := sn
+		s.onRollback(func(ctx context.Context) error {
+			return s.eng.meta.AlterSequence(ctx, key.NS, name, func(meta.Sequence) (meta.Sequence, error) { return before, nil })
+		})
+	}
+	return nil
 }

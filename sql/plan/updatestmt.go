@@ -102,6 +102,9 @@ func (p *Planner) multiAssignItem(m *pg.MultiAssignRef) (*pg.Node, error) {
 	}
 	if sl := m.Source.GetSubLink(); sl != nil && (sl.SubLinkType == pg.SubLinkType_MULTIEXPR_SUBLINK || sl.SubLinkType == pg.SubLinkType_EXPR_SUBLINK) {
 		sel := sl.Subselect.GetSelectStmt()
+		if sel != nil && sel.Op == pg.SetOperation_SETOP_NONE && len(sel.ValuesLists) == 0 && !hasStar(sel.TargetList) && len(sel.TargetList) != int(m.Ncolumns) {
+			return nil, pgerr.New(pgerr.SyntaxError, "number of columns does not match number of values")
+		}
 		if sel == nil || sel.Op != pg.SetOperation_SETOP_NONE || len(sel.ValuesLists) > 0 || len(sel.TargetList) != int(m.Ncolumns) || hasStar(sel.TargetList) {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "this sub-SELECT of a multiple-column UPDATE item is not supported yet").WithPosition(pos(p.query, sl.Location))
 		}
