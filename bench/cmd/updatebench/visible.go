@@ -37,7 +37,7 @@ type visibleResult struct {
 	OutsidePollMS  float64   `json:"outside_poll_ms,omitempty"`
 	OutsideMS      []float64 `json:"outside_ms,omitempty"` // every sample, in order
 	QueryUS        []float64 `json:"query_us,omitempty"`   // every sample, in order
-	Error         string  `json:"error,omitempty"`
+	Error          string    `json:"error,omitempty"`
 }
 
 // visibleValue is the v a visibility sample writes: above any value the
