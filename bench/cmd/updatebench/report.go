@@ -259,6 +259,7 @@ func (r *report) printVisible(w io.Writer, notes *[]string) (summary []string) {
 	row("outside reader (iceberg-go scan), p50", func(x *visibleResult) string { return fmt.Sprintf("%.0f ms", x.OutsideP50MS) }, false)
 	row("outside reader, max", func(x *visibleResult) string { return fmt.Sprintf("%.0f ms", x.OutsideMaxMS) }, false)
 	row("outside reader within one link interval", func(x *visibleResult) string { return fmt.Sprintf("%d/%d", x.OutsideWithin, x.Samples) }, false)
+	row("outside reader within two link intervals", func(x *visibleResult) string { return fmt.Sprintf("%d/%d", x.OutsideWithin2, x.Samples) }, false)
 	row("outside reader's poll (its resolution)", func(x *visibleResult) string { return fmt.Sprintf("%.1f ms", x.OutsidePollMS) }, false)
 	tw.Flush()
 	fmt.Fprintln(w, "\nA time runs from the upsert's acknowledgement to the return of the first read that had the new value. The outside reader loads the table")

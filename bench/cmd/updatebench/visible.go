@@ -27,12 +27,17 @@ type visibleResult struct {
 	// acknowledgement until it returns the new value. A sample's time is
 	// when the poll that saw it returned, so it is late by up to one
 	// poll (OutsidePollMS, the mean time of one poll: its resolution).
-	// Within counts the samples seen within one link interval.
-	OutsideP50MS  float64 `json:"outside_p50_ms,omitempty"`
-	OutsideMaxMS  float64 `json:"outside_max_ms,omitempty"`
-	OutsideWithin int     `json:"outside_within,omitempty"`
-	OutsidePollMS float64 `json:"outside_poll_ms,omitempty"`
-	Error         string  `json:"error,omitempty"`
+	// Within counts the samples seen within one link interval, Within2
+	// within two (a change acknowledged just after a tick waits for the
+	// next one and then for its commit).
+	OutsideP50MS   float64   `json:"outside_p50_ms,omitempty"`
+	OutsideMaxMS   float64   `json:"outside_max_ms,omitempty"`
+	OutsideWithin  int       `json:"outside_within,omitempty"`
+	OutsideWithin2 int       `json:"outside_within2,omitempty"`
+	OutsidePollMS  float64   `json:"outside_poll_ms,omitempty"`
+	OutsideMS      []float64 `json:"outside_ms,omitempty"` // every sample, in order
+	QueryUS        []float64 `json:"query_us,omitempty"`   // every sample, in order
+	Error          string    `json:"error,omitempty"`
 }
 
 // visibleValue is the v a visibility sample writes: above any value the
@@ -130,6 +135,16 @@ func measureVisible(ctx context.Context, t *target, cfg *config, res *visibleRes
 	}
 
 	res.Samples = cfg.samples
+	for _, d := range queryLat {
+		res.QueryUS = append(res.QueryUS, closedloop.US(d))
+	}
+	for _, d := range outsideLat {
+		res.OutsideMS = append(res.OutsideMS, closedloop.US(d)/1000)
+		if d <= 2*cfg.linkInterval {
+			res.OutsideWithin2++
+		}
+	}
+	// Summarize sorts: the per-sample lists above keep the order.
 	qs := closedloop.Summarize(queryLat, time.Second)
 	res.QueryP50US = qs.P50US
 	res.QueryMaxUS = closedloop.US(slices.Max(queryLat))
