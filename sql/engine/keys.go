@@ -23,9 +23,22 @@ const (
 // uniqueDef is a UNIQUE constraint of CREATE TABLE: its name, if given,
 // and its columns.
 type uniqueDef struct {
-	name string
-	cols []string
-	pos  int
+	name             string
+	cols             []string
+	pos              int
+	nullsNotDistinct bool
+}
+
+// checkKeyConstraint refuses what Loam's keys do not do: constraints
+// checked at commit (DEFERRABLE) and INCLUDE columns.
+func checkKeyConstraint(con *pg.Constraint, at func(int32) int) error {
+	if con.Deferrable || con.Initdeferred {
+		return pgerr.New(pgerr.FeatureNotSupported, "DEFERRABLE %s constraints are not supported", parse.ConstraintName(con.Contype)).WithPosition(at(con.Location))
+	}
+	if len(con.Including) > 0 {
+		return pgerr.New(pgerr.FeatureNotSupported, "INCLUDE columns of a %s constraint are not supported", parse.ConstraintName(con.Contype)).WithPosition(at(con.Location))
+	}
+	return nil
 }
 
 // keyProperties are the table properties that carry nt's key
@@ -44,14 +57,15 @@ func keyProperties(nt newTable, pkey []int) (iceberg.Properties, error) {
 		name := nt.pkeyName
 		if name == "" {
 			name = truncIdent(nt.name, len("_pkey")) + "_pkey"
-		} else {
-			props[link.PrimaryKeyNameProperty] = name
 		}
+		// Kept, as PostgreSQL keeps its index's name when the table is
+		// renamed.
+		props[link.PrimaryKeyNameProperty] = name
 		taken[name] = true
 	}
 	var cons []link.KeyConstraint
 	for _, u := range nt.uniques {
-		c := link.KeyConstraint{Name: u.name}
+		c := link.KeyConstraint{Name: u.name, NullsNotDistinct: u.nullsNotDistinct}
 		for _, col := range u.cols {
 			i, ok := nt.byName[col]
 			if !ok {

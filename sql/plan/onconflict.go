@@ -166,12 +166,12 @@ func (p *Planner) arbiters(inf *pg.InferClause, ti *TableInfo, cons []link.KeyCo
 			cols = append(cols, f.ID)
 		}
 	}
+	// A WHERE (a partial index's predicate) is satisfied by the full
+	// indexes keys are, as PostgreSQL infers them.
 	var out []int
-	if inf.WhereClause == nil {
-		for i, c := range cons {
-			if len(c.Fields) == len(cols) && !slices.ContainsFunc(c.Fields, func(id int) bool { return !slices.Contains(cols, id) }) {
-				out = append(out, i)
-			}
+	for i, c := range cons {
+		if len(c.Fields) == len(cols) && !slices.ContainsFunc(c.Fields, func(id int) bool { return !slices.Contains(cols, id) }) {
+			out = append(out, i)
 		}
 	}
 	if len(out) == 0 {

@@ -33,6 +33,8 @@ type KeyConstraint struct {
 	Name    string `json:"name"`
 	Primary bool   `json:"-"`
 	Fields  []int  `json:"fields"` // Iceberg field IDs
+	// NullsNotDistinct is UNIQUE NULLS NOT DISTINCT: NULL equals NULL.
+	NullsNotDistinct bool `json:"nulls_not_distinct,omitempty"`
 }
 
 // EncodeUnique is UniqueProperty's value for the constraints cs.

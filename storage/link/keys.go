@@ -141,7 +141,7 @@ func (ix *keyIndex) keys(tbl *table.Table, rec arrow.RecordBatch) ([][]string, e
 		}
 		ks := make([]string, rec.NumRows())
 		for i := range ks {
-			b, ok := appendKey(buf[:0], cols, i)
+			b, ok := appendKey(buf[:0], cols, i, con.NullsNotDistinct)
 			if ok {
 				ks[i] = string(b)
 			}
