@@ -176,3 +176,21 @@ func TestKeysAfterCompaction(t *testing.T) {
 		t.Fatalf("rows: %s", got)
 	}
 }
+
+// A primary key keeps its name when the table is renamed, as
+// PostgreSQL's index does; the key index follows the table.
+func TestKeyNameAfterRename(t *testing.T) {
+	e := openEngine(t)
+	s := newSession(t, e)
+	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY)")
+	mustRun(t, s, "INSERT INTO t VALUES (1)")
+	mustRun(t, s, "ALTER TABLE t RENAME TO u")
+	_, err := runSQL(context.Background(), s, "INSERT INTO u VALUES (1)")
+	if pe := pgerr.From(err); err == nil || pe.Message != `duplicate key value violates unique constraint "t_pkey"` {
+		t.Fatalf("got %v", err)
+	}
+	r := mustRun(t, s, "SELECT conname FROM pg_constraint WHERE conrelid = 'u'::regclass")
+	if got := joinRows(r.rows); got != "t_pkey" {
+		t.Fatalf("pg_constraint: %s", got)
+	}
+}
