@@ -7,7 +7,7 @@ BIN := bin/loam
 MODULE    = $(shell $(GO) list -m)
 UNIT_PKGS = $(shell $(GO) list ./... | grep -Ev '^$(MODULE)/(wire|regress|clients)(/|$$)')
 
-.PHONY: fuzz-diff build run test bench bench-upkeep bench-short bench-ingest bench-query bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
+.PHONY: fuzz-diff build run test bench bench-upkeep bench-short bench-update bench-ingest bench-query bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
 
 build:
 	$(GO) build -o $(BIN) ./cmd/loam
@@ -146,8 +146,8 @@ clients/node/node_modules/.package-lock.json: clients/node/package-lock.json
 	cd clients/node && npm ci --no-audit --no-fund
 	@touch $@
 
-# Not part of test: Loam's ingest, then its dashboard queries, upkeep and
-# short queries (bench-short), against a
+# Not part of test: Loam's ingest, then its dashboard queries, upkeep,
+# short queries (bench-short) and row-level changes (bench-update), against a
 # throwaway PostgreSQL 15 and (queries) DuckDB; see bench/README.md
 # (BENCH_ROWS, BENCH_QUERY_ROWS, … tune them). Installs Debian's PostgreSQL 15
 # server when its binaries are missing. The query benchmark is a module of
@@ -159,6 +159,7 @@ bench: bench-postgres
 	$(GO) -C bench/query run .
 	$(GO) run ./bench/cmd/upkeepbench -duration $(UPKEEP_DURATION)
 	$(GO) run ./bench/cmd/shortbench
+	$(GO) run ./bench/cmd/updatebench
 
 bench-ingest: bench-postgres
 	$(GO) run ./bench/cmd/ingestbench
@@ -178,6 +179,13 @@ bench-upkeep:
 # a throwaway PostgreSQL 15; queries/s and latency (BENCH_SHORT_* tune it).
 bench-short: bench-postgres
 	$(GO) run ./bench/cmd/shortbench
+
+# Row-level changes (bench/cmd/updatebench): single-row upserts/s over 8
+# connections, one UPDATE … WHERE of 1% of 10M rows, and how soon an upsert
+# is seen by the next query and by iceberg-go reading the table, on Loam and
+# a throwaway PostgreSQL 15 (BENCH_UPSERT_*, BENCH_UPDATE_* tune it).
+bench-update: bench-postgres
+	$(GO) run ./bench/cmd/updatebench
 
 bench-postgres:
 	@[ -x /usr/lib/postgresql/15/bin/initdb ] || [ -n "$$BENCH_PG_BIN" ] || { \

@@ -16,6 +16,7 @@ import (
 type modifyOp struct {
 	in     Operator
 	update bool
+	dedupe bool // a row id may come twice (FROM, USING)
 	t      *Target
 	ret    []expr.Expr
 	ec     *expr.Ctx
@@ -36,14 +37,15 @@ var _ Operator = (*modifyOp)(nil)
 // deletes the rows by id through the statement's writer (ec.Writer) and,
 // for an UPDATE, writes the new rows to t; it yields ret evaluated over
 // those rows, or without ret one bigint row, the number of rows changed.
-// A row id seen before in the statement is skipped: a row that joins
-// several rows of FROM or USING changes once, as in PostgreSQL (which
-// takes one of the joined rows; so does this, the first).
+// With dedupe, a row id seen before in the statement is skipped: a row
+// that joins several rows of FROM or USING changes once, as in
+// PostgreSQL (which takes one of the joined rows; so does this, the
+// first). Without it, every id must come once.
 //
 // The statement must hold the table's row lock from before its scan read
 // the ids (link.Manager.LockRows). As for INSERT, nothing is visible
 // until the session ends the statement.
-func NewModify(in Operator, update bool, t *Target, ret []expr.Expr, ec *expr.Ctx) Operator {
+func NewModify(in Operator, update, dedupe bool, t *Target, ret []expr.Expr, ec *expr.Ctx) Operator {
 	ts := []types.T{types.TInt8}
 	if ret != nil {
 		ts = make([]types.T, len(ret))
@@ -51,7 +53,7 @@ func NewModify(in Operator, update bool, t *Target, ret []expr.Expr, ec *expr.Ct
 			ts[i] = e.Type()
 		}
 	}
-	return &modifyOp{in: in, update: update, t: t, ret: ret, ec: ec, ts: ts}
+	return &modifyOp{in: in, update: update, dedupe: dedupe, t: t, ret: ret, ec: ec, ts: ts}
 }
 
 func (s *modifyOp) Types() []types.T { return s.ts }
@@ -64,7 +66,10 @@ func (s *modifyOp) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.w, s.n, s.done, s.seen = w, 0, false, map[int64]struct{}{}
+	s.w, s.n, s.done, s.seen = w, 0, false, nil
+	if s.dedupe {
+		s.seen = map[int64]struct{}{}
+	}
 	return s.in.Open(ctx)
 }
 
@@ -106,10 +111,12 @@ func (s *modifyOp) change(ctx context.Context, rec arrow.RecordBatch) (arrow.Rec
 			continue
 		}
 		id := idCol.Value(i)
-		if _, dup := s.seen[id]; dup {
-			continue
+		if s.seen != nil {
+			if _, dup := s.seen[id]; dup {
+				continue
+			}
+			s.seen[id] = struct{}{}
 		}
-		s.seen[id] = struct{}{}
 		ids = append(ids, id)
 		rows = append(rows, int32(i))
 	}
@@ -131,7 +138,10 @@ func (s *modifyOp) change(ctx context.Context, rec arrow.RecordBatch) (arrow.Rec
 		// The new rows are checked (NOT NULL) before any row is deleted:
 		// a failing statement writes nothing either way, but the error is
 		// the constraint's.
-		if conv, err = s.t.Convert(row); err != nil {
+		tbl := s.tableCols(row)
+		conv, err = s.t.Convert(tbl)
+		tbl.Release()
+		if err != nil {
 			return nil, err
 		}
 		defer conv.Release()
@@ -154,7 +164,18 @@ func (s *modifyOp) change(ctx context.Context, rec arrow.RecordBatch) (arrow.Rec
 	return evalReturning(s.ec, s.ret, s.ts, row)
 }
 
-// rows is the table columns of rec's rows at rows (all of them: rec
+// tableCols is the new rows' table columns: row's first columns, one
+// per table column (RETURNING may read more after them).
+func (s *modifyOp) tableCols(row arrow.RecordBatch) arrow.RecordBatch {
+	n := len(s.t.Types)
+	if int(row.NumCols()) == n {
+		row.Retain()
+		return row
+	}
+	return array.NewRecordBatch(Schema(s.in.Types()[1:1+n]), row.Columns()[:n], row.NumRows())
+}
+
+// rows is the columns after the row id of rec's rows at rows (all of them: rec
 // without its row id column, when no row was skipped).
 func (s *modifyOp) rows(ctx context.Context, rec arrow.RecordBatch, rows []int32) (arrow.RecordBatch, error) {
 	sc := Schema(s.in.Types()[1:])

@@ -208,8 +208,10 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 		return exec.NewProject(ins[0], x.Exprs, ec), nil
 	case *physical.Insert:
 		return exec.NewInsert(ins[0], x.Target, x.Returning, ec), nil
+	case *physical.Merge:
+		return exec.NewMerge(ins[0], x.Target, x.RowID, x.Actions, ec), nil
 	case *physical.Modify:
-		return exec.NewModify(ins[0], x.Update, x.Target, x.Returning, ec), nil
+		return exec.NewModify(ins[0], x.Update, x.Dedupe, x.Target, x.Returning, ec), nil
 	case *physical.ProjectSet:
 		return exec.NewProjectSet(ins[0], x.Fns, ec), nil
 	case *physical.HashAgg:

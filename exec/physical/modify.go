@@ -10,13 +10,16 @@ import (
 // the rows to change: first their row id (link.RowIDColumn), then one
 // column per table column in table order, of the columns' types: the new
 // row of an UPDATE, the old row of a DELETE (only with Returning; a
-// DELETE without it yields the ids alone). The sink deletes the rows by
+// DELETE without it yields the ids alone), then the columns of FROM or
+// USING that Returning reads after the table's. The sink deletes the rows by
 // id through the statement's writer and, for an UPDATE, adds the new
 // rows, and yields Returning evaluated over the rows (new for UPDATE, old
 // for DELETE), or, without Returning, one bigint row: the number of rows
-// changed. A row id that comes twice (a row joined to two rows of FROM
-// or USING) changes the row once, as in PostgreSQL.
+// changed. With Dedupe, a row id that comes twice (a row joined to two
+// rows of FROM or USING) changes the row once, as in PostgreSQL; without
+// FROM or USING each row comes once, and the sink keeps no set of ids.
 type Modify struct {
+	Dedupe bool
 	// Update: the new rows are added; else the rows are only deleted.
 	Update    bool
 	In        Node

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
-	"os"
 	"slices"
 	"strings"
 
@@ -25,8 +24,11 @@ type DMLFuzzer struct {
 	logf   func(string, ...any)
 	tables []dmlTable
 	inTx   bool
-	// Steps counts the statements run; Checkpoints Loam's CHECKPOINTs.
-	Steps, Checkpoints int
+	// Steps counts the statements run; Checkpoints Loam's CHECKPOINTs,
+	// Vacuums its VACUUMs; Failed the statements both sides refused
+	// alike, by SQLSTATE.
+	Steps, Checkpoints, Vacuums int
+	Failed                      map[string]int
 	// Skip leaves statement kinds out: "upsert", "merge", "keyed".
 	Skip map[string]bool
 }
@@ -67,11 +69,7 @@ func NewDMLFuzzer(ctx context.Context, seed int64, loamURL, pgURL string, skipKe
 			if s == f.loam {
 				sql += d.loamWith
 			}
-			err := s.Exec(ctx, sql)
-			if err != nil && s == f.loam && d.loamWith != "" && os.Getenv("DMLFUZZ_PLAIN") != "0" {
-				err = s.Exec(ctx, "CREATE TABLE "+d.name+" ("+d.cols+")")
-			}
-			if err != nil {
+			if err := s.Exec(ctx, sql); err != nil {
 				f.Close()
 				return nil, err
 			}
@@ -97,6 +95,14 @@ func (f *DMLFuzzer) Step(ctx context.Context) (string, error) {
 			return "", err
 		}
 	}
+	if f.r.Intn(40) == 0 && !f.inTx {
+		// Compaction applies the deletes and rewrites the files the next
+		// statements' row ids name (docs/upkeep.md).
+		f.Vacuums++
+		if err := f.loam.Exec(ctx, "VACUUM"); err != nil {
+			return "", err
+		}
+	}
 	sql := f.statement()
 	lt, lerr := execTag(ctx, f.loam, sql)
 	pt, perr := execTag(ctx, f.pg, sql)
@@ -109,6 +115,10 @@ func (f *DMLFuzzer) Step(ctx context.Context) (string, error) {
 		if class(lerr) != class(perr) {
 			return fmt.Sprintf("%s\n  Loam: %v\n  PostgreSQL: %v", sql, lerr, perr), nil
 		}
+		if f.Failed == nil {
+			f.Failed = map[string]int{}
+		}
+		f.Failed[code(perr)]++
 		if f.inTx {
 			// Both aborted the block: end it on both.
 			_, _ = execTag(ctx, f.loam, "ROLLBACK")
@@ -130,6 +140,15 @@ func class(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && len(pe.Code) >= 2 {
 		return pe.Code[:2]
+	}
+	return err.Error()
+}
+
+// code is err's SQLSTATE, or its text.
+func code(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
 	}
 	return err.Error()
 }
@@ -315,17 +334,66 @@ func (f *DMLFuzzer) pred(p string) string {
 	return atom()
 }
 
+// merge is a MERGE of o's rows (or a VALUES list) into t: WHEN MATCHED
+// clauses with and without conditions on both sides, updating, deleting
+// or doing nothing, and WHEN NOT MATCHED ones inserting or doing
+// nothing. An unkeyed target may be merged from a source with repeated
+// ids: a target row two source rows update or delete is then 21000 on
+// both sides (which row meets which clause does not depend on the order
+// rows are taken in, so neither does the error).
 func (f *DMLFuzzer) merge(t, o dmlTable) string {
 	var whens []string
-	if f.r.Intn(2) == 0 {
-		whens = append(whens, "WHEN MATCHED AND t.v < "+fmt.Sprint(f.r.Intn(30))+" THEN DELETE")
+	for i := f.r.Intn(3); i > 0; i-- {
+		whens = append(whens, "WHEN MATCHED AND "+f.mergePred()+" THEN "+f.matchedAction())
 	}
-	whens = append(whens, "WHEN MATCHED THEN UPDATE SET v = s.v, k = s.k")
 	if f.r.Intn(3) > 0 {
-		whens = append(whens, "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.k, s.v)")
+		whens = append(whens, "WHEN MATCHED THEN "+f.matchedAction())
 	}
-	// A source with one row per id, so that PostgreSQL raises no
-	// cardinality error and a keyed target stays keyed.
+	for i := f.r.Intn(2); i > 0; i-- {
+		whens = append(whens, "WHEN NOT MATCHED AND "+f.pred("s.")+" THEN "+f.notMatchedAction(t))
+	}
+	if f.r.Intn(3) > 0 || len(whens) == 0 {
+		whens = append(whens, "WHEN NOT MATCHED THEN "+f.notMatchedAction(t))
+	}
+	// A keyed target takes a source with one row per id, so that it stays
+	// keyed.
 	src := fmt.Sprintf("(SELECT DISTINCT ON (id) id, k, v FROM %s WHERE id IS NOT NULL AND %s ORDER BY id, k, v)", o.name, f.pred(""))
-	return fmt.Sprintf("MERGE INTO %s t USING %s s ON t.id = s.id %s", t.name, src, strings.Join(whens, " "))
+	if !t.keyed {
+		switch f.r.Intn(3) {
+		case 0:
+			src = fmt.Sprintf("(SELECT id, k, v FROM %s WHERE %s)", o.name, f.pred(""))
+		case 1:
+			var rows []string
+			for i := 1 + f.r.Intn(4); i > 0; i-- {
+				rows = append(rows, "("+f.val()+"::int, "+f.text()+"::text, "+f.val()+"::int)")
+			}
+			src = "(VALUES " + strings.Join(rows, ", ") + ")"
+		}
+	}
+	return fmt.Sprintf("MERGE INTO %s t USING %s AS s(id, k, v) ON t.id = s.id %s", t.name, src, strings.Join(whens, " "))
+}
+
+// mergePred is a WHEN MATCHED condition: on the target, the source or
+// both.
+func (f *DMLFuzzer) mergePred() string {
+	switch f.r.Intn(3) {
+	case 0:
+		return f.pred("t.")
+	case 1:
+		return f.pred("s.")
+	}
+	return "t.v " + []string{"<", ">=", "IS DISTINCT FROM"}[f.r.Intn(3)] + " s.v"
+}
+
+func (f *DMLFuzzer) matchedAction() string {
+	return []string{"DELETE", "DO NOTHING", "UPDATE SET v = s.v, k = s.k",
+		"UPDATE SET v = coalesce(t.v, 0) + coalesce(s.v, 0)", "UPDATE SET k = t.k || s.k, v = DEFAULT"}[f.r.Intn(5)]
+}
+
+func (f *DMLFuzzer) notMatchedAction(t dmlTable) string {
+	acts := []string{"INSERT VALUES (s.id, s.k, s.v)", "INSERT (v, id) VALUES (s.v + 1, s.id)", "DO NOTHING"}
+	if !t.keyed {
+		acts = append(acts, "INSERT DEFAULT VALUES", "INSERT VALUES (s.v, 'm')")
+	}
+	return acts[f.r.Intn(len(acts))]
 }

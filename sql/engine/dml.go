@@ -27,6 +27,8 @@ func modifiedTable(n *pg.Node) *pg.RangeVar {
 		return x.UpdateStmt.Relation
 	case *pg.Node_DeleteStmt:
 		return x.DeleteStmt.Relation
+	case *pg.Node_MergeStmt:
+		return x.MergeStmt.Relation
 	case *pg.Node_ExplainStmt:
 		// Only EXPLAIN ANALYZE runs the statement.
 		if opts, err := explainOpts(x.ExplainStmt); err == nil && opts.analyze {
@@ -55,7 +57,11 @@ func (s *Session) lockTable(ctx context.Context, key link.Key) error {
 	if _, ok := s.rowLocks[key]; ok {
 		return nil
 	}
+	if err := s.eng.rowWaits.wait(s, key); err != nil {
+		return err
+	}
 	unlock, err := s.eng.link.LockRows(ctx, key.NS, key.Name)
+	s.eng.rowWaits.got(s, key, err == nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return pgerr.Canceled(ctx)
@@ -73,6 +79,7 @@ func (s *Session) lockTable(ctx context.Context, key link.Key) error {
 // has ended, or has no writes left.
 func (s *Session) unlockRows() {
 	for k, unlock := range s.rowLocks {
+		s.eng.rowWaits.released(s, k)
 		unlock()
 		delete(s.rowLocks, k)
 	}
@@ -113,6 +120,9 @@ func planModify(p *plan.Planner, n *pg.Node) (q *plan.Query, tag string, err err
 	case *pg.Node_DeleteStmt:
 		q, err = p.Delete(x.DeleteStmt)
 		return q, "DELETE ", err
+	case *pg.Node_MergeStmt:
+		q, err = p.Merge(x.MergeStmt)
+		return q, "MERGE ", err
 	}
 	return nil, "", nil
 }

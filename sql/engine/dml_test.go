@@ -277,3 +277,172 @@ func TestPreparedUpdateDelete(t *testing.T) {
 		t.Fatalf("rows %q", got)
 	}
 }
+
+// UPDATE may move rows between partitions and change the columns a
+// table is sorted by; the rows read back the same from the write log and
+// from Iceberg. A table with retention updates and deletes the rows it
+// shows.
+func TestUpdatePartitionedSorted(t *testing.T) {
+	e := openEngine(t)
+	s := newSession(t, e)
+	mustRun(t, s, `CREATE TABLE ev (id int, ts timestamp, k text) PARTITIONED BY (day(ts)) SORTED BY (k)`)
+	mustRun(t, s, `INSERT INTO ev VALUES (1, '2026-11-01 10:00', 'b'), (2, '2026-11-01 11:00', 'a'), (3, '2026-11-02 10:00', 'c')`)
+	mustRun(t, s, "CHECKPOINT")
+	const all = "SELECT string_agg(id || '@' || ts::date || k, ',' ORDER BY id) FROM ev"
+	steps := []step{
+		{"s", "UPDATE ev SET ts = ts + interval '5 days', k = 'z' WHERE id = 1", ""},
+		{"s", all, "1@2026-11-06z,2@2026-11-01a,3@2026-11-02c"},
+		{"s", "SELECT count(*) FROM ev WHERE ts < '2026-11-03'", "2"},
+		{"s", "CHECKPOINT", ""},
+		{"s", all, "1@2026-11-06z,2@2026-11-01a,3@2026-11-02c"},
+		{"s", "SELECT count(*) FROM ev WHERE ts >= '2026-11-06'", "1"},
+		{"s", "DELETE FROM ev WHERE ts < '2026-11-02'", ""},
+		{"s", "CHECKPOINT", ""},
+		{"s", all, "1@2026-11-06z,3@2026-11-02c"},
+	}
+	runSteps(t, map[string]*engine.Session{"s": s}, steps)
+
+	mustRun(t, s, `CREATE TABLE ret (id int, ts timestamptz) WITH (retention = '1 day' ON ts)`)
+	mustRun(t, s, `INSERT INTO ret VALUES (1, now()), (2, now() - interval '2 days'), (3, now())`)
+	r := mustRun(t, s, "UPDATE ret SET id = id * 10")
+	if r.tag != "UPDATE 2" {
+		t.Fatalf("UPDATE of a table with retention: %q, want UPDATE 2 (the expired row is not shown)", r.tag)
+	}
+	if got := joinRows(mustRun(t, s, "SELECT id FROM ret ORDER BY id").rows); got != "10|30" {
+		t.Fatalf("rows %q", got)
+	}
+}
+
+// Branches, tags, time travel and metadata tables are not changed.
+func TestUpdateDeleteRefusedTargets(t *testing.T) {
+	e := openEngine(t)
+	s := newSession(t, e)
+	mustRun(t, s, "CREATE TABLE tt (id int)")
+	mustRun(t, s, "INSERT INTO tt VALUES (1)")
+	mustRun(t, s, "CHECKPOINT")
+	mustRun(t, s, "ALTER TABLE tt CREATE TAG v1")
+	mustRun(t, s, "ALTER TABLE tt CREATE BRANCH b")
+	for _, c := range []struct{ q, code string }{
+		{`UPDATE "tt@v1" SET id = 2`, "42809"},
+		{`DELETE FROM "tt@v1"`, "42809"},
+		{`TRUNCATE "tt@v1"`, "42809"},
+		{`UPDATE "tt@b" SET id = 2`, "0A000"},
+		{`DELETE FROM "tt@b"`, "0A000"},
+		{`UPDATE tt FOR TIMESTAMP AS OF now() SET id = 2`, "42601"}, // as for INSERT: only FROM reads the past
+		{`DELETE FROM "tt$files"`, "42809"},
+		{`UPDATE "tt$snapshots" SET snapshot_id = 1`, "42809"},
+	} {
+		_, err := runSQL(context.Background(), s, c.q)
+		if code := sqlstate(err); code != c.code {
+			t.Errorf("%s: %v (SQLSTATE %s), want %s", c.q, err, code, c.code)
+		}
+	}
+	if got := mustRun(t, s, "SELECT count(*) FROM tt WHERE id = 1").rows[0][0]; got != "1" {
+		t.Fatalf("tt changed: %s rows with id 1", got)
+	}
+}
+
+// EXPLAIN shows "Update on t" and "Delete on t" over the scan with row
+// ids; EXPLAIN ANALYZE runs the statement, in the session's transaction.
+func TestExplainUpdateDelete(t *testing.T) {
+	e := openEngine(t)
+	s := newSession(t, e)
+	mustRun(t, s, "CREATE TABLE x (id int, v text)")
+	mustRun(t, s, "INSERT INTO x VALUES (1, 'a'), (2, 'b')")
+	text := func(q string) string {
+		var lines []string
+		for _, r := range mustRun(t, s, q).rows {
+			lines = append(lines, r[0])
+		}
+		return strings.Join(lines, "\n")
+	}
+	if got := text("EXPLAIN UPDATE x SET v = 'c' WHERE id = 1"); !strings.HasPrefix(got, "Update on x") || !strings.Contains(got, "Iceberg Scan on public.x") {
+		t.Errorf("EXPLAIN UPDATE:\n%s", got)
+	}
+	if got := text("EXPLAIN DELETE FROM x WHERE id = 1 RETURNING v"); !strings.HasPrefix(got, "Delete on x") || !strings.Contains(got, "Returning: v") {
+		t.Errorf("EXPLAIN DELETE:\n%s", got)
+	}
+	if got := mustRun(t, s, "SELECT count(*) FROM x WHERE v = 'a'").rows[0][0]; got != "1" {
+		t.Fatalf("EXPLAIN changed rows")
+	}
+	mustRun(t, s, "BEGIN")
+	if got := text("EXPLAIN ANALYZE DELETE FROM x WHERE id = 1"); !strings.HasPrefix(got, "Delete on x") {
+		t.Errorf("EXPLAIN ANALYZE DELETE:\n%s", got)
+	}
+	if got := mustRun(t, s, "SELECT count(*) FROM x").rows[0][0]; got != "1" {
+		t.Fatalf("after EXPLAIN ANALYZE DELETE: %s rows, want 1", got)
+	}
+	mustRun(t, s, "ROLLBACK")
+	if got := mustRun(t, s, "SELECT count(*) FROM x").rows[0][0]; got != "2" {
+		t.Fatalf("after ROLLBACK: %s rows, want 2", got)
+	}
+	mustRun(t, s, "EXPLAIN ANALYZE UPDATE x SET v = 'z'")
+	if got := mustRun(t, s, "SELECT string_agg(v, ',' ORDER BY id) FROM x").rows[0][0]; got != "z,z" {
+		t.Fatalf("after EXPLAIN ANALYZE UPDATE: %s", got)
+	}
+}
+
+// Two blocks each waiting for the row lock the other holds: one fails
+// with 40P01, as in PostgreSQL, and once it rolls back the other goes on.
+func TestRowLockDeadlock(t *testing.T) {
+	e := openEngine(t)
+	a, b := newSession(t, e), newSession(t, e)
+	mustRun(t, a, "CREATE TABLE d1 (id int)")
+	mustRun(t, a, "CREATE TABLE d2 (id int)")
+	mustRun(t, a, "INSERT INTO d1 VALUES (1); INSERT INTO d2 VALUES (2)")
+	mustRun(t, a, "BEGIN")
+	mustRun(t, a, "DELETE FROM d1")
+	mustRun(t, b, "BEGIN")
+	mustRun(t, b, "DELETE FROM d2")
+	type outcome struct {
+		who string
+		err error
+	}
+	done := make(chan outcome, 2)
+	second := func(who string, s *engine.Session, q string) {
+		_, err := runSQL(context.Background(), s, q)
+		if sqlstate(err) == "40P01" {
+			_, _ = runSQL(context.Background(), s, "ROLLBACK")
+		}
+		done <- outcome{who, err}
+	}
+	go second("a", a, "DELETE FROM d2")
+	go second("b", b, "DELETE FROM d1")
+	o1, o2 := <-done, <-done
+	if sqlstate(o1.err) != "40P01" || o2.err != nil {
+		t.Fatalf("%s: %v, then %s: %v; want 40P01, then success", o1.who, o1.err, o2.who, o2.err)
+	}
+	winner := a
+	if o2.who == "b" {
+		winner = b
+	}
+	mustRun(t, winner, "COMMIT")
+	if got := mustRun(t, a, "SELECT (SELECT count(*) FROM d1) + (SELECT count(*) FROM d2)").rows[0][0]; got != "0" {
+		t.Fatalf("%s rows left, want 0", got)
+	}
+}
+
+// A session that ends inside a block (a lost connection) releases its row
+// locks with its writes: the next writer does not wait for it.
+func TestRowLockReleasedOnClose(t *testing.T) {
+	e := openEngine(t)
+	s1, s2 := newSession(t, e), newSession(t, e)
+	mustRun(t, s1, "CREATE TABLE cl (id int)")
+	mustRun(t, s1, "INSERT INTO cl VALUES (1), (2)")
+	mustRun(t, s1, "BEGIN")
+	mustRun(t, s1, "DELETE FROM cl WHERE id = 1")
+	s1.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := runSQL(ctx, s2, "DELETE FROM cl WHERE id = 2")
+		done <- err
+	}()
+	if err := <-done; err != nil {
+		t.Fatalf("DELETE after the other session closed: %v", err)
+	}
+	if got := mustRun(t, s2, "SELECT string_agg(id::text, ',') FROM cl").rows[0][0]; got != "1" {
+		t.Fatalf("rows %s, want 1 (the closed block's DELETE undone)", got)
+	}
+}

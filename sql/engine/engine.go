@@ -55,6 +55,8 @@ type Engine struct {
 	upkeep *maint.Runner
 	// missing caches failed table lookups (see missingTables).
 	missing missingTables
+	// rowWaits finds sessions waiting for each other's row locks (dml.go).
+	rowWaits rowWaitGraph
 	// infos memoizes the TableInfo of loaded tables (tableinfos.go).
 	infos tableInfos
 	// missingViews likewise for views, looked up where no table is.

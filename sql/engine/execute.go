@@ -145,7 +145,7 @@ func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statem
 		}
 	}
 	switch ps.Node.Node.(type) {
-	case *pg.Node_SelectStmt, *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
+	case *pg.Node_SelectStmt, *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
 		k, err := s.planKept(ctx, p, ps.Node, cat)
 		if err != nil {
 			return nil, err
@@ -158,11 +158,6 @@ func (s *Session) describe(ctx context.Context, p *plan.Planner, ps parse.Statem
 	switch n := ps.Node.Node.(type) {
 	case *pg.Node_VariableShowStmt:
 		return s.showColumns(n.VariableShowStmt), nil
-	case *pg.Node_MergeStmt:
-		// Refused at Parse, as execute would refuse them: described as
-		// taking no parameters, a client's Bind of UPDATE … WHERE id = $1
-		// failed in the client ("expected 0 arguments, got 1") instead.
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", parse.StmtName(ps.Node))
 	case *pg.Node_ExecuteStmt:
 		if st, ok := s.sqlPrepared[n.ExecuteStmt.Name]; ok {
 			return st.Columns, nil
@@ -320,6 +315,9 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 			}
 		}
 		return &Cursor{tag: "CREATE INDEX", sess: s}, nil
+	case *pg.Node_TruncateStmt:
+		cat.release()
+		return s.truncate(ctx, n.TruncateStmt, st.prep.query)
 	case *pg.Node_CheckPointStmt:
 		// "INSERT …; CHECKPOINT" in one Query: the implicit transaction's
 		// rows commit first, so the checkpoint takes them along.
@@ -382,7 +380,7 @@ func (s *Session) executeKept(ctx context.Context, st *Statement, params []types
 		if n.SelectStmt.IntoClause != nil || ps.Ref != nil {
 			return nil, false, nil
 		}
-	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
+	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
 		if ps.Ref != nil {
 			return nil, false, nil
 		}

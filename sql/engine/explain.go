@@ -88,7 +88,7 @@ func (s *Session) explain(ctx context.Context, p *plan.Planner, es *pg.ExplainSt
 	if opts.analyze {
 		var an *build.Analysis
 		var execution time.Duration
-		if es.Query.GetInsertStmt() != nil || es.Query.GetUpdateStmt() != nil || es.Query.GetDeleteStmt() != nil {
+		if es.Query.GetInsertStmt() != nil || es.Query.GetUpdateStmt() != nil || es.Query.GetDeleteStmt() != nil || es.Query.GetMergeStmt() != nil {
 			an, execution, err = s.analyzeWrite(ctx, q)
 		} else {
 			an, execution, err = analyzeQuery(ctx, q)
@@ -132,7 +132,7 @@ func explainPlan(p *plan.Planner, n *pg.Node) (*plan.Query, error) {
 	if q, _, err := planModify(p, n); q != nil || err != nil {
 		return q, err
 	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of %s is not supported: only SELECT, INSERT, UPDATE and DELETE", parse.StmtName(n))
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of %s is not supported: only SELECT, INSERT, UPDATE, DELETE and MERGE", parse.StmtName(n))
 }
 
 // analyzeQuery runs a query's plan with its operators counted.

@@ -165,7 +165,7 @@ func (s *Session) planKept(ctx context.Context, p *plan.Planner, n *pg.Node, cat
 		if len(q.Columns) > 0 {
 			k.cols = columns(q)
 		}
-	case *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
+	case *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
 		s.eng.plannings.Add(1)
 		q, tag, err := planModify(p, &pg.Node{Node: n})
 		if err != nil {

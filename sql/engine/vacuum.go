@@ -48,8 +48,14 @@ func (s *Session) vacuum(ctx context.Context, st *Statement, vs *pg.VacuumStmt) 
 		}
 		keys = all
 	}
+	pinned := false
 	for _, k := range keys {
-		if _, err := s.eng.upkeep.Vacuum(ctx, k.NS, k.Name); err != nil {
+		rep, err := s.eng.upkeep.Vacuum(ctx, k.NS, k.Name)
+		pinned = pinned || rep.LogPinned
+		if err == nil && rep.DeletesLeft {
+			s.warning("01000", fmt.Sprintf("rows deleted from %q remain in files that changed while they were rewritten; VACUUM it again", k.Name))
+		}
+		if err != nil {
 			if ctx.Err() != nil {
 				return nil, pgerr.Canceled(ctx)
 			}
@@ -63,6 +69,11 @@ func (s *Session) vacuum(ctx context.Context, st *Statement, vs *pg.VacuumStmt) 
 			}
 			return nil, fmt.Errorf("vacuum %s.%s: %w", k.NS, k.Name, err)
 		}
+	}
+	if pinned {
+		// Erasure is not complete until the log lets go of them
+		// (docs/upkeep.md, Erasure).
+		s.warning("01000", "write log segments still needed by open transactions were kept; VACUUM again once they end to remove them")
 	}
 	return &Cursor{tag: tag, sess: s}, nil
 }

@@ -3,24 +3,32 @@ package plan
 import (
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/physical"
-	"github.com/loamdb/loam/pgerr"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
 // Delete plans DELETE FROM t [USING …] [WHERE …] [RETURNING …]: the sink
 // (physical.Modify) over the ids of the rows to delete, and their old
 // values when RETURNING needs them.
-func (p *Planner) Delete(d *pg.DeleteStmt) (*Query, error) {
+func (p *Planner) Delete(d *pg.DeleteStmt) (q *Query, err error) {
 	if d.WithClause != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH before DELETE is not supported yet").
-			WithPosition(pos(p.query, d.WithClause.Location))
+		saved := p.ctes
+		defer func() { p.ctes = saved }()
+		if err := p.with(d.WithClause); err != nil {
+			return nil, err
+		}
+		mine := p.ctes
+		defer func() {
+			if err == nil {
+				err = p.checkUnread(mine, saved)
+			}
+		}()
 	}
 	ti, alias, err := p.modifyTarget(d.Relation, "delete from")
 	if err != nil {
 		return nil, err
 	}
 	withRows := len(d.ReturningList) > 0
-	in, err := p.modifyRows(ti, alias, d.UsingClause, d.WhereClause, func(sc *scope) ([]expr.Expr, error) {
+	in, ret, cols, err := p.modifyRows(ti, alias, d.UsingClause, d.WhereClause, d.ReturningList, func(sc *scope) ([]expr.Expr, error) {
 		exprs := []expr.Expr{rowIDExpr(ti)}
 		if withRows {
 			for i, t := range ti.Types {
@@ -33,13 +41,9 @@ func (p *Planner) Delete(d *pg.DeleteStmt) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	ret, cols, err := p.modifyReturning(ti, alias, d.ReturningList)
-	if err != nil {
-		return nil, err
-	}
 	t, err := WriteTarget(ti, p.ec.Loc)
 	if err != nil {
 		return nil, err
 	}
-	return p.modifyQuery(&physical.Modify{In: in, Target: t, Returning: ret}, cols)
+	return p.modifyQuery(&physical.Modify{In: in, Target: t, Returning: ret, Dedupe: len(d.UsingClause) > 0}, cols)
 }

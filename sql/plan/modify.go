@@ -82,24 +82,29 @@ func (p *Planner) targetItem(ti *TableInfo, alias string) *fromItem {
 
 // modifyRows plans the rows an UPDATE or DELETE changes: the target's
 // rows joined to the items of from, those for which where holds, each
-// projected by the expressions project binds over the scope: the
-// target's columns, its row id (at len(ti.Columns)), then the columns of
-// the from items. The first expression must be the row id.
-func (p *Planner) modifyRows(ti *TableInfo, alias string, from []*pg.Node, where *pg.Node,
-	project func(sc *scope) ([]expr.Expr, error)) (physical.Node, error) {
+// projected by the expressions project binds over the scope (the
+// target's columns, its row id at len(ti.Columns), then the columns of
+// the from items): the row id first, then, if any, one per table column.
+// A RETURNING list (returning) is bound last, over the same scope, where
+// the target's columns stand for the row project makes; the columns of
+// the from items it reads are added after project's, and the list is
+// returned as it reads the sink's rows (the table's columns, then
+// those).
+func (p *Planner) modifyRows(ti *TableInfo, alias string, from []*pg.Node, where *pg.Node, returning []*pg.Node,
+	project func(sc *scope) ([]expr.Expr, error)) (physical.Node, []expr.Expr, []Column, error) {
 	items := []*fromItem{p.targetItem(ti, alias)}
 	cols := append([]scopeCol(nil), items[0].cols...)
 	for _, n := range from {
 		if isLateral(n) || joinHasLateral(n) {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "LATERAL in the FROM or USING of UPDATE or DELETE is not supported yet")
+			return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "LATERAL in the FROM or USING of UPDATE or DELETE is not supported yet")
 		}
 		it, err := p.fromNode(n)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		for _, c := range it.cols {
 			if c.table == alias {
-				return nil, pgerr.New(pgerr.DuplicateAlias, "table name %q specified more than once", alias)
+				return nil, nil, nil, pgerr.New(pgerr.DuplicateAlias, "table name %q specified more than once", alias)
 			}
 		}
 		items = append(items, it)
@@ -109,22 +114,52 @@ func (p *Planner) modifyRows(ti *TableInfo, alias string, from []*pg.Node, where
 	var pred expr.Expr
 	if where != nil {
 		if where.GetCurrentOfExpr() != nil {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "WHERE CURRENT OF is not supported")
+			return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "WHERE CURRENT OF is not supported")
 		}
 		b := &binder{p: p, sc: sc, where: "WHERE"}
 		e, err := b.bind(where)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		if pred, err = b.coerceBool(e, nodeLocation(where)); err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		pred = p.fold(pred)
 	}
-	sc.used[len(ti.Columns)] = true // the row id
+	width := len(ti.Columns)
+	sc.used[width] = true // the row id
 	exprs, err := project(sc)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
+	}
+	var ret []expr.Expr
+	var retCols []Column
+	if len(returning) > 0 {
+		if ret, retCols, err = p.bindReturning(sc, returning); err != nil {
+			return nil, nil, nil, err
+		}
+		// The sink's rows: the table's columns, then the from items'
+		// columns the statement reads.
+		m := map[int]int{}
+		for i := 0; i < width; i++ {
+			m[i] = i
+		}
+		for i := width + 1; i < len(sc.cols); i++ {
+			if sc.used[i] {
+				m[i] = len(exprs) - 1
+				exprs = append(exprs, &expr.Col{Idx: i, T: sc.cols[i].t, Name: sc.label(i)})
+			}
+		}
+		for k, e := range ret {
+			if len(m) == width {
+				break // the table's columns alone: nothing moves
+			}
+			r, ok := remap(e, m)
+			if !ok {
+				return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "this RETURNING expression is not supported with FROM or USING")
+			}
+			ret[k] = r
+		}
 	}
 	var root node = &sourceNode{what: "FROM list", build: func(w expr.Expr) (physical.Node, error) {
 		return p.joinList(sc, items, w)
@@ -134,21 +169,58 @@ func (p *Planner) modifyRows(ti *TableInfo, alias string, from []*pg.Node, where
 	}
 	root = &projectNode{in: root, exprs: exprs}
 	root = p.rewrite(root)
-	return p.lower(root)
+	op, err := p.lower(root)
+	return op, ret, retCols, err
+}
+
+// bindReturning binds a RETURNING list over sc; * is every column but
+// the system ones, t.* those of t.
+func (p *Planner) bindReturning(sc *scope, list []*pg.Node) ([]expr.Expr, []Column, error) {
+	b := &binder{p: p, sc: sc, where: "RETURNING"}
+	var exprs []expr.Expr
+	var out []Column
+	for _, n := range list {
+		rt := n.GetResTarget()
+		if cr := rt.Val.GetColumnRef(); cr != nil && cr.Fields[len(cr.Fields)-1].GetAStar() != nil {
+			tbl := ""
+			if len(cr.Fields) > 1 {
+				tbl = cr.Fields[len(cr.Fields)-2].GetString_().Sval
+			}
+			found := false
+			for i, c := range sc.cols {
+				if !c.system && (tbl == "" && !c.hidden || tbl != "" && c.table == tbl) {
+					sc.used[i] = true
+					found = true
+					exprs = append(exprs, &expr.Col{Idx: i, T: c.t, Name: sc.label(i)})
+					out = append(out, Column{Name: c.name, T: c.t, TableOID: c.origin.table, ColumnNum: c.origin.attnum})
+				}
+			}
+			if !found {
+				return nil, nil, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", tbl).WithPosition(pos(p.query, cr.Location))
+			}
+			continue
+		}
+		e, err := b.bind(rt.Val)
+		if err != nil {
+			return nil, nil, err
+		}
+		if e.Type().Kind == types.Unknown {
+			e, _ = b.coerce(e, types.TText, rt.Location)
+		}
+		name := rt.Name
+		if name == "" {
+			name = columnName(rt.Val)
+		}
+		o := sc.originOf(rt.Val)
+		exprs = append(exprs, p.fold(e))
+		out = append(out, Column{Name: name, T: e.Type(), TableOID: o.table, ColumnNum: o.attnum})
+	}
+	return exprs, out, nil
 }
 
 // rowIDExpr is the row id column of the target in modifyRows' scope.
 func rowIDExpr(ti *TableInfo) expr.Expr {
 	return &expr.Col{Idx: len(ti.Columns), T: types.TInt8, Name: link.RowIDColumn}
-}
-
-// modifyReturning binds an UPDATE's or DELETE's RETURNING list over the
-// rows the sink changes (new for UPDATE, old for DELETE).
-func (p *Planner) modifyReturning(ti *TableInfo, alias string, list []*pg.Node) ([]expr.Expr, []Column, error) {
-	if len(list) == 0 {
-		return nil, nil, nil
-	}
-	return p.Returning(ti, alias, list)
 }
 
 // modifyQuery is the query of an UPDATE's or DELETE's sink.

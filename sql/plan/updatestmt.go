@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"fmt"
+
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
@@ -12,10 +14,19 @@ import (
 // (physical.Modify) over each changed row's id and its new values, one
 // column per table column in table order: the SET expression, assignment
 // cast to the column's type, or the column's old value.
-func (p *Planner) Update(u *pg.UpdateStmt) (*Query, error) {
+func (p *Planner) Update(u *pg.UpdateStmt) (q *Query, err error) {
 	if u.WithClause != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH before UPDATE is not supported yet").
-			WithPosition(pos(p.query, u.WithClause.Location))
+		saved := p.ctes
+		defer func() { p.ctes = saved }()
+		if err := p.with(u.WithClause); err != nil {
+			return nil, err
+		}
+		mine := p.ctes
+		defer func() {
+			if err == nil {
+				err = p.checkUnread(mine, saved)
+			}
+		}()
 	}
 	ti, alias, err := p.modifyTarget(u.Relation, "update")
 	if err != nil {
@@ -25,13 +36,9 @@ func (p *Planner) Update(u *pg.UpdateStmt) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := p.modifyRows(ti, alias, u.FromClause, u.WhereClause, func(sc *scope) ([]expr.Expr, error) {
+	in, ret, cols, err := p.modifyRows(ti, alias, u.FromClause, u.WhereClause, u.ReturningList, func(sc *scope) ([]expr.Expr, error) {
 		return p.bindSets(sc, ti, sets)
 	})
-	if err != nil {
-		return nil, err
-	}
-	ret, cols, err := p.modifyReturning(ti, alias, u.ReturningList)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +46,7 @@ func (p *Planner) Update(u *pg.UpdateStmt) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.modifyQuery(&physical.Modify{Update: true, In: in, Target: t, Returning: ret}, cols)
+	return p.modifyQuery(&physical.Modify{Update: true, In: in, Target: t, Returning: ret, Dedupe: len(u.FromClause) > 0}, cols)
 }
 
 // setItem is one assignment of SET: the column and its value, nil for
@@ -95,6 +102,9 @@ func (p *Planner) multiAssignItem(m *pg.MultiAssignRef) (*pg.Node, error) {
 	}
 	if sl := m.Source.GetSubLink(); sl != nil && (sl.SubLinkType == pg.SubLinkType_MULTIEXPR_SUBLINK || sl.SubLinkType == pg.SubLinkType_EXPR_SUBLINK) {
 		sel := sl.Subselect.GetSelectStmt()
+		if sel != nil && sel.Op == pg.SetOperation_SETOP_NONE && len(sel.ValuesLists) == 0 && !hasStar(sel.TargetList) && len(sel.TargetList) != int(m.Ncolumns) {
+			return nil, pgerr.New(pgerr.SyntaxError, "number of columns does not match number of values")
+		}
 		if sel == nil || sel.Op != pg.SetOperation_SETOP_NONE || len(sel.ValuesLists) > 0 || len(sel.TargetList) != int(m.Ncolumns) || hasStar(sel.TargetList) {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "this sub-SELECT of a multiple-column UPDATE item is not supported yet").WithPosition(pos(p.query, sl.Location))
 		}
@@ -159,6 +169,12 @@ func (p *Planner) bindSets(sc *scope, ti *TableInfo, sets []setItem) ([]expr.Exp
 			return nil, pgerr.New(pgerr.SyntaxError, "multiple assignments to same column %q", ti.Columns[s.col])
 		}
 		given[s.col] = true
+		if s.val != nil && ti.Identity != nil && ti.Identity[s.col] == "a" {
+			col := ti.Columns[s.col]
+			e := pgerr.New(pgerr.GeneratedAlways, "column %q can only be updated to DEFAULT", col)
+			e.Detail = fmt.Sprintf("Column %q is an identity column defined as GENERATED ALWAYS.", col)
+			return nil, e
+		}
 	}
 	for i, t := range ti.Types {
 		if exprs[1+i] == nil {

@@ -65,7 +65,7 @@ func (s *Store) deltaOnce(ctx context.Context, t *table.Table, rec arrow.RecordB
 		byPath[task.File.FilePath()] = task
 	}
 	v3 := t.Metadata().Version() >= 3
-	var drop []iceberg.DataFile
+	var drop, dropDels []iceberg.DataFile
 	var delFiles, oldDVs []iceberg.DataFile
 	var dvw *dv.DVWriter
 	fs, err := t.FS(ctx)
@@ -98,11 +98,12 @@ func (s *Store) deltaOnce(ctx context.Context, t *table.Table, rec arrow.RecordB
 				merged.Or(old)
 			}
 		}
+		if merged.Cardinality() >= f.Count() {
+			drop = append(drop, f)
+			dropDels = append(dropDels, deletesOfOnly(task)...)
+			continue
+		}
 		if !v3 {
-			if merged.Cardinality() >= f.Count() {
-				drop = append(drop, f)
-				continue
-			}
 			df, err := writePositionDeletes(ctx, t, wfs, f, del)
 			if err != nil {
 				return nil, err
@@ -115,12 +116,6 @@ func (s *Store) deltaOnce(ctx context.Context, t *table.Table, rec arrow.RecordB
 		var old iceberg.DataFile
 		if len(task.DeletionVectorFiles) > 0 {
 			old = task.DeletionVectorFiles[0]
-		}
-		if merged.Cardinality() >= f.Count() {
-			// Its deletion vector, if any, names a file no snapshot
-			// holds from now on, which readers ignore.
-			drop = append(drop, f)
-			continue
 		}
 		if dvw == nil {
 			dvw = dv.NewDVWriter(wfs, func(id int32) *iceberg.PartitionSpec {
@@ -145,7 +140,10 @@ func (s *Store) deltaOnce(ctx context.Context, t *table.Table, rec arrow.RecordB
 	}
 	tx := t.NewTransaction()
 	if len(drop) > 0 {
-		if err := tx.ReplaceDataFilesWithDataFiles(ctx, drop, nil, props); err != nil {
+		// The dropped files' own delete files go with them: a deletion
+		// vector or position delete file naming a file no snapshot
+		// holds would be left behind for every reader to skip.
+		if err := tx.ReplaceFiles(ctx, drop, nil, dropDels, props); err != nil {
 			return nil, fmt.Errorf("drop files: %w", err)
 		}
 	}
@@ -183,4 +181,18 @@ func mayEmpty(task table.FileScanTask, del *dv.RoaringPositionBitmap) bool {
 		n += d.Count()
 	}
 	return n >= task.File.Count()
+}
+
+// deletesOfOnly is the delete files of task that apply to its data file
+// alone: its deletion vector, and position delete files that reference
+// it (as Loam writes them, one a data file). Dropping the data file
+// makes them dead.
+func deletesOfOnly(task table.FileScanTask) []iceberg.DataFile {
+	out := slices.Clone(task.DeletionVectorFiles)
+	for _, d := range task.DeleteFiles {
+		if ref := d.ReferencedDataFile(); ref != nil && *ref == task.File.FilePath() {
+			out = append(out, d)
+		}
+	}
+	return out
 }

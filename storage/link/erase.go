@@ -22,8 +22,14 @@ func (m *Manager) EraseLog(ctx context.Context) (pinned bool, err error) {
 		// tail, and the segments it needs, until a later EraseLog: the
 		// VACUUM of one table does not wait on another's transactions.
 		err := m.linkTable(withRowLockWait(ctx, rowLockWait), st, true)
-		if err != nil && !errors.Is(err, errRowsBusy) {
-			return false, err
+		switch {
+		case err == nil, errors.Is(err, errRowsBusy):
+		case ctx.Err() != nil:
+			return false, ctx.Err()
+		default:
+			// Another table's trouble (its lease moved to another
+			// server, its catalog) keeps its segments, not this erasure.
+			m.logger.Warn("link commit for write log erasure failed; its segments stay", "table", st.name(), "err", err)
 		}
 	}
 	if err := m.log.Roll(); err != nil {

@@ -228,13 +228,14 @@ func planGroups(ctx context.Context, t *table.Table, opts CompactOptions, pendin
 	if err != nil {
 		return nil, 0, fmt.Errorf("compact %s: plan: %w", t.Identifier(), err)
 	}
-	// Files of an older spec are left alone: a group's rows are written
-	// in the current spec, and must stay one partition of it.
+	// Files of an older spec are left alone, but for VACUUM's erasure of
+	// their deleted rows: a group's rows are written in the current spec,
+	// one partition of it when they come from one.
 	spec := t.Spec()
 	specID := spec.ID()
 	var small, deleted []table.FileScanTask
 	for _, task := range tasks {
-		if int(task.File.SpecID()) != specID {
+		if int(task.File.SpecID()) != specID && !(opts.AllDeletes && hasDeletes(task)) {
 			continue
 		}
 		if pending[task.File.FilePath()] {
@@ -249,6 +250,20 @@ func planGroups(ctx context.Context, t *table.Table, opts CompactOptions, pendin
 			small = append(small, task)
 		}
 	}
+	// The small files of a partition with files to rewrite for their
+	// deletes join them, whatever their number: one rewrite of the
+	// partition, not two.
+	withDeletes := map[string]bool{}
+	for _, task := range deleted {
+		withDeletes[partitionOf(task)] = true
+	}
+	small = slices.DeleteFunc(small, func(task table.FileScanTask) bool {
+		if withDeletes[partitionOf(task)] {
+			deleted = append(deleted, task)
+			return true
+		}
+		return false
+	})
 	target := TargetFileSize(t.Properties())
 	cfg := compaction.DefaultConfig()
 	cfg.TargetFileSizeBytes = target
@@ -265,8 +280,8 @@ func planGroups(ctx context.Context, t *table.Table, opts CompactOptions, pendin
 	if err != nil {
 		return nil, 0, fmt.Errorf("compact %s: plan: %w", t.Identifier(), err)
 	}
-	// Every file here is a candidate (it has a delete file), and one
-	// alone is worth rewriting.
+	// A file here with a delete file is a candidate whatever its size,
+	// and one alone is worth rewriting; one without is if it is small.
 	cfg.DeleteFileThreshold = 1
 	cfg.MinInputFiles = 1
 	byDeletes, err := cfg.PlanCompaction(deleted)
@@ -346,7 +361,13 @@ func rewriteGroup(ctx context.Context, t *table.Table, g table.CompactionTaskGro
 		return gr, 0, fmt.Errorf("sort: %w", err)
 	}
 	one := func(yield func(arrow.RecordBatch, error) bool) { yield(sorted, nil) } // WriteRecords releases it
-	for df, err := range table.WriteRecords(ctx, t, sc, one, table.WithClusteredWrite(), table.WithTargetFileSize(TargetFileSize(t.Properties()))) {
+	opts := []table.WriteRecordOption{table.WithTargetFileSize(TargetFileSize(t.Properties()))}
+	if spec := t.Spec(); int(g.Tasks[0].File.SpecID()) == spec.ID() {
+		// One partition of the current spec: written as it comes. Rows
+		// of an older spec's partition may fall in several.
+		opts = append(opts, table.WithClusteredWrite())
+	}
+	for df, err := range table.WriteRecords(ctx, t, sc, one, opts...) {
 		if err != nil {
 			return gr, 0, fmt.Errorf("write: %w", err)
 		}
@@ -354,6 +375,11 @@ func rewriteGroup(ctx context.Context, t *table.Table, g table.CompactionTaskGro
 		gr.BytesAfter += df.FileSizeBytes()
 	}
 	return gr, expired, nil
+}
+
+// partitionOf names a file's partition: its spec and partition values.
+func partitionOf(task table.FileScanTask) string {
+	return fmt.Sprint(task.File.SpecID(), task.File.Partition()) // fmt sorts map keys
 }
 
 // inputsUnchanged checks, at the commit, that the table still holds

@@ -3,7 +3,9 @@ package maint
 import (
 	"context"
 	"fmt"
+	"math/rand"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -27,21 +29,30 @@ func newVersionEnv(t *testing.T, version string) *env {
 // yields. It commits the delete to the write log (not to Iceberg).
 func (e *env) deleteWhere(t testing.TB, match func(id int64) bool) int64 {
 	t.Helper()
+	n, err := e.deleteWhereErr(match)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func (e *env) deleteWhereErr(match func(id int64) bool) (int64, error) {
 	ctx := context.Background()
 	unlock, err := e.m.LockRows(ctx, "public", "t")
 	if err != nil {
-		t.Fatal(err)
+		return 0, err
 	}
 	defer unlock()
 	v, err := e.m.View(ctx, "public", "t")
 	if err != nil {
-		t.Fatal(err)
+		return 0, err
 	}
 	defer v.Release()
 	tx, err := e.m.Begin(ctx, "public", "t")
 	if err != nil {
-		t.Fatal(err)
+		return 0, err
 	}
+	defer tx.Abort()
 	r := v.Read(tx)
 	var ids []int64
 	collect := func(rec arrow.RecordBatch) {
@@ -57,11 +68,11 @@ func (e *env) deleteWhere(t testing.TB, match func(id int64) bool) int64 {
 		_, recs, _, err := e.store.Scan(ctx, v.Table, iceberg.AlwaysTrue{}, nil, nil, []string{"id"},
 			&icetable.Positions{Deleted: r.FileDeletes, RowIDs: r.FileRowIDs})
 		if err != nil {
-			t.Fatal(err)
+			return 0, err
 		}
 		for rec, err := range recs {
 			if err != nil {
-				t.Fatal(err)
+				return 0, err
 			}
 			collect(rec)
 			rec.Release()
@@ -69,19 +80,16 @@ func (e *env) deleteWhere(t testing.TB, match func(id int64) bool) int64 {
 	}
 	for rec, err := range r.Rows(true) {
 		if err != nil {
-			t.Fatal(err)
+			return 0, err
 		}
 		collect(rec)
 		rec.Release()
 	}
 	n, err := tx.Delete(ids)
 	if err != nil {
-		t.Fatal(err)
+		return 0, err
 	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return n, tx.Commit()
 }
 
 // deleteFiles counts the delete files applying to the table's live files.
@@ -274,10 +282,10 @@ func TestCompactConflictsWithRowDelta(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("rows after the retry %v, want %v", got, want)
 			}
-			// The file with deletes is rewritten on its own, the small
-			// files into another.
-			if len(files) != 2 {
-				t.Errorf("%d files, want 2", len(files))
+			// The file with deletes and the partition's small files are
+			// rewritten together.
+			if len(files) != 1 {
+				t.Errorf("%d files, want 1", len(files))
 			}
 			if n := e.deleteFiles(t); n != 0 {
 				t.Errorf("%d delete files still apply", n)
@@ -341,5 +349,163 @@ func TestCompactAppliesEqualityDeletes(t *testing.T) {
 	}
 	if n := e.deleteFiles(t); n != 0 {
 		t.Errorf("%d delete files still apply", n)
+	}
+}
+
+// Deletes, inserts and link commits run beside compaction passes (VACUUM's
+// and the background's) on the same rows: every delete and every insert
+// survives, whatever lands between a rewrite's read and its commit.
+func TestCompactBesideDeletes(t *testing.T) {
+	for _, fv := range formatVersions {
+		t.Run("v"+fv, func(t *testing.T) {
+			ctx := context.Background()
+			e := newVersionEnv(t, fv)
+			live := map[int64]bool{}
+			var next int64
+			for range 8 {
+				e.insert(t, ids(next, next+10))
+				for i := next; i < next+10; i++ {
+					live[i] = true
+				}
+				next += 10
+			}
+			var mu sync.Mutex
+			done := make(chan error, 1)
+			go func() {
+				rng := rand.New(rand.NewSource(1))
+				for round := 0; round < 12; round++ {
+					mu.Lock()
+					var victims []int64
+					for id := range live {
+						if rng.Intn(6) == 0 {
+							victims = append(victims, id)
+						}
+					}
+					mu.Unlock()
+					gone := map[int64]bool{}
+					for _, id := range victims {
+						gone[id] = true
+					}
+					if _, err := e.deleteWhereErr(func(id int64) bool { return gone[id] }); err != nil {
+						done <- err
+						return
+					}
+					mu.Lock()
+					for id := range gone {
+						delete(live, id)
+					}
+					mu.Unlock()
+					if rng.Intn(3) == 0 {
+						rows := ids(next, next+3)
+						if err := e.insertErr(rows); err != nil { // links too
+							done <- err
+							return
+						}
+						mu.Lock()
+						for _, r := range rows {
+							live[r.id] = true
+						}
+						mu.Unlock()
+						next += 3
+					} else if err := e.m.Checkpoint(ctx); err != nil {
+						done <- err
+						return
+					}
+				}
+				done <- nil
+			}()
+			conflicts := 0
+			for running := true; running; {
+				select {
+				case err := <-done:
+					if err != nil {
+						t.Fatal(err)
+					}
+					running = false
+				default:
+				}
+				rep, err := Compact(ctx, e.m, "public", "t", now, CompactOptions{MinInputFiles: 2, AllDeletes: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rep.Conflict {
+					conflicts++
+				}
+			}
+			if err := e.m.Checkpoint(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Compact(ctx, e.m, "public", "t", now, CompactOptions{MinInputFiles: 2, AllDeletes: true}); err != nil {
+				t.Fatal(err)
+			}
+			var want []int64
+			for id := range live {
+				want = append(want, id)
+			}
+			slices.Sort(want)
+			got, _ := e.readBack(t)
+			if !slices.Equal(got, want) {
+				t.Errorf("rows %v,\nwant %v", got, want)
+			}
+			if n := e.deleteFiles(t); n != 0 {
+				t.Errorf("%d delete files apply after a last compaction", n)
+			}
+			t.Logf("%d rewrites conflicted", conflicts)
+		})
+	}
+}
+
+// A file of an older partition spec with deletes is rewritten by VACUUM
+// (erasure), into the current spec; background compaction leaves it.
+func TestVacuumRewritesOlderSpecFilesWithDeletes(t *testing.T) {
+	for _, fv := range formatVersions {
+		t.Run("v"+fv, func(t *testing.T) {
+			ctx := context.Background()
+			e := newVersionEnv(t, fv)
+			e.insert(t, ids(0, 10))
+			e.deleteWhere(t, func(id int64) bool { return id%2 == 0 })
+			if err := e.m.Checkpoint(ctx); err != nil {
+				t.Fatal(err)
+			}
+			err := e.m.Maintain(ctx, "public", "t", func(ctx context.Context, cur *table.Table, _ iceberg.Properties) (*table.Table, error) {
+				tx := cur.NewTransaction()
+				if err := tx.UpdateSpec(true).AddField("id", iceberg.BucketTransform{NumBuckets: 2}, "id_bucket").Commit(); err != nil {
+					return nil, err
+				}
+				return tx.Commit(ctx)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Compact(ctx, e.m, "public", "t", now, CompactOptions{})
+			if err != nil || rep.FilesRemoved != 0 {
+				t.Fatalf("background compaction of an older spec's file: %+v %v", rep, err)
+			}
+			rep, err = Compact(ctx, e.m, "public", "t", now, CompactOptions{MinInputFiles: 2, AllDeletes: true})
+			if err != nil || rep.FilesRemoved != 1 {
+				t.Fatalf("VACUUM compaction: %+v %v", rep, err)
+			}
+			got, files := e.readBack(t)
+			if want := []int64{1, 3, 5, 7, 9}; !slices.Equal(got, want) {
+				t.Errorf("rows %v, want %v", got, want)
+			}
+			if n := e.deleteFiles(t); n != 0 {
+				t.Errorf("%d delete files still apply", n)
+			}
+			tbl, err := e.store.Load(ctx, "public", "t")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tasks, err := tbl.Scan().PlanFiles(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, task := range tasks {
+				if spec := tbl.Spec(); int(task.File.SpecID()) != spec.ID() {
+					t.Errorf("%s is of spec %d, not the current %d", task.File.FilePath(), task.File.SpecID(), spec.ID())
+				}
+			}
+			t.Logf("%d files", len(files))
+		})
 	}
 }

@@ -75,7 +75,7 @@ func deletePaths(t table.FileScanTask) []string {
 // an idle open transaction must not stall the upkeep of every table. The
 // rewrite is then reported as a conflict and retried by the next run.
 // VACUUM waits as long as its statement may.
-var rowLockWait = 5 * time.Second
+var rowLockWait = time.Second
 
 func lockRows(ctx context.Context, m *link.Manager, ns, name string, wait bool) (func(), error) {
 	if wait {

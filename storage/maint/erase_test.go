@@ -1,13 +1,13 @@
 package maint
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -17,6 +17,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/storage/icetable"
 	"github.com/loamdb/loam/storage/link"
+	"github.com/loamdb/loam/storage/maint/erasetest"
 )
 
 // tenantRow is a row of public.e (tenant string, id bigint, note string).
@@ -121,27 +122,20 @@ func deleteTenant(t *testing.T, m *link.Manager, st *icetable.Store, tenant stri
 	return n
 }
 
-// filesHolding lists the files under dir whose bytes contain b.
+// filesHolding lists the files under dir holding b, inside compressed
+// Avro blocks and Parquet values too.
 func filesHolding(t *testing.T, dir string, b []byte) []string {
 	t.Helper()
-	var out []string
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if bytes.Contains(data, b) {
-			out = append(out, path)
-		}
-		return nil
-	})
+	out, err := erasetest.FilesHolding(dir, b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// anyEndsWith says whether one of paths ends with suffix.
+func anyEndsWith(paths []string, suffix string) bool {
+	return slices.ContainsFunc(paths, func(p string) bool { return strings.HasSuffix(p, suffix) })
 }
 
 // readTenants reads public.e with iceberg-go's own scan: "tenant/id" each.
@@ -176,8 +170,9 @@ func readTenants(t *testing.T, st *icetable.Store) []string {
 // metastore, warehouse: data, delete and metadata files) holds a byte of
 // the deleted rows afterwards, while the other rows stay readable by an
 // outside engine and after a restart. The deleted rows carry a random
-// marker; Parquet compression is off so that the search sees the values
-// (a check before the VACUUM proves it finds them).
+// marker, searched for in every file's bytes, in Avro files' inflated
+// blocks and in Parquet files' values (a check before the VACUUM proves
+// the search finds them in data files, log segments and manifests).
 func TestVacuumErasesDeletedRows(t *testing.T) {
 	cases := []struct {
 		name        string
@@ -209,7 +204,7 @@ func TestVacuumErasesDeletedRows(t *testing.T) {
 				}
 				spec = &s
 			}
-			props := iceberg.Properties{"format-version": c.version, table.ParquetCompressionKey: "uncompressed"}
+			props := iceberg.Properties{"format-version": c.version}
 			for k, v := range CreateProperties() {
 				props[k] = v
 			}
@@ -248,9 +243,27 @@ func TestVacuumErasesDeletedRows(t *testing.T) {
 				insertTenants(t, m, rows("c", 0), false)
 				want = []string{"a/0", "a/1", "b/0", "b/1", "b/6", "b/7", "c/0", "c/1"}
 			}
-			if len(filesHolding(t, filepath.Join(dir, "warehouse"), []byte(marker))) == 0 ||
-				len(filesHolding(t, filepath.Join(dir, "wal"), []byte(marker))) == 0 {
-				t.Fatal("the marker is not found in the warehouse and the write log before VACUUM: the search sees nothing")
+			// The search sees the rows where they are: data files, log
+			// segments, and manifests' column bounds (a prefix).
+			if got := filesHolding(t, dir, []byte(marker)); !anyEndsWith(got, ".parquet") || !anyEndsWith(got, ".seg") {
+				t.Fatalf("before VACUUM the marker is in %v: the search does not see data files and log segments", got)
+			}
+			if got := filesHolding(t, dir, []byte(marker[:12])); !anyEndsWith(got, ".avro") {
+				t.Fatalf("before VACUUM the marker's prefix is in %v: the search does not see manifests' bounds", got)
+			}
+			// A data file a crash left behind, written moments ago: no
+			// snapshot references it.
+			for _, f := range filesHolding(t, filepath.Join(dir, "warehouse"), []byte(marker)) {
+				if strings.HasSuffix(f, ".parquet") {
+					data, err := os.ReadFile(f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(filepath.Join(filepath.Dir(f), "interrupted.parquet"), data, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					break
+				}
 			}
 			// (With one file, the deletes are still only in the log.)
 			if got := readTenants(t, st); !c.oneFile && !slices.Equal(got, want) {

@@ -63,6 +63,9 @@ type Report struct {
 	// LogPinned is set when VACUUM could not erase the write log's older
 	// segments: an open transaction still needs them (erase.go).
 	LogPinned bool
+	// DeletesLeft is set when VACUUM's compaction could not rewrite every
+	// file with deletes: row deletes kept landing in them meanwhile.
+	DeletesLeft bool
 }
 
 // Start runs the background upkeep until Stop.
@@ -148,9 +151,9 @@ func (r *Runner) keep(ctx context.Context, k link.Key) {
 	rep, err := r.run(ctx, k.NS, k.Name, false)
 	switch {
 	case err == nil:
-		if rep.Compact.FilesRemoved > 0 || rep.Compact.Conflict {
+		if rep.Compact.FilesRemoved > 0 || rep.Compact.Conflict || rep.Compact.Skipped > 0 {
 			r.log.Debug("compacted", "table", k, "files_removed", rep.Compact.FilesRemoved,
-				"files_added", rep.Compact.FilesAdded, "rows_expired", rep.Compact.RowsExpired, "conflict", rep.Compact.Conflict)
+				"files_added", rep.Compact.FilesAdded, "delete_files_removed", rep.Compact.DeleteFiles, "rows_expired", rep.Compact.RowsExpired, "conflict", rep.Compact.Conflict, "skipped", rep.Compact.Skipped)
 		}
 	case ctx.Err() != nil, tableGone(err), isLeaseErr(err):
 	default:
@@ -196,6 +199,7 @@ func (r *Runner) run(ctx context.Context, ns, name string, now bool) (Report, er
 	if rep.Compact, err = compactRetrying(ctx, r.m, ns, name, at, opts, now); err != nil {
 		return rep, err
 	}
+	rep.DeletesLeft = now && (rep.Compact.Conflict || rep.Compact.Skipped > 0)
 	if rep.ManifestsReplaced, err = MergeManifests(ctx, r.m, ns, name, now); err != nil {
 		return rep, err
 	}
@@ -230,10 +234,11 @@ func (r *Runner) run(ctx context.Context, ns, name string, now bool) (Report, er
 }
 
 // compactRetrying is Compact, tried again (for VACUUM, a few times) when
-// a link commit deleting rows of its files landed meanwhile.
+// a link commit deleting rows of its files landed meanwhile, or deletes of
+// its files waited in the log.
 func compactRetrying(ctx context.Context, m *link.Manager, ns, name string, at time.Time, opts CompactOptions, retry bool) (CompactReport, error) {
 	rep, err := Compact(ctx, m, ns, name, at, opts)
-	for i := 0; retry && err == nil && (rep.Conflict || rep.Skipped > 0) && i < 3; i++ {
+	for i := 0; retry && err == nil && (rep.Conflict || rep.Skipped > 0) && i < 5; i++ {
 		if rep.Skipped > 0 {
 			// Deletes of its files still wait in the log: commit them.
 			if err := m.Flush(ctx, ns, name); err != nil {

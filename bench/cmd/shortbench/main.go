@@ -228,7 +228,7 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 					r.Error = err.Error()
 					logf("%s %s/%d: %v", t.name, w.name, n, err)
 				} else {
-					r.summary = s
+					r.Summary = s
 					logf("%-8s %-16s conns=%d  %9.0f q/s  mean %7.1f µs  p50 %7.1f µs  p99 %8.1f µs",
 						t.name, w.name, n, s.QPS, s.MeanUS, s.P50US, s.P99US)
 				}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/loamdb/loam/bench/internal/closedloop"
 )
 
 // report is everything a run measured, as printed and as -json writes it.
@@ -24,7 +26,7 @@ type result struct {
 	Case   string `json:"case"`
 	Conns  int    `json:"conns"`
 	Target string `json:"target"`
-	summary
+	closedloop.Summary
 	Error string `json:"error,omitempty"`
 }
 

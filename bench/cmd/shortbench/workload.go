@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/loamdb/loam/bench/internal/closedloop"
 )
 
 // workload is one kind of short query, sent the way a given client
@@ -66,65 +66,14 @@ var workloads = []workload{
 }
 
 // measure runs w on conns connections for warmup+dur and summarizes the
-// operations that started in the last dur. Each connection is one client
-// sending its next query when the answer to the last one has arrived, as
-// pgbench does.
-func measure(ctx context.Context, connString string, w workload, conns int, rows int64, seed uint64, warmup, dur time.Duration) (summary, error) {
+// operations that started in the last dur (see closedloop.Run).
+func measure(ctx context.Context, connString string, w workload, conns int, rows int64, seed uint64, warmup, dur time.Duration) (closedloop.Summary, error) {
 	cfg, err := pgx.ParseConfig(connString)
 	if err != nil {
-		return summary{}, err
+		return closedloop.Summary{}, err
 	}
 	cfg.DefaultQueryExecMode = w.mode
-	cs := make([]*pgx.Conn, conns)
-	defer func() {
-		for _, c := range cs {
-			if c != nil {
-				c.Close(context.Background())
-			}
-		}
-	}()
-	for i := range cs {
-		if cs[i], err = pgx.ConnectConfig(ctx, cfg); err != nil {
-			return summary{}, fmt.Errorf("connect: %w", err)
-		}
-	}
-
-	start := time.Now().Add(warmup)
-	end := start.Add(dur)
-	lats := make([][]time.Duration, conns)
-	errs := make([]error, conns)
-	var wg sync.WaitGroup
-	for i, c := range cs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, uint64(i)))
-			lat := make([]time.Duration, 0, 1<<16)
-			for {
-				t0 := time.Now()
-				if !t0.Before(end) {
-					break
-				}
-				if err := w.op(ctx, c, r, rows); err != nil {
-					errs[i] = err
-					return
-				}
-				if !t0.Before(start) {
-					lat = append(lat, time.Since(t0))
-				}
-			}
-			lats[i] = lat
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return summary{}, err
-		}
-	}
-	var all []time.Duration
-	for _, l := range lats {
-		all = append(all, l...)
-	}
-	return summarize(all, dur), nil
+	return closedloop.Run(ctx, cfg, conns, seed, warmup, dur, func(ctx context.Context, c *pgx.Conn, r *rand.Rand) error {
+		return w.op(ctx, c, r, rows)
+	})
 }

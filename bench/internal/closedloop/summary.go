@@ -1,12 +1,12 @@
-package main
+package closedloop
 
 import (
 	"slices"
 	"time"
 )
 
-// summary is what a case reports of its timed window.
-type summary struct {
+// Summary is what a case reports of its timed window.
+type Summary struct {
 	Ops     int64   `json:"ops"`
 	Seconds float64 `json:"seconds"`
 	QPS     float64 `json:"qps"`
@@ -15,10 +15,10 @@ type summary struct {
 	P99US   float64 `json:"p99_us"`
 }
 
-// summarize turns the latencies of every operation in a window of the given
+// Summarize turns the latencies of every operation in a window of the given
 // length into the reported figures. lat is sorted in place.
-func summarize(lat []time.Duration, window time.Duration) summary {
-	s := summary{Ops: int64(len(lat)), Seconds: window.Seconds()}
+func Summarize(lat []time.Duration, window time.Duration) Summary {
+	s := Summary{Ops: int64(len(lat)), Seconds: window.Seconds()}
 	if len(lat) == 0 || window <= 0 {
 		return s
 	}
@@ -28,16 +28,16 @@ func summarize(lat []time.Duration, window time.Duration) summary {
 		sum += d
 	}
 	s.QPS = float64(len(lat)) / window.Seconds()
-	s.MeanUS = us(sum) / float64(len(lat))
-	s.P50US = us(percentile(lat, 50))
-	s.P99US = us(percentile(lat, 99))
+	s.MeanUS = US(sum) / float64(len(lat))
+	s.P50US = US(Percentile(lat, 50))
+	s.P99US = US(Percentile(lat, 99))
 	return s
 }
 
-// percentile is the nearest-rank percentile of sorted latencies: the
+// Percentile is the nearest-rank Percentile of sorted latencies: the
 // smallest value with at least p% of them at or below it. No
 // interpolation: every figure reported is a latency some query had.
-func percentile(sorted []time.Duration, p float64) time.Duration {
+func Percentile(sorted []time.Duration, p float64) time.Duration {
 	if len(sorted) == 0 {
 		return 0
 	}
@@ -56,4 +56,4 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[rank-1]
 }
 
-func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+func US(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

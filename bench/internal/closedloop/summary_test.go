@@ -1,4 +1,4 @@
-package main
+package closedloop
 
 import (
 	"testing"
@@ -32,20 +32,20 @@ func TestPercentile(t *testing.T) {
 		{"p0 is the min", ms(3, 4, 5), 0, 3 * time.Millisecond},
 		{"p100 is the max", ms(3, 4, 5), 100, 5 * time.Millisecond},
 	} {
-		if got := percentile(tc.lat, tc.p); got != tc.want {
-			t.Errorf("%s: percentile(%v, %v) = %v, want %v", tc.name, tc.lat, tc.p, got, tc.want)
+		if got := Percentile(tc.lat, tc.p); got != tc.want {
+			t.Errorf("%s: Percentile(%v, %v) = %v, want %v", tc.name, tc.lat, tc.p, got, tc.want)
 		}
 	}
 }
 
 func TestSummarize(t *testing.T) {
 	lat := []time.Duration{400 * time.Microsecond, 100 * time.Microsecond, 300 * time.Microsecond, 200 * time.Microsecond}
-	s := summarize(lat, 2*time.Second)
-	want := summary{Ops: 4, Seconds: 2, QPS: 2, MeanUS: 250, P50US: 200, P99US: 400}
+	s := Summarize(lat, 2*time.Second)
+	want := Summary{Ops: 4, Seconds: 2, QPS: 2, MeanUS: 250, P50US: 200, P99US: 400}
 	if s != want {
-		t.Errorf("summarize = %+v, want %+v", s, want)
+		t.Errorf("Summarize = %+v, want %+v", s, want)
 	}
-	if z := summarize(nil, time.Second); z.QPS != 0 || z.Ops != 0 {
-		t.Errorf("summarize(nil) = %+v, want zeros", z)
+	if z := Summarize(nil, time.Second); z.QPS != 0 || z.Ops != 0 {
+		t.Errorf("Summarize(nil) = %+v, want zeros", z)
 	}
 }
