@@ -276,6 +276,12 @@ func (s *Session) storeTable(ctx context.Context, nt newTable, tc *parse.TableCl
 		}
 		err = s.eng.meta.PutTableSettings(ctx, ns, nt.name, settings)
 	}
+	if err == nil {
+		// The creating server is the table's writer from the start: an
+		// idle-table sweep of another server must not take the table
+		// before its first write (link.Manager.MayKeepIdle).
+		s.eng.link.Claim(ctx, ns, nt.name)
+	}
 	if errors.Is(err, icetable.ErrTableExists) || errors.Is(err, icetable.ErrViewExists) {
 		if ifNotExists {
 			s.notice("relation %q already exists, skipping", nt.name)

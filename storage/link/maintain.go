@@ -146,3 +146,18 @@ func (m *Manager) MayKeepIdle(ctx context.Context, ns, name string) (bool, error
 	}
 	return l.Holder.ID == m.holder.ID, nil
 }
+
+// Claim takes the write lease of a table this server just created, when
+// no other server holds it, so that it is known as the table's writer
+// before its first write. It is best effort: a table another server took
+// meanwhile is simply written there.
+func (m *Manager) Claim(ctx context.Context, ns, name string) {
+	if m.leases == nil {
+		return
+	}
+	st, err := m.state(ctx, Key{ns, name})
+	if err != nil {
+		return
+	}
+	_ = m.ensureLease(ctx, st, false)
+}
