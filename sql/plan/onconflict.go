@@ -25,15 +25,11 @@ func (p *Planner) onConflict(oc *pg.OnConflictClause, ti *TableInfo, alias strin
 		if !merge || len(cons) == 0 {
 			return nil, nil
 		}
-		c := &exec.Conflict{Update: true, Merge: true}
+		var names []string
 		for _, k := range cons {
-			c.Names = append(c.Names, k.Name)
+			names = append(names, k.Name)
 		}
-		var err error
-		if c.Set, err = p.mergeSet(ti, alias); err != nil {
-			return nil, err
-		}
-		return c, nil
+		return exec.MergeConflict(ti.Types, names), nil
 	}
 	c := &exec.Conflict{Update: oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE}
 	if inf := oc.Infer; inf != nil {
@@ -117,27 +113,6 @@ func (p *Planner) assign(b *binder, e expr.Expr, ti *TableInfo, idx int, loc int
 			WithHint("You will need to rewrite or cast the expression.").WithPosition(pos(p.query, loc))
 	}
 	return &expr.Cast{Arg: e, T: want}, nil
-}
-
-// mergeSet is merge = 'last_non_null': each column takes the proposed
-// value when it is not NULL, else keeps the existing one.
-func (p *Planner) mergeSet(ti *TableInfo, alias string) ([]expr.Expr, error) {
-	b := &binder{p: p, sc: newScope(conflictScope(ti, alias)), where: "merge"}
-	out := make([]expr.Expr, len(ti.Columns))
-	for i, name := range ti.Columns {
-		ref := func(tbl string) *pg.Node {
-			return &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{Fields: []*pg.Node{
-				{Node: &pg.Node_String_{String_: &pg.String{Sval: tbl}}},
-				{Node: &pg.Node_String_{String_: &pg.String{Sval: name}}}}}}}
-		}
-		e, err := b.bind(&pg.Node{Node: &pg.Node_CoalesceExpr{CoalesceExpr: &pg.CoalesceExpr{
-			Args: []*pg.Node{ref("excluded"), ref(alias)}}}})
-		if err != nil {
-			return nil, err
-		}
-		out[i] = e
-	}
-	return out, nil
 }
 
 // arbiters are the constraints an ON CONFLICT target names: ON
