@@ -8,8 +8,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/iceberg-go"
+	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
+	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/link"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
@@ -196,4 +198,38 @@ func (s *Session) lockUpsert(ctx context.Context, ps parse.Statement) error {
 		return nil
 	}
 	return s.lockTable(ctx, link.Key{NS: ti.Namespace, Name: ti.Name})
+}
+
+// lockMergeCopy takes the row lock (dml.go) for COPY FROM into a merge =
+// 'last_non_null' table, which replaces the rows of keys it meets, as an
+// INSERT into one does (lockUpsert).
+func (s *Session) lockMergeCopy(ctx context.Context, rv *pg.RangeVar) error {
+	if rv == nil {
+		return nil
+	}
+	cat := s.catalog()
+	ti, err := cat.Table(ctx, rv.Schemaname, rv.Relname)
+	cat.release()
+	if err != nil || mergeConflict(ti) == nil {
+		return nil
+	}
+	return s.lockTable(ctx, link.Key{NS: ti.Namespace, Name: ti.Name})
+}
+
+// mergeConflict is the upsert of a COPY into ti when ti is a merge =
+// 'last_non_null' table, else nil.
+func mergeConflict(ti *plan.TableInfo) *exec.Conflict {
+	if ti == nil || ti.Table == nil || ti.ViewSQL != "" || ti.Sequence || ti.Ref != "" ||
+		ti.Table.Properties()[link.MergeProperty] != link.MergeLastNonNull {
+		return nil
+	}
+	cons := link.Constraints(ti.Table, ti.Name)
+	if len(cons) == 0 {
+		return nil
+	}
+	names := make([]string, len(cons))
+	for i, c := range cons {
+		names[i] = c.Name
+	}
+	return exec.MergeConflict(ti.Types, names)
 }

@@ -150,6 +150,14 @@ func TestMergeLastNonNull(t *testing.T) {
 	if got := joinRows(mustRun(t, s, "SELECT count(*), min(name) FROM spans").rows); got != "1 chat2" {
 		t.Fatalf("rows: %s", got)
 	}
+	// COPY merges too, in turn within one load.
+	if _, err := copyIn(t, s, "COPY spans (trace_id, span_id, name, tokens) FROM STDIN",
+		strings.NewReader("t\ts1\t\\N\t13\nt\ts2\tnew\t\\N\nt\ts2\t\\N\t5\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := joinRows(mustRun(t, s, "SELECT span_id, name, tokens, score FROM spans ORDER BY 1").rows); got != "s1 chat2 13 0.75|s2 new 5 "+null {
+		t.Fatalf("after COPY: %s", got)
+	}
 }
 
 // Compaction moves rows into new files under the key index: the index
