@@ -188,21 +188,12 @@ func (s *Session) lockUpsert(ctx context.Context, ps parse.Statement) error {
 		}
 		return s.lockRows(ctx, ins.Relation)
 	}
-	cat := s.catalog()
-	ti, err := cat.Table(ctx, ins.Relation.Schemaname, ins.Relation.Relname)
-	cat.release()
-	if err != nil || ti == nil || ti.Table == nil || ti.ViewSQL != "" || ti.Sequence || ti.Ref != "" {
-		return nil
-	}
-	if ti.Table.Properties()[link.MergeProperty] != link.MergeLastNonNull {
-		return nil
-	}
-	return s.lockTable(ctx, link.Key{NS: ti.Namespace, Name: ti.Name})
+	return s.lockMergeCopy(ctx, ins.Relation)
 }
 
-// lockMergeCopy takes the row lock (dml.go) for COPY FROM into a merge =
-// 'last_non_null' table, which replaces the rows of keys it meets, as an
-// INSERT into one does (lockUpsert).
+// lockMergeCopy takes the row lock (dml.go) for an INSERT or COPY FROM
+// into a merge = 'last_non_null' table, which replaces the rows of keys
+// it meets.
 func (s *Session) lockMergeCopy(ctx context.Context, rv *pg.RangeVar) error {
 	if rv == nil {
 		return nil
