@@ -37,6 +37,7 @@ type changeModel struct {
 	state   map[int]map[int64]int64 // writer → id → v
 	pending map[int]*change         // writer → its unacknowledged change
 	counts  map[string]int          // acknowledged statements by kind
+	keyed   bool                    // the table has PRIMARY KEY (id): writers upsert too
 }
 
 // A change is a statement's (or a block's) effect on its writer's rows:
@@ -190,6 +191,8 @@ func changeWriter(ctx context.Context, url string, w int, rng *rand.Rand, m *cha
 		var err error
 		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		switch k := rng.Intn(10); {
+		case k < 3 && m.keyed && len(rows) >= 20:
+			ch, err = upsertRows(sctx, c, w, rng, m, rows, nil)
 		case k < 3 || len(rows) < 20:
 			ch, err = insertRows(sctx, c, w, rng, m, rows, nil)
 		case k < 5:
@@ -260,6 +263,40 @@ func insertRows(ctx context.Context, c *pgx.Conn, w int, rng *rand.Rand, m *chan
 		return ch, err
 	}
 	return ch, expectTag(tag.String(), fmt.Sprintf("INSERT 0 %d", n))
+}
+
+// upsertRows upserts some of the writer's rows (v + 1) and some new ones
+// (v = 0) in one INSERT … ON CONFLICT DO UPDATE.
+func upsertRows(ctx context.Context, c *pgx.Conn, w int, rng *rand.Rand, m *changeModel, rows map[int64]int64, into *change) (*change, error) {
+	ch := begin("UPSERT", into)
+	now := cur(rows, ch)
+	ids := pick(rng, now, 1+rng.Intn(6))
+	n := rng.Intn(4)
+	lo := m.alloc(n)
+	for id := lo; id < lo+int64(n); id++ {
+		ids = append(ids, id)
+	}
+	rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+	var b strings.Builder
+	b.WriteString("INSERT INTO t (id, writer, v, ts) VALUES ")
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "(%d, %d, 0, '%s')", id, w, tsOf(id).Format("2006-01-02 15:04:05Z07:00"))
+		if v, ok := now[id]; ok {
+			ch.sets[id] = v + 1
+		} else {
+			ch.sets[id] = 0
+		}
+		delete(ch.dels, id)
+	}
+	b.WriteString(" ON CONFLICT (id) DO UPDATE SET v = t.v + 1")
+	tag, err := c.Exec(ctx, b.String())
+	if err != nil {
+		return ch, err
+	}
+	return ch, expectTag(tag.String(), fmt.Sprintf("INSERT 0 %d", len(ids)))
 }
 
 func updateRows(ctx context.Context, c *pgx.Conn, w int, rng *rand.Rand, rows map[int64]int64, into *change) (*change, error) {
@@ -345,6 +382,10 @@ func changeBlock(ctx context.Context, c *pgx.Conn, w int, rng *rand.Rand, m *cha
 		var err error
 		switch rng.Intn(3) {
 		case 0:
+			if m.keyed && rng.Intn(2) == 0 {
+				_, err = upsertRows(ctx, c, w, rng, m, rows, ch)
+				break
+			}
 			_, err = insertRows(ctx, c, w, rng, m, rows, ch)
 		case 1:
 			_, err = updateRows(ctx, c, w, rng, rows, ch)
@@ -489,6 +530,18 @@ func TestKillDuringChanges(t *testing.T) {
 	killDuringChanges(t, createChanges, 2, false)
 }
 
+// TestKillDuringUpserts is TestKillDuringChanges on a keyed table (format
+// version 3, as keyed tables are by default), whose writers also upsert:
+// INSERT … ON CONFLICT (id) DO UPDATE SET v = t.v + 1 of some of their
+// rows and some new ones. The key index is rebuilt at each start; an
+// upsert that found no row where one was (or the reverse) shows in v or
+// as a duplicate id.
+func TestKillDuringUpserts(t *testing.T) {
+	killDuringChanges(t, createKeyed, 3, false)
+}
+
+const createKeyed = `CREATE TABLE t (id BIGINT PRIMARY KEY, writer INT, v BIGINT, ts TIMESTAMPTZ) PARTITIONED BY (day(ts))`
+
 // TestKillDuringChangesV3 is TestKillDuringChanges on a format version 3
 // table, whose deletes are deletion vectors, merged with a file's existing
 // one on each later delete of it.
@@ -521,6 +574,7 @@ func killDuringChanges(t *testing.T, create string, version int, upkeep bool) {
 	const writers = 3
 	dataDir, logDir := t.TempDir(), t.TempDir()
 	model := newChangeModel()
+	model.keyed = strings.Contains(create, "PRIMARY KEY")
 	start := time.Now()
 	check := func(where string, got map[int]map[int64]int64, dups []string) {
 		t.Helper()

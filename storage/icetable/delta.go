@@ -190,7 +190,7 @@ func mayEmpty(task table.FileScanTask, del *dv.RoaringPositionBitmap) bool {
 func deletesOfOnly(task table.FileScanTask) []iceberg.DataFile {
 	out := slices.Clone(task.DeletionVectorFiles)
 	for _, d := range task.DeleteFiles {
-		if ref := d.ReferencedDataFile(); ref != nil && *ref == task.File.FilePath() {
+		if referencedFile(d) == task.File.FilePath() {
 			out = append(out, d)
 		}
 	}

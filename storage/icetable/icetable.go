@@ -701,7 +701,11 @@ func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileSca
 // lostRace reports a commit that failed because another writer moved the
 // table first: the catalog's compare-and-swap failed, or a requirement
 // checked against the catalog's fresher metadata did (iceberg-go's SQL
-// catalog returns those as plain errors and does not retry them).
+// catalog returns those as plain errors and does not retry them; v0.7
+// spells a moved or concurrently created branch's "requirement failed" in
+// lower case, beside others, a tag as target, that no retry helps).
 func lostRace(err error) bool {
-	return errors.Is(err, table.ErrCommitFailed) || strings.Contains(err.Error(), "Requirement failed")
+	msg := err.Error()
+	return errors.Is(err, table.ErrCommitFailed) || strings.Contains(msg, "Requirement failed") ||
+		strings.Contains(msg, "requirement failed") && (strings.Contains(msg, "has changed") || strings.Contains(msg, "created concurrently"))
 }

@@ -17,8 +17,8 @@ import (
 // spent most of its CPU parsing them.
 //
 // The cached path answers only what it answers exactly as PlanFiles does:
-// no delete files in the snapshot (their matching to data files is
-// iceberg-go's), a filter filePruner accepts that names no partition
+// delete files only of the kinds Loam writes, which name their data file
+// (matchDeletes), a filter filePruner accepts that names no partition
 // source column (so partition pruning would prune nothing), and no file
 // PlanFiles would split. Everything else plans through iceberg-go.
 func (s *Store) planFiles(ctx context.Context, t *table.Table, filter iceberg.BooleanExpression, opts []table.ScanOption) ([]table.FileScanTask, error) {
@@ -56,9 +56,13 @@ func (s *Store) planCached(ctx context.Context, t *table.Table, filter iceberg.B
 		return nil, err
 	}
 	md := t.Metadata()
+	dels, err := s.fileDeletes(fs, mans)
+	if err != nil {
+		return nil, err
+	}
 	for _, m := range mans {
 		if m.ManifestContent() != iceberg.ManifestContentData {
-			return nil, errUnsupportedPrune
+			continue // matched by fileDeletes
 		}
 		spec := md.PartitionSpecByID(int(m.PartitionSpecID()))
 		if spec == nil {
@@ -77,6 +81,9 @@ func (s *Store) planCached(ctx context.Context, t *table.Table, filter iceberg.B
 	for _, m := range mans {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if m.ManifestContent() != iceberg.ManifestContentData {
+			continue
 		}
 		entries, err := s.manifests.entries(fs, m)
 		if err != nil {
@@ -101,6 +108,7 @@ func (s *Store) planCached(ctx context.Context, t *table.Table, filter iceberg.B
 			if seq := e.SequenceNum(); seq >= 0 {
 				task.DataSequenceNumber = &seq
 			}
+			dels.match(&task, e)
 			tasks = append(tasks, task)
 		}
 	}
