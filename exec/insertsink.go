@@ -24,7 +24,7 @@ type insertOp struct {
 	n    int64
 	done bool
 
-	touched map[int64]bool // rows an upsert replaced (upsert.go)
+	up *Upserter // an upsert's writer (upsert.go)
 }
 
 var _ Operator = (*insertOp)(nil)
@@ -61,7 +61,10 @@ func (s *insertOp) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.w, s.n, s.done, s.touched = w, 0, false, nil
+	s.w, s.n, s.done, s.up = w, 0, false, nil
+	if s.t.Conflict != nil {
+		s.up = NewUpserter(s.t, w, s.ec)
+	}
 	return s.in.Open(ctx)
 }
 
@@ -93,7 +96,7 @@ func (s *insertOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 func (s *insertOp) write(ctx context.Context, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	if s.t.Conflict != nil {
 		// An upsert writes some rows, replaces others, skips the rest.
-		up, err := s.upsert(ctx, rec)
+		up, err := s.up.Write(ctx, rec)
 		if err != nil || up == nil {
 			return nil, err
 		}

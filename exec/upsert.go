@@ -10,6 +10,7 @@ import (
 	"github.com/loamdb/loam/exec/ice"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/storage/link"
+	"github.com/loamdb/loam/types"
 )
 
 // Conflict makes an INSERT an upsert: INSERT … ON CONFLICT, or any INSERT
@@ -34,17 +35,40 @@ type Conflict struct {
 	Merge bool
 }
 
-// upsert writes one batch of an upsert and returns the rows it wrote
+// Upserter writes an upsert's rows to one table: an INSERT's sink, or a
+// COPY into a merge = 'last_non_null' table. It lives for one statement.
+type Upserter struct {
+	t       *Target
+	w       link.RowWriter
+	ec      *expr.Ctx
+	touched map[int64]bool // rows replaced so far
+}
+
+// NewUpserter returns the upserter of a statement writing t (whose
+// Conflict is set) through w.
+func NewUpserter(t *Target, w link.RowWriter, ec *expr.Ctx) *Upserter {
+	return &Upserter{t: t, w: w, ec: ec, touched: map[int64]bool{}}
+}
+
+// MergeConflict is the Conflict of a table WITH (merge =
+// 'last_non_null') of columns of types ts: each column takes the
+// proposed value unless it is NULL, and rows of one key merge in turn.
+func MergeConflict(ts []types.T, names []string) *Conflict {
+	set := make([]expr.Expr, len(ts))
+	for i, t := range ts {
+		set[i] = &expr.Coalesce{Args: []expr.Expr{&expr.Col{Idx: len(ts) + i, T: t}, &expr.Col{Idx: i, T: t}}, T: t}
+	}
+	return &Conflict{Update: true, Merge: true, Set: set, Names: names}
+}
+
+// Write writes one batch of an upsert and returns the rows it wrote
 // (inserted and updated), one column per table column, for RETURNING and
 // the count.
-func (s *insertOp) upsert(ctx context.Context, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+func (s *Upserter) Write(ctx context.Context, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	c := s.t.Conflict
 	kw, ok := s.w.(link.KeyWriter)
 	if !ok {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT … ON CONFLICT into a branch is not supported")
-	}
-	if s.touched == nil {
-		s.touched = map[int64]bool{}
 	}
 	// written are the rows written, each with its row's place in rec:
 	// RETURNING lists them in the order proposed.
@@ -162,7 +186,7 @@ func affectTwice() error {
 // update replaces the live rows ids with Set evaluated over each and its
 // proposed row (rows rows of rec), where Where holds; it returns the new
 // rows, or nil when none passed Where, and which of rows they are.
-func (s *insertOp) update(ctx context.Context, kw link.KeyWriter, rec arrow.RecordBatch, rows []int32, ids []int64) (arrow.RecordBatch, []int, error) {
+func (s *Upserter) update(ctx context.Context, kw link.KeyWriter, rec arrow.RecordBatch, rows []int32, ids []int64) (arrow.RecordBatch, []int, error) {
 	c := s.t.Conflict
 	which := make([]int, len(rows))
 	for i := range which {

@@ -200,6 +200,9 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 	if err != nil {
 		return "", err
 	}
+	if err := s.lockMergeCopy(ctx, cs.Relation); err != nil {
+		return "", err
+	}
 	cat := s.catalog()
 	defer cat.release()
 	ti, cols, err := s.copyTarget(ctx, cs, cat)
@@ -258,12 +261,17 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 	if err != nil {
 		return "", err
 	}
+	t.Conflict = mergeConflict(ti)
 	// COPY is no plan: it writes its batches through the statement's
 	// writer itself, as an INSERT's sink does.
 	n, err := s.writing(ctx, func(w link.Writer) (int64, error) {
 		rw, err := w.Table(ctx, t.NS, t.Table, t.Ref)
 		if err != nil {
 			return 0, err
+		}
+		var up *exec.Upserter
+		if t.Conflict != nil {
+			up = exec.NewUpserter(t, rw, ec)
 		}
 		var n int64
 		for {
@@ -284,7 +292,14 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 					return n, err
 				}
 			}
-			err = t.Write(rw, full)
+			if up != nil {
+				var out arrow.RecordBatch
+				if out, err = up.Write(ctx, full); out != nil {
+					out.Release()
+				}
+			} else {
+				err = t.Write(rw, full)
+			}
 			n += full.NumRows()
 			full.Release()
 			if err != nil {

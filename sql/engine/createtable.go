@@ -58,12 +58,18 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 			case con != nil && con.Contype == pg.ConstrType_CONSTR_PRIMARY && len(keys) > 0:
 				return nil, pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", rv.Relname).WithPosition(at(con.Location))
 			case con != nil && con.Contype == pg.ConstrType_CONSTR_PRIMARY:
+				if err := checkKeyConstraint(con, at); err != nil {
+					return nil, err
+				}
 				for _, k := range con.Keys {
 					keys = append(keys, k.GetString_().Sval)
 				}
 				pkeyName = con.Conname
 			case con != nil && con.Contype == pg.ConstrType_CONSTR_UNIQUE:
-				u := uniqueDef{name: con.Conname, pos: at(con.Location)}
+				if err := checkKeyConstraint(con, at); err != nil {
+					return nil, err
+				}
+				u := uniqueDef{name: con.Conname, pos: at(con.Location), nullsNotDistinct: con.NullsNotDistinct}
 				for _, k := range con.Keys {
 					u.cols = append(u.cols, k.GetString_().Sval)
 				}
@@ -108,11 +114,17 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 				if len(keys) > 0 {
 					return nil, pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", rv.Relname).WithPosition(at(con.Location))
 				}
+				if err := checkKeyConstraint(con, at); err != nil {
+					return nil, err
+				}
 				keys = append(keys, cd.Colname)
 				pkeyName = con.Conname
 				required = true
 			case pg.ConstrType_CONSTR_UNIQUE:
-				uniques = append(uniques, uniqueDef{name: con.Conname, cols: []string{cd.Colname}, pos: at(con.Location)})
+				if err := checkKeyConstraint(con, at); err != nil {
+					return nil, err
+				}
+				uniques = append(uniques, uniqueDef{name: con.Conname, cols: []string{cd.Colname}, pos: at(con.Location), nullsNotDistinct: con.NullsNotDistinct})
 			case pg.ConstrType_CONSTR_NULL:
 			case pg.ConstrType_CONSTR_DEFAULT:
 				if defPlan == nil {

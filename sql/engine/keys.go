@@ -8,8 +8,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/iceberg-go"
+	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
+	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/link"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
@@ -23,9 +25,22 @@ const (
 // uniqueDef is a UNIQUE constraint of CREATE TABLE: its name, if given,
 // and its columns.
 type uniqueDef struct {
-	name string
-	cols []string
-	pos  int
+	name             string
+	cols             []string
+	pos              int
+	nullsNotDistinct bool
+}
+
+// checkKeyConstraint refuses what Loam's keys do not do: constraints
+// checked at commit (DEFERRABLE) and INCLUDE columns.
+func checkKeyConstraint(con *pg.Constraint, at func(int32) int) error {
+	if con.Deferrable || con.Initdeferred {
+		return pgerr.New(pgerr.FeatureNotSupported, "DEFERRABLE %s constraints are not supported", parse.ConstraintName(con.Contype)).WithPosition(at(con.Location))
+	}
+	if len(con.Including) > 0 {
+		return pgerr.New(pgerr.FeatureNotSupported, "INCLUDE columns of a %s constraint are not supported", parse.ConstraintName(con.Contype)).WithPosition(at(con.Location))
+	}
+	return nil
 }
 
 // keyProperties are the table properties that carry nt's key
@@ -44,14 +59,15 @@ func keyProperties(nt newTable, pkey []int) (iceberg.Properties, error) {
 		name := nt.pkeyName
 		if name == "" {
 			name = truncIdent(nt.name, len("_pkey")) + "_pkey"
-		} else {
-			props[link.PrimaryKeyNameProperty] = name
 		}
+		// Kept, as PostgreSQL keeps its index's name when the table is
+		// renamed.
+		props[link.PrimaryKeyNameProperty] = name
 		taken[name] = true
 	}
 	var cons []link.KeyConstraint
 	for _, u := range nt.uniques {
-		c := link.KeyConstraint{Name: u.name}
+		c := link.KeyConstraint{Name: u.name, NullsNotDistinct: u.nullsNotDistinct}
 		for _, col := range u.cols {
 			i, ok := nt.byName[col]
 			if !ok {
@@ -172,14 +188,39 @@ func (s *Session) lockUpsert(ctx context.Context, ps parse.Statement) error {
 		}
 		return s.lockRows(ctx, ins.Relation)
 	}
-	cat := s.catalog()
-	ti, err := cat.Table(ctx, ins.Relation.Schemaname, ins.Relation.Relname)
-	cat.release()
-	if err != nil || ti == nil || ti.Table == nil || ti.ViewSQL != "" || ti.Sequence || ti.Ref != "" {
+	return s.lockMergeCopy(ctx, ins.Relation)
+}
+
+// lockMergeCopy takes the row lock (dml.go) for an INSERT or COPY FROM
+// into a merge = 'last_non_null' table, which replaces the rows of keys
+// it meets.
+func (s *Session) lockMergeCopy(ctx context.Context, rv *pg.RangeVar) error {
+	if rv == nil {
 		return nil
 	}
-	if ti.Table.Properties()[link.MergeProperty] != link.MergeLastNonNull {
+	cat := s.catalog()
+	ti, err := cat.Table(ctx, rv.Schemaname, rv.Relname)
+	cat.release()
+	if err != nil || mergeConflict(ti) == nil {
 		return nil
 	}
 	return s.lockTable(ctx, link.Key{NS: ti.Namespace, Name: ti.Name})
+}
+
+// mergeConflict is the upsert of a COPY into ti when ti is a merge =
+// 'last_non_null' table, else nil.
+func mergeConflict(ti *plan.TableInfo) *exec.Conflict {
+	if ti == nil || ti.Table == nil || ti.ViewSQL != "" || ti.Sequence || ti.Ref != "" ||
+		ti.Table.Properties()[link.MergeProperty] != link.MergeLastNonNull {
+		return nil
+	}
+	cons := link.Constraints(ti.Table, ti.Name)
+	if len(cons) == 0 {
+		return nil
+	}
+	names := make([]string, len(cons))
+	for i, c := range cons {
+		names[i] = c.Name
+	}
+	return exec.MergeConflict(ti.Types, names)
 }

@@ -150,6 +150,14 @@ func TestMergeLastNonNull(t *testing.T) {
 	if got := joinRows(mustRun(t, s, "SELECT count(*), min(name) FROM spans").rows); got != "1 chat2" {
 		t.Fatalf("rows: %s", got)
 	}
+	// COPY merges too, in turn within one load.
+	if _, err := copyIn(t, s, "COPY spans (trace_id, span_id, name, tokens) FROM STDIN",
+		strings.NewReader("t\ts1\t\\N\t13\nt\ts2\tnew\t\\N\nt\ts2\t\\N\t5\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := joinRows(mustRun(t, s, "SELECT span_id, name, tokens, score FROM spans ORDER BY 1").rows); got != "s1 chat2 13 0.75|s2 new 5 "+null {
+		t.Fatalf("after COPY: %s", got)
+	}
 }
 
 // Compaction moves rows into new files under the key index: the index
@@ -174,5 +182,23 @@ func TestKeysAfterCompaction(t *testing.T) {
 	r := mustRun(t, s, "SELECT count(*), count(DISTINCT id), sum(v) FROM k")
 	if got := joinRows(r.rows); got != "40 40 11" {
 		t.Fatalf("rows: %s", got)
+	}
+}
+
+// A primary key keeps its name when the table is renamed, as
+// PostgreSQL's index does; the key index follows the table.
+func TestKeyNameAfterRename(t *testing.T) {
+	e := openEngine(t)
+	s := newSession(t, e)
+	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY)")
+	mustRun(t, s, "INSERT INTO t VALUES (1)")
+	mustRun(t, s, "ALTER TABLE t RENAME TO u")
+	_, err := runSQL(context.Background(), s, "INSERT INTO u VALUES (1)")
+	if pe := pgerr.From(err); err == nil || pe.Message != `duplicate key value violates unique constraint "t_pkey"` {
+		t.Fatalf("got %v", err)
+	}
+	r := mustRun(t, s, "SELECT conname FROM pg_constraint WHERE conrelid = 'u'::regclass")
+	if got := joinRows(r.rows); got != "t_pkey" {
+		t.Fatalf("pg_constraint: %s", got)
 	}
 }

@@ -208,7 +208,7 @@ func pgCatalogTables() []*Relation {
 					}
 					out = append(out, rel.row(map[string]types.Datum{
 						"indexrelid": dOID(r.keyOID(key)), "indrelid": dOID(ObjectOID(r.ns, r.name)), "indnatts": {I: int64(len(key.cols))},
-						"indnkeyatts": {I: int64(len(key.cols))}, "indisunique": dBool(true), "indisprimary": dBool(key.primary),
+						"indnkeyatts": {I: int64(len(key.cols))}, "indisunique": dBool(true), "indisprimary": dBool(key.primary), "indnullsnotdistinct": dBool(key.nullsNotDistinct),
 						"indimmediate": dBool(true), "indisvalid": dBool(true), "indisready": dBool(true), "indislive": dBool(true),
 						"indkey": {S: int2Vector(key.cols)}, "indcollation": {S: int2Vector(colls)}, "indclass": {S: int2Vector(zeros)},
 						"indoption": {S: int2Vector(zeros)},

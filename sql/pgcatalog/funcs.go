@@ -238,7 +238,11 @@ func (s *Session) Func(ctx context.Context, name string, args []types.T) (*Func,
 			}
 			if name == "pg_get_constraintdef" {
 				if !rk.k.primary {
-					return dText("UNIQUE (" + strings.Join(cols, ", ") + ")"), nil
+					nulls := ""
+					if rk.k.nullsNotDistinct {
+						nulls = "NULLS NOT DISTINCT "
+					}
+					return dText("UNIQUE " + nulls + "(" + strings.Join(cols, ", ") + ")"), nil
 				}
 				return dText("PRIMARY KEY (" + strings.Join(cols, ", ") + ")"), nil
 			}

@@ -63,6 +63,8 @@ type tableKey struct {
 	name    string
 	cols    []int // attnums, in key order
 	primary bool
+	// nullsNotDistinct is UNIQUE NULLS NOT DISTINCT.
+	nullsNotDistinct bool
 }
 
 // keyOID is the OID of a key's index (a relation of its name in the
@@ -125,7 +127,7 @@ func (s *Session) relations(ctx context.Context) ([]relation, error) {
 				// UNIQUE constraints are the loam.unique property.
 				sc := ti.Iceberg.Schema()
 				for _, c := range link.Constraints(ti.Iceberg, ti.Name) {
-					k := tableKey{name: c.Name, primary: c.Primary}
+					k := tableKey{name: c.Name, primary: c.Primary, nullsNotDistinct: c.NullsNotDistinct}
 					for _, id := range c.Fields {
 						if f, ok := sc.FindFieldByID(id); ok {
 							if i := slices.Index(ti.Columns, f.Name); i >= 0 {

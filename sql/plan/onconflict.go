@@ -25,15 +25,11 @@ func (p *Planner) onConflict(oc *pg.OnConflictClause, ti *TableInfo, alias strin
 		if !merge || len(cons) == 0 {
 			return nil, nil
 		}
-		c := &exec.Conflict{Update: true, Merge: true}
+		var names []string
 		for _, k := range cons {
-			c.Names = append(c.Names, k.Name)
+			names = append(names, k.Name)
 		}
-		var err error
-		if c.Set, err = p.mergeSet(ti, alias); err != nil {
-			return nil, err
-		}
-		return c, nil
+		return exec.MergeConflict(ti.Types, names), nil
 	}
 	c := &exec.Conflict{Update: oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE}
 	if inf := oc.Infer; inf != nil {
@@ -119,27 +115,6 @@ func (p *Planner) assign(b *binder, e expr.Expr, ti *TableInfo, idx int, loc int
 	return &expr.Cast{Arg: e, T: want}, nil
 }
 
-// mergeSet is merge = 'last_non_null': each column takes the proposed
-// value when it is not NULL, else keeps the existing one.
-func (p *Planner) mergeSet(ti *TableInfo, alias string) ([]expr.Expr, error) {
-	b := &binder{p: p, sc: newScope(conflictScope(ti, alias)), where: "merge"}
-	out := make([]expr.Expr, len(ti.Columns))
-	for i, name := range ti.Columns {
-		ref := func(tbl string) *pg.Node {
-			return &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{Fields: []*pg.Node{
-				{Node: &pg.Node_String_{String_: &pg.String{Sval: tbl}}},
-				{Node: &pg.Node_String_{String_: &pg.String{Sval: name}}}}}}}
-		}
-		e, err := b.bind(&pg.Node{Node: &pg.Node_CoalesceExpr{CoalesceExpr: &pg.CoalesceExpr{
-			Args: []*pg.Node{ref("excluded"), ref(alias)}}}})
-		if err != nil {
-			return nil, err
-		}
-		out[i] = e
-	}
-	return out, nil
-}
-
 // arbiters are the constraints an ON CONFLICT target names: ON
 // CONSTRAINT name, or the one whose columns are the list's.
 func (p *Planner) arbiters(inf *pg.InferClause, ti *TableInfo, cons []link.KeyConstraint) ([]int, error) {
@@ -166,12 +141,12 @@ func (p *Planner) arbiters(inf *pg.InferClause, ti *TableInfo, cons []link.KeyCo
 			cols = append(cols, f.ID)
 		}
 	}
+	// A WHERE (a partial index's predicate) is satisfied by the full
+	// indexes keys are, as PostgreSQL infers them.
 	var out []int
-	if inf.WhereClause == nil {
-		for i, c := range cons {
-			if len(c.Fields) == len(cols) && !slices.ContainsFunc(c.Fields, func(id int) bool { return !slices.Contains(cols, id) }) {
-				out = append(out, i)
-			}
+	for i, c := range cons {
+		if len(c.Fields) == len(cols) && !slices.ContainsFunc(c.Fields, func(id int) bool { return !slices.Contains(cols, id) }) {
+			out = append(out, i)
 		}
 	}
 	if len(out) == 0 {

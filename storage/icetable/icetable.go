@@ -40,6 +40,9 @@ type Store struct {
 	manifests *manifestCache
 	// loaded, when not nil, keeps loaded tables (loadcache.go).
 	loaded *loadedTables
+	// fileTasks keeps recent snapshots' planned files by path, for
+	// ScanFile (added.go).
+	fileTasks fileTaskCache
 }
 
 // New wraps a catalog.

@@ -29,6 +29,10 @@ type Positions struct {
 	// RowIDs, when set, is the row id of a data file's first row: the
 	// scan adds RowIDColumn.
 	RowIDs func(path string) int64
+	// Only, when not nil, keeps only these positions (ascending) of the
+	// file read: a fetch of a few rows by id (ScanFile) need not copy
+	// the rest.
+	Only []int64
 }
 
 func (p *Positions) wants(path string) bool {
@@ -46,6 +50,31 @@ func FilterPositions(rec arrow.RecordBatch, first int64, del *dv.RoaringPosition
 			continue
 		}
 		keep = append(keep, int32(k))
+	}
+	return keepRows(rec, first, keep, base)
+}
+
+// onlyPositions is FilterPositions keeping only the positions only
+// (ascending) that are not in del.
+func onlyPositions(rec arrow.RecordBatch, first int64, only []int64, del *dv.RoaringPositionBitmap, base int64) (arrow.RecordBatch, error) {
+	n := first + rec.NumRows()
+	i, _ := slices.BinarySearch(only, first)
+	var keep []int32
+	for ; i < len(only) && only[i] < n; i++ {
+		if del != nil && del.Contains(uint64(only[i])) {
+			continue
+		}
+		keep = append(keep, int32(only[i]-first))
+	}
+	return keepRows(rec, first, keep, base)
+}
+
+// keepRows is rec's rows keep (indexes into rec, ascending), with
+// RowIDColumn added when base ≥ 0.
+func keepRows(rec arrow.RecordBatch, first int64, keep []int32, base int64) (arrow.RecordBatch, error) {
+	n := int(rec.NumRows())
+	if keep == nil {
+		keep = []int32{}
 	}
 	cols := make([]arrow.Array, 0, rec.NumCols()+1)
 	fields := slices.Clone(rec.Schema().Fields())
@@ -222,7 +251,13 @@ func (s *Store) readPositional(ctx context.Context, t *table.Table, task table.F
 	var out []arrow.RecordBatch
 	var first int64
 	add := func(rec arrow.RecordBatch) error {
-		kept, err := FilterPositions(rec, first, del, base)
+		var kept arrow.RecordBatch
+		var err error
+		if pos.Only != nil {
+			kept, err = onlyPositions(rec, first, pos.Only, del, base)
+		} else {
+			kept, err = FilterPositions(rec, first, del, base)
+		}
 		first += rec.NumRows()
 		if err != nil {
 			return err

@@ -33,6 +33,8 @@ type KeyConstraint struct {
 	Name    string `json:"name"`
 	Primary bool   `json:"-"`
 	Fields  []int  `json:"fields"` // Iceberg field IDs
+	// NullsNotDistinct is UNIQUE NULLS NOT DISTINCT: NULL equals NULL.
+	NullsNotDistinct bool `json:"nulls_not_distinct,omitempty"`
 }
 
 // EncodeUnique is UniqueProperty's value for the constraints cs.
@@ -43,10 +45,21 @@ func EncodeUnique(cs []KeyConstraint) string {
 
 // Constraints are the key constraints of tbl, named ns.name: its primary
 // key first, then its UNIQUE constraints in the order declared.
+// A constraint one of whose columns was dropped is gone, as PostgreSQL
+// drops an index with its column.
 func Constraints(tbl *table.Table, name string) []KeyConstraint {
 	var out []KeyConstraint
 	props := tbl.Properties()
-	if ids := tbl.Schema().IdentifierFieldIDs; len(ids) > 0 {
+	sc := tbl.Schema()
+	whole := func(ids []int) bool {
+		for _, id := range ids {
+			if _, ok := sc.FindFieldByID(id); !ok {
+				return false
+			}
+		}
+		return true
+	}
+	if ids := sc.IdentifierFieldIDs; len(ids) > 0 && whole(ids) {
 		n := props[PrimaryKeyNameProperty]
 		if n == "" {
 			n = truncName(name, len("_pkey")) + "_pkey"
@@ -56,7 +69,11 @@ func Constraints(tbl *table.Table, name string) []KeyConstraint {
 	if v := props[UniqueProperty]; v != "" {
 		var us []KeyConstraint
 		if json.Unmarshal([]byte(v), &us) == nil {
-			out = append(out, us...)
+			for _, u := range us {
+				if whole(u.Fields) {
+					out = append(out, u)
+				}
+			}
 		}
 	}
 	return out

@@ -11,11 +11,19 @@ import (
 // appendKey appends row i's values of cols, one key, to b, each value
 // length-prefixed so that no two keys run together; ok is false when a
 // value is NULL: a key with a NULL equals no other (PostgreSQL's NULLS
-// DISTINCT), so such a row is never indexed.
-func appendKey(b []byte, cols []arrow.Array, i int) ([]byte, bool) {
+// DISTINCT), so such a row is never indexed. With nullsEqual (NULLS NOT
+// DISTINCT) a NULL is a value: each value is tagged present or NULL.
+func appendKey(b []byte, cols []arrow.Array, i int, nullsEqual bool) ([]byte, bool) {
 	for _, c := range cols {
 		if c.IsNull(i) {
-			return b, false
+			if !nullsEqual {
+				return b, false
+			}
+			b = append(b, 0)
+			continue
+		}
+		if nullsEqual {
+			b = append(b, 1)
 		}
 		b = appendValue(b, c, i)
 	}

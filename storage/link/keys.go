@@ -135,19 +135,22 @@ func (ix *keyIndex) keys(tbl *table.Table, rec arrow.RecordBatch) ([][]string, e
 	out := make([][]string, len(ix.cons))
 	var buf []byte
 	for c, con := range ix.cons {
+		ks := make([]string, rec.NumRows())
+		out[c] = ks
 		cols, _, err := keyColumns(tbl, con, rec)
 		if err != nil {
-			return nil, err
+			// A column of the key was dropped, and the key with it, as
+			// PostgreSQL drops an index with its column: nothing is
+			// indexed under it (Constraints no longer lists it).
+			continue
 		}
-		ks := make([]string, rec.NumRows())
 		for i := range ks {
-			b, ok := appendKey(buf[:0], cols, i)
+			b, ok := appendKey(buf[:0], cols, i, con.NullsNotDistinct)
 			if ok {
 				ks[i] = string(b)
 			}
 			buf = b
 		}
-		out[c] = ks
 	}
 	return out, nil
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -397,4 +400,66 @@ func TestKeyedV3RowLineage(t *testing.T) {
 		t.Fatalf("iceberg-go reads %v, want ids 1-4", got)
 	}
 	wantDup(t, insertKeys(t, m, 2), "kt_pkey")
+}
+
+// Inserts race the background link, which moves their rows into data
+// files while the index is in use: every new key is admitted once and
+// every repeated one refused, whichever side of a link commit it meets.
+func TestKeyIndexRacesTheLink(t *testing.T) {
+	e := newEnv(t)
+	keyedTable(t, e, "3")
+	m, err := Open(context.Background(), e.store, Options{Dir: e.dir + "/wal", LinkInterval: time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), SegmentSize: 4 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Run()
+	defer m.Close()
+	const n = 150
+	for i := int64(1); i <= n; i++ {
+		if err := insertKeys(t, m, i); err != nil {
+			t.Fatalf("new key %d: %v", i, err)
+		}
+		wantDup(t, insertKeys(t, m, i/2+1), "kt_pkey")
+	}
+	if tbl, err := e.store.Load(context.Background(), "public", "kt"); err == nil {
+		t.Logf("%d link commits during the inserts; index built %d times", len(tbl.Metadata().Snapshots()), builds(t, m))
+	}
+	if err := m.Checkpoint(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, ice := seenKT(t, e)
+	if len(ice) != n {
+		t.Fatalf("%d rows in Iceberg, want %d", len(ice), n)
+	}
+}
+
+// seenKT is the ids of kt in Iceberg, read with iceberg-go's scan.
+func seenKT(t *testing.T, e *env) (int, map[int64]bool) {
+	t.Helper()
+	ctx := context.Background()
+	tbl, err := e.store.Load(ctx, "public", "kt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, err := tbl.Scan().ToArrowTable(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer at.Release()
+	got := map[int64]bool{}
+	rows := 0
+	tr := array.NewTableReader(at, 1024)
+	defer tr.Release()
+	for tr.Next() {
+		ids := tr.RecordBatch().Column(0).(*array.Int64)
+		for i := range ids.Len() {
+			rows++
+			got[ids.Value(i)] = true
+		}
+	}
+	if rows != len(got) {
+		t.Fatalf("%d rows, %d distinct ids", rows, len(got))
+	}
+	return rows, got
 }

@@ -206,8 +206,14 @@ func (t *Txn) Fetch(ctx context.Context, ids []int64) (arrow.RecordBatch, error)
 		} else {
 			var err error
 			path := src.path
+			base := t.st.srcs.id(source{path: path})
+			only := make([]int64, 0, len(bySrc[src]))
+			for _, id := range bySrc[src] {
+				only = append(only, id-base)
+			}
+			slices.Sort(only)
 			rows, err = t.m.store.ScanFile(ctx, tbl, path, fields,
-				&icetable.Positions{RowIDs: func(string) int64 { return t.st.srcs.id(source{path: path}) }})
+				&icetable.Positions{RowIDs: func(string) int64 { return base }, Only: only})
 			if err != nil {
 				return nil, err
 			}
