@@ -71,7 +71,7 @@ type tableState struct {
 	dropped bool
 
 	linkMu   sync.Mutex // one link commit per table at a time
-	lastLink time.Time
+	lastLink time.Time  // guarded by mu
 
 	leaseUntil time.Time // this server may write the table until then
 	lastWrite  time.Time
@@ -739,29 +739,38 @@ func (t *Txn) Abort() {
 
 // Run commits tails into Iceberg at each table's cadence until Close.
 func (m *Manager) Run() {
-	m.stop = make(chan struct{})
-	m.done = make(chan struct{})
+	// The goroutines keep their own copies of the channels: Close
+	// clears the fields.
+	stop, done := make(chan struct{}), make(chan struct{})
+	m.stop, m.done = stop, done
+	every := min(m.interval, time.Second)
 	go func() {
-		defer close(m.done)
-		tick := time.NewTicker(min(m.interval, time.Second))
+		defer close(done)
+		tick := time.NewTicker(every)
 		defer tick.Stop()
 		for {
 			select {
-			case <-m.stop:
+			case <-stop:
 				return
 			case <-tick.C:
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			go func() {
 				select {
-				case <-m.stop:
+				case <-stop:
 					cancel()
 				case <-ctx.Done():
 				}
 			}()
 			m.renewLeases(ctx)
 			for _, st := range m.states() {
-				if time.Since(st.lastLink) < m.intervalOf(st) {
+				st.mu.Lock()
+				last := st.lastLink
+				st.mu.Unlock()
+				// Half a tick of slack: the last commit began a little
+				// after its tick, and a table due at this one must not
+				// wait for the next.
+				if time.Since(last) < m.intervalOf(st)-every/2 {
 					continue
 				}
 				// A transaction holding the table's row lock (an open
@@ -824,7 +833,9 @@ func (m *Manager) linkTable(ctx context.Context, st *tableState, all bool) error
 
 // linkLocked is linkTable with st.linkMu held.
 func (m *Manager) linkLocked(ctx context.Context, st *tableState, all bool) error {
+	st.mu.Lock()
 	st.lastLink = time.Now()
+	st.mu.Unlock()
 	st.mu.Lock()
 	empty := len(st.tail) == 0
 	st.mu.Unlock()

@@ -374,7 +374,11 @@ func (l *Log) write(work []chunk, sync bool) error {
 			if err != nil {
 				return err
 			}
+			// Under mu: TrimBefore reads which segment is open. Only the
+			// busy writer changes it here, so its own reads need no lock.
+			l.mu.Lock()
 			l.file, l.fileSeg = f, c.seg
+			l.mu.Unlock()
 			if !l.opts.NoSync {
 				if err := syncDir(l.dir); err != nil {
 					return err
