@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/pgerr"
@@ -232,7 +233,11 @@ func (ix *keyIndex) addRows(tbl *table.Table, rows func(func(arrow.RecordBatch, 
 			rerr = fmt.Errorf("link: rows lack %s", RowIDColumn)
 			return false
 		}
-		ids := rec.Column(idc[0]).(interface{ Value(int) int64 })
+		ids, ok := rec.Column(idc[0]).(*array.Int64)
+		if !ok {
+			rerr = fmt.Errorf("link: %s is not bigint", RowIDColumn)
+			return false
+		}
 		ks, err := ix.keys(tbl, rec)
 		if err != nil {
 			rerr = err
@@ -383,7 +388,11 @@ func (m *Manager) readMoved(ctx context.Context, st *tableState, ix *keyIndex, n
 			rerr = fmt.Errorf("link: rows lack %s", RowIDColumn)
 			return false
 		}
-		col := rec.Column(idc[0]).(interface{ Value(int) int64 })
+		col, ok := rec.Column(idc[0]).(*array.Int64)
+		if !ok {
+			rerr = fmt.Errorf("link: %s is not bigint", RowIDColumn)
+			return false
+		}
 		mk := movedKeys{ks: ks, ids: make([]loc, rec.NumRows())}
 		for i := range mk.ids {
 			src, row, err := ids.of(col.Value(i))
