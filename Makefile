@@ -102,6 +102,13 @@ regress: build
 	# (fixed seed, a few thousand queries): every difference fails, with its
 	# reduced sqllogictest record. See regress/difffuzz and fuzz-diff.
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 15m -run TestDiffFuzz ./regress/difffuzz/
+	# Random INSERT, UPDATE … FROM, DELETE … USING, upserts, MERGE and
+	# TRUNCATE, in blocks that commit or roll back, with CHECKPOINTs and
+	# VACUUMs between: tags and whole tables compared after each statement.
+	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 15m -run TestDMLFuzz ./regress/difffuzz/
+	# Erasure: DELETE then VACUUM leaves no byte of the deleted rows under
+	# the data directory or the warehouse.
+	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m ./regress/erasure/
 	# -v: the sqllogictest closing line ("sqllogictest: N passed, N failed").
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 10m ./regress/slt/
 	# The project's own .slt files hold PostgreSQL 15's answers: check them there.
