@@ -16,7 +16,7 @@ import (
 // tables differ. DMLFUZZ_SEED and DMLFUZZ_N vary it.
 func TestDMLFuzz(t *testing.T) {
 	seed := envInt(t, "DMLFUZZ_SEED", 1)
-	n := envInt(t, "DMLFUZZ_N", 400)
+	n := envInt(t, "DMLFUZZ_N", 1000)
 	srv := loamtest.Start(t, loamtest.Binary(t))
 	loamURL := fmt.Sprintf("postgres://loam@%s/loam?sslmode=disable", srv.Addr)
 	pgURL := pgtest.Database(t)
