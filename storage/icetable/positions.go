@@ -122,18 +122,19 @@ func takeArray(a, idx arrow.Array) (arrow.Array, error) {
 	return compute.TakeArray(context.Background(), a, idx)
 }
 
-// icebergDeleted is the positions of task's data file that its Iceberg
-// delete files delete: deletion vectors and position delete files. A
-// file with equality deletes cannot be read by position here.
-func icebergDeleted(ctx context.Context, t *table.Table, task table.FileScanTask) (*dv.RoaringPositionBitmap, error) {
-	out, eq, err := positionDeleted(ctx, t, task)
+// icebergDeleted is the positions of task's data file that its deletion
+// vectors and position delete files delete, and its equality deletes,
+// which delete rows by their values (eqdeletes.go).
+func icebergDeleted(ctx context.Context, t *table.Table, task table.FileScanTask) (*dv.RoaringPositionBitmap, *eqDeletes, error) {
+	out, _, err := positionDeleted(ctx, t, task)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if eq {
-		return nil, fmt.Errorf("data file %s has equality deletes, which Loam cannot yet read by row position", task.File.FilePath())
+	eq, err := readEqDeletes(ctx, t, task)
+	if err != nil {
+		return nil, nil, err
 	}
-	return out, nil
+	return out, eq, nil
 }
 
 // positionDeleted is the positions of task's data file that its deletion
@@ -227,9 +228,25 @@ func readPositionDeletes(ctx context.Context, t *table.Table, d iceberg.DataFile
 // adding row ids when asked.
 func (s *Store) readPositional(ctx context.Context, t *table.Table, task table.FileScanTask, fields []string, pos *Positions) *fileCols {
 	path := task.File.FilePath()
-	del, err := icebergDeleted(ctx, t, task)
+	del, eq, err := icebergDeleted(ctx, t, task)
 	if err != nil {
 		return &fileCols{err: fmt.Errorf("scan %s: %w", t.Identifier(), err)}
+	}
+	// Equality deletes compare columns the read may not want: read them
+	// too.
+	read := fields
+	if eq != nil && fields != nil {
+		read = slices.Clone(fields)
+		for _, c := range eq.columns() {
+			if !slices.Contains(read, c) {
+				read = append(read, c)
+			}
+		}
+		if del == nil {
+			del = dv.NewRoaringPositionBitmap()
+		}
+	} else if eq != nil && del == nil {
+		del = dv.NewRoaringPositionBitmap()
 	}
 	if pos.Deleted != nil {
 		if more := pos.Deleted(path); more != nil {
@@ -243,7 +260,7 @@ func (s *Store) readPositional(ctx context.Context, t *table.Table, task table.F
 	if pos.RowIDs != nil {
 		base = pos.RowIDs(path)
 	}
-	raw := s.readFile(ctx, t, withoutDeletes(task), fields, nil, nil)
+	raw := s.readFile(ctx, t, withoutDeletes(task), read, nil, nil)
 	if raw.err != nil {
 		return raw
 	}
@@ -253,6 +270,13 @@ func (s *Store) readPositional(ctx context.Context, t *table.Table, task table.F
 	add := func(rec arrow.RecordBatch) error {
 		var kept arrow.RecordBatch
 		var err error
+		if eq != nil {
+			// The columns read for them stay in the batch: readers take
+			// columns by name.
+			if err := eq.mark(rec, first, del); err != nil {
+				return err
+			}
+		}
 		if pos.Only != nil {
 			kept, err = onlyPositions(rec, first, pos.Only, del, base)
 		} else {
@@ -267,8 +291,8 @@ func (s *Store) readPositional(ctx context.Context, t *table.Table, task table.F
 	}
 	var ferr error
 	if raw.cols != nil {
-		arrowFields := make([]arrow.Field, len(fields))
-		for i, name := range fields {
+		arrowFields := make([]arrow.Field, len(read))
+		for i, name := range read {
 			arrowFields[i] = arrow.Field{Name: name, Type: raw.cols[i].DataType(), Nullable: true}
 		}
 		n := int64(0)

@@ -303,29 +303,7 @@ func TestCompactAppliesEqualityDeletes(t *testing.T) {
 	for i := int64(0); i < 3; i++ {
 		e.insert(t, ids(10*i, 10*i+3))
 	}
-	err := e.m.Maintain(ctx, "public", "t", func(ctx context.Context, cur *table.Table, props iceberg.Properties) (*table.Table, error) {
-		sc, err := table.SchemaToArrowSchema(cur.Schema(), nil, true, false)
-		if err != nil {
-			return nil, err
-		}
-		keys := arrow.NewSchema([]arrow.Field{sc.Field(0), sc.Field(1)}, nil)
-		ib := array.NewInt64Builder(memory.DefaultAllocator)
-		tb := array.NewTimestampBuilder(memory.DefaultAllocator, sc.Field(1).Type.(*arrow.TimestampType))
-		for _, id := range []int64{1, 20, 21} {
-			ib.Append(id)
-			tb.Append(arrow.Timestamp(now.UnixMicro()))
-		}
-		rec := array.NewRecordBatch(keys, []arrow.Array{ib.NewArray(), tb.NewArray()}, 3)
-		txn := cur.NewTransaction()
-		one := func(yield func(arrow.RecordBatch, error) bool) { yield(rec, nil) }
-		if err := txn.CommitEqualityDeletes(ctx, []int{1}, one, props); err != nil {
-			return nil, fmt.Errorf("equality deletes: %w", err)
-		}
-		return txn.Commit(ctx)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e.equalityDelete(t, 1, 20, 21)
 	if e.deleteFiles(t) == 0 {
 		t.Fatal("no equality delete applies")
 	}
@@ -507,5 +485,106 @@ func TestVacuumRewritesOlderSpecFilesWithDeletes(t *testing.T) {
 			}
 			t.Logf("%d files", len(files))
 		})
+	}
+}
+
+// equalityDelete commits an equality delete file on id, as another engine
+// writes one (iceberg-go's CommitEqualityDeletes), of the rows with ids.
+func (e *env) equalityDelete(t *testing.T, ids ...int64) {
+	t.Helper()
+	ctx := context.Background()
+	err := e.m.Maintain(ctx, "public", "t", func(ctx context.Context, cur *table.Table, props iceberg.Properties) (*table.Table, error) {
+		sc, err := table.SchemaToArrowSchema(cur.Schema(), nil, true, false)
+		if err != nil {
+			return nil, err
+		}
+		keys := arrow.NewSchema([]arrow.Field{sc.Field(0), sc.Field(1)}, nil)
+		ib := array.NewInt64Builder(memory.DefaultAllocator)
+		tb := array.NewTimestampBuilder(memory.DefaultAllocator, sc.Field(1).Type.(*arrow.TimestampType))
+		for _, id := range ids {
+			ib.Append(id)
+			tb.Append(arrow.Timestamp(now.UnixMicro()))
+		}
+		rec := array.NewRecordBatch(keys, []arrow.Array{ib.NewArray(), tb.NewArray()}, int64(len(ids)))
+		txn := cur.NewTransaction()
+		one := func(yield func(arrow.RecordBatch, error) bool) { yield(rec, nil) }
+		if err := txn.CommitEqualityDeletes(ctx, []int{1}, one, props); err != nil {
+			return nil, fmt.Errorf("equality deletes: %w", err)
+		}
+		return txn.Commit(ctx)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A read by position (an UPDATE's or DELETE's, with row ids) applies
+// equality deletes as iceberg-go's reader does, and a delete by row id of
+// such a file's rows commits: the rows equal iceberg-go's read after.
+func TestPositionalReadAppliesEqualityDeletes(t *testing.T) {
+	ctx := context.Background()
+	e := newVersionEnv(t, "2")
+	for i := int64(0); i < 3; i++ {
+		e.insert(t, ids(10*i, 10*i+3))
+	}
+	e.equalityDelete(t, 1, 20, 21)
+	want, _ := e.readBack(t)
+	if len(want) != 6 {
+		t.Fatalf("iceberg-go reads %v; want 6 rows left", want)
+	}
+	// Row ids are good while the row lock is held, from before the read.
+	unlock, err := e.m.LockRows(ctx, "public", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := e.m.View(ctx, "public", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := v.Read()
+	_, seq, _, err := e.store.Scan(ctx, v.Table, nil, nil, nil, []string{"x"},
+		&icetable.Positions{Deleted: r.FileDeletes, RowIDs: r.FileRowIDs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	var drop []int64 // the row ids of ids 0 and 22
+	for rec, err := range seq {
+		if err != nil {
+			t.Fatal(err)
+		}
+		idc := rec.Column(rec.Schema().FieldIndices("id")[0]).(*array.Int64)
+		rid := rec.Column(rec.Schema().FieldIndices(icetable.RowIDColumn)[0]).(*array.Int64)
+		for i := 0; i < idc.Len(); i++ {
+			got = append(got, idc.Value(i))
+			if idc.Value(i) == 0 || idc.Value(i) == 22 {
+				drop = append(drop, rid.Value(i))
+			}
+		}
+		rec.Release()
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		v.Release()
+		t.Fatalf("positional read %v, iceberg-go %v", got, want)
+	}
+	tx, err := e.m.Begin(ctx, "public", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := tx.Delete(drop); err != nil || n != 2 {
+		t.Fatalf("Delete: %d, %v; want 2", n, err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	v.Release()
+	unlock()
+	if err := e.m.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := e.readBack(t)
+	if want := []int64{2, 10, 11, 12}; !slices.Equal(after, want) {
+		t.Fatalf("after deleting ids 0 and 22: iceberg-go reads %v, want %v", after, want)
 	}
 }
