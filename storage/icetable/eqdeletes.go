@@ -9,9 +9,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/apache/iceberg-go/table/dv"
@@ -82,27 +79,9 @@ func readEqDeletes(ctx context.Context, t *table.Table, task table.FileScanTask)
 // readEqKeys adds the keys of the equality delete file d, over the fields
 // ids, to keys. The file's columns are found by their Parquet field IDs.
 func readEqKeys(ctx context.Context, t *table.Table, d iceberg.DataFile, ids []int, keys map[string]struct{}) error {
-	fs, err := t.FS(ctx)
+	tbl, err := readDeleteFile(ctx, t, d)
 	if err != nil {
 		return err
-	}
-	f, err := fs.Open(d.FilePath())
-	if err != nil {
-		return fmt.Errorf("open equality deletes %s: %w", d.FilePath(), err)
-	}
-	defer f.Close()
-	pf, err := file.NewParquetReader(f)
-	if err != nil {
-		return fmt.Errorf("read equality deletes %s: %w", d.FilePath(), err)
-	}
-	defer pf.Close()
-	r, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 64 << 10}, memory.DefaultAllocator)
-	if err != nil {
-		return err
-	}
-	tbl, err := r.ReadTable(ctx)
-	if err != nil {
-		return fmt.Errorf("read equality deletes %s: %w", d.FilePath(), err)
 	}
 	defer tbl.Release()
 	cols := make([]int, len(ids))

@@ -175,30 +175,40 @@ func positionDeleted(ctx context.Context, t *table.Table, task table.FileScanTas
 	return out, eq, nil
 }
 
-// readPositionDeletes adds the positions of path that the position
-// delete file d holds to out.
-func readPositionDeletes(ctx context.Context, t *table.Table, d iceberg.DataFile, path string, out *dv.RoaringPositionBitmap) error {
+// readDeleteFile reads a whole delete file (Parquet) as Arrow: position
+// and equality delete files are small next to the data they delete.
+func readDeleteFile(ctx context.Context, t *table.Table, d iceberg.DataFile) (arrow.Table, error) {
 	fs, err := t.FS(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	f, err := fs.Open(d.FilePath())
 	if err != nil {
-		return fmt.Errorf("open position deletes %s: %w", d.FilePath(), err)
+		return nil, fmt.Errorf("open delete file %s: %w", d.FilePath(), err)
 	}
 	defer f.Close()
 	pf, err := file.NewParquetReader(f)
 	if err != nil {
-		return fmt.Errorf("read position deletes %s: %w", d.FilePath(), err)
+		return nil, fmt.Errorf("read delete file %s: %w", d.FilePath(), err)
 	}
 	defer pf.Close()
 	r, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 64 << 10}, memory.DefaultAllocator)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tbl, err := r.ReadTable(ctx)
 	if err != nil {
-		return fmt.Errorf("read position deletes %s: %w", d.FilePath(), err)
+		return nil, fmt.Errorf("read delete file %s: %w", d.FilePath(), err)
+	}
+	return tbl, nil
+}
+
+// readPositionDeletes adds the positions of path that the position
+// delete file d holds to out.
+func readPositionDeletes(ctx context.Context, t *table.Table, d iceberg.DataFile, path string, out *dv.RoaringPositionBitmap) error {
+	tbl, err := readDeleteFile(ctx, t, d)
+	if err != nil {
+		return err
 	}
 	defer tbl.Release()
 	pi := tbl.Schema().FieldIndices("file_path")
