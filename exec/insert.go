@@ -1,11 +1,13 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/ice"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/storage/link"
@@ -27,6 +29,15 @@ type Target struct {
 	// Conflict, when set, makes the INSERT an upsert (upsert.go): ON
 	// CONFLICT, or a merge = 'last_non_null' table.
 	Conflict *Conflict
+}
+
+// open opens the statement's writer of the table, which the sink of
+// stmt (INSERT, UPDATE or DELETE, MERGE) finds in its execution context.
+func (t *Target) open(ctx context.Context, ec *expr.Ctx, stmt string) (link.RowWriter, error) {
+	if ec == nil || ec.Writer == nil {
+		return nil, fmt.Errorf("exec: %s run without a writer in its execution context", stmt)
+	}
+	return ec.Writer.Table(ctx, t.NS, t.Table, t.Ref)
 }
 
 // Write checks NOT NULL columns, converts rec (one column per table

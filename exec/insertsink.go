@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"errors"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -54,10 +53,7 @@ func NewInsert(in Operator, t *Target, ret []expr.Expr, ec *expr.Ctx) Operator {
 func (s *insertOp) Types() []types.T { return s.ts }
 
 func (s *insertOp) Open(ctx context.Context) error {
-	if s.ec == nil || s.ec.Writer == nil {
-		return errors.New("exec: INSERT run without a writer in its execution context")
-	}
-	w, err := s.ec.Writer.Table(ctx, s.t.NS, s.t.Table, s.t.Ref)
+	w, err := s.t.open(ctx, s.ec, "INSERT")
 	if err != nil {
 		return err
 	}
@@ -79,7 +75,7 @@ func (s *insertOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if rec == nil {
 			s.done = true
 			if s.ret == nil {
-				return s.count(), nil
+				return countRow(s.n), nil
 			}
 			return nil, nil
 		}
@@ -127,11 +123,13 @@ func (s *insertOp) write(ctx context.Context, rec arrow.RecordBatch) (arrow.Reco
 }
 
 // count is the one row a sink without RETURNING yields.
-func (s *insertOp) count() arrow.RecordBatch {
+
+// countRow is the one bigint row a sink without RETURNING yields.
+func countRow(n int64) arrow.RecordBatch {
 	b := array.NewInt64Builder(memory.DefaultAllocator)
 	defer b.Release()
-	b.Append(s.n)
+	b.Append(n)
 	col := b.NewArray()
 	defer col.Release()
-	return array.NewRecordBatch(Schema(s.ts), []arrow.Array{col}, 1)
+	return array.NewRecordBatch(Schema([]types.T{types.TInt8}), []arrow.Array{col}, 1)
 }

@@ -80,10 +80,7 @@ func NewMerge(in Operator, t *Target, rowID int, actions []MergeAction, ec *expr
 func (s *mergeOp) Types() []types.T { return []types.T{types.TInt8} }
 
 func (s *mergeOp) Open(ctx context.Context) error {
-	if s.ec == nil || s.ec.Writer == nil {
-		return errors.New("exec: MERGE run without a writer in its execution context")
-	}
-	w, err := s.ec.Writer.Table(ctx, s.t.NS, s.t.Table, s.t.Ref)
+	w, err := s.t.open(ctx, s.ec, "MERGE")
 	if err != nil {
 		return err
 	}
@@ -287,14 +284,4 @@ func takeRows(ctx context.Context, rec arrow.RecordBatch, idx []int) (arrow.Reco
 	ix := b.NewArray()
 	defer ix.Release()
 	return expr.TakeRecord(ctx, rec, ix)
-}
-
-// countRow is the one bigint row a sink without RETURNING yields.
-func countRow(n int64) arrow.RecordBatch {
-	b := array.NewInt64Builder(memory.DefaultAllocator)
-	defer b.Release()
-	b.Append(n)
-	col := b.NewArray()
-	defer col.Release()
-	return array.NewRecordBatch(Schema([]types.T{types.TInt8}), []arrow.Array{col}, 1)
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/storage/link"
 	"github.com/loamdb/loam/types"
@@ -59,10 +58,7 @@ func NewModify(in Operator, update, dedupe bool, t *Target, ret []expr.Expr, ec 
 func (s *modifyOp) Types() []types.T { return s.ts }
 
 func (s *modifyOp) Open(ctx context.Context) error {
-	if s.ec == nil || s.ec.Writer == nil {
-		return errors.New("exec: UPDATE or DELETE run without a writer in its execution context")
-	}
-	w, err := s.ec.Writer.Table(ctx, s.t.NS, s.t.Table, s.t.Ref)
+	w, err := s.t.open(ctx, s.ec, "UPDATE or DELETE")
 	if err != nil {
 		return err
 	}
@@ -84,7 +80,7 @@ func (s *modifyOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if rec == nil {
 			s.done = true
 			if s.ret == nil {
-				return countBatch(s.ts, s.n), nil
+				return countRow(s.n), nil
 			}
 			return nil, nil
 		}
@@ -211,14 +207,4 @@ func evalReturning(ec *expr.Ctx, ret []expr.Expr, ts []types.T, rows arrow.Recor
 		}
 	}
 	return array.NewRecordBatch(Schema(ts), cols, rows.NumRows()), nil
-}
-
-// countBatch is the one row a sink without RETURNING yields: n.
-func countBatch(ts []types.T, n int64) arrow.RecordBatch {
-	b := array.NewInt64Builder(memory.DefaultAllocator)
-	defer b.Release()
-	b.Append(n)
-	col := b.NewArray()
-	defer col.Release()
-	return array.NewRecordBatch(Schema(ts), []arrow.Array{col}, 1)
 }
