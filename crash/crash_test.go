@@ -312,15 +312,7 @@ func TestKillDuringIngest(t *testing.T) {
 			}()
 		}
 		time.Sleep(delay)
-		killed.Store(true)
-		srv.kill()
-		done := make(chan struct{})
-		go func() { wg.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(45 * time.Second):
-			t.Fatalf("round %d: writers still busy 45s after the kill", round)
-		}
+		killAndDrain(t, srv, &killed, &wg, round, "writers")
 		cancel()
 		for w, err := range errs {
 			if err != nil {

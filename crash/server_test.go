@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -373,4 +374,20 @@ func envInt(name string, def int) int {
 		}
 	}
 	return def
+}
+
+// killAndDrain kills srv in the middle of a round, marking it killed for
+// the clients (whose errors from then on are expected), and waits for
+// them to give up on the dead server.
+func killAndDrain(t *testing.T, srv *server, killed *atomic.Bool, wg *sync.WaitGroup, round int, who string) {
+	t.Helper()
+	killed.Store(true)
+	srv.kill()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(45 * time.Second):
+		t.Fatalf("round %d: %s still busy 45s after the kill", round, who)
+	}
 }
