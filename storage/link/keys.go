@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/pgerr"
@@ -228,14 +227,9 @@ func (ix *keyIndex) addRows(tbl *table.Table, rows func(func(arrow.RecordBatch, 
 			return false
 		}
 		defer rec.Release()
-		idc := rec.Schema().FieldIndices(RowIDColumn)
-		if len(idc) == 0 {
-			rerr = fmt.Errorf("link: rows lack %s", RowIDColumn)
-			return false
-		}
-		ids, ok := rec.Column(idc[0]).(*array.Int64)
-		if !ok {
-			rerr = fmt.Errorf("link: %s is not bigint", RowIDColumn)
+		ids, err := rowIDsOf(rec)
+		if err != nil {
+			rerr = err
 			return false
 		}
 		ks, err := ix.keys(tbl, rec)
@@ -383,14 +377,9 @@ func (m *Manager) readMoved(ctx context.Context, st *tableState, ix *keyIndex, n
 			rerr = err
 			return false
 		}
-		idc := rec.Schema().FieldIndices(RowIDColumn)
-		if len(idc) == 0 {
-			rerr = fmt.Errorf("link: rows lack %s", RowIDColumn)
-			return false
-		}
-		col, ok := rec.Column(idc[0]).(*array.Int64)
-		if !ok {
-			rerr = fmt.Errorf("link: %s is not bigint", RowIDColumn)
+		col, err := rowIDsOf(rec)
+		if err != nil {
+			rerr = err
 			return false
 		}
 		mk := movedKeys{ks: ks, ids: make([]loc, rec.NumRows())}

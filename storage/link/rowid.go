@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/loamdb/loam/storage/icetable"
 	"github.com/loamdb/loam/storage/wal"
 )
@@ -79,4 +81,17 @@ func (r *Read) FileRowIDs(path string) int64 {
 
 func (st *tableState) chunkRowIDs(pos wal.Pos) int64 {
 	return st.srcs.id(source{chunk: pos})
+}
+
+// rowIDsOf is the row ids of a batch read with them (RowIDColumn).
+func rowIDsOf(rec arrow.RecordBatch) (*array.Int64, error) {
+	idc := rec.Schema().FieldIndices(RowIDColumn)
+	if len(idc) == 0 {
+		return nil, fmt.Errorf("link: rows lack %s", RowIDColumn)
+	}
+	ids, ok := rec.Column(idc[0]).(*array.Int64)
+	if !ok {
+		return nil, fmt.Errorf("link: %s is not bigint", RowIDColumn)
+	}
+	return ids, nil
 }
