@@ -40,19 +40,13 @@ func (s *Store) Delta(ctx context.Context, t *table.Table, rec arrow.RecordBatch
 		}
 		defer sorted.Release()
 	}
-	for attempt := 1; ; attempt++ {
-		nt, err := s.deltaOnce(ctx, t, sorted, dels, props)
-		if err == nil {
-			return nt, nil
-		}
-		if !lostRace(err) || attempt >= maxCommitAttempts {
-			return nil, fmt.Errorf("delta %s: %w", t.Identifier(), err)
-		}
-		time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
-		if t, err = s.Load(ctx, t.Identifier()[0], t.Identifier()[1]); err != nil {
-			return nil, fmt.Errorf("delta: reload after conflict: %w", err)
-		}
+	nt, err := s.retryLostRace(ctx, t, func(t *table.Table) (*table.Table, error) {
+		return s.deltaOnce(ctx, t, sorted, dels, props)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("delta %s: %w", t.Identifier(), err)
 	}
+	return nt, nil
 }
 
 func (s *Store) deltaOnce(ctx context.Context, t *table.Table, rec arrow.RecordBatch, dels Deletes, props iceberg.Properties) (*table.Table, error) {

@@ -238,7 +238,7 @@ func (s *Store) appendTo(ctx context.Context, t *table.Table, branch string, rec
 		return nil, fmt.Errorf("append %s: sort: %w", t.Identifier(), err)
 	}
 	defer sorted.Release()
-	for attempt := 1; ; attempt++ {
+	nt, err := s.retryLostRace(ctx, t, func(t *table.Table) (*table.Table, error) {
 		tx := t.NewTransactionOnBranch(branch)
 		rdr, err := array.NewRecordReader(sorted.Schema(), []arrow.RecordBatch{sorted})
 		if err != nil {
@@ -247,18 +247,31 @@ func (s *Store) appendTo(ctx context.Context, t *table.Table, branch string, rec
 		err = tx.Append(ctx, rdr, props)
 		rdr.Release()
 		if err != nil {
-			return nil, fmt.Errorf("append %s: %w", t.Identifier(), err)
+			return nil, err
 		}
-		nt, err := tx.Commit(ctx)
+		return tx.Commit(ctx)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("append %s: %w", t.Identifier(), err)
+	}
+	return nt, nil
+}
+
+// retryLostRace runs commit on t and, while it loses the race on the
+// catalog's pointer to another commit, on the table reloaded, a few
+// times with a growing pause: iceberg-go's SQL catalog does not retry.
+func (s *Store) retryLostRace(ctx context.Context, t *table.Table, commit func(*table.Table) (*table.Table, error)) (*table.Table, error) {
+	for attempt := 1; ; attempt++ {
+		nt, err := commit(t)
 		if err == nil {
 			return nt, nil
 		}
 		if !lostRace(err) || attempt >= maxCommitAttempts {
-			return nil, fmt.Errorf("append %s: commit: %w", t.Identifier(), err)
+			return nil, err
 		}
 		time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
 		if t, err = s.Load(ctx, t.Identifier()[0], t.Identifier()[1]); err != nil {
-			return nil, fmt.Errorf("append: reload after conflict: %w", err)
+			return nil, fmt.Errorf("reload after conflict: %w", err)
 		}
 	}
 }
