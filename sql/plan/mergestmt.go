@@ -3,13 +3,10 @@ package plan
 import (
 	"fmt"
 
-	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
-	"github.com/loamdb/loam/storage/icetable"
-	"github.com/loamdb/loam/storage/link"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
@@ -155,12 +152,9 @@ func checkReachable(clauses []*pg.Node) error {
 // mergeTarget resolves the table a MERGE writes, and the name its
 // columns are qualified with.
 func (p *Planner) mergeTarget(rv *pg.RangeVar) (*TableInfo, string, error) {
-	ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
+	ti, err := p.lookupTarget(rv)
 	if err != nil {
-		if merr := MetaTableWrite(p.ctx, p.cat, rv, err, false, false); merr != err {
-			return nil, "", merr
-		}
-		return nil, "", pgerr.From(err).WithPosition(pos(p.query, rv.Location))
+		return nil, "", err
 	}
 	what := ""
 	switch {
@@ -174,22 +168,10 @@ func (p *Planner) mergeTarget(rv *pg.RangeVar) (*TableInfo, string, error) {
 		e.Detail = "This operation is not supported for " + what + "."
 		return nil, "", e
 	}
-	if ti.Table == nil {
-		return nil, "", pgerr.New(pgerr.WrongObjectType, "cannot change relation %q", ti.Name)
-	}
 	// A past snapshot, a tag or a branch: as UPDATE's and DELETE's.
-	if a, ok := p.asOf(rv.Location); ok {
-		return nil, "", pgerr.New(pgerr.FeatureNotSupported, "cannot merge into %q as of a past snapshot: time travel only reads", rv.Relname).WithPosition(a.Pos)
-	}
-	if ti.Ref != "" && ti.Ref != table.MainBranch {
-		if r, ok := icetable.Ref(ti.Table, ti.Ref); ok && r.SnapshotRefType == table.TagRef {
-			return nil, "", link.TagWriteError(ti.Name, ti.Ref)
-		}
-		return nil, "", pgerr.New(pgerr.FeatureNotSupported, "UPDATE, DELETE and MERGE on a branch (%s@%s) are not supported", ti.Name, ti.Ref)
-	}
-	alias := ti.Name
-	if rv.Alias != nil {
-		alias = rv.Alias.Aliasname
+	alias, err := p.changeable(ti, rv, "merge into")
+	if err != nil {
+		return nil, "", err
 	}
 	return ti, alias, nil
 }

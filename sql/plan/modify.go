@@ -22,35 +22,56 @@ import (
 // modifyTarget resolves the table an UPDATE or DELETE (verb) changes and
 // the name its columns are qualified by (its alias, else its name).
 func (p *Planner) modifyTarget(rv *pg.RangeVar, verb string) (*TableInfo, string, error) {
-	ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
+	ti, err := p.lookupTarget(rv)
 	if err != nil {
-		if merr := MetaTableWrite(p.ctx, p.cat, rv, err, false, false); merr != err {
-			return nil, "", merr // no position: PostgreSQL's executor raises it
-		}
-		return nil, "", pgerr.From(err).WithPosition(pos(p.query, rv.Location))
+		return nil, "", err
 	}
 	switch {
 	case ti.Sequence:
 		return nil, "", pgerr.New(pgerr.WrongObjectType, "cannot change sequence %q", ti.Name)
 	case ti.ViewSQL != "":
 		return nil, "", pgerr.New(pgerr.FeatureNotSupported, "cannot %s view %q: Loam views are read-only", verb, ti.Name).WithPosition(pos(p.query, rv.Location))
-	case ti.Table == nil:
-		return nil, "", pgerr.New(pgerr.WrongObjectType, "cannot change relation %q", ti.Name)
+	}
+	alias, err := p.changeable(ti, rv, verb)
+	if err != nil {
+		return nil, "", err
+	}
+	return ti, alias, nil
+}
+
+// lookupTarget finds the relation an UPDATE, DELETE or MERGE names.
+func (p *Planner) lookupTarget(rv *pg.RangeVar) (*TableInfo, error) {
+	ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
+	if err != nil {
+		if merr := MetaTableWrite(p.ctx, p.cat, rv, err, false, false); merr != err {
+			return nil, merr // no position: PostgreSQL's executor raises it
+		}
+		return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
+	}
+	return ti, nil
+}
+
+// changeable checks that ti, which rv names, is a table whose current
+// state verb ("update", "merge into"…) may change: not a past snapshot,
+// a tag or a branch. It returns the name the table's columns are
+// qualified by: its alias, else its name.
+func (p *Planner) changeable(ti *TableInfo, rv *pg.RangeVar, verb string) (string, error) {
+	if ti.Table == nil {
+		return "", pgerr.New(pgerr.WrongObjectType, "cannot change relation %q", ti.Name)
 	}
 	if a, ok := p.asOf(rv.Location); ok {
-		return nil, "", pgerr.New(pgerr.FeatureNotSupported, "cannot %s %q as of a past snapshot: time travel only reads", verb, rv.Relname).WithPosition(a.Pos)
+		return "", pgerr.New(pgerr.FeatureNotSupported, "cannot %s %q as of a past snapshot: time travel only reads", verb, rv.Relname).WithPosition(a.Pos)
 	}
 	if ti.Ref != "" && ti.Ref != table.MainBranch {
 		if r, ok := icetable.Ref(ti.Table, ti.Ref); ok && r.SnapshotRefType == table.TagRef {
-			return nil, "", link.TagWriteError(ti.Name, ti.Ref)
+			return "", link.TagWriteError(ti.Name, ti.Ref)
 		}
-		return nil, "", pgerr.New(pgerr.FeatureNotSupported, "UPDATE, DELETE and MERGE on a branch (%s@%s) are not supported", ti.Name, ti.Ref)
+		return "", pgerr.New(pgerr.FeatureNotSupported, "UPDATE, DELETE and MERGE on a branch (%s@%s) are not supported", ti.Name, ti.Ref)
 	}
-	alias := ti.Name
 	if rv.Alias != nil {
-		alias = rv.Alias.Aliasname
+		return rv.Alias.Aliasname, nil
 	}
-	return ti, alias, nil
+	return ti.Name, nil
 }
 
 // targetItem is the FROM item of the table an UPDATE or DELETE changes:
