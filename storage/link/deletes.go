@@ -256,19 +256,11 @@ func (t *Txn) Delete(ids []int64) (int64, error) {
 	if d.empty() {
 		return 0, nil
 	}
-	t.st.renameMu.RLock()
-	key := t.st.name()
-	p, err := encodeDeletes(chunkHeader{txn: t.id, key: key, uuid: t.st.uuid}, d)
-	var pos wal.Pos
-	if err == nil {
-		pos, err = t.m.log.Append(recDelete, p)
-	}
-	t.st.renameMu.RUnlock()
+	pos, err := t.appendRecord(recDelete, "deletes", func(h chunkHeader) ([]byte, error) {
+		return encodeDeletes(h, d)
+	})
 	if err != nil {
-		return 0, fmt.Errorf("link: append deletes for %s: %w", key, err)
-	}
-	if len(t.chunks) == 0 && len(t.delRecs) == 0 {
-		t.m.inflight.Store(t.id, pos)
+		return 0, err
 	}
 	t.delRecs = append(t.delRecs, pos)
 	if t.dels == nil {

@@ -539,21 +539,36 @@ func (t *Txn) Add(rec arrow.RecordBatch) error {
 
 // appendRows appends a chunk of rows to the log; pos is its position.
 func (t *Txn) appendRows(rec arrow.RecordBatch) (wal.Pos, error) {
+	pos, err := t.appendRecord(recChunk, "rows", func(h chunkHeader) ([]byte, error) {
+		h.rows = uint32(rec.NumRows())
+		return encodeChunk(h, rec)
+	})
+	if err != nil {
+		return 0, err
+	}
+	t.chunks = append(t.chunks, chunkRef{pos: pos, rows: rec.NumRows()})
+	return pos, nil
+}
+
+// appendRecord appends one of the transaction's records (rows, deletes)
+// to the log, encoded from its header, which names the table as it is
+// called at that point of the log (renames.go), and keeps the log from
+// being trimmed past the transaction's first record until it ends.
+func (t *Txn) appendRecord(typ byte, what string, encode func(chunkHeader) ([]byte, error)) (wal.Pos, error) {
 	t.st.renameMu.RLock()
 	key := t.st.name()
-	p, err := encodeChunk(chunkHeader{txn: t.id, rows: uint32(rec.NumRows()), key: key, uuid: t.st.uuid}, rec)
+	p, err := encode(chunkHeader{txn: t.id, key: key, uuid: t.st.uuid})
 	var pos wal.Pos
 	if err == nil {
-		pos, err = t.m.log.Append(recChunk, p)
+		pos, err = t.m.log.Append(typ, p)
 	}
 	t.st.renameMu.RUnlock()
 	if err != nil {
-		return 0, fmt.Errorf("link: append rows for %s: %w", key, err)
+		return 0, fmt.Errorf("link: append %s for %s: %w", what, key, err)
 	}
 	if len(t.chunks) == 0 && len(t.delRecs) == 0 {
 		t.m.inflight.Store(t.id, pos)
 	}
-	t.chunks = append(t.chunks, chunkRef{pos: pos, rows: rec.NumRows()})
 	return pos, nil
 }
 
