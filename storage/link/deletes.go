@@ -39,37 +39,30 @@ func (d *delSet) chunk(pos wal.Pos) *dv.RoaringPositionBitmap {
 
 // add puts one row into the set; it reports false when the row was in it.
 func (d *delSet) add(src source, row uint32) bool {
-	var m map[string]*dv.RoaringPositionBitmap
-	key := src.path
+	var b *dv.RoaringPositionBitmap
 	if src.path == "" {
-		if d.chunks == nil {
-			d.chunks = map[wal.Pos]*dv.RoaringPositionBitmap{}
-		}
-		b := d.chunks[src.chunk]
-		if b == nil {
-			b = dv.NewRoaringPositionBitmap()
-			d.chunks[src.chunk] = b
-		}
-		if b.Contains(uint64(row)) {
-			return false
-		}
-		b.Set(uint64(row))
-		return true
-	}
-	if d.files == nil {
-		d.files = map[string]*dv.RoaringPositionBitmap{}
-	}
-	m = d.files
-	b := m[key]
-	if b == nil {
-		b = dv.NewRoaringPositionBitmap()
-		m[key] = b
+		b = bitmapIn(&d.chunks, src.chunk)
+	} else {
+		b = bitmapIn(&d.files, src.path)
 	}
 	if b.Contains(uint64(row)) {
 		return false
 	}
 	b.Set(uint64(row))
 	return true
+}
+
+// bitmapIn is the bitmap of k in *m, made (with the map) when missing.
+func bitmapIn[K comparable](m *map[K]*dv.RoaringPositionBitmap, k K) *dv.RoaringPositionBitmap {
+	if *m == nil {
+		*m = map[K]*dv.RoaringPositionBitmap{}
+	}
+	b := (*m)[k]
+	if b == nil {
+		b = dv.NewRoaringPositionBitmap()
+		(*m)[k] = b
+	}
+	return b
 }
 
 // union adds o's rows to d, copying the bitmaps it changes (o's and d's
