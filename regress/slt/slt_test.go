@@ -396,6 +396,20 @@ type server struct {
 // ports, waits until it accepts connections, and stops it when the test
 // ends.
 func startServer(t *testing.T, bin string) *server {
+	// freePorts' ports are free when it returns, but another test process
+	// may bind one before the server does: try again on new ports.
+	for attempt := 1; ; attempt++ {
+		s, lost := tryStartServer(t, bin, attempt == 3)
+		if !lost {
+			return s
+		}
+		t.Logf("loam serve lost its port to another process; retrying on new ports%s", s.logTail())
+	}
+}
+
+// tryStartServer is one attempt of startServer; it reports lost when the
+// server exited because its address was taken, unless last is set.
+func tryStartServer(t *testing.T, bin string, last bool) (_ *server, lost bool) {
 	ports := freePorts(t, 2)
 	dir := t.TempDir()
 	s := &server{port: ports[0], logPath: filepath.Join(dir, "server.log"), done: make(chan struct{})}
@@ -424,10 +438,13 @@ func startServer(t *testing.T, bin string) *server {
 		conn, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			conn.Close()
-			return s
+			return s, false
 		}
 		select {
 		case <-s.done:
+			if !last && strings.Contains(s.logTail(), "address already in use") {
+				return s, true
+			}
 			t.Fatalf("loam serve exited before accepting connections on %s: %v%s", addr, s.err, s.logTail())
 		case <-time.After(100 * time.Millisecond):
 		}
