@@ -42,6 +42,9 @@ func (p *Planner) selectWith(s *pg.SelectStmt) (*Query, error) {
 }
 
 func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
+	// A decorrelation request is for this query block only.
+	req := p.decor
+	p.decor = nil
 	if s.Op != pg.SetOperation_SETOP_NONE {
 		return p.setOperation(s)
 	}
@@ -102,6 +105,10 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 		sc = newScope(cols)
 		general = build
 	}
+
+	savedFrame := p.dframe
+	p.dframe = &decorFrame{sc: sc, width: len(sc.cols), semi: semiCandidates(s.WhereClause)}
+	defer func() { p.dframe = savedFrame }()
 
 	// WHERE
 	var where expr.Expr
@@ -447,9 +454,16 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 			return one, nil
 		}}
 	}
-	if where != nil {
-		root = &filterNode{in: root, pred: where}
+	if req != nil {
+		d := decorShape{sc: sc, exprs: exprs, ncols: len(cols), hasAgg: hasAgg, groupBy: groupBy, aggs: aggs, grouping: grouping, having: having,
+			plain: !wins.used() && len(srfs) == 0 && !distinctOn && s.LimitCount == nil && s.LimitOffset == nil}
+		if corr, rest, ok := p.splitCorrelated(req, where, d); ok {
+			if dq, ok, err := p.decorrelated(req, p.withDecorJoins(root, rest), corr, d); ok || err != nil {
+				return dq, err
+			}
+		}
 	}
+	root = p.withDecorJoins(root, where)
 	if hasAgg {
 		root = &aggregateNode{in: root, groupBy: groupBy, sets: sets, aggs: aggs, grouping: grouping}
 		if having != nil {
