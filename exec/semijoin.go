@@ -164,8 +164,8 @@ func (j *semiJoin) probe(ctx context.Context, rec arrow.RecordBatch) (arrow.Reco
 	n := int(rec.NumRows())
 	matched := make([]bool, n)
 	if j.nullAware && j.right0.NumRows() > 0 && j.rightNull {
-		// x NOT IN (…, NULL, …) is never true.
-		return j.keep(ctx, rec, matched, false)
+		// x NOT IN (…, NULL, …) is never true: no row is kept.
+		return j.keep(ctx, rec, matched, true)
 	}
 	key, release, err := j.keys(rec, j.lkeys)
 	if err != nil {

@@ -31,6 +31,7 @@ func (p *Planner) selectWith(s *pg.SelectStmt) (*Query, error) {
 		return nil, err
 	}
 	mine := p.ctes
+	decideMaterialized(s, mine, saved)
 	q, err := p.selectBody(s)
 	if err != nil {
 		return nil, err
