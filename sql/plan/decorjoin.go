@@ -72,6 +72,9 @@ func (b *binder) decorJoin(sl *pg.SubLink, req *decorReq, test expr.Expr, t type
 		switch {
 		case !negated:
 			j.lk, j.rk = append(j.lk, test), append(j.rk, val)
+		case len(j.lk) == 0 && len(extras) > 0:
+			// Correlated by inequalities alone: nothing to hash on.
+			return nil, false
 		case len(j.lk) == 0:
 			// Uncorrelated NOT IN: the null-aware anti join.
 			j.kind, j.nullAware = exec.AntiJoin, true
