@@ -63,6 +63,8 @@ type decorFrame struct {
 	width int // the row width after the joins so far
 	semi  map[*pg.SubLink]bool
 	joins []*decorJoinNode
+	// grouped: the block aggregates; only WHERE is below its GROUP BY.
+	grouped bool
 }
 
 // semiCandidates are the sublinks that are top-level conjuncts of where,
@@ -100,6 +102,12 @@ func semiCandidates(where *pg.Node) map[*pg.SubLink]bool {
 func (b *binder) decorRequest(sl *pg.SubLink) *decorReq {
 	fr := b.p.dframe
 	if fr == nil || fr.sc != b.sc || b.aggMode || b.inAgg || b.inWindow {
+		return nil
+	}
+	if b.where != "WHERE" && (fr.grouped || b.where != "SELECT" && b.where != "ORDER BY") {
+		// Above GROUP BY the select list is matched with the keys by
+		// their text (a subquery key is the subquery), and its rows are
+		// groups.
 		return nil
 	}
 	_, top := fr.semi[sl]
@@ -364,6 +372,10 @@ var errNotDecorrelated error = decorError{}
 // over an empty input, as PostgreSQL gives for an outer row no inner row
 // matches (count(*) is 0).
 func (p *Planner) emptyValue(d decorShape) (types.Datum, error) {
+	if fr := p.dframe; fr != nil && len(fr.joins) > 0 {
+		// The aggregates may read columns those joins add.
+		return types.Datum{}, errNotDecorrelated
+	}
 	ts := make([]types.T, len(d.sc.cols))
 	for i, c := range d.sc.cols {
 		ts[i] = c.t

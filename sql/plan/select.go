@@ -181,6 +181,7 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 		}
 	}
 
+	p.dframe.grouped = hasAgg
 	out := &binder{p: p, sc: sc, where: "SELECT", win: wins}
 	var groupBy []expr.Expr
 	var aggs []agg.Agg
