@@ -177,6 +177,7 @@ type subqueryRun struct {
 	rows []types.Datum // the uncorrelated subquery's rows
 	err  error
 	memo memoRows // the correlated one's, by outer values (memo.go)
+	set  inSet    // the uncorrelated IN's rows as a hash set (inset.go)
 }
 
 // state is the subquery's state in the execution c belongs to.
@@ -381,6 +382,14 @@ func (e *subqueryExpr) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, erro
 			}
 		case subIn:
 			x := types.DatumAt(e.t, test, i)
+			if !e.corr {
+				st := e.state(c)
+				st.set.once.Do(func() { st.set.build(rows, e.t, c) })
+				if st.set.ok {
+					bld.Append(st.set.test(x, e.negate))
+					continue
+				}
+			}
 			bld.Append(inList(x, rows, e.t, e.negate, c))
 		case subQuant:
 			d, err := quantified(types.DatumAt(e.t, test, i), rows, e.t, e.holds, e.all, c)
