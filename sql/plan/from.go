@@ -140,8 +140,8 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 			}
 			cols[i] = scopeCol{table: alias, name: name, t: c.T, origin: origin{c.TableOID, c.ColumnNum}}
 		}
-		return &fromItem{cols: cols, build: func(sc *scope, off int, _ expr.Expr) (physical.Node, error) {
-			return p.pruneUnread(q.Root, sc.used[off:off+len(cols)]), nil
+		return &fromItem{cols: cols, build: func(sc *scope, off int, filter expr.Expr) (physical.Node, error) {
+			return withPrune(p.pruneUnread(q.Root, sc.used[off:off+len(cols)]), filter), nil
 		}}, nil
 	case n.GetJoinExpr() != nil:
 		return p.joinItem(n.GetJoinExpr())
