@@ -103,11 +103,11 @@ func (b *binder) decorJoin(sl *pg.SubLink, req *decorReq, test expr.Expr, t type
 	}
 	fr.width += len(rightTypes)
 	value := &expr.Col{Idx: off + d.value, T: rightTypes[d.value]}
-	if d.empty.Null {
+	if d.empty == nil {
 		return value, true
 	}
 	marker := &expr.Col{Idx: off + d.value + 1, T: types.TBool}
-	return &expr.Case{Whens: []expr.Expr{&expr.IsNull{Arg: marker}}, Thens: []expr.Expr{&expr.Const{D: d.empty}}, Else: value, T: value.T}, true
+	return &expr.Case{Whens: []expr.Expr{&expr.IsNull{Arg: marker}}, Thens: []expr.Expr{d.empty}, Else: value, T: value.T}, true
 }
 
 // withDecorJoins is root filtered by where, with the query block's

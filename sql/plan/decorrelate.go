@@ -53,7 +53,10 @@ type decorPlan struct {
 	// in order) and the one after it is a TRUE marker, NULL when an outer
 	// row matched no group.
 	value int
-	empty types.Datum // scalar: the subquery's value over no rows
+	// empty (scalar) is the subquery's value over no rows: its select
+	// list with each aggregate's value over no rows in place, evaluated
+	// when the plan runs (it may read parameters); nil for NULL.
+	empty expr.Expr
 }
 
 // decorFrame is what one query block decorrelates: its FROM scope and the
@@ -325,7 +328,6 @@ func (p *Planner) decorrelatedScalar(req *decorReq, root node, corr []expr.Expr,
 	}
 	empty, err := p.emptyValue(d)
 	if err != nil {
-		// It fails (1/count(*)) only where an outer row matches no group.
 		return nil, false, nil
 	}
 	plan.empty = empty
@@ -368,13 +370,14 @@ func (decorError) Error() string { return "plan: the subquery cannot be decorrel
 // errNotDecorrelated: the subquery is planned as usual instead.
 var errNotDecorrelated error = decorError{}
 
-// emptyValue is the scalar subquery's value over no rows: its aggregates
-// over an empty input, as PostgreSQL gives for an outer row no inner row
-// matches (count(*) is 0).
-func (p *Planner) emptyValue(d decorShape) (types.Datum, error) {
+// emptyValue is the scalar subquery's select list over no rows (nil when
+// that is NULL), as PostgreSQL gives it to an outer row that no inner row
+// matches (count(*) is 0): the aggregates over an empty input, found now
+// (their arguments are never evaluated), in place of the aggregates.
+func (p *Planner) emptyValue(d decorShape) (expr.Expr, error) {
 	if fr := p.dframe; fr != nil && len(fr.joins) > 0 {
 		// The aggregates may read columns those joins add.
-		return types.Datum{}, errNotDecorrelated
+		return nil, errNotDecorrelated
 	}
 	ts := make([]types.T, len(d.sc.cols))
 	for i, c := range d.sc.cols {
@@ -382,26 +385,44 @@ func (p *Planner) emptyValue(d decorShape) (types.Datum, error) {
 	}
 	var n physical.Node = &physical.Values{Rows: [][]expr.Expr{}, ColumnTypes: ts}
 	n = &physical.HashAgg{In: n, Aggs: d.aggs}
-	n = &physical.Project{In: n, Exprs: []expr.Expr{d.exprs[0]}}
 	op, err := build.Build(p.ctx, n, build.Env{Ec: p.ec})
 	if err != nil {
-		return types.Datum{}, err
+		return nil, err
 	}
 	if err := op.Open(p.ctx); err != nil {
 		op.Close()
-		return types.Datum{}, err
+		return nil, err
 	}
 	defer op.Close()
 	rec, err := exec.Drain(p.ctx, op)
 	if err != nil {
-		return types.Datum{}, err
+		return nil, err
 	}
 	if rec == nil || rec.NumRows() != 1 {
 		if rec != nil {
 			rec.Release()
 		}
-		return types.Datum{}, errNotDecorrelated
+		return nil, errNotDecorrelated
 	}
 	defer rec.Release()
-	return types.DatumAt(d.exprs[0].Type(), rec.Column(0), 0), nil
+	vals := make([]expr.Expr, len(d.aggs))
+	for i, a := range d.aggs {
+		vals[i] = &expr.Const{D: types.DatumAt(a.T, rec.Column(i), 0)}
+	}
+	bad := false
+	e, ok := rewrite(d.exprs[0], func(c *expr.Col) expr.Expr {
+		if c.Idx >= len(vals) {
+			bad = true
+			return c
+		}
+		return vals[c.Idx]
+	})
+	if !ok || bad {
+		return nil, errNotDecorrelated
+	}
+	e = p.fold(e)
+	if k, isConst := e.(*expr.Const); isConst && k.D.Null {
+		return nil, nil
+	}
+	return e, nil
 }
