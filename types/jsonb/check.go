@@ -56,35 +56,33 @@ func checkNumber(s string) error {
 }
 
 func checkContainer(v Value, depth int) error {
-	c, w := uvarint(v[1:])
-	tables := uint64(1)
+	tables := 1
 	if v[0] == Object {
 		tables = 2
 	}
-	at := 1 + w
-	if w <= 0 || c > uint64(len(v)) || uint64(len(v)-at) < tables*4*c {
-		return fmt.Errorf("jsonb: bad container header")
+	if len(v) < base {
+		return fmt.Errorf("jsonb: short container")
+	}
+	c := uint64(binary.LittleEndian.Uint32(v[1:]))
+	if uint64(len(v)-base) < uint64(tables)*4*c {
+		return fmt.Errorf("jsonb: bad container count")
 	}
 	n := int(c)
-	base := at + int(tables)*4*n
-	// Each table's ends must rise and the areas fill the rest exactly.
-	areas := make([]int, tables)
-	for t := range areas {
+	room := len(v) - base - tables*4*n // the areas' bytes
+	// Each table's ends must rise, and the areas fill the room exactly.
+	total := 0
+	for t := 0; t < tables; t++ {
 		prev := 0
 		for i := 0; i < n; i++ {
-			e := end(v, at+4*n*t, i)
-			if e < prev || e > len(v)-base {
+			e := end(v, len(v)-4*n*(tables-t)+0, i)
+			if e < prev || e > room {
 				return fmt.Errorf("jsonb: bad offset")
 			}
 			prev = e
 		}
-		areas[t] = prev
+		total += prev
 	}
-	total := 0
-	for _, a := range areas {
-		total += a
-	}
-	if total != len(v)-base {
+	if total != room {
 		return fmt.Errorf("jsonb: container length mismatch")
 	}
 	if v[0] == Array {

@@ -141,12 +141,15 @@ func (c *Column) chunk(k int) *chunk {
 	lo := k * chunkRows
 	hi := min(lo+chunkRows, len(c.offsets)-1)
 	ch := &chunk{ends: make([]uint32, hi-lo)}
-	ch.data = make([]byte, 0, c.offsets[hi]-c.offsets[lo]+int32(hi-lo)*4)
+	// The binary form runs a little longer than the text: tables for
+	// separators.
+	ch.data = make([]byte, 0, int(c.offsets[hi]-c.offsets[lo])*3/2+16*(hi-lo))
+	var enc Encoder
 	for r := lo; r < hi; r++ {
 		s := c.text[c.offsets[r]:c.offsets[r+1]]
 		if len(s) > 0 {
 			var err error
-			if ch.data, err = Encode(ch.data, bytesString(s)); err != nil {
+			if ch.data, err = enc.Encode(ch.data, bytesString(s)); err != nil {
 				ch.bad = true
 			}
 		}

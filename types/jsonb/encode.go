@@ -7,19 +7,22 @@
 //	null, false, true   nothing
 //	string, number      uvarint length, bytes (a string decoded, a number
 //	                    as jsonb prints it, so precision is the text's)
-//	array               uvarint n, n uint32 element ends, elements
-//	object              uvarint n, n uint32 key ends, n uint32 value ends,
-//	                    keys, values
+//	array               uint32 n, elements, n uint32 element ends
+//	object              uint32 n, values, keys, n uint32 key ends,
+//	                    n uint32 value ends
 //
-// Ends are little-endian and relative to the start of their area. Object
-// keys are unique and sorted as jsonb stores them (by length, then bytes),
-// so the form is jsonb's normal form and prints as jsonb does.
+// Numbers are little-endian; ends are relative to the start of their area
+// (values and elements start after n, keys after the values). The tables
+// come last so that a container is written as it is parsed, its members
+// straight into place. Object keys are unique and sorted as jsonb stores
+// them (by length, then bytes), so the form is jsonb's normal form and
+// prints as jsonb does.
 package jsonb
 
 import (
 	"encoding/binary"
 	"errors"
-	"sort"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -46,7 +49,18 @@ var errSyntax = errors.New("invalid json")
 // Encode parses JSON text into the binary form, appending to dst. It
 // fails where types.ParseJSON fails.
 func Encode(dst []byte, s string) ([]byte, error) {
-	e := encoder{s: s}
+	var e Encoder
+	return e.Encode(dst, s)
+}
+
+// Encoder is Encode with scratch kept from one value to the next: encode
+// many rows through one.
+type Encoder struct{ e encoder }
+
+// Encode is the package's Encode.
+func (x *Encoder) Encode(dst []byte, s string) ([]byte, error) {
+	e := &x.e
+	e.s, e.i = s, 0
 	e.ws()
 	out, ok := e.value(dst, 0)
 	if !ok {
@@ -62,6 +76,19 @@ func Encode(dst []byte, s string) ([]byte, error) {
 type encoder struct {
 	s string
 	i int
+	// Scratch of each nesting level, kept between containers so that
+	// encoding a row allocates little.
+	areas [][]byte
+	ends  [][]uint32
+	mems  [][]member
+}
+
+// scratch returns level depth's buffers, emptied.
+func (e *encoder) scratch(depth int) ([]byte, []uint32, []member) {
+	for len(e.areas) <= depth {
+		e.areas, e.ends, e.mems = append(e.areas, nil), append(e.ends, nil), append(e.mems, nil)
+	}
+	return e.areas[depth][:0], e.ends[depth][:0], e.mems[depth][:0]
 }
 
 func (e *encoder) ws() {
@@ -93,13 +120,11 @@ func (e *encoder) value(dst []byte, depth int) ([]byte, bool) {
 	case c == '[':
 		return e.array(dst, depth)
 	case c == '"':
-		start := len(dst)
-		dst = append(dst, String)
-		str, ok := e.str(nil)
+		str, ok := e.str()
 		if !ok {
-			return dst[:start], false
+			return dst, false
 		}
-		return appendBytes(dst, str), true
+		return appendBytes(append(dst, String), str), true
 	case c == '-' || c >= '0' && c <= '9':
 		start := e.i
 		if !e.number() {
@@ -119,7 +144,7 @@ func (e *encoder) value(dst []byte, depth int) ([]byte, bool) {
 // appendNumber stores a number as jsonb prints it: numeric's text, which
 // keeps every digit and the scale (1.0 stays 1.0, 1e2 becomes 100).
 func appendNumber(dst []byte, raw string) ([]byte, bool) {
-	if isPlainInt(raw) {
+	if isPlain(raw) {
 		dst = append(dst, Number)
 		return appendBytes(dst, raw), true
 	}
@@ -132,24 +157,20 @@ func appendNumber(dst []byte, raw string) ([]byte, bool) {
 	return appendBytes(dst, d.String()), true
 }
 
-// isPlainInt reports an integer already in numeric's output form, the
-// common case, which needs no decimal arithmetic.
-func isPlainInt(s string) bool {
-	if s != "" && s[0] == '-' {
-		s = s[1:]
-		if s == "0" {
-			return false // -0 prints as 0
-		}
-	}
-	if s == "" || len(s) > 1 && s[0] == '0' {
-		return false
-	}
+// isPlain reports a number (valid JSON) already in numeric's output
+// form, the common case, which needs no decimal arithmetic: no exponent,
+// and no minus sign on a zero (-0.0 prints as 0.0).
+func isPlain(s string) bool {
+	nonzero := false
 	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
+		switch c := s[i]; {
+		case c == 'e' || c == 'E':
 			return false
+		case c >= '1' && c <= '9':
+			nonzero = true
 		}
 	}
-	return true
+	return nonzero || s[0] != '-'
 }
 
 func appendBytes[T string | []byte](dst []byte, b T) []byte {
@@ -159,8 +180,11 @@ func appendBytes[T string | []byte](dst []byte, b T) []byte {
 
 func (e *encoder) array(dst []byte, depth int) ([]byte, bool) {
 	e.i++
-	var elems []byte
-	var ends []uint32
+	_, ends, _ := e.scratch(depth)
+	defer func() { e.ends[depth] = ends }()
+	start := len(dst)
+	dst = append(dst, Array, 0, 0, 0, 0)
+	base := len(dst)
 	e.ws()
 	if e.i < len(e.s) && e.s[e.i] == ']' {
 		e.i++
@@ -168,34 +192,33 @@ func (e *encoder) array(dst []byte, depth int) ([]byte, bool) {
 		for {
 			e.ws()
 			var ok bool
-			if elems, ok = e.value(elems, depth+1); !ok {
-				return dst, false
+			if dst, ok = e.value(dst, depth+1); !ok {
+				return dst[:start], false
 			}
-			ends = append(ends, uint32(len(elems)))
+			ends = append(ends, uint32(len(dst)-base))
 			e.ws()
 			if e.i >= len(e.s) {
-				return dst, false
+				return dst[:start], false
 			}
 			if e.s[e.i] == ']' {
 				e.i++
 				break
 			}
 			if e.s[e.i] != ',' {
-				return dst, false
+				return dst[:start], false
 			}
 			e.i++
 		}
 	}
-	dst = append(dst, Array)
-	dst = binary.AppendUvarint(dst, uint64(len(ends)))
+	binary.LittleEndian.PutUint32(dst[start+1:], uint32(len(ends)))
 	for _, end := range ends {
 		dst = binary.LittleEndian.AppendUint32(dst, end)
 	}
-	return append(dst, elems...), true
+	return dst, true
 }
 
 // member is one parsed object member: its key, and its value's span in
-// the scratch area.
+// the value area.
 type member struct {
 	key        string
 	start, end int
@@ -203,8 +226,11 @@ type member struct {
 
 func (e *encoder) object(dst []byte, depth int) ([]byte, bool) {
 	e.i++
-	var vals []byte
-	var ms []member
+	_, _, ms := e.scratch(depth)
+	defer func() { e.mems[depth] = ms }()
+	start := len(dst)
+	dst = append(dst, Object, 0, 0, 0, 0)
+	base := len(dst)
 	e.ws()
 	if e.i < len(e.s) && e.s[e.i] == '}' {
 		e.i++
@@ -212,63 +238,91 @@ func (e *encoder) object(dst []byte, depth int) ([]byte, bool) {
 		for {
 			e.ws()
 			if e.i >= len(e.s) || e.s[e.i] != '"' {
-				return dst, false
+				return dst[:start], false
 			}
-			k, ok := e.str(nil)
+			k, ok := e.str()
 			if !ok {
-				return dst, false
+				return dst[:start], false
 			}
 			e.ws()
 			if e.i >= len(e.s) || e.s[e.i] != ':' {
-				return dst, false
+				return dst[:start], false
 			}
 			e.i++
 			e.ws()
-			start := len(vals)
-			if vals, ok = e.value(vals, depth+1); !ok {
-				return dst, false
+			vstart := len(dst) - base
+			if dst, ok = e.value(dst, depth+1); !ok {
+				return dst[:start], false
 			}
-			ms = append(ms, member{string(k), start, len(vals)})
+			ms = append(ms, member{k, vstart, len(dst) - base})
 			e.ws()
 			if e.i >= len(e.s) {
-				return dst, false
+				return dst[:start], false
 			}
 			if e.s[e.i] == '}' {
 				e.i++
 				break
 			}
 			if e.s[e.i] != ',' {
-				return dst, false
+				return dst[:start], false
 			}
 			e.i++
 		}
 	}
-	ms = normalMembers(ms)
-	dst = append(dst, Object)
-	dst = binary.AppendUvarint(dst, uint64(len(ms)))
+	var sorted bool
+	if ms, sorted = normalMembers(ms); !sorted {
+		dst = e.reorder(dst, base, ms, depth)
+	}
+	binary.LittleEndian.PutUint32(dst[start+1:], uint32(len(ms)))
+	for _, m := range ms {
+		dst = append(dst, m.key...)
+	}
 	var end uint32
 	for _, m := range ms {
 		end += uint32(len(m.key))
 		dst = binary.LittleEndian.AppendUint32(dst, end)
 	}
-	end = 0
 	for _, m := range ms {
-		end += uint32(m.end - m.start)
-		dst = binary.LittleEndian.AppendUint32(dst, end)
-	}
-	for _, m := range ms {
-		dst = append(dst, m.key...)
-	}
-	for _, m := range ms {
-		dst = append(dst, vals[m.start:m.end]...)
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(m.end))
 	}
 	return dst, true
 }
 
+// reorder rewrites the value area after base in the members' order (the
+// text's keys were out of jsonb's order or repeated) and re-points them.
+func (e *encoder) reorder(dst []byte, base int, ms []member, depth int) []byte {
+	area, _, _ := e.scratch(depth)
+	area = append(area, dst[base:]...)
+	e.areas[depth] = area
+	dst = dst[:base]
+	for i, m := range ms {
+		at := len(dst) - base
+		dst = append(dst, area[m.start:m.end]...)
+		ms[i].start, ms[i].end = at, len(dst)-base
+	}
+	return dst
+}
+
 // normalMembers sorts members as jsonb stores them, keeping the last of
-// duplicate keys (a stable sort keeps duplicates in input order).
-func normalMembers(ms []member) []member {
-	sort.SliceStable(ms, func(a, b int) bool { return KeyLess(ms[a].key, ms[b].key) })
+// duplicate keys (a stable sort keeps duplicates in input order); sorted
+// reports members that were in order already, as stored jsonb text is.
+func normalMembers(ms []member) (_ []member, sorted bool) {
+	sorted = true
+	for i := 1; i < len(ms) && sorted; i++ {
+		sorted = KeyLess(ms[i-1].key, ms[i].key)
+	}
+	if sorted {
+		return ms, true
+	}
+	slices.SortStableFunc(ms, func(a, b member) int {
+		switch {
+		case KeyLess(a.key, b.key):
+			return -1
+		case KeyLess(b.key, a.key):
+			return 1
+		}
+		return 0
+	})
 	out := ms[:0]
 	for i, m := range ms {
 		if i+1 < len(ms) && ms[i+1].key == m.key {
@@ -276,7 +330,7 @@ func normalMembers(ms []member) []member {
 		}
 		out = append(out, m)
 	}
-	return out
+	return out, false
 }
 
 // KeyLess is jsonb's key order: shorter keys first, then bytewise.
@@ -324,9 +378,9 @@ func (e *encoder) number() bool {
 	return true
 }
 
-// str reads the quoted string at e.i, decoding escapes into buf as
+// str reads the quoted string at e.i, decoding escapes as
 // types.ParseJSON does.
-func (e *encoder) str(buf []byte) ([]byte, bool) {
+func (e *encoder) str() (string, bool) {
 	s := e.s
 	i := e.i + 1
 	// The common string has no escape: take it whole.
@@ -336,23 +390,24 @@ func (e *encoder) str(buf []byte) ([]byte, bool) {
 	}
 	if j < len(s) && s[j] == '"' {
 		e.i = j + 1
-		return append(buf, s[i:j]...), true
+		return s[i:j], true
 	}
+	var buf []byte
 	for i < len(s) {
 		c := s[i]
 		switch {
 		case c == '"':
 			e.i = i + 1
-			return buf, true
+			return string(buf), true
 		case c < 0x20:
-			return nil, false
+			return "", false
 		case c != '\\':
 			buf = append(buf, c)
 			i++
 			continue
 		}
 		if i+1 >= len(s) {
-			return nil, false
+			return "", false
 		}
 		i++
 		switch s[i] {
@@ -370,11 +425,11 @@ func (e *encoder) str(buf []byte) ([]byte, bool) {
 			buf = append(buf, '\t')
 		case 'u':
 			if i+5 > len(s) {
-				return nil, false
+				return "", false
 			}
 			r, err := strconv.ParseUint(s[i+1:i+5], 16, 32)
 			if err != nil {
-				return nil, false
+				return "", false
 			}
 			i += 4
 			if utf16.IsSurrogate(rune(r)) && i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
@@ -385,9 +440,9 @@ func (e *encoder) str(buf []byte) ([]byte, bool) {
 			}
 			buf = utf8.AppendRune(buf, rune(r))
 		default:
-			return nil, false
+			return "", false
 		}
 		i++
 	}
-	return nil, false
+	return "", false
 }

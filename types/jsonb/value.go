@@ -19,20 +19,19 @@ func (v Value) Payload() []byte {
 	return v[1+w : 1+w+int(n)]
 }
 
-// header reads a container's count and where its offset tables start.
-func (v Value) header() (n, at int) {
-	c, w := binary.Uvarint(v[1:])
-	return int(c), 1 + w
-}
+// count is a container's number of elements or members.
+func (v Value) count() int { return int(binary.LittleEndian.Uint32(v[1:])) }
 
 // Len is the number of elements or members of a container, 0 otherwise.
 func (v Value) Len() int {
 	if k := v.Kind(); k != Array && k != Object {
 		return 0
 	}
-	n, _ := v.header()
-	return n
+	return v.count()
 }
+
+// base is where a container's elements or values start.
+const base = 5
 
 func end(v Value, table, i int) int {
 	if i < 0 {
@@ -43,18 +42,21 @@ func end(v Value, table, i int) int {
 
 // Elem is array element i (0 ≤ i < Len).
 func (v Value) Elem(i int) Value {
-	n, at := v.header()
-	base := at + 4*n
-	return v[base+end(v, at, i-1) : base+end(v, at, i)]
+	table := len(v) - 4*v.count()
+	return v[base+end(v, table, i-1) : base+end(v, table, i)]
+}
+
+// objectTables locates an object's key ends, value ends and key area.
+func (v Value) objectTables(n int) (kt, vt, keys int) {
+	vt = len(v) - 4*n
+	kt = vt - 4*n
+	return kt, vt, kt - end(v, kt, n-1)
 }
 
 // Member is object member i in storage order: its key and value.
 func (v Value) Member(i int) ([]byte, Value) {
-	n, at := v.header()
-	keys := at + 8*n
-	vals := keys + end(v, at, n-1)
-	vt := at + 4*n
-	return v[keys+end(v, at, i-1) : keys+end(v, at, i)], v[vals+end(v, vt, i-1) : vals+end(v, vt, i)]
+	kt, vt, keys := v.objectTables(v.count())
+	return v[keys+end(v, kt, i-1) : keys+end(v, kt, i)], v[base+end(v, vt, i-1) : base+end(v, vt, i)]
 }
 
 // Key finds an object's member named k by binary search over the sorted
@@ -63,22 +65,20 @@ func (v Value) Key(k string) (Value, bool) {
 	if v.Kind() != Object {
 		return nil, false
 	}
-	n, at := v.header()
-	keys := at + 8*n
+	n := v.count()
+	kt, vt, keys := v.objectTables(n)
 	lo, hi := 0, n
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		mk := v[keys+end(v, at, m-1) : keys+end(v, at, m)]
+		mk := v[keys+end(v, kt, m-1) : keys+end(v, kt, m)]
 		if keyCmp(mk, k) < 0 {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo < n {
-		if mk, mv := v.Member(lo); string(mk) == k {
-			return mv, true
-		}
+	if lo < n && string(v[keys+end(v, kt, lo-1):keys+end(v, kt, lo)]) == k {
+		return v[base+end(v, vt, lo-1) : base+end(v, vt, lo)], true
 	}
 	return nil, false
 }
