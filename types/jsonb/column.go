@@ -120,14 +120,20 @@ func (v View) Row(i int) (Value, bool) {
 	return Value(ch.data[start:ch.ends[j]]), true
 }
 
-// Bad reports whether any row of the view is not valid JSON.
+// Bad reports whether any non-NULL row of the view is not valid JSON
+// (empty text included, which the chunks cannot tell from NULL).
 func (v View) Bad() bool {
 	n := v.arr.Len()
 	if n == 0 {
 		return false
 	}
-	for c := (v.off) / chunkRows; c <= (v.off+n-1)/chunkRows; c++ {
+	for c := v.off / chunkRows; c <= (v.off+n-1)/chunkRows; c++ {
 		if v.col.chunk(c).bad {
+			return true
+		}
+	}
+	for i := 0; i < n; i++ {
+		if _, ok := v.Row(i); !ok && !v.arr.IsNull(i) {
 			return true
 		}
 	}

@@ -1,8 +1,14 @@
 package jsonb
 
 import (
+	"fmt"
+	"runtime"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loamdb/loam/types"
 )
 
@@ -158,4 +164,67 @@ func FuzzEncode(f *testing.F) {
 			t.Fatalf("%q: prints %s, want %s", s, got, want)
 		}
 	})
+}
+
+func stringArray(vals []string, valid []bool) *array.String {
+	bld := array.NewStringBuilder(memory.DefaultAllocator)
+	bld.AppendValues(vals, valid)
+	return bld.NewArray().(*array.String)
+}
+
+func TestViewRows(t *testing.T) {
+	a := stringArray([]string{`{"a": 1}`, ``, `[1]`, `{"b": [2]}`}, []bool{true, false, true, true})
+	sl := array.NewSlice(a, 1, 4).(*array.String)
+	v, ok := ViewOf(sl)
+	if !ok || v.Bad() || v.Len() != 3 {
+		t.Fatalf("view of a slice: ok %v bad %v len %d", ok, v.Bad(), v.Len())
+	}
+	var got []string
+	for i := 0; i < v.Len(); i++ {
+		m, ok := v.Row(i)
+		if !ok {
+			got = append(got, "NULL")
+			continue
+		}
+		got = append(got, string(m.AppendText(nil)))
+	}
+	if want := "NULL|[1]|{\"b\": [2]}"; strings.Join(got, "|") != want {
+		t.Errorf("rows %q, want %q", strings.Join(got, "|"), want)
+	}
+	// Text that is no JSON, empty text included, leaves the batch to the
+	// text path.
+	for _, bad := range []string{`{`, ``} {
+		v, _ := ViewOf(stringArray([]string{`1`, bad}, nil))
+		if !v.Bad() {
+			t.Errorf("%q: not reported bad", bad)
+		}
+	}
+}
+
+// TestColumnsDropWithBuffers checks that the binary forms go when their
+// Arrow buffers do.
+func TestColumnsDropWithBuffers(t *testing.T) {
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(columns)
+	}
+	before := count()
+	for i := 0; i < 50; i++ {
+		a := stringArray([]string{fmt.Sprintf(`{"i": %d}`, i)}, nil)
+		if v, ok := ViewOf(a); !ok || v.Bad() {
+			t.Fatal("no view")
+		}
+		a.Release()
+	}
+	if count() < before+50 {
+		t.Fatalf("%d columns, want at least %d", count(), before+50)
+	}
+	for try := 0; try < 100 && count() > before+5; try++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := count(); n > before+5 {
+		t.Errorf("%d columns remain after their buffers went (started with %d)", n, before)
+	}
 }
