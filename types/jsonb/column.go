@@ -59,8 +59,11 @@ func ViewOf(a arrow.Array) (View, bool) {
 		return View{}, false
 	}
 	bufs := s.Data().Buffers()
-	if len(bufs) < 3 || bufs[1] == nil || bufs[1].Len() == 0 {
+	if s.Len() == 0 {
 		return View{col: &Column{}, arr: s}, true
+	}
+	if len(bufs) < 3 || bufs[1] == nil || bufs[1].Len() < 4*(s.Data().Offset()+s.Len()+1) {
+		return View{}, false // no offsets to key the rows by: the text path
 	}
 	return View{col: columnOf(bufs[1], bufs[2]), off: s.Data().Offset(), arr: s}, true
 }

@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/loamdb/loam/types"
 )
@@ -81,6 +82,8 @@ type encoder struct {
 	areas [][]byte
 	ends  [][]uint32
 	mems  [][]member
+	// strbuf holds the last string with escapes, decoded.
+	strbuf []byte
 }
 
 // scratch returns level depth's buffers, emptied.
@@ -120,7 +123,7 @@ func (e *encoder) value(dst []byte, depth int) ([]byte, bool) {
 	case c == '[':
 		return e.array(dst, depth)
 	case c == '"':
-		str, ok := e.str()
+		str, ok := e.str(false)
 		if !ok {
 			return dst, false
 		}
@@ -240,7 +243,7 @@ func (e *encoder) object(dst []byte, depth int) ([]byte, bool) {
 			if e.i >= len(e.s) || e.s[e.i] != '"' {
 				return dst[:start], false
 			}
-			k, ok := e.str()
+			k, ok := e.str(true)
 			if !ok {
 				return dst[:start], false
 			}
@@ -379,8 +382,9 @@ func (e *encoder) number() bool {
 }
 
 // str reads the quoted string at e.i, decoding escapes as
-// types.ParseJSON does.
-func (e *encoder) str() (string, bool) {
+// types.ParseJSON does. A decoded string lives in the encoder's scratch
+// until the next call unless keep asks for a copy of its own.
+func (e *encoder) str(keep bool) (string, bool) {
 	s := e.s
 	i := e.i + 1
 	// The common string has no escape: take it whole.
@@ -392,13 +396,17 @@ func (e *encoder) str() (string, bool) {
 		e.i = j + 1
 		return s[i:j], true
 	}
-	var buf []byte
+	buf := e.strbuf[:0]
+	defer func() { e.strbuf = buf }()
 	for i < len(s) {
 		c := s[i]
 		switch {
 		case c == '"':
 			e.i = i + 1
-			return string(buf), true
+			if keep {
+				return string(buf), true
+			}
+			return unsafe.String(unsafe.SliceData(buf), len(buf)), true
 		case c < 0x20:
 			return "", false
 		case c != '\\':
