@@ -69,7 +69,7 @@ func arrayRecord(cols []arrow.Array, n int) arrow.RecordBatch {
 	return rec
 }
 
-func col(i int) expr.Expr { return &expr.Col{Idx: i, T: selTypes[i]} }
+func col(i int) expr.Expr  { return &expr.Col{Idx: i, T: selTypes[i]} }
 func i8(v int64) expr.Expr { return &expr.Const{D: types.Int(types.TInt8, v)} }
 
 // rowsOf runs op and returns its rows as sorted text.
