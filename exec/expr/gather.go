@@ -46,6 +46,7 @@ func UsedCols(es []Expr, ncols int) []bool {
 func Gather(b arrow.RecordBatch, sel []int32, used []bool) (arrow.RecordBatch, error) {
 	idx := SelIndexes(sel)
 	defer idx.Release()
+	// (idx serves the layouts gatherArray leaves to Arrow's take.)
 	n := len(sel)
 	fields := b.Schema().Fields()
 	cols := make([]arrow.Array, len(fields))
@@ -56,9 +57,12 @@ func Gather(b arrow.RecordBatch, sel []int32, used []bool) (arrow.RecordBatch, e
 			cols[i] = array.NewNull(n)
 			continue
 		}
-		g, err := TakeArray(context.Background(), c, idx)
-		if err != nil {
-			return nil, err
+		g := gatherArray(c, sel)
+		if g == nil {
+			var err error
+			if g, err = TakeArray(context.Background(), c, idx); err != nil {
+				return nil, err
+			}
 		}
 		cols[i] = g
 	}
