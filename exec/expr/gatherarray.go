@@ -34,19 +34,20 @@ func gatherArray(a arrow.Array, sel []int32) arrow.Array {
 	default:
 		return nil
 	}
-	return finish(d.DataType(), len(sel), []*memory.Buffer{nil, vals}, d, sel)
+	return finish(a, []*memory.Buffer{nil, vals}, sel)
 }
 
 // finish makes the gathered array, with the validity of the rows when a
 // has NULLs.
-func finish(dt arrow.DataType, n int, bufs []*memory.Buffer, d arrow.ArrayData, sel []int32) arrow.Array {
+func finish(a arrow.Array, bufs []*memory.Buffer, sel []int32) arrow.Array {
 	nulls := 0
-	if d.NullN() > 0 {
+	// The array's count, not its data's: that may be unknown (-1).
+	if a.NullN() > 0 {
 		var valid *memory.Buffer
-		valid, nulls = gatherValidity(d, sel)
+		valid, nulls = gatherValidity(a.Data(), sel)
 		bufs[0] = valid
 	}
-	data := array.NewData(dt, n, bufs, nil, nulls, 0)
+	data := array.NewData(a.DataType(), len(sel), bufs, nil, nulls, 0)
 	defer data.Release()
 	return array.MakeFromData(data)
 }
@@ -112,5 +113,5 @@ func gatherBytes(a arrow.Array, sel []int32) arrow.Array {
 		copy(out[outOffs[i]:outOffs[i+1]], src[offs[r]:offs[r+1]])
 	}
 	bufs := []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(outOffs)), memory.NewBufferBytes(out)}
-	return finish(d.DataType(), len(sel), bufs, d, sel)
+	return finish(a, bufs, sel)
 }
