@@ -1,6 +1,10 @@
 package expr
 
-import "github.com/apache/arrow-go/v18/arrow/array"
+import (
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
 
 // The comparison loops of the selection kernels (selcmp.go), one per
 // operator, spelled out so that each is a tight loop with no call per row
@@ -237,13 +241,20 @@ func selFloat[T float32 | float64](op CmpOp, v []T, c T, sel, out []int32) []int
 // selString compares text values with c bytewise (as compareArrays does).
 func selString(op CmpOp, a *array.String, c string, sel, out []int32) []int32 {
 	n := a.Len()
+	offs := a.ValueOffsets()
+	// The values buffer as one string: a value is a slice of it, with no
+	// copy and none of Value's checks.
+	var all string
+	if buf := a.Data().Buffers()[2]; buf != nil && buf.Len() > 0 {
+		all = unsafe.String(unsafe.SliceData(buf.Bytes()), buf.Len())
+	}
 	if sel == nil {
 		out = room(out, n)
 		k := 0
 		switch op {
 		case EQ:
 			for i := 0; i < n; i++ {
-				x := a.Value(i)
+				x := all[offs[i]:offs[i+1]]
 				out[k] = int32(i)
 				if len(x) == len(c) && x == c {
 					k++
@@ -251,7 +262,7 @@ func selString(op CmpOp, a *array.String, c string, sel, out []int32) []int32 {
 			}
 		case NE:
 			for i := 0; i < n; i++ {
-				x := a.Value(i)
+				x := all[offs[i]:offs[i+1]]
 				out[k] = int32(i)
 				if len(x) != len(c) || x != c {
 					k++
@@ -259,7 +270,7 @@ func selString(op CmpOp, a *array.String, c string, sel, out []int32) []int32 {
 			}
 		case LT:
 			for i := 0; i < n; i++ {
-				x := a.Value(i)
+				x := all[offs[i]:offs[i+1]]
 				out[k] = int32(i)
 				if x < c {
 					k++
@@ -267,7 +278,7 @@ func selString(op CmpOp, a *array.String, c string, sel, out []int32) []int32 {
 			}
 		case LE:
 			for i := 0; i < n; i++ {
-				x := a.Value(i)
+				x := all[offs[i]:offs[i+1]]
 				out[k] = int32(i)
 				if x <= c {
 					k++
@@ -275,7 +286,7 @@ func selString(op CmpOp, a *array.String, c string, sel, out []int32) []int32 {
 			}
 		case GT:
 			for i := 0; i < n; i++ {
-				x := a.Value(i)
+				x := all[offs[i]:offs[i+1]]
 				out[k] = int32(i)
 				if x > c {
 					k++
@@ -283,7 +294,7 @@ func selString(op CmpOp, a *array.String, c string, sel, out []int32) []int32 {
 			}
 		case GE:
 			for i := 0; i < n; i++ {
-				x := a.Value(i)
+				x := all[offs[i]:offs[i+1]]
 				out[k] = int32(i)
 				if x >= c {
 					k++
@@ -297,7 +308,7 @@ func selString(op CmpOp, a *array.String, c string, sel, out []int32) []int32 {
 	switch op {
 	case EQ:
 		for _, r := range sel {
-			x := a.Value(int(r))
+			x := all[offs[r]:offs[r+1]]
 			out[k] = r
 			if len(x) == len(c) && x == c {
 				k++
@@ -305,7 +316,7 @@ func selString(op CmpOp, a *array.String, c string, sel, out []int32) []int32 {
 		}
 	case NE:
 		for _, r := range sel {
-			x := a.Value(int(r))
+			x := all[offs[r]:offs[r+1]]
 			out[k] = r
 			if len(x) != len(c) || x != c {
 				k++
@@ -313,7 +324,7 @@ func selString(op CmpOp, a *array.String, c string, sel, out []int32) []int32 {
 		}
 	case LT:
 		for _, r := range sel {
-			x := a.Value(int(r))
+			x := all[offs[r]:offs[r+1]]
 			out[k] = r
 			if x < c {
 				k++
@@ -321,7 +332,7 @@ func selString(op CmpOp, a *array.String, c string, sel, out []int32) []int32 {
 		}
 	case LE:
 		for _, r := range sel {
-			x := a.Value(int(r))
+			x := all[offs[r]:offs[r+1]]
 			out[k] = r
 			if x <= c {
 				k++
@@ -329,7 +340,7 @@ func selString(op CmpOp, a *array.String, c string, sel, out []int32) []int32 {
 		}
 	case GT:
 		for _, r := range sel {
-			x := a.Value(int(r))
+			x := all[offs[r]:offs[r+1]]
 			out[k] = r
 			if x > c {
 				k++
@@ -337,7 +348,7 @@ func selString(op CmpOp, a *array.String, c string, sel, out []int32) []int32 {
 		}
 	case GE:
 		for _, r := range sel {
-			x := a.Value(int(r))
+			x := all[offs[r]:offs[r+1]]
 			out[k] = r
 			if x >= c {
 				k++
