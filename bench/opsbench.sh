@@ -2,7 +2,8 @@
 # Per-operator micro-benchmarks (exec/ops_bench_test.go, 1M rows, ns a
 # row): runs them on this tree into bench/results/ops-<commit>.txt, and on
 # the commit before (BASE, default HEAD~) in a throwaway worktree unless
-# its file is already there, then prints the two side by side.
+# its file is already there, then prints the two side by side (the
+# fastest of COUNT runs of each).
 #   BENCH=Filter BENCHTIME=5x COUNT=1 BASE=<commit> bench/opsbench.sh
 set -eu
 cd "$(git rev-parse --show-toplevel)"
@@ -35,7 +36,9 @@ awk -v base="$base" -v now="$head" '
 	/^Benchmark/ {
 		name = $1; sub(/-[0-9]+$/, "", name)
 		for (i = 2; i < NF; i++) if ($(i + 1) == "ns/row") v = $i
-		if (FILENAME == ARGV[1]) { old[name] = v } else { cur[name] = v; order[++n] = name }
+		# With COUNT > 1 the fastest run stands: the machine is shared.
+		if (FILENAME == ARGV[1]) { if (!(name in old) || v < old[name]) old[name] = v }
+		else { if (!(name in cur)) order[++n] = name; if (!(name in cur) || v < cur[name]) cur[name] = v }
 	}
 	END {
 		printf "%-48s %12s %12s %8s\n", "benchmark", base, now, "ratio"

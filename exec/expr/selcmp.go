@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/loamdb/loam/types"
 )
 
@@ -108,10 +109,11 @@ func dropNulls(a arrow.Array, rows []int32) []int32 {
 	if a.NullN() == 0 {
 		return rows
 	}
+	bits, off := a.NullBitmapBytes(), a.Data().Offset()
 	k := 0
 	for _, r := range rows {
 		rows[k] = r
-		if a.IsValid(int(r)) {
+		if bitutil.BitIsSet(bits, off+int(r)) {
 			k++
 		}
 	}

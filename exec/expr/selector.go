@@ -3,6 +3,7 @@ package expr
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/loamdb/loam/types"
 )
 
@@ -233,16 +234,19 @@ func (k *selIsNull) sel(_ *Ctx, b arrow.RecordBatch, sel []int32, out []int32) (
 		}
 		return appendAll(out, sel, n), nil
 	}
+	// The validity bitmap read as it lies: no call a row.
+	bits, off := a.NullBitmapBytes(), a.Data().Offset()
+	want := k.negate // a row is kept when its validity bit is this
 	if sel == nil {
 		for i := 0; i < n; i++ {
-			if a.IsNull(i) != k.negate {
+			if bitutil.BitIsSet(bits, off+i) == want {
 				out = append(out, int32(i))
 			}
 		}
 		return out, nil
 	}
 	for _, r := range sel {
-		if a.IsNull(int(r)) != k.negate {
+		if bitutil.BitIsSet(bits, off+int(r)) == want {
 			out = append(out, r)
 		}
 	}

@@ -94,48 +94,61 @@ func TestSelector(t *testing.T) {
 			&BoolOp{Args: []Expr{a, &BoolOp{Or: true, Args: []Expr{b, c}}}},
 			&BoolOp{Or: true, Args: []Expr{&BoolOp{Args: []Expr{a, b}}, c}})
 	}
-	sels := [][]int32{nil, {}, {0}, {999}}
-	for _, keep := range []int{2, 10, 90} {
-		var s []int32
-		for r := 0; r < 1000; r++ {
-			if rng.Intn(100) < keep {
-				s = append(s, int32(r))
+	ec := &Ctx{Loc: time.UTC}
+	// The batch, and a slice of it (values read from an offset).
+	sliced := rec.NewSlice(13, 1000)
+	defer sliced.Release()
+	for _, b := range []arrow.RecordBatch{rec, sliced} {
+		n := int(b.NumRows())
+		sels := [][]int32{nil, {}, {0}, {int32(n - 1)}}
+		for _, keep := range []int{2, 10, 90} {
+			var s []int32
+			for r := 0; r < n; r++ {
+				if rng.Intn(100) < keep {
+					s = append(s, int32(r))
+				}
+			}
+			sels = append(sels, s)
+		}
+		for _, p := range preds {
+			checkSelector(t, ec, b, p, sels)
+		}
+	}
+}
+
+// checkSelector compares p's selections of b with the rows where Eval
+// gives TRUE.
+func checkSelector(t *testing.T, ec *Ctx, b arrow.RecordBatch, p Expr, sels [][]int32) {
+	t.Helper()
+	mask, err := p.Eval(ec, b)
+	if err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	defer mask.Release()
+	m := mask.(*array.Boolean)
+	s := NewSelector(p)
+	for _, sel := range sels {
+		var want []int32
+		for r := 0; r < int(b.NumRows()); r++ {
+			if m.IsValid(r) && m.Value(r) && (sel == nil || slices.Contains(sel, int32(r))) {
+				want = append(want, int32(r))
 			}
 		}
-		sels = append(sels, s)
-	}
-	ec := &Ctx{Loc: time.UTC}
-	for _, p := range preds {
-		mask, err := p.Eval(ec, rec)
+		got, err := s.Select(ec, b, sel, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		m := mask.(*array.Boolean)
-		s := NewSelector(p)
-		for _, sel := range sels {
-			var want []int32
-			for r := 0; r < 1000; r++ {
-				if m.IsValid(r) && m.Value(r) && (sel == nil || slices.Contains(sel, int32(r))) {
-					want = append(want, int32(r))
-				}
-			}
-			got, err := s.Select(ec, rec, sel, nil)
-			if err != nil {
-				t.Fatalf("%s: %v", p, err)
-			}
+		if !slices.Equal(got, want) && len(got)+len(want) > 0 {
+			t.Fatalf("%s over %d selected: got %v, want %v", p, len(sel), got, want)
+		}
+		// In place: the selection narrowed in its own array.
+		if sel != nil {
+			own := slices.Clone(sel)
+			got, _ := s.Select(ec, b, own, own[:0])
 			if !slices.Equal(got, want) && len(got)+len(want) > 0 {
-				t.Fatalf("%s over %d selected: got %v, want %v", p, len(sel), got, want)
-			}
-			// In place: the selection narrowed in its own array.
-			if sel != nil {
-				own := slices.Clone(sel)
-				got, _ := s.Select(ec, rec, own, own[:0])
-				if !slices.Equal(got, want) && len(got)+len(want) > 0 {
-					t.Fatalf("%s in place: got %v, want %v", p, got, want)
-				}
+				t.Fatalf("%s in place: got %v, want %v", p, got, want)
 			}
 		}
-		mask.Release()
 	}
 }
 
