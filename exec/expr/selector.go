@@ -98,12 +98,22 @@ func negate(op CmpOp) CmpOp {
 type selAnd []selNode
 
 func (a selAnd) sel(c *Ctx, b arrow.RecordBatch, sel []int32, out []int32) ([]int32, error) {
+	whole := sel == nil
 	for i, arg := range a {
 		var err error
 		if i > 0 {
 			sel = out
 		}
-		if out, err = arg.sel(c, b, sel, out[:0]); err != nil {
+		if e, ok := arg.(*selEval); ok && i > 0 && whole && 2*len(sel) >= int(b.NumRows()) {
+			// Most rows are still in, and no filter below dropped any:
+			// evaluate over the batch as it is (as one AND always did),
+			// rather than copy the rows out (values kept per buffer, such
+			// as jsonb's binary form, stay found).
+			out, err = e.selWhole(c, b, sel, out[:0])
+		} else {
+			out, err = arg.sel(c, b, sel, out[:0])
+		}
+		if err != nil {
 			return nil, err
 		}
 		if len(out) == 0 {
@@ -286,6 +296,23 @@ func (k *selEval) sel(c *Ctx, b arrow.RecordBatch, sel []int32, out []int32) ([]
 			if sel != nil {
 				r = sel[j]
 			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// selWhole is sel with the predicate evaluated over every row of b.
+func (k *selEval) selWhole(c *Ctx, b arrow.RecordBatch, sel []int32, out []int32) ([]int32, error) {
+	v, err := k.e.Eval(c, b)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Release()
+	m := v.(*array.Boolean)
+	nulls := m.NullN() > 0
+	for _, r := range sel {
+		if m.Value(int(r)) && (!nulls || m.IsValid(int(r))) {
 			out = append(out, r)
 		}
 	}
