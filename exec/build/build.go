@@ -83,7 +83,7 @@ func (b *builder) build(ctx context.Context, n physical.Node) (exec.Operator, er
 		}
 		if a := b.an.ops[n]; a != nil && b.again {
 			// The last iteration's operator is closed: count on.
-			a.Operator = op
+			a.Operator, a.sel = op, nil
 			a.loops++
 			return a, nil
 		}
