@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/loamdb/loam/exec/mem"
 	"github.com/loamdb/loam/exec/spill"
+	"github.com/loamdb/loam/types"
 )
 
 // Spilling operators split their rows by a hash of their key into
@@ -72,3 +73,39 @@ func partitionBatch(ctx context.Context, rec arrow.RecordBatch, key func(r int) 
 
 // budgetOf is the statement's memory budget (nil: unlimited).
 func budgetOf(ctx context.Context) *mem.Budget { return mem.FromContext(ctx) }
+
+// The spilling helpers for operators in other packages (hash aggregation).
+
+// SpillFanout is the number of partitions a spilling operator splits into.
+const SpillFanout = spillFanout
+
+// MaxSpillLevel is how many times rows may be split again.
+const MaxSpillLevel = maxSpillLevel
+
+// SpillFiles makes n empty spill files of ctx's statement.
+func SpillFiles(ctx context.Context, n int) ([]*spill.File, error) { return spillFiles(ctx, n) }
+
+// RemoveSpillFiles removes files (nil ones are skipped).
+func RemoveSpillFiles(fs []*spill.File) { removeFiles(fs) }
+
+// PartitionBatch writes each row of rec to the file of its key's
+// partition at level (see partitionBatch).
+func PartitionBatch(ctx context.Context, rec arrow.RecordBatch, key func(r int) ([]byte, bool), level int, files []*spill.File) error {
+	return partitionBatch(ctx, rec, key, level, files)
+}
+
+// NewSpillSource reads a spill file back as an operator of types ts.
+func NewSpillSource(f *spill.File, ts []types.T) Operator { return newSpillSource(f, ts) }
+
+// TakeRows is the batch of rec's rows at rows, in that order.
+func TakeRows(ctx context.Context, rec arrow.RecordBatch, rows []int32) (arrow.RecordBatch, error) {
+	cols, err := takeCols(ctx, rec, rows)
+	if err != nil {
+		return nil, err
+	}
+	out := array.NewRecordBatch(rec.Schema(), cols, int64(len(rows)))
+	for _, c := range cols {
+		c.Release()
+	}
+	return out, nil
+}

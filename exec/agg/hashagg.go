@@ -39,6 +39,9 @@ type hashAggOp struct {
 	scalar  bool // no GROUP BY: one group even over no rows
 	keyBuf  []byte
 	gidsBuf []int32
+	// spill holds the groups that did not fit the query's memory budget
+	// (hashagg_spill.go).
+	spill aggSpill
 }
 
 var _ exec.Operator = (*hashAggOp)(nil)
@@ -79,13 +82,17 @@ func (h *hashAggOp) Open(ctx context.Context) error {
 			}
 		}
 	}
+	h.spill.open(ctx, int64(96+48*len(h.groupBy)+24*len(h.aggs)))
 	return h.in.Open(ctx)
 }
-func (h *hashAggOp) Close() error { return h.in.Close() }
+func (h *hashAggOp) Close() error {
+	h.spill.close()
+	return h.in.Close()
+}
 
 func (h *hashAggOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if h.done {
-		return nil, nil
+		return h.spill.next(ctx, h)
 	}
 	h.done = true
 	if h.scalar {
@@ -100,13 +107,13 @@ func (h *hashAggOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if rec == nil {
 			break
 		}
-		err = h.consume(rec)
+		err = h.consume(ctx, rec)
 		rec.Release()
 		if err != nil {
 			return nil, err
 		}
 	}
-	return h.emit()
+	return h.spill.first(ctx, h)
 }
 
 func (h *hashAggOp) grow() {
@@ -144,7 +151,10 @@ func (h *hashAggOp) stringGroups(a *array.String, gids []int32, newGroup func(r 
 		}
 		g, ok := h.strGroups[v]
 		if !ok {
-			g = newGroup(r)
+			if g = newGroup(r); g < 0 {
+				gids[r], prevG = g, -1
+				continue
+			}
 			// v points into the batch, which is released: keep a copy.
 			h.strGroups[strings.Clone(v)] = g
 		}
@@ -153,7 +163,7 @@ func (h *hashAggOp) stringGroups(a *array.String, gids []int32, newGroup func(r 
 	}
 }
 
-func (h *hashAggOp) consume(rec arrow.RecordBatch) error {
+func (h *hashAggOp) consume(ctx context.Context, rec arrow.RecordBatch) error {
 	n := int(rec.NumRows())
 	if cap(h.gidsBuf) < n {
 		h.gidsBuf = make([]int32, n)
@@ -173,6 +183,9 @@ func (h *hashAggOp) consume(rec arrow.RecordBatch) error {
 		}
 		before := len(h.keys)
 		newGroup := func(r int) int32 {
+			if !h.spill.admit() {
+				return -1 // the row goes to a spill file
+			}
 			g := int32(len(h.keys))
 			row := make([]types.Datum, len(keyCols))
 			for i, a := range keyCols {
@@ -206,19 +219,28 @@ func (h *hashAggOp) consume(rec arrow.RecordBatch) error {
 				}
 				g, ok := h.groups[string(buf)]
 				if !ok {
-					g = newGroup(r)
+					if g = newGroup(r); g < 0 {
+						gids[r], prevG = g, -1
+						continue
+					}
 					h.groups[string(buf)] = g
 				}
 				gids[r] = g
 				prev, prevG = append(prev[:0], buf...), g
 			}
 		}
-		for _, k := range keyCols {
-			k.Release()
-		}
 		if len(h.keys) > before {
 			h.grow()
 		}
+		var err error
+		rec, gids, err = h.spill.divert(ctx, h, rec, gids, keyCols)
+		for _, k := range keyCols {
+			k.Release()
+		}
+		if err != nil {
+			return err
+		}
+		defer rec.Release()
 	} else {
 		for r := range gids {
 			gids[r] = 0
