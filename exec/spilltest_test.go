@@ -121,7 +121,12 @@ func spilled(t *testing.T, limit int64, ordered bool, make func() Operator) []st
 		slices.Sort(got)
 	}
 	if !slices.Equal(got, want) {
-		t.Fatalf("spilled: %d rows %.300v\nin memory: %d rows %.300v", len(got), got, len(want), want)
+		i := 0
+		for i < min(len(got), len(want)) && got[i] == want[i] {
+			i++
+		}
+		t.Fatalf("spilled: %d rows, in memory %d; first difference at row %d:\n%v\n%v", len(got), len(want), i,
+			got[i:min(i+5, len(got))], want[i:min(i+5, len(want))])
 	}
 	if left := filesUnder(dir); left != 0 {
 		t.Fatalf("%d spill files left after Close", left)
