@@ -13,6 +13,7 @@ import (
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/agg"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/mem"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 )
@@ -134,6 +135,10 @@ type op struct {
 	out  arrow.RecordBatch
 	pos  int64
 	done bool
+	// Memory: the input held, and the partition-at-a-time run when it
+	// outgrew the query's budget (spill.go).
+	acct  *mem.Account
+	parts *byPartition
 }
 
 // New computes funcs over its input, appending one column per function
@@ -150,6 +155,13 @@ func New(in exec.Operator, specs []Spec, funcs []Func, ec *expr.Ctx) exec.Operat
 func (o *op) Types() []types.T               { return o.ts }
 func (o *op) Open(ctx context.Context) error { return o.in.Open(ctx) }
 func (o *op) Close() error {
+	if o.parts != nil {
+		o.parts.close()
+		o.parts = nil
+	}
+	if o.acct != nil {
+		o.acct.Clear()
+	}
 	if o.out != nil {
 		o.out.Release()
 		o.out = nil
@@ -164,9 +176,12 @@ func (o *op) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if err != nil {
 			return nil, err
 		}
-		all, err := exec.Drain(ctx, o.in)
+		all, err := o.readAll(ctx, offs)
 		if err != nil {
 			return nil, err
+		}
+		if o.parts != nil {
+			return o.parts.next(ctx, o)
 		}
 		if all == nil {
 			return nil, nil
@@ -174,6 +189,9 @@ func (o *op) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if o.out, err = o.compute(ctx, all, offs); err != nil {
 			return nil, err
 		}
+	}
+	if o.parts != nil {
+		return o.parts.next(ctx, o)
 	}
 	if o.out == nil || o.pos >= o.out.NumRows() {
 		return nil, nil
