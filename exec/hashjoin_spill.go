@@ -111,8 +111,12 @@ func (h *hashJoin) spillBuild(ctx context.Context, recs []arrow.RecordBatch) (*g
 	if h.depth > 0 && !splits(g.right) {
 		// Every build row has one key (or one hash): splitting again
 		// cannot make it fit.
+		var size int64
+		for _, f := range g.right {
+			size += f.Bytes()
+		}
 		g.close()
-		return nil, h.acct.Budget().OutOfMemory("hash join", h.acct.Used())
+		return nil, h.acct.Budget().OutOfMemory("hash join", size)
 	}
 	return g, nil
 }

@@ -647,6 +647,9 @@ func (w *win) aggregate(acc accumulator, b *expr.Builder, f Frame, offs offsets,
 	if f.Exclude != ExcludeNoOthers {
 		// Excluding rows makes frames gappy: recompute each one.
 		for i := ps; i < pe; i++ {
+			if err := w.canceled(i); err != nil {
+				return err
+			}
 			acc.reset()
 			for _, sg := range w.segments(f, offs, i, ps, pe) {
 				acc.add(sg[0], sg[1])
@@ -664,6 +667,9 @@ func (w *win) aggregate(acc accumulator, b *expr.Builder, f Frame, offs offsets,
 	prevS, prevE := -1, -1
 	var res types.Datum
 	for i := ps; i < pe; i++ {
+		if err := w.canceled(i); err != nil {
+			return err
+		}
 		fs, fe := w.frame(f, offs, i, ps, pe)
 		if fs != prevS || fe != prevE {
 			if fs < curS || fe < curE {
@@ -692,6 +698,15 @@ func (w *win) aggregate(acc accumulator, b *expr.Builder, f Frame, offs offsets,
 		b.Append(res)
 	}
 	return nil
+}
+
+// canceled checks every few thousand rows whether the statement was
+// cancelled: a frame that cannot shrink rebuilds its state for every row.
+func (w *win) canceled(i int) error {
+	if i%4096 != 0 {
+		return nil
+	}
+	return expr.Context(w.ec).Err()
 }
 
 // segments is row i's frame as row ranges in order, without the rows its

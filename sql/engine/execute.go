@@ -471,6 +471,8 @@ func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Oper
 		if err := ctx.Err(); err != nil {
 			return nil, pgerr.Canceled(ctx)
 		}
+		// Each fetch runs under its own context: the budget goes along.
+		ctx = mem.WithBudget(ctx, budget)
 		if run != nil {
 			run.set(ctx) // a portal's rows may be read under a later one
 		}
