@@ -97,3 +97,25 @@ func TestHashJoinFanOutStreams(t *testing.T) {
 		t.Fatalf("after cancel: %v, want context.Canceled", err)
 	}
 }
+
+// A nested loop join cannot spill: a right input beyond the budget fails
+// with 53200, and within it the join runs.
+func TestNestedLoopJoinBudget(t *testing.T) {
+	ts := []types.T{types.TInt4}
+	rows := rowsOf(ts, 5000, 1000, func(r, c int) *types.Datum { return ptr(types.Int(types.TInt4, int64(r))) })
+	defer releaseAll(rows)
+	ctx, b, _ := budgeted(t, 8<<10)
+	_, err := runOp(ctx, NewNestedLoopJoin(InnerJoin, source(ts, rows[:1]), source(ts, rows), nil, &expr.Ctx{}))
+	var pe *pgerr.Error
+	if !errors.As(err, &pe) || pe.Code != pgerr.OutOfMemory {
+		t.Fatalf("err %v, want 53200", err)
+	}
+	if b.Used() != 0 {
+		t.Fatalf("%d bytes held after Close", b.Used())
+	}
+	ctx, _, _ = budgeted(t, 1<<20)
+	got, err := runOp(ctx, NewNestedLoopJoin(InnerJoin, source(ts, rows[:1]), source(ts, rows[:1]), nil, &expr.Ctx{}))
+	if err != nil || len(got) != 1000*1000 {
+		t.Fatalf("%d rows, %v; want 1000000", len(got), err)
+	}
+}

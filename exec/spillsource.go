@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/loamdb/loam/exec/mem"
 	"github.com/loamdb/loam/exec/spill"
 	"github.com/loamdb/loam/types"
 )
@@ -61,4 +62,28 @@ func removeFiles(fs []*spill.File) {
 	for _, f := range fs {
 		f.Remove()
 	}
+}
+
+// drainCounted is Drain holding the rows in acct: an input that does not
+// fit (and that the operator cannot spill) fails with 53200.
+func drainCounted(ctx context.Context, in Operator, acct *mem.Account, what string) (arrow.RecordBatch, error) {
+	var recs []arrow.RecordBatch
+	defer func() { releaseAll(recs) }()
+	for {
+		rec, err := in.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if rec == nil {
+			break
+		}
+		recs = append(recs, rec)
+		if err := acct.Grow(spill.Size(rec), what); err != nil {
+			return nil, err
+		}
+	}
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	return Concat(Schema(in.Types()), recs)
 }
