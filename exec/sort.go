@@ -62,7 +62,7 @@ func (s *sortOp) Close() error {
 }
 
 func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
-	if s.topN == 0 {
+	if s.topN == 0 || s.topN > maxTopN {
 		return s.nextExternal(ctx)
 	}
 	if !s.done {
@@ -93,6 +93,10 @@ func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	s.pos = end
 	return rec, nil
 }
+
+// maxTopN is the largest LIMIT kept by best rows; a larger one sorts the
+// whole input within the memory budget (the Limit above stops it).
+const maxTopN = 1 << 20
 
 // nextExternal sorts the whole input through a Sorter.
 func (s *sortOp) nextExternal(ctx context.Context) (arrow.RecordBatch, error) {
