@@ -317,6 +317,7 @@ func (h *hashAggOp) update(i int, gids []int32, rec arrow.RecordBatch) error {
 			}
 		}
 	}
+	var added int64 // bytes of new DISTINCT values
 	if seen := h.seenFix[i]; seen != nil {
 		// One fixed-width argument: key by (group, NULL flag) and the
 		// value's bits, with no byte strings to build or hash.
@@ -337,6 +338,7 @@ func (h *hashAggOp) update(i int, gids []int32, rec arrow.RecordBatch) error {
 				continue
 			}
 			seen[k] = struct{}{}
+			added += 64
 		}
 	} else if a.Distinct {
 		// Key by group and every argument (string_agg dedupes value and
@@ -374,7 +376,12 @@ func (h *hashAggOp) update(i int, gids []int32, rec arrow.RecordBatch) error {
 				continue
 			}
 			seen[string(buf)] = struct{}{}
+			added += 48 + int64(len(buf))
 		}
+	}
+	// DISTINCT keeps the values it has seen with their groups (see hold).
+	if err := h.spill.hold(added); err != nil {
+		return err
 	}
 	h.states[i].update(m, arg, extra)
 	return nil

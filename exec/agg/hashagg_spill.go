@@ -20,6 +20,7 @@ type aggSpill struct {
 	acct  *mem.Account
 	cost  int64 // memory per group, estimated
 	full  bool  // no new group fits
+	over  int64 // bytes held beyond the account (see hold)
 	level int   // how many times these rows were split already
 	files []*spill.File
 	part  int
@@ -159,4 +160,20 @@ func (s *aggSpill) close() {
 	if s.acct != nil {
 		s.acct.Clear()
 	}
+}
+
+// hold reserves n bytes for the values DISTINCT has seen, which stay with
+// their groups. When they do not fit, no new group is admitted (the rows
+// of new groups spill); the groups in memory may still overrun the budget
+// by as much again, beyond which the query fails with 53200.
+func (s *aggSpill) hold(n int64) error {
+	if n == 0 || s.acct == nil || s.acct.TryGrow(n) {
+		return nil
+	}
+	s.full = true
+	s.over += n
+	if lim := s.acct.Budget().Limit(); lim > 0 && s.over > lim {
+		return s.acct.Budget().OutOfMemory("hash aggregation (DISTINCT)", n)
+	}
+	return nil
 }

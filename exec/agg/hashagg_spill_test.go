@@ -18,7 +18,7 @@ import (
 	"github.com/loamdb/loam/types"
 )
 
-// Under a budget that holds a few dozen groups, grouping thousands of
+// Under a budget that holds a few hundred groups, grouping thousands of
 // keys spills (splitting the files again) and answers exactly as in
 // memory, per-group row order (array_agg) included; no file is left.
 func TestHashAggSpills(t *testing.T) {
@@ -30,7 +30,7 @@ func TestHashAggSpills(t *testing.T) {
 			g1[r] = types.NullOf(types.TInt4)
 		}
 		g2[r] = types.TextDatum(fmt.Sprintf("k%d", r%3)) // with g1: (g1, g2) has 9000 groups
-		x[r] = types.Int(types.TInt4, int64(r%17))
+		x[r] = types.Int(types.TInt4, int64(r/3000%3))   // a group's rows are 3000 apart
 		s[r] = types.TextDatum(fmt.Sprintf("s%05d", r))
 	}
 	ts := []types.T{types.TInt4, types.TText, types.TInt4, types.TText}
@@ -47,7 +47,7 @@ func TestHashAggSpills(t *testing.T) {
 	} {
 		want := rows(t, context.Background(), source(ts, cols, 1000), groupBy, aggs)
 		dir := t.TempDir()
-		pool, _ := mem.NewPool(16<<10, dir)
+		pool, _ := mem.NewPool(64<<10, dir)
 		b := pool.NewBudget()
 		ctx := mem.WithBudget(context.Background(), b)
 		src := &spyDir{batchSource: source(ts, cols, 1000), dir: dir}
@@ -153,4 +153,32 @@ func countFiles(dir string) int {
 		}
 	}
 	return n
+}
+
+// count(DISTINCT) keeps every value it has seen with its group: values
+// far beyond the budget fail with 53200 (there is no group to spill).
+func TestDistinctBeyondBudgetFails(t *testing.T) {
+	vals := make([]types.Datum, 20000)
+	for r := range vals {
+		vals[r] = types.Int(types.TInt4, int64(r))
+	}
+	src := source([]types.T{types.TInt4}, [][]types.Datum{vals}, 1000)
+	a := mk(Count, &expr.Col{Idx: 0, T: types.TInt4})
+	a.Distinct = true
+	pool, _ := mem.NewPool(64<<10, t.TempDir())
+	ctx := mem.WithBudget(context.Background(), pool.NewBudget())
+	op := NewHashAgg(src, nil, []Agg{a}, &expr.Ctx{Loc: time.UTC})
+	if err := op.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer op.Close()
+	_, err := op.Next(ctx)
+	var pe *pgerr.Error
+	if !errors.As(err, &pe) || pe.Code != pgerr.OutOfMemory {
+		t.Fatalf("err %v, want 53200", err)
+	}
+	// Within the budget it counts.
+	if got := rows(t, context.Background(), source([]types.T{types.TInt4}, [][]types.Datum{vals}, 1000), nil, []Agg{a}); len(got) != 1 || got[0] != "20000" {
+		t.Fatalf("count(DISTINCT) unlimited: %v", got)
+	}
 }
