@@ -40,6 +40,9 @@ type hashAggOp struct {
 	keyBuf  []byte
 	gidsBuf []int32
 	used    []bool // the input columns keys and aggregates read; nil until known
+	// spill holds the groups that did not fit the query's memory budget
+	// (hashagg_spill.go).
+	spill aggSpill
 }
 
 var _ exec.Operator = (*hashAggOp)(nil)
@@ -80,13 +83,17 @@ func (h *hashAggOp) Open(ctx context.Context) error {
 			}
 		}
 	}
+	h.spill.open(ctx, int64(96+48*len(h.groupBy)+24*len(h.aggs)))
 	return h.in.Open(ctx)
 }
-func (h *hashAggOp) Close() error { return h.in.Close() }
+func (h *hashAggOp) Close() error {
+	h.spill.close()
+	return h.in.Close()
+}
 
 func (h *hashAggOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if h.done {
-		return nil, nil
+		return h.spill.next(ctx, h)
 	}
 	h.done = true
 	if h.scalar {
@@ -110,13 +117,13 @@ func (h *hashAggOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			}
 			rec = g
 		}
-		err = h.consume(rec)
+		err = h.consume(ctx, rec)
 		rec.Release()
 		if err != nil {
 			return nil, err
 		}
 	}
-	return h.emit()
+	return h.spill.first(ctx, h)
 }
 
 func (h *hashAggOp) usedCols(ncols int) []bool {
@@ -172,7 +179,10 @@ func (h *hashAggOp) stringGroups(a *array.String, gids []int32, newGroup func(r 
 		}
 		g, ok := h.strGroups[v]
 		if !ok {
-			g = newGroup(r)
+			if g = newGroup(r); g < 0 {
+				gids[r], prevG = g, -1
+				continue
+			}
 			// v points into the batch, which is released: keep a copy.
 			h.strGroups[strings.Clone(v)] = g
 		}
@@ -181,7 +191,7 @@ func (h *hashAggOp) stringGroups(a *array.String, gids []int32, newGroup func(r 
 	}
 }
 
-func (h *hashAggOp) consume(rec arrow.RecordBatch) error {
+func (h *hashAggOp) consume(ctx context.Context, rec arrow.RecordBatch) error {
 	n := int(rec.NumRows())
 	if cap(h.gidsBuf) < n {
 		h.gidsBuf = make([]int32, n)
@@ -201,6 +211,9 @@ func (h *hashAggOp) consume(rec arrow.RecordBatch) error {
 		}
 		before := len(h.keys)
 		newGroup := func(r int) int32 {
+			if !h.spill.admit() {
+				return -1 // the row goes to a spill file
+			}
 			g := int32(len(h.keys))
 			row := make([]types.Datum, len(keyCols))
 			for i, a := range keyCols {
@@ -234,19 +247,28 @@ func (h *hashAggOp) consume(rec arrow.RecordBatch) error {
 				}
 				g, ok := h.groups[string(buf)]
 				if !ok {
-					g = newGroup(r)
+					if g = newGroup(r); g < 0 {
+						gids[r], prevG = g, -1
+						continue
+					}
 					h.groups[string(buf)] = g
 				}
 				gids[r] = g
 				prev, prevG = append(prev[:0], buf...), g
 			}
 		}
-		for _, k := range keyCols {
-			k.Release()
-		}
 		if len(h.keys) > before {
 			h.grow()
 		}
+		var err error
+		rec, gids, err = h.spill.divert(ctx, h, rec, gids, keyCols)
+		for _, k := range keyCols {
+			k.Release()
+		}
+		if err != nil {
+			return err
+		}
+		defer rec.Release()
 	} else {
 		for r := range gids {
 			gids[r] = 0
@@ -323,6 +345,7 @@ func (h *hashAggOp) update(i int, gids []int32, rec arrow.RecordBatch) error {
 			}
 		}
 	}
+	var added int64 // bytes of new DISTINCT values
 	if seen := h.seenFix[i]; seen != nil {
 		// One fixed-width argument: key by (group, NULL flag) and the
 		// value's bits, with no byte strings to build or hash.
@@ -343,6 +366,7 @@ func (h *hashAggOp) update(i int, gids []int32, rec arrow.RecordBatch) error {
 				continue
 			}
 			seen[k] = struct{}{}
+			added += 64
 		}
 	} else if a.Distinct {
 		// Key by group and every argument (string_agg dedupes value and
@@ -380,7 +404,12 @@ func (h *hashAggOp) update(i int, gids []int32, rec arrow.RecordBatch) error {
 				continue
 			}
 			seen[string(buf)] = struct{}{}
+			added += 48 + int64(len(buf))
 		}
+	}
+	// DISTINCT keeps the values it has seen with their groups (see hold).
+	if err := h.spill.hold(added); err != nil {
+		return err
 	}
 	h.states[i].update(m, arg, extra)
 	return nil
