@@ -111,8 +111,9 @@ func SortIndices(ctx context.Context, ec *expr.Ctx, all arrow.RecordBatch, keys 
 		if err != nil {
 			return nil, err
 		}
-		if k.Expr.Type().Kind == types.Numeric {
-			// Order numeric by value, not by its text: exactly, by rank.
+		if _, _, dec := k.Expr.Type().Decimal(); k.Expr.Type().Kind == types.Numeric && !dec {
+			// Order numeric by value, not by its text: exactly, by rank
+			// (scaled integers of one scale order as they are).
 			r, err := numericRanks(v)
 			v.Release()
 			if err != nil {
