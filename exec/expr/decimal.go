@@ -144,29 +144,10 @@ func mul128(a, b decimal128.Num) decimal128.Num {
 	return r
 }
 
-// decimalArray wraps values as Decimal128(p, s), NULL where an input is.
+// decimalArray wraps values as Decimal128(p, s), NULL where an input is,
+// over the values' own memory.
 func decimalArray(vals []decimal128.Num, p, s int32, inputs ...arrow.Array) arrow.Array {
-	var valid []bool
-	for _, in := range inputs {
-		if in.NullN() == 0 {
-			continue
-		}
-		if valid == nil {
-			valid = make([]bool, len(vals))
-			for i := range valid {
-				valid[i] = true
-			}
-		}
-		for i := range valid {
-			if in.IsNull(i) {
-				valid[i] = false
-			}
-		}
-	}
-	b := array.NewDecimal128Builder(memory.DefaultAllocator, &arrow.Decimal128Type{Precision: p, Scale: s})
-	defer b.Release()
-	b.AppendValues(vals, valid)
-	return b.NewArray()
+	return typedArray(types.DecimalArrow(p, s), arrow.GetBytes(vals), len(vals), inputs...)
 }
 
 // compareNumeric compares two numeric columns, decimal or text, by value.
