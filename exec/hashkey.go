@@ -61,10 +61,10 @@ func KeyWriter(t types.T, a arrow.Array) func([]byte, int) []byte {
 			val = decimalKeyWriter(a, sc)
 			break
 		}
-		s := a.(*array.String)
+		text := expr.NumericText(a) // text, or a wide decimal
 		val = func(buf []byte, i int) []byte {
 			// 1.50 and 1.5 are one group: key by the normalised value.
-			d, _ := types.ParseDec(s.Value(i))
+			d, _ := types.ParseDec(text(i))
 			k := d.U.String() + "e" + itoa(int(d.Scale))
 			for d.Scale > 0 && d.U.Sign() != 0 {
 				r := d.Rescale(d.Scale - 1)

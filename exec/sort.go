@@ -111,7 +111,7 @@ func SortIndices(ctx context.Context, ec *expr.Ctx, all arrow.RecordBatch, keys 
 		if err != nil {
 			return nil, err
 		}
-		if _, _, dec := k.Expr.Type().Decimal(); k.Expr.Type().Kind == types.Numeric && !dec {
+		if k.Expr.Type().Kind == types.Numeric && !numericSortsAsIs(k.Expr.Type()) {
 			// Order numeric by value, not by its text: exactly, by rank
 			// (scaled integers of one scale order as they are).
 			r, err := numericRanks(v)
@@ -328,4 +328,12 @@ func textRanks[T any](v arrow.Array, what string, parse func(string) (T, error),
 		b.UnsafeAppend(rank[distinct[sa.Value(i)]])
 	}
 	return b.NewArray(), nil
+}
+
+// numericSortsAsIs reports a numeric carried as scaled integers of one
+// scale, which sort by value as they are.
+func numericSortsAsIs(t types.T) bool {
+	_, _, dec := t.Decimal()
+	_, _, wide := t.Wide()
+	return dec || wide
 }

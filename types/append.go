@@ -47,6 +47,13 @@ func AppendDatum(b array.Builder, d Datum) error {
 			return err
 		}
 		bb.Append(v)
+	case *array.Decimal256Builder:
+		dt := bb.Type().(*arrow.Decimal256Type)
+		v, err := ParseWide(d.S, dt.Precision, dt.Scale)
+		if err != nil {
+			return err
+		}
+		bb.Append(v)
 	default:
 		return fmt.Errorf("no %s value into an Arrow %T", d.T, b)
 	}

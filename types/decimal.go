@@ -37,9 +37,10 @@ func (t T) Decimal() (p, s int32, ok bool) {
 
 // DecimalOf is the unconstrained numeric whose values all have scale s and
 // at most p digits: carried as Decimal128(p, s), reported to clients as
-// plain numeric. Past 38 digits it is the text-carried numeric.
+// plain numeric; from 39 digits a Decimal256 (see Wide), and past 76 the
+// text-carried numeric.
 func DecimalOf(p, s int32) T {
-	if p > MaxDecimalPrecision || s < 0 || s > p {
+	if p > MaxWidePrecision || s < 0 || s > p {
 		return TNumeric
 	}
 	return T{Kind: Numeric, Width: -1, Scale: s, DecPrec: max(p, 1)}

@@ -264,6 +264,9 @@ func (t T) Arrow() arrow.DataType {
 		if p, s, ok := t.Decimal(); ok {
 			return DecimalArrow(p, s)
 		}
+		if p, s, ok := t.Wide(); ok {
+			return WideArrow(p, s)
+		}
 	case Bool:
 		return arrow.FixedWidthTypes.Boolean
 	case Int2:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/decimal256"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/types"
 )
@@ -87,6 +88,80 @@ func (s *decimalSumState) finish() (arrow.Array, error) {
 			continue
 		}
 		sum := types.NumToDec(decimal128.New(s.hi[g], s.lo[g]), s.scale)
+		if x := s.big[int32(g)]; x != nil {
+			sum.U.Add(&sum.U, x)
+		}
+		if s.avg {
+			cnt := types.DecFromInt(s.cnt[g])
+			q, err := sum.Div(&cnt)
+			if err != nil {
+				return nil, err
+			}
+			sum = q
+		}
+		b.Append(types.Datum{T: s.out, S: sum.String()})
+	}
+	return b.Finish(), nil
+}
+
+// wideSumState sums a Decimal256 column (arithmetic results of 39 to 76
+// digits) per group in 256 bits, moving a group to a big.Int when that
+// would overflow.
+type wideSumState struct {
+	scale int32
+	avg   bool
+	out   types.T
+	sum   [][4]uint64
+	cnt   []int64
+	big   map[int32]*big.Int
+}
+
+func (s *wideSumState) grow(g int) {
+	s.sum = append(s.sum, make([][4]uint64, g-len(s.sum))...)
+	s.cnt = append(s.cnt, make([]int64, g-len(s.cnt))...)
+}
+
+func (s *wideSumState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
+	v := arrow.GetValues[decimal256.Num](arg.Data(), 1)
+	nulls := arg.NullN() > 0
+	for i, g := range gids {
+		if nulls && arg.IsNull(i) {
+			continue
+		}
+		s.cnt[g]++
+		x, acc := v[i].Array(), s.sum[g]
+		var r [4]uint64
+		var c uint64
+		for k := range r {
+			r[k], c = bits.Add64(acc[k], x[k], c)
+		}
+		if neg(acc) == neg(x) && neg(r) != neg(acc) {
+			if s.big == nil {
+				s.big = map[int32]*big.Int{}
+			}
+			b := s.big[g]
+			if b == nil {
+				b = new(big.Int)
+				s.big[g] = b
+			}
+			b.Add(b, decimal256.New(acc[3], acc[2], acc[1], acc[0]).BigInt())
+			r = x
+		}
+		s.sum[g] = r
+	}
+}
+
+func neg(a [4]uint64) bool { return int64(a[3]) < 0 }
+
+func (s *wideSumState) finish() (arrow.Array, error) {
+	b := expr.NewBuilder(s.out, len(s.cnt))
+	for g := range s.cnt {
+		if s.cnt[g] == 0 {
+			b.AppendNull()
+			continue
+		}
+		a := s.sum[g]
+		sum := types.WideToDec(decimal256.New(a[3], a[2], a[1], a[0]), s.scale)
 		if x := s.big[int32(g)]; x != nil {
 			sum.U.Add(&sum.U, x)
 		}

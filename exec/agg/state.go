@@ -64,6 +64,9 @@ func newState(a Agg, ec *expr.Ctx) state {
 		if p, sc, ok := argT.Decimal(); ok {
 			return newDecimalSum(p, sc, a.Fn == Avg, a.T)
 		}
+		if _, sc, ok := argT.Wide(); ok {
+			return &wideSumState{scale: sc, avg: a.Fn == Avg, out: a.T}
+		}
 		return &decSumState{avg: a.Fn == Avg}
 	}
 	return &minMaxState{t: argT, max: a.Fn == Max}

@@ -58,6 +58,9 @@ func (e *Arith) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 		if _, _, ok := e.T.Decimal(); ok {
 			return decimalArith(e.Op, l, r, e.T)
 		}
+		if _, _, ok := e.T.Wide(); ok {
+			return wideArith(e.Op, l, r, e.T), nil
+		}
 		la, ra := NumericText(l), NumericText(r)
 		return mapDatums(e.T, l.Len(), func(i int) (types.Datum, error) {
 			if l.IsNull(i) || r.IsNull(i) {

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/decimal256"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loamdb/loam/types"
 )
@@ -31,6 +32,10 @@ func NumericText(a arrow.Array) func(i int) string {
 		v := arrow.GetValues[decimal128.Num](a.Data(), 1)
 		return func(i int) string { return types.DecimalString(v[i], sc) }
 	}
+	if dt, ok := a.DataType().(*arrow.Decimal256Type); ok {
+		v := arrow.GetValues[decimal256.Num](a.Data(), 1)
+		return func(i int) string { return string(types.AppendWide(nil, v[i], dt.Scale)) }
+	}
 	s := a.(*array.String)
 	return s.Value
 }
@@ -47,8 +52,8 @@ func fitsInt64(n decimal128.Num) bool {
 // false for other operators or operands, and past 38 digits, where the
 // text path computes exactly.
 func DecimalArithType(op ArithOp, l, r types.T) (types.T, bool) {
-	lp, ls, ok1 := l.Decimal()
-	rp, rs, ok2 := r.Decimal()
+	lp, ls, ok1 := decimalCarried(l)
+	rp, rs, ok2 := decimalCarried(r)
 	if !ok1 || !ok2 {
 		return types.T{}, false
 	}
@@ -63,10 +68,19 @@ func DecimalArithType(op ArithOp, l, r types.T) (types.T, bool) {
 	default:
 		return types.T{}, false
 	}
-	if p > types.MaxDecimalPrecision {
+	if p > types.MaxWidePrecision {
 		return types.T{}, false
 	}
 	return types.DecimalOf(p, s), true
+}
+
+// decimalCarried is the precision and scale of a numeric carried as a
+// Decimal128 or a Decimal256.
+func decimalCarried(t types.T) (p, s int32, ok bool) {
+	if p, s, ok = t.Decimal(); ok {
+		return p, s, ok
+	}
+	return t.Wide()
 }
 
 // decimalArith computes l op r into Decimal128 values of type t, which

@@ -3,6 +3,8 @@ package plan
 import (
 	"math/big"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/types"
 )
@@ -20,12 +22,10 @@ func keepsType(from, to types.T) bool {
 		return false
 	}
 	if to.Kind == types.Numeric {
-		fp, fs, fd := from.Decimal()
-		tp, ts, td := to.Decimal()
 		if to.Width >= 0 {
 			return from.Width == to.Width && from.Scale == to.Scale
 		}
-		return fd == td && fp == tp && fs == ts
+		return arrow.TypeEqual(from.Arrow(), to.Arrow())
 	}
 	return to.Width < 0 || from.Width == to.Width
 }
@@ -35,6 +35,9 @@ func keepsType(from, to types.T) bool {
 func (b *binder) asDecimal(e expr.Expr) (expr.Expr, bool) {
 	t := e.Type()
 	if _, _, ok := t.Decimal(); ok {
+		return e, true
+	}
+	if _, _, ok := t.Wide(); ok {
 		return e, true
 	}
 	if c, ok := e.(*expr.Const); ok {

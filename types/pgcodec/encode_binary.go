@@ -70,6 +70,18 @@ func BinaryEncoder(t types.T, arr arrow.Array, errp *error) (AppendFunc, error) 
 				return out
 			}, nil
 		}
+		if _, _, ok := t.Wide(); ok {
+			text := types.TextWriter(t, arr, nil)
+			var tmp []byte
+			return func(buf []byte, i int) []byte {
+				tmp = text(tmp[:0], i)
+				out, err := appendNumeric(buf, string(tmp))
+				if err != nil && *errp == nil {
+					*errp = err
+				}
+				return out
+			}, nil
+		}
 	}
 	a := arr.(*array.String)
 	if !textCarried(t) {

@@ -1,0 +1,112 @@
+package expr
+
+import (
+	"math/bits"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/decimal256"
+	"github.com/loamdb/loam/types"
+)
+
+// + - * whose result may need 39 to 76 digits compute in 256-bit two's
+// complement: the result type's precision bounds every value below 2^253,
+// so arithmetic modulo 2^256 is exact.
+
+// u256 is a 256-bit two's complement value, least significant limb first.
+type u256 [4]uint64
+
+func (a u256) add(b u256) u256 {
+	var c uint64
+	for i := range a {
+		a[i], c = bits.Add64(a[i], b[i], c)
+	}
+	return a
+}
+
+func (a u256) neg() u256 {
+	var c uint64 = 1
+	for i := range a {
+		a[i], c = bits.Add64(^a[i], 0, c)
+	}
+	return a
+}
+
+// mul is the product modulo 2^256 (exact for signed values whose product
+// fits).
+func (a u256) mul(b u256) u256 {
+	var r u256
+	for i := 0; i < 4; i++ {
+		if a[i] == 0 {
+			continue
+		}
+		var carry uint64
+		for j := 0; i+j < 4; j++ {
+			hi, lo := bits.Mul64(a[i], b[j])
+			var c1, c2 uint64
+			lo, c1 = bits.Add64(lo, r[i+j], 0)
+			lo, c2 = bits.Add64(lo, carry, 0)
+			r[i+j] = lo
+			carry = hi + c1 + c2
+		}
+	}
+	return r
+}
+
+var pow10u256 = func() (p [77]u256) {
+	p[0] = u256{1}
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1].mul(u256{10})
+	}
+	return p
+}()
+
+// wideValues reads a Decimal128 or Decimal256 column as 256-bit values
+// and its scale.
+func wideValues(a arrow.Array) ([]u256, int32) {
+	switch dt := a.DataType().(type) {
+	case *arrow.Decimal128Type:
+		in := arrow.GetValues[decimal128.Num](a.Data(), 1)
+		out := make([]u256, len(in))
+		for i, x := range in {
+			top := uint64(x.HighBits() >> 63)
+			out[i] = u256{x.LowBits(), uint64(x.HighBits()), top, top}
+		}
+		return out, dt.Scale
+	case *arrow.Decimal256Type:
+		in := arrow.GetValues[decimal256.Num](a.Data(), 1)
+		out := make([]u256, len(in))
+		for i, x := range in {
+			out[i] = x.Array()
+		}
+		return out, dt.Scale
+	}
+	panic("expr: wide decimal operand of type " + a.DataType().String())
+}
+
+// wideArith computes l op r into Decimal256 values of type t, which
+// DecimalArithType gave.
+func wideArith(op ArithOp, l, r arrow.Array, t types.T) arrow.Array {
+	p, s, _ := t.Wide()
+	lv, ls := wideValues(l)
+	rv, rs := wideValues(r)
+	out := make([]decimal256.Num, len(lv))
+	switch op {
+	case Mul:
+		for i := range out {
+			out[i] = num256(lv[i].mul(rv[i]))
+		}
+	default:
+		lm, rm := pow10u256[s-ls], pow10u256[s-rs]
+		for i := range out {
+			b := rv[i].mul(rm)
+			if op == Sub {
+				b = b.neg()
+			}
+			out[i] = num256(lv[i].mul(lm).add(b))
+		}
+	}
+	return typedArray(types.WideArrow(p, s), arrow.GetBytes(out), len(out), l, r)
+}
+
+func num256(v u256) decimal256.Num { return decimal256.New(v[3], v[2], v[1], v[0]) }
