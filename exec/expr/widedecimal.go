@@ -88,6 +88,11 @@ func wideValues(a arrow.Array) ([]u256, int32) {
 // DecimalArithType gave.
 func wideArith(op ArithOp, l, r arrow.Array, t types.T) arrow.Array {
 	p, s, _ := t.Wide()
+	if op == Mul {
+		if out, ok := mulNarrow(l, r); ok {
+			return typedArray(types.WideArrow(p, s), arrow.GetBytes(out), len(out), l, r)
+		}
+	}
 	lv, ls := wideValues(l)
 	rv, rs := wideValues(r)
 	out := make([]decimal256.Num, len(lv))
@@ -110,3 +115,45 @@ func wideArith(op ArithOp, l, r arrow.Array, t types.T) arrow.Array {
 }
 
 func num256(v u256) decimal256.Num { return decimal256.New(v[3], v[2], v[1], v[0]) }
+
+// mulNarrow multiplies two Decimal128 columns into 256-bit products: the
+// magnitudes' 128×128-bit product, negated when the signs differ.
+func mulNarrow(l, r arrow.Array) ([]decimal256.Num, bool) {
+	_, ok1 := l.DataType().(*arrow.Decimal128Type)
+	_, ok2 := r.DataType().(*arrow.Decimal128Type)
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	lv := arrow.GetValues[decimal128.Num](l.Data(), 1)
+	rv := arrow.GetValues[decimal128.Num](r.Data(), 1)
+	out := make([]decimal256.Num, len(lv))
+	for i := range out {
+		a, b := lv[i], rv[i]
+		negA, negB := a.HighBits() < 0, b.HighBits() < 0
+		if negA {
+			a = a.Negate()
+		}
+		if negB {
+			b = b.Negate()
+		}
+		// (ah·2^64 + al)(bh·2^64 + bl)
+		al, ah, bl, bh := a.LowBits(), uint64(a.HighBits()), b.LowBits(), uint64(b.HighBits())
+		h0, l0 := bits.Mul64(al, bl)
+		h1, l1 := bits.Mul64(al, bh)
+		h2, l2 := bits.Mul64(ah, bl)
+		h3, l3 := bits.Mul64(ah, bh)
+		var v u256
+		var c1, c2, c3, c4 uint64
+		v[0] = l0
+		v[1], c1 = bits.Add64(h0, l1, 0)
+		v[1], c2 = bits.Add64(v[1], l2, 0)
+		v[2], c3 = bits.Add64(h1, h2, c1)
+		v[2], c4 = bits.Add64(v[2], l3, c2)
+		v[3] = h3 + c3 + c4
+		if negA != negB {
+			v = v.neg()
+		}
+		out[i] = num256(v)
+	}
+	return out, true
+}
