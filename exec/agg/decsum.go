@@ -5,8 +5,10 @@ import (
 	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/types"
 )
@@ -176,4 +178,46 @@ func (s *wideSumState) finish() (arrow.Array, error) {
 		b.Append(types.Datum{T: s.out, S: sum.String()})
 	}
 	return b.Finish(), nil
+}
+
+// decimalMinMaxState keeps each group's least or greatest scaled integer
+// (one scale for the column), compared as integers.
+type decimalMinMaxState struct {
+	t    types.T
+	max  bool
+	best []decimal128.Num
+	set  []bool
+}
+
+func (s *decimalMinMaxState) grow(g int) {
+	s.best = append(s.best, make([]decimal128.Num, g-len(s.best))...)
+	s.set = append(s.set, make([]bool, g-len(s.set))...)
+}
+
+func (s *decimalMinMaxState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
+	v := arrow.GetValues[decimal128.Num](arg.Data(), 1)
+	nulls := arg.NullN() > 0
+	for i, g := range gids {
+		if nulls && arg.IsNull(i) {
+			continue
+		}
+		if !s.set[g] || (s.max && v[i].Greater(s.best[g])) || (!s.max && v[i].Less(s.best[g])) {
+			s.best[g], s.set[g] = v[i], true
+		}
+	}
+}
+
+func (s *decimalMinMaxState) finish() (arrow.Array, error) {
+	p, sc, _ := s.t.Decimal()
+	b := array.NewDecimal128Builder(memory.DefaultAllocator, &arrow.Decimal128Type{Precision: p, Scale: sc})
+	defer b.Release()
+	b.Reserve(len(s.best))
+	for g, v := range s.best {
+		if !s.set[g] {
+			b.AppendNull()
+			continue
+		}
+		b.UnsafeAppend(v)
+	}
+	return b.NewArray(), nil
 }

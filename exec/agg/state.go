@@ -69,6 +69,9 @@ func newState(a Agg, ec *expr.Ctx) state {
 		}
 		return &decSumState{avg: a.Fn == Avg}
 	}
+	if _, _, ok := argT.Decimal(); ok && a.T == argT {
+		return &decimalMinMaxState{t: argT, max: a.Fn == Max}
+	}
 	return &minMaxState{t: argT, max: a.Fn == Max}
 }
 
