@@ -290,6 +290,9 @@ func ToArrow(a arrow.Array, t types.T, dt arrow.DataType) (arrow.Array, error) {
 		if src, ok := a.(*array.Decimal128); ok {
 			return rescaleDecimals(src, src.DataType().(*arrow.Decimal128Type).Scale, dst.Precision, dst.Scale)
 		}
+		if src, ok := a.(*array.Decimal256); ok {
+			return narrowDecimals(src, dst)
+		}
 		src := a.(*array.String)
 		b := array.NewDecimal128Builder(memory.DefaultAllocator, dst)
 		b.Reserve(n)
@@ -397,6 +400,27 @@ func rescaleDecimals(src *array.Decimal128, from, p, s int32) (arrow.Array, erro
 		v, ok := types.RescaleNum(src.Value(i), from, s)
 		if !ok || !types.NumFitsPrecision(v, p) {
 			return nil, types.DecimalOverflow(p, s)
+		}
+		b.UnsafeAppend(v)
+	}
+	return b.NewArray(), nil
+}
+
+// narrowDecimals stores a wide decimal (an arithmetic result of up to 76
+// digits) in Decimal128(p, s), rounding to the scale, 22003 past p digits.
+func narrowDecimals(src *array.Decimal256, dst *arrow.Decimal128Type) (arrow.Array, error) {
+	scale := src.DataType().(*arrow.Decimal256Type).Scale
+	b := array.NewDecimal128Builder(memory.DefaultAllocator, dst)
+	defer b.Release()
+	b.Reserve(src.Len())
+	for i := 0; i < src.Len(); i++ {
+		if src.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		v, err := types.DecToNum(types.WideToDec(src.Value(i), scale), dst.Precision, dst.Scale)
+		if err != nil {
+			return nil, err
 		}
 		b.UnsafeAppend(v)
 	}
