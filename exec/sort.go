@@ -149,8 +149,9 @@ func SortIndices(ctx context.Context, ec *expr.Ctx, all arrow.RecordBatch, keys 
 		if err != nil {
 			return nil, err
 		}
-		if k.Expr.Type().Kind == types.Numeric {
-			// Order numeric by value, not by its text: exactly, by rank.
+		if k.Expr.Type().Kind == types.Numeric && !numericSortsAsIs(k.Expr.Type()) {
+			// Order numeric by value, not by its text: exactly, by rank
+			// (scaled integers of one scale order as they are).
 			r, err := numericRanks(v)
 			v.Release()
 			if err != nil {
@@ -412,4 +413,12 @@ func nanFlags(v arrow.Array) arrow.Array {
 		}
 	}
 	return b.NewArray()
+}
+
+// numericSortsAsIs reports a numeric carried as scaled integers of one
+// scale, which sort by value as they are.
+func numericSortsAsIs(t types.T) bool {
+	_, _, dec := t.Decimal()
+	_, _, wide := t.Wide()
+	return dec || wide
 }

@@ -61,6 +61,18 @@ func TextAppender(t types.T, b array.Builder, loc *time.Location) func([]byte) e
 			bb.BinaryBuilder.Append(f)
 			return nil
 		}
+	case types.Numeric:
+		if p, s, ok := t.Decimal(); ok {
+			bb := b.(*array.Decimal128Builder)
+			return func(f []byte) error {
+				v, err := types.ParseDecimal(string(f), p, s)
+				if err != nil {
+					return err
+				}
+				bb.Append(v)
+				return nil
+			}
+		}
 	case types.Timestamp, types.TimestampTZ:
 		bb := b.(*array.TimestampBuilder)
 		return func(f []byte) error {
