@@ -192,3 +192,30 @@ func (h *dictHits) match(a arrow.Array, c DictCmp, out []bool) {
 		out[i] = out[i] && d.IsValid(i) && hits[k]
 	}
 }
+
+// DictEncode is a plain string array as a dictionary array of its distinct
+// values (for tests and benchmarks of the dictionary paths).
+func DictEncode(s *array.String) arrow.Array {
+	codes := array.NewInt32Builder(memory.DefaultAllocator)
+	defer codes.Release()
+	words := array.NewStringBuilder(memory.DefaultAllocator)
+	defer words.Release()
+	seen := map[string]int32{}
+	for i := 0; i < s.Len(); i++ {
+		if s.IsNull(i) {
+			codes.AppendNull()
+			continue
+		}
+		k, ok := seen[s.Value(i)]
+		if !ok {
+			k = int32(len(seen))
+			seen[s.Value(i)] = k
+			words.Append(s.Value(i))
+		}
+		codes.Append(k)
+	}
+	idx, dict := codes.NewArray(), words.NewArray()
+	defer idx.Release()
+	defer dict.Release()
+	return array.NewDictionaryArray(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}, idx, dict)
+}

@@ -21,6 +21,7 @@ type dictFilterOp struct {
 	rest expr.Expr // nil when every conjunct is a DictCmp
 	ec   *expr.Ctx
 	mask []bool
+	idx  []int32
 }
 
 // NewDictFilter keeps the rows satisfying every cmp and rest (when not
@@ -74,10 +75,20 @@ func (f *dictFilterOp) filter(ctx context.Context, rec arrow.RecordBatch) (arrow
 		}
 		m.Release()
 	}
-	bld := array.NewBooleanBuilder(memory.DefaultAllocator)
-	defer bld.Release()
-	bld.AppendValues(mask, nil)
-	m := bld.NewBooleanArray()
-	defer m.Release()
-	return applyMask(ctx, rec, m)
+	// Kept rows are taken by index: dictionary filters are mostly
+	// selective, and a take keeps the dictionaries shared.
+	idx := f.idx[:0]
+	for i, ok := range mask {
+		if ok {
+			idx = append(idx, int32(i))
+		}
+	}
+	f.idx = idx
+	if len(idx) == n {
+		rec.Retain()
+		return rec, nil
+	}
+	ia := array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, len(idx), []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(idx))}, nil, 0, 0))
+	defer ia.Release()
+	return expr.TakeRecord(ctx, rec, ia)
 }

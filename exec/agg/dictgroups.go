@@ -23,8 +23,9 @@ type dictKeys struct {
 	// per key, the dictionary last seen and its entries' ids
 	last  []arrow.Array
 	remap [][]int32
-	// packed groups of up to two keys' ids
-	pairs map[uint64]int32
+	// dense[id0+1][id1+1] is the group of one or two keys' ids (-1 for
+	// NULL, so +1), -1 for none yet
+	dense [][]int32
 	rowID [][]int32 // per key: this batch's rows' ids, -1 for NULL
 }
 
@@ -32,7 +33,7 @@ type dictKeys struct {
 // text column that may come as a dictionary array.
 func NewHashAggDict(in exec.Operator, groupBy []expr.Expr, aggs []Agg, ec *expr.Ctx, dict []bool) exec.Operator {
 	h := NewHashAgg(in, groupBy, aggs, ec).(*hashAggOp)
-	d := &dictKeys{is: dict, pairs: map[uint64]int32{}}
+	d := &dictKeys{is: dict}
 	any := false
 	for i := range dict {
 		d.ids = append(d.ids, map[string]int32{})
@@ -126,25 +127,29 @@ func (h *hashAggOp) dictGroups(keyCols []arrow.Array, gids []int32) {
 		return g
 	}
 	if len(keyCols) <= 2 && allTrue(d.is) {
-		// One or two keys' ids pack into a word.
-		second := func(int) int32 { return 0 }
+		// One or two keys' ids index a dense table: no hashing.
+		id1 := func(int) int32 { return -1 }
 		if len(keyCols) == 2 {
-			second = func(r int) int32 { return d.rowID[1][r] }
+			id1 = func(r int) int32 { return d.rowID[1][r] }
 		}
-		prev, prevG := uint64(0), int32(-1)
+		ids0 := d.rowID[0]
 		for r := range gids {
-			key := uint64(uint32(d.rowID[0][r]))<<32 | uint64(uint32(second(r)))
-			if prevG >= 0 && key == prev {
-				gids[r] = prevG
+			a, b := int(ids0[r])+1, int(id1(r))+1
+			for a >= len(d.dense) {
+				d.dense = append(d.dense, nil)
+			}
+			row := d.dense[a]
+			if b < len(row) && row[b] >= 0 {
+				gids[r] = row[b]
 				continue
 			}
-			g, ok := d.pairs[key]
-			if !ok {
-				g = newGroup(r)
-				d.pairs[key] = g
+			for b >= len(row) {
+				row = append(row, -1)
 			}
+			d.dense[a] = row
+			g := newGroup(r)
+			row[b] = g
 			gids[r] = g
-			prev, prevG = key, g
 		}
 		return
 	}
