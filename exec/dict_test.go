@@ -166,4 +166,3 @@ func BenchmarkFilterTenant(b *testing.B) {
 		})
 	}
 }
-
