@@ -144,3 +144,28 @@ func hashedChild(plan []string, j, scan int) bool {
 	}
 	return false
 }
+
+// TPC-H q19's shape: the join equality sits in every branch of an OR.
+// Taken out, it keys a hash join, and each table's part of the branches
+// filters its scan; left in, the join is a cross product.
+func TestOrBranchesShareTheJoinKey(t *testing.T) {
+	e := openEngine(t)
+	s := newSession(t, e)
+	mustRun(t, s, "CREATE TABLE li (partkey int, qty int)")
+	mustRun(t, s, "CREATE TABLE pt (partkey int, brand text)")
+	res := mustRun(t, s, `EXPLAIN SELECT count(*) FROM li, pt
+		WHERE (pt.partkey = li.partkey AND pt.brand = 'B1' AND li.qty < 10)
+		   OR (li.partkey = pt.partkey AND pt.brand = 'B2' AND li.qty > 20)`)
+	var text strings.Builder
+	for _, r := range res.rows {
+		text.WriteString(r[0] + "\n")
+	}
+	plan := text.String()
+	if !strings.Contains(plan, "Hash Cond") || strings.Contains(plan, "Nested Loop") {
+		t.Fatalf("want a hash join on partkey:\n%s", plan)
+	}
+	// Each scan is filtered by its part of the branches.
+	if strings.Count(plan, "Filter:") < 3 {
+		t.Fatalf("want the scans filtered by the branches' parts, and the OR after the join:\n%s", plan)
+	}
+}

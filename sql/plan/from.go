@@ -427,7 +427,7 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (physi
 		width += len(it.cols)
 	}
 	if where != nil {
-		jl.conj = expr.Conjuncts(where)
+		jl.conj = factorOrs(expr.Conjuncts(where))
 	}
 	jl.placed = make([]bool, len(jl.conj))
 	jl.ops = make([]physical.Node, len(items))
@@ -440,6 +440,10 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (physi
 			if cols, ok := colsOf(c); ok && len(cols) > 0 && allIn(cols, local) {
 				if e, ok := remap(c, local); ok {
 					jl.placed[k] = true
+					mine = append(mine, e)
+				}
+			} else if implied := impliedItemFilter(c, local); implied != nil && len(items) > 1 {
+				if e, ok := remap(implied, local); ok {
 					mine = append(mine, e)
 				}
 			}
