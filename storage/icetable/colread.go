@@ -10,6 +10,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // Loam decodes the columns of its own data files itself, with parquet-go,
@@ -57,7 +58,7 @@ func directColumns(sc *iceberg.Schema, pf *parquet.File, fields []string, dict [
 			return nil, errNotDirect
 		}
 		typ := directType(f.Type, c.Type().Kind())
-		if typ == nil {
+		if typ == nil || typ.ID() == arrow.TIMESTAMP && !microseconds(c.Type()) {
 			return nil, errNotDirect
 		}
 		out[i] = directColumn{leaf: c.Index(), typ: typ, max: c.MaxDefinitionLevel()}
@@ -259,4 +260,19 @@ func dictKeys(keys []string, dict []bool) []string {
 		}
 	}
 	return keys
+}
+
+// microseconds reports whether a timestamp column counts microseconds, as
+// Loam writes them (an imported file may count milli- or nanoseconds).
+func microseconds(t parquet.Type) bool {
+	lt := t.LogicalType()
+	if lt == nil {
+		return false
+	}
+	ts, ok := lt.Value.(*format.TimestampType)
+	if !ok {
+		return false
+	}
+	_, ok = ts.Unit.Value.(*format.MicroSeconds)
+	return ok
 }
