@@ -2,6 +2,7 @@ package icetable
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -75,21 +76,38 @@ func newFixedDecoder[T arrow.FixedWidthType](typ arrow.DataType, get func(*encod
 func (d *fixedDecoder[T]) page(p parquet.Page, defs []byte, rows int) error {
 	pv := fixedValues(p, d.get)
 	d.v.add(defs, rows)
-	j := 0
+	if d.v.bits == nil {
+		defs = nil // no NULL so far, none in this page
+	}
+	if defs == nil && pv.idx == nil {
+		d.vals = append(d.vals, pv.vals[:rows]...)
+		return nil
+	}
+	for _, k := range pv.idx {
+		if int(k) >= len(pv.vals) {
+			return fmt.Errorf("dictionary code %d out of range", k)
+		}
+	}
+	base := len(d.vals)
+	d.vals = slices.Grow(d.vals, rows)[:base+rows]
+	out := d.vals[base:]
+	if defs == nil {
+		for i, k := range pv.idx[:rows] {
+			out[i] = pv.vals[k]
+		}
+		return nil
+	}
 	var zero T
-	for i := 0; i < rows; i++ {
-		if defs != nil && defs[i] == 0 {
-			d.vals = append(d.vals, zero)
+	j := 0
+	for i := range out {
+		if defs[i] == 0 {
+			out[i] = zero
 			continue
 		}
 		if pv.idx != nil {
-			k := pv.idx[j]
-			if int(k) >= len(pv.vals) {
-				return fmt.Errorf("dictionary code %d out of range", k)
-			}
-			d.vals = append(d.vals, pv.vals[k])
+			out[i] = pv.vals[pv.idx[j]]
 		} else {
-			d.vals = append(d.vals, pv.vals[j])
+			out[i] = pv.vals[j]
 		}
 		j++
 	}
