@@ -173,6 +173,9 @@ func (d *stringDecoder) page(p parquet.Page, defs []byte, rows int) error {
 		d.toPlain() // a chunk fell back to plain pages
 	}
 	d.v.add(defs, rows)
+	if d.v.bits == nil {
+		defs = nil // no NULL so far, none in this page
+	}
 	if pdict != nil {
 		dv := pdict.Page().Data()
 		data, offs := dv.ByteArray()
@@ -226,6 +229,16 @@ func (d *stringDecoder) appendCodes(pdict parquet.Dictionary, data []byte, offs 
 // appendPlain adds rows as plain strings: data[offs[k]:offs[k+1]] for the
 // k-th value, or for code idx[k] when idx is not nil.
 func (d *stringDecoder) appendPlain(data []byte, offs []uint32, idx []int32, defs []byte, rows int) {
+	d.offs = slices.Grow(d.offs, rows)
+	if idx == nil && defs == nil {
+		// Plain values, none NULL: one copy of the bytes.
+		base := int32(len(d.buf)) - int32(offs[0])
+		d.buf = append(d.buf, data[offs[0]:offs[rows]]...)
+		for _, o := range offs[1 : rows+1] {
+			d.offs = append(d.offs, base+int32(o))
+		}
+		return
+	}
 	j := 0
 	for i := 0; i < rows; i++ {
 		if defs == nil || defs[i] != 0 {
