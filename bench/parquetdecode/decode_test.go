@@ -5,7 +5,13 @@
 //
 //	PQBENCH_DIR=<loam data dir>/warehouse/public.db/wide/data go test -bench . -benchtime 5x
 //
-// The table is made from bench/gen's LLM calls (see README.md here).
+// The table: bench/gen's LLM calls COPYed into Loam (gen.CreateTableLoam),
+// then CREATE TABLE wide AS SELECT ts, tenant, model, prompt_tokens::bigint
+// AS tokens, cost_usd, cost_usd::numeric(12,6) AS cost_dec, md5(ts::text ||
+// tenant || latency_ms::text) AS req_id, json_build_object('tenant', tenant,
+// 'model', model, 'latency', latency_ms)::text AS attrs FROM llm_calls, and
+// CHECKPOINT. storage/icetable's BenchmarkColumnDecode measures the decoder
+// Loam's scans use on the same files.
 package parquetdecode
 
 import (
