@@ -10,14 +10,15 @@ import (
 )
 
 type hashJoin struct {
-	kind        JoinKind
-	left, right Operator
-	lkeys       []expr.Expr // over the left input
-	rkeys       []expr.Expr // over the right input, same types as lkeys
-	extra       expr.Expr   // the rest of ON, over left then right columns; may be nil
-	ec          *expr.Ctx
-	ts          []types.T
-	schema      *arrow.Schema
+	kind   JoinKind
+	left   SelOperator // probes: only the rows it selects
+	right  Operator
+	lkeys  []expr.Expr // over the left input
+	rkeys  []expr.Expr // over the right input, same types as lkeys
+	extra  expr.Expr   // the rest of ON, over left then right columns; may be nil
+	ec     *expr.Ctx
+	ts     []types.T
+	schema *arrow.Schema
 
 	built        bool
 	right0       arrow.RecordBatch
@@ -37,7 +38,7 @@ var _ Operator = (*hashJoin)(nil)
 // table; the left streams.
 func NewHashJoin(kind JoinKind, left, right Operator, lkeys, rkeys []expr.Expr, extra expr.Expr, ec *expr.Ctx) Operator {
 	ts := append(append([]types.T{}, left.Types()...), right.Types()...)
-	return &hashJoin{kind: kind, left: left, right: right, lkeys: lkeys, rkeys: rkeys, extra: extra, ec: ec, ts: ts, schema: Schema(ts)}
+	return &hashJoin{kind: kind, left: Selecting(left), right: right, lkeys: lkeys, rkeys: rkeys, extra: extra, ec: ec, ts: ts, schema: Schema(ts)}
 }
 
 func (h *hashJoin) Types() []types.T { return h.ts }
@@ -138,7 +139,7 @@ func (h *hashJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			h.pending = h.pending[1:]
 			return out, nil
 		}
-		rec, err := h.left.Next(ctx)
+		rec, sel, err := h.left.NextSel(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -151,7 +152,7 @@ func (h *hashJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			}
 			return nil, nil
 		}
-		err = h.probe(ctx, rec)
+		err = h.probe(ctx, rec, sel)
 		rec.Release()
 		if err != nil {
 			return nil, err
@@ -159,8 +160,19 @@ func (h *hashJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 }
 
-// probe joins one batch of the left input, queueing the output batches.
-func (h *hashJoin) probe(ctx context.Context, rec arrow.RecordBatch) error {
+// probe joins the rows sel selects (nil: all) of one batch of the left
+// input, queueing the output batches.
+func (h *hashJoin) probe(ctx context.Context, rec arrow.RecordBatch, sel []int32) error {
+	if sel != nil && !allCols(h.lkeys) {
+		// Computed keys see the selected rows alone (a cast must not fail
+		// on a row a filter dropped).
+		c, err := Compact(rec, sel)
+		if err != nil {
+			return err
+		}
+		defer c.Release()
+		rec, sel = c, nil
+	}
 	key, release, err := h.keyFunc(rec, h.lkeys)
 	if err != nil {
 		return err
@@ -169,6 +181,15 @@ func (h *hashJoin) probe(ctx context.Context, rec arrow.RecordBatch) error {
 	var leftMatched []bool
 	if h.kind == LeftJoin || h.kind == FullJoin {
 		leftMatched = make([]bool, rec.NumRows())
+		if sel != nil {
+			// Rows not selected are not the join's: never null-extended.
+			for i := range leftMatched {
+				leftMatched[i] = true
+			}
+			for _, r := range sel {
+				leftMatched[r] = false
+			}
+		}
 	}
 	var li, ri []int32
 	flush := func() error {
@@ -232,7 +253,15 @@ func (h *hashJoin) probe(ctx context.Context, rec arrow.RecordBatch) error {
 	var prev []byte
 	var prevM []int32
 	havePrev := false
-	for r := 0; r < n; r++ {
+	rows := n
+	if sel != nil {
+		rows = len(sel)
+	}
+	for j := 0; j < rows; j++ {
+		r := j
+		if sel != nil {
+			r = int(sel[j])
+		}
 		k, ok := key(r)
 		if !ok {
 			continue
@@ -353,4 +382,14 @@ func (h *hashJoin) mark(leftMatched []bool, l, r int32) {
 
 func (h *hashJoin) unmatchedRight(ctx context.Context) (arrow.RecordBatch, error) {
 	return nullExtended(ctx, h.schema, h.right0, unmatched(h.rightMatched), h.left.Types(), false)
+}
+
+// allCols reports whether every expression is a plain column.
+func allCols(es []expr.Expr) bool {
+	for _, e := range es {
+		if _, ok := e.(*expr.Col); !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -17,7 +17,7 @@ import (
 var errBigintRange = pgerr.New(pgerr.NumericValueOutOfRange, "bigint out of range")
 
 type hashAggOp struct {
-	in      exec.Operator
+	in      exec.SelOperator
 	groupBy []expr.Expr
 	aggs    []Agg
 	ec      *expr.Ctx
@@ -40,6 +40,7 @@ type hashAggOp struct {
 	keyBuf  []byte
 	gidsBuf []int32
 	dict    *dictKeys // group keys that may be dictionaries (dictgroups.go)
+	used    []bool    // the input columns keys and aggregates read; nil until known
 }
 
 var _ exec.Operator = (*hashAggOp)(nil)
@@ -55,7 +56,7 @@ func NewHashAgg(in exec.Operator, groupBy []expr.Expr, aggs []Agg, ec *expr.Ctx)
 	for _, a := range aggs {
 		ts = append(ts, a.T)
 	}
-	return &hashAggOp{in: in, groupBy: groupBy, aggs: aggs, ec: ec, ts: ts, scalar: len(groupBy) == 0}
+	return &hashAggOp{in: exec.Selecting(in), groupBy: groupBy, aggs: aggs, ec: ec, ts: ts, scalar: len(groupBy) == 0}
 }
 
 func (h *hashAggOp) Types() []types.T { return h.ts }
@@ -94,12 +95,21 @@ func (h *hashAggOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		h.grow()
 	}
 	for {
-		rec, err := h.in.Next(ctx)
+		rec, sel, err := h.in.NextSel(ctx)
 		if err != nil {
 			return nil, err
 		}
 		if rec == nil {
 			break
+		}
+		if sel != nil {
+			// The selected rows of the columns read (none for count(*)).
+			g, err := expr.Gather(rec, sel, h.usedCols(int(rec.NumCols())))
+			rec.Release()
+			if err != nil {
+				return nil, err
+			}
+			rec = g
 		}
 		err = h.consume(rec)
 		rec.Release()
@@ -108,6 +118,24 @@ func (h *hashAggOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 	}
 	return h.emit()
+}
+
+func (h *hashAggOp) usedCols(ncols int) []bool {
+	if h.used == nil {
+		es := append([]expr.Expr{}, h.groupBy...)
+		for _, a := range h.aggs {
+			for _, e := range []expr.Expr{a.Arg, a.Arg2, a.Filter} {
+				if e != nil {
+					es = append(es, e)
+				}
+			}
+			for _, o := range a.Order {
+				es = append(es, o.Expr)
+			}
+		}
+		h.used = expr.UsedCols(es, ncols)
+	}
+	return h.used
 }
 
 func (h *hashAggOp) grow() {
