@@ -39,7 +39,8 @@ type hashAggOp struct {
 	scalar  bool // no GROUP BY: one group even over no rows
 	keyBuf  []byte
 	gidsBuf []int32
-	used    []bool // the input columns keys and aggregates read; nil until known
+	dict    *dictKeys // group keys that may be dictionaries (dictgroups.go)
+	used    []bool    // the input columns keys and aggregates read; nil until known
 	// spill holds the groups that did not fit the query's memory budget
 	// (hashagg_spill.go).
 	spill aggSpill
@@ -224,7 +225,9 @@ func (h *hashAggOp) consume(ctx context.Context, rec arrow.RecordBatch) error {
 		}
 		// One text key groups by its bytes; numeric (1.0 and 1.00) and
 		// jsonb hold equal values of other bytes, which KeyWriter keys.
-		if sa, ok := keyCols[0].(*array.String); ok && len(keyCols) == 1 && exec.ExactKey(h.groupBy[0].Type()) {
+		if h.dict != nil {
+			h.dictGroups(keyCols, gids)
+		} else if sa, ok := keyCols[0].(*array.String); ok && len(keyCols) == 1 && exec.ExactKey(h.groupBy[0].Type()) {
 			h.stringGroups(sa, gids, newGroup)
 		} else {
 			writers := make([]func([]byte, int) []byte, len(keyCols))
