@@ -46,6 +46,9 @@ type builder struct {
 	// again: the tree is built once more (a recursive term's next
 	// iteration), so its counters carry on from the last build's.
 	again bool
+	// par, when set, is the parallel worker this builder builds a copy
+	// of a Gather's pipeline for (gatherbuild.go).
+	par *workerCopy
 }
 
 func newBuilder(env Env, an *Analysis) *builder {
@@ -76,6 +79,9 @@ func (b *builder) build(ctx context.Context, n physical.Node) (exec.Operator, er
 	if got, want := op.Types(), n.Types(); !physical.SameTypes(got, want) {
 		op.Close()
 		return nil, pgerr.New(pgerr.InternalError, "build: %T yields %v, its plan node says %v", n, got, want)
+	}
+	if b.an != nil && b.par != nil {
+		return b.countWorker(n, op), nil
 	}
 	if b.an != nil {
 		if s, ok := n.(*physical.Scan); ok {
@@ -114,6 +120,9 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 	ec := b.env.Ec
 	switch x := n.(type) {
 	case *physical.Scan:
+		if b.par != nil && b.par.scan == x {
+			return b.par.morsels.Reader(), nil
+		}
 		src, err := b.source(ctx, x.Source)
 		if err != nil {
 			return nil, err
@@ -190,6 +199,8 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 			return b.child(nil, nil).build(ctx, n)
 		}
 		return exec.NewApply(x.Kind, left, x.InnerTypes, inner, x.KeyCols, x.On, ec, x.Frame), nil
+	case *physical.Gather:
+		return b.gather(ctx, x)
 	case *physical.UnionAll:
 		ins, err := b.inputs(ctx, x.Inputs...)
 		if err != nil {

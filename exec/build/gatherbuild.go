@@ -1,0 +1,100 @@
+package build
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/loamdb/loam/exec"
+	"github.com/loamdb/loam/exec/physical"
+)
+
+// workerCopy is what a worker's copy of a Gather's pipeline shares with
+// the others: the scan they all read, as morsels.
+type workerCopy struct {
+	scan    *physical.Scan
+	morsels *exec.Morsels
+}
+
+// gather builds a Gather: its scan once, and a copy of the pipeline above
+// it for each worker the session allows now (the plan may have been made
+// under another setting); with fewer than two, the pipeline alone.
+func (b *builder) gather(ctx context.Context, g *physical.Gather) (exec.Operator, error) {
+	n := b.workersAllowed(g.Workers)
+	if n < 2 {
+		return b.build(ctx, g.In)
+	}
+	scan, err := b.build(ctx, g.Scan)
+	if err != nil {
+		return nil, err
+	}
+	m := exec.NewMorsels(scan)
+	ops := make([]exec.Operator, 0, n)
+	for range n {
+		wb := &builder{env: b.env, spools: map[*physical.Spool]*exec.Spool{}, an: b.an, works: b.works,
+			par: &workerCopy{scan: g.Scan, morsels: m}}
+		op, err := wb.build(ctx, g.In)
+		if err != nil {
+			for _, o := range ops {
+				o.Close()
+			}
+			m.Close()
+			return nil, err
+		}
+		ops = append(ops, op)
+	}
+	if b.env.Ec != nil {
+		b.env.Ec.RunState() // made now: the workers share it
+	}
+	return exec.NewGather(ops, g.Types(), m), nil
+}
+
+// ParallelMinRowsSetting is Loam's setting of the smallest table a plan
+// scans in parallel (Parallel.MinRows).
+const ParallelMinRowsSetting = "loam.parallel_min_rows"
+
+// ParallelOf is how far a session's settings let its plans be
+// parallelised; setting reads them (nil: the defaults, serial).
+func ParallelOf(setting func(string) (string, bool)) Parallel {
+	p := Parallel{MinRows: DefaultParallelMinRows}
+	if setting == nil {
+		return p
+	}
+	if v, ok := setting(MaxParallelWorkersSetting); ok {
+		p.Workers, _ = strconv.Atoi(v)
+	}
+	if v, ok := setting(ParallelMinRowsSetting); ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			p.MinRows = n
+		}
+	}
+	return p
+}
+
+// MaxParallelWorkersSetting is the session setting that bounds a
+// Gather's workers, as PostgreSQL's does.
+const MaxParallelWorkersSetting = "max_parallel_workers_per_gather"
+
+// workersAllowed is planned bounded by the session's setting.
+func (b *builder) workersAllowed(planned int) int {
+	ec := b.env.Ec
+	if ec == nil || ec.Session == nil {
+		return planned
+	}
+	v, ok := ec.Session.Setting(MaxParallelWorkersSetting)
+	if !ok {
+		return planned
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return planned
+	}
+	return min(n, planned)
+}
+
+// countWorker wraps a worker's operator in a counter kept beside the
+// node's others, which EXPLAIN ANALYZE adds up (one loop a worker).
+func (b *builder) countWorker(n physical.Node, op exec.Operator) exec.Operator {
+	a := &Analyzed{Operator: op, loops: 1}
+	b.an.workers[n] = append(b.an.workers[n], a)
+	return a
+}
