@@ -40,11 +40,27 @@ func (m *Morsels) take(ctx context.Context) (arrow.RecordBatch, error) {
 	if m.done || m.closed {
 		return nil, nil
 	}
-	rec, err := m.in.Next(ctx)
+	var rec arrow.RecordBatch
+	var err error
+	if s, ok := m.in.(*scanOp); ok {
+		rec, err = s.nextRaw(ctx)
+	} else {
+		rec, err = m.in.Next(ctx)
+	}
 	if rec == nil || err != nil {
 		m.done = true
 	}
 	return rec, err
+}
+
+// finish is what a reader does to a morsel outside the lock: a scan's
+// batch is finished (retention, conversion) by the worker that took it.
+// nil when no row is left.
+func (m *Morsels) finish(ctx context.Context, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	if s, ok := m.in.(*scanOp); ok {
+		return s.finish(ctx, rec)
+	}
+	return rec, nil
 }
 
 // Close closes the input; readers then see its end.
@@ -69,8 +85,16 @@ func (r *morselReader) Open(context.Context) error { return nil }
 func (r *morselReader) Close() error               { return nil }
 func (r *morselReader) Types() []types.T           { return r.m.in.Types() }
 func (r *morselReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rec, err := r.m.take(ctx)
+		if rec == nil || err != nil {
+			return nil, err
+		}
+		if out, err := r.m.finish(ctx, rec); out != nil || err != nil {
+			return out, err
+		}
 	}
-	return r.m.take(ctx)
 }

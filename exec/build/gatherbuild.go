@@ -23,9 +23,14 @@ func (b *builder) gather(ctx context.Context, g *physical.Gather) (exec.Operator
 	if n < 2 {
 		return b.build(ctx, g.In)
 	}
-	scan, err := b.build(ctx, g.Scan)
+	// Not counted as a whole: each worker's reader counts its morsels,
+	// and the scan's files show as ever (Render).
+	scan, err := b.operator(ctx, g.Scan)
 	if err != nil {
 		return nil, err
+	}
+	if b.an != nil {
+		b.an.scans[g.Scan] = scan
 	}
 	m := exec.NewMorsels(scan)
 	ops := make([]exec.Operator, 0, n)
