@@ -118,11 +118,11 @@ func (b *builder) inputs(ctx context.Context, ns ...physical.Node) ([]exec.Opera
 // operator calls the constructor of n's operator over its built inputs.
 func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator, error) {
 	ec := b.env.Ec
+	if b.par != nil && b.par.source == n {
+		return b.par.morsels.Reader(), nil
+	}
 	switch x := n.(type) {
 	case *physical.Scan:
-		if b.par != nil && b.par.scan == x {
-			return b.par.morsels.Reader(), nil
-		}
 		src, err := b.source(ctx, x.Source)
 		if err != nil {
 			return nil, err

@@ -11,7 +11,7 @@ import (
 // workerCopy is what a worker's copy of a Gather's pipeline shares with
 // the others: the scan they all read, as morsels.
 type workerCopy struct {
-	scan    *physical.Scan
+	source  physical.Node
 	morsels *exec.Morsels
 }
 
@@ -25,18 +25,18 @@ func (b *builder) gather(ctx context.Context, g *physical.Gather) (exec.Operator
 	}
 	// Not counted as a whole: each worker's reader counts its morsels,
 	// and the scan's files show as ever (Render).
-	scan, err := b.operator(ctx, g.Scan)
+	scan, err := b.operator(ctx, g.Source)
 	if err != nil {
 		return nil, err
 	}
-	if b.an != nil {
-		b.an.scans[g.Scan] = scan
+	if s, ok := g.Source.(*physical.Scan); ok && b.an != nil {
+		b.an.scans[s] = scan
 	}
 	m := exec.NewMorsels(scan)
 	ops := make([]exec.Operator, 0, n)
 	for range n {
 		wb := &builder{env: b.env, spools: map[*physical.Spool]*exec.Spool{}, an: b.an, works: b.works,
-			par: &workerCopy{scan: g.Scan, morsels: m}}
+			par: &workerCopy{source: g.Source, morsels: m}}
 		op, err := wb.build(ctx, g.In)
 		if err != nil {
 			for _, o := range ops {

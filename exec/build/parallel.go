@@ -44,12 +44,19 @@ func (p Parallel) rewrite(n physical.Node, orderFree bool) physical.Node {
 	switch x := n.(type) {
 	case *physical.HashAgg:
 		free := orderInsensitive(x.Aggs)
-		if scan := p.pipeline(x.In, true); scan != nil && free && aggSafe(x) {
-			if split := p.splitAgg(x, scan); split != nil {
-				return split
+		c := *x
+		if scan := p.pipeline(x.In, true); scan != nil {
+			if !free {
+				c.NotParallel = "an aggregate depends on the order of its input"
+				return &c
+			}
+			if aggSafe(x) {
+				if split := p.splitAgg(x, scan); split != nil {
+					return split
+				}
+				c.NotParallel = "an aggregate's states do not merge"
 			}
 		}
-		c := *x
 		c.In = p.rewrite(x.In, free)
 		return &c
 	case *physical.Sort:
@@ -62,7 +69,7 @@ func (p Parallel) rewrite(n physical.Node, orderFree bool) physical.Node {
 		return &c
 	case *physical.Filter, *physical.Project, *physical.Widen:
 		if scan := p.pipeline(n, false); scan != nil && orderFree {
-			return &physical.Gather{In: n, Scan: scan, Workers: p.Workers}
+			return &physical.Gather{In: n, Source: scan, Workers: p.Workers}
 		}
 		switch y := n.(type) {
 		case *physical.Filter:
@@ -204,7 +211,7 @@ func aggSafe(h *physical.HashAgg) bool {
 // aggregate's partial results merge; nil when one does not (DISTINCT,
 // ordered-set, collecting, variance and sketch aggregates run serially,
 // over a Gather of their input).
-func (p Parallel) splitAgg(h *physical.HashAgg, scan *physical.Scan) physical.Node {
+func (p Parallel) splitAgg(h *physical.HashAgg, source physical.Node) physical.Node {
 	nk := len(h.GroupBy)
 	var partial, final []agg.Agg
 	// outs are the result's columns over the Finalize's output.
@@ -241,7 +248,7 @@ func (p Parallel) splitAgg(h *physical.HashAgg, scan *physical.Scan) physical.No
 		outs = append(outs, finalCol(a.T))
 	}
 	part := &physical.HashAgg{In: h.In, GroupBy: h.GroupBy, Aggs: partial, Phase: "Partial"}
-	var out physical.Node = &physical.HashAgg{In: &physical.Gather{In: part, Scan: scan, Workers: p.Workers},
+	var out physical.Node = &physical.HashAgg{In: &physical.Gather{In: part, Source: source, Workers: p.Workers},
 		GroupBy: keys, Aggs: final, Phase: "Finalize"}
 	if needProject {
 		out = &physical.Project{In: out, Exprs: outs}

@@ -8,12 +8,13 @@ import (
 
 // Gather runs Workers copies of the pipeline under it at once, each on
 // its share of Scan's batches (morsels), and passes on their rows in the
-// order they come (PostgreSQL's Gather). Scan is the one scan in In that
-// the copies share; everything else under In is built once a worker. The
+// order they come (PostgreSQL's Gather). Source is the one leaf of In
+// (a table's Scan) that the copies share; everything else under In is
+// built once a worker. The
 // builder runs In alone when the session allows fewer than two workers.
 type Gather struct {
 	In      Node
-	Scan    *Scan
+	Source  Node
 	Workers int
 }
 

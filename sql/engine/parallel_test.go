@@ -130,6 +130,15 @@ func TestParallelExplainAnalyze(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, plan)
 		}
 	}
+	// Where the aggregation stays serial, EXPLAIN says why.
+	for q, want := range map[string]string{
+		"SELECT k, count(DISTINCT g) FROM p WHERE id > 1 GROUP BY k": "Serial Aggregation: an aggregate's states do not merge",
+		"SELECT k, array_agg(id) FROM p GROUP BY k":                  "Serial Aggregation: an aggregate depends on the order of its input",
+	} {
+		if plan := explain(run, q); !strings.Contains(plan, want) {
+			t.Errorf("no %q in\n%s", want, plan)
+		}
+	}
 }
 
 // TestParallelErrorsAndLeaks: an error in a worker is the query's error,
