@@ -26,6 +26,9 @@ type hashJoin struct {
 	keyBuf       []byte
 	pending      []arrow.RecordBatch
 	rightDone    bool
+	// shared, when set, is the table this join probes, built once for
+	// several joins (jointable.go).
+	shared *JoinTable
 }
 
 var _ Operator = (*hashJoin)(nil)
@@ -100,6 +103,26 @@ func (h *hashJoin) keyFunc(rec arrow.RecordBatch, exprs []expr.Expr) (func(r int
 
 func (h *hashJoin) build(ctx context.Context) error {
 	h.built = true
+	if h.shared != nil {
+		right0, table, err := h.shared.get(ctx)
+		if err != nil {
+			return err
+		}
+		right0.Retain()
+		h.right0, h.table = right0, table
+		return nil
+	}
+	if err := h.buildTable(ctx); err != nil {
+		return err
+	}
+	if h.kind == RightJoin || h.kind == FullJoin {
+		h.rightMatched = make([]bool, h.right0.NumRows())
+	}
+	return nil
+}
+
+// buildTable reads the right input into right0 and hashes its keys.
+func (h *hashJoin) buildTable(ctx context.Context) error {
 	all, err := Drain(ctx, h.right)
 	if err != nil {
 		return err
@@ -119,9 +142,6 @@ func (h *hashJoin) build(ctx context.Context) error {
 		if k, ok := key(r); ok {
 			h.table[string(k)] = append(h.table[string(k)], int32(r))
 		}
-	}
-	if h.kind == RightJoin || h.kind == FullJoin {
-		h.rightMatched = make([]bool, n)
 	}
 	return nil
 }

@@ -201,6 +201,10 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 		return exec.NewApply(x.Kind, left, x.InnerTypes, inner, x.KeyCols, x.On, ec, x.Frame), nil
 	case *physical.Gather:
 		return b.gather(ctx, x)
+	case *physical.HashJoin:
+		if b.par != nil && sharesTable(x.Kind) {
+			return b.sharedJoin(ctx, x)
+		}
 	case *physical.UnionAll:
 		ins, err := b.inputs(ctx, x.Inputs...)
 		if err != nil {

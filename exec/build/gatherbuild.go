@@ -2,6 +2,7 @@ package build
 
 import (
 	"context"
+	"io"
 	"strconv"
 
 	"github.com/loamdb/loam/exec"
@@ -9,10 +10,35 @@ import (
 )
 
 // workerCopy is what a worker's copy of a Gather's pipeline shares with
-// the others: the scan they all read, as morsels.
+// the others: the scan they all read, as morsels, and the hash tables of
+// the joins they probe, built once by the Gather's builder (parent).
 type workerCopy struct {
 	source  physical.Node
 	morsels *exec.Morsels
+	parent  *builder
+	tables  map[*physical.HashJoin]*exec.JoinTable
+	closers []io.Closer // the tables, closed after the workers
+}
+
+// sharedJoin is a worker's copy of a join on the pipeline: its probe side
+// built for the worker, its build side once for all (the first worker's
+// copy builds it).
+func (b *builder) sharedJoin(ctx context.Context, x *physical.HashJoin) (exec.Operator, error) {
+	t, ok := b.par.tables[x]
+	if !ok {
+		right, err := b.par.parent.build(ctx, x.Right)
+		if err != nil {
+			return nil, err
+		}
+		t = exec.NewJoinTable(right, x.RightKeys, b.env.Ec)
+		b.par.tables[x] = t
+		b.par.closers = append(b.par.closers, t)
+	}
+	left, err := b.build(ctx, x.Left)
+	if err != nil {
+		return nil, err
+	}
+	return exec.NewSharedHashJoin(x.Kind, left, t, x.LeftKeys, x.Extra, b.env.Ec), nil
 }
 
 // gather builds a Gather: its scan once, and a copy of the pipeline above
@@ -33,16 +59,19 @@ func (b *builder) gather(ctx context.Context, g *physical.Gather) (exec.Operator
 		b.an.scans[s] = scan
 	}
 	m := exec.NewMorsels(scan)
+	share := &workerCopy{source: g.Source, morsels: m, parent: b, tables: map[*physical.HashJoin]*exec.JoinTable{}}
 	ops := make([]exec.Operator, 0, n)
 	for range n {
-		wb := &builder{env: b.env, spools: map[*physical.Spool]*exec.Spool{}, an: b.an, works: b.works,
-			par: &workerCopy{source: g.Source, morsels: m}}
+		wb := &builder{env: b.env, spools: map[*physical.Spool]*exec.Spool{}, an: b.an, works: b.works, par: share}
 		op, err := wb.build(ctx, g.In)
 		if err != nil {
 			for _, o := range ops {
 				o.Close()
 			}
 			m.Close()
+			for _, c := range share.closers {
+				c.Close()
+			}
 			return nil, err
 		}
 		ops = append(ops, op)
@@ -50,7 +79,7 @@ func (b *builder) gather(ctx context.Context, g *physical.Gather) (exec.Operator
 	if b.env.Ec != nil {
 		b.env.Ec.RunState() // made now: the workers share it
 	}
-	return exec.NewGather(ops, g.Types(), m), nil
+	return exec.NewGather(ops, g.Types(), append([]io.Closer{m}, share.closers...)...), nil
 }
 
 // ParallelMinRowsSetting is Loam's setting of the smallest table a plan

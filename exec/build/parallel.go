@@ -3,6 +3,8 @@ package build
 import (
 	"strconv"
 
+	"github.com/loamdb/loam/exec"
+
 	"github.com/loamdb/loam/exec/agg"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/physical"
@@ -64,6 +66,9 @@ func (p Parallel) rewrite(n physical.Node, orderFree bool) physical.Node {
 		c.In = p.rewrite(x.In, true)
 		return &c
 	case *physical.HashJoin:
+		if scan := p.pipeline(n, false); scan != nil && orderFree {
+			return &physical.Gather{In: n, Source: scan, Workers: p.Workers}
+		}
 		c := *x
 		c.Left, c.Right = p.rewrite(x.Left, orderFree), p.rewrite(x.Right, orderFree)
 		return &c
@@ -119,6 +124,14 @@ func (p Parallel) pipeline(n physical.Node, bare bool) *physical.Scan {
 		case *physical.Widen:
 			n = x.In
 			continue
+		case *physical.HashJoin:
+			// The probe side streams through the workers; each probes
+			// the one table built from the other side.
+			if !sharesTable(x.Kind) || !parallelSafe(x.Extra) || !allSafe(x.LeftKeys) || !allSafe(x.RightKeys) {
+				return nil
+			}
+			n, work = x.Left, true
+			continue
 		case *physical.Scan:
 			if !work || x.RowIDs || len(x.Columns) == 0 || scanRows(x) < p.MinRows {
 				return nil
@@ -127,6 +140,21 @@ func (p Parallel) pipeline(n physical.Node, bare bool) *physical.Scan {
 		}
 		return nil
 	}
+}
+
+// sharesTable says whether parallel copies of a join of kind may probe
+// one hash table: not when the join marks the table's matched rows.
+func sharesTable(kind exec.JoinKind) bool {
+	return kind == exec.InnerJoin || kind == exec.LeftJoin
+}
+
+func allSafe(es []expr.Expr) bool {
+	for _, e := range es {
+		if !parallelSafe(e) {
+			return false
+		}
+	}
+	return true
 }
 
 // scanRows is how many rows the scan reads, by the table's metadata: the

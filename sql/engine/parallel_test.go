@@ -60,6 +60,10 @@ func TestParallelMatchesSerial(t *testing.T) {
 		{"SELECT k, array_agg(id) FROM p WHERE id < 50 GROUP BY k", false, false},
 		{"SELECT id, g, f FROM p WHERE id % 97 = 1 ORDER BY f DESC NULLS LAST, id", true, true},
 		{"SELECT a.k, count(*) FROM (SELECT * FROM p WHERE k < 3) a JOIN (SELECT * FROM p WHERE g = 'g1') b ON a.id = b.id + 1 GROUP BY a.k", true, false},
+		{"SELECT a.k, count(*), sum(b.x) FROM p a JOIN p b ON a.id = b.id + 1 WHERE a.k < 3 AND b.g = 'g1' GROUP BY a.k", true, false},
+		{"SELECT a.g, count(b.id), min(b.f) FROM p a LEFT JOIN (SELECT * FROM p WHERE id % 10 = 0) b ON a.id = b.id GROUP BY a.g", true, false},
+		{"SELECT a.id, b.g FROM p a JOIN p b ON a.id = b.k * 1000 ORDER BY a.id, b.g", true, true},
+		{"SELECT a.k, count(*) FROM p a FULL JOIN p b ON a.id = b.id + 5 GROUP BY a.k", false, false}, // marks the table's rows: serial
 		{"SELECT id FROM p WHERE id % 1000 = 0", false, false}, // rows to the client keep their order: serial
 	}
 	for _, tc := range cases {
