@@ -70,7 +70,7 @@ func NewSharedHashJoin(kind JoinKind, left Operator, t *JoinTable, lkeys []expr.
 // it: the table opens and closes the input itself.
 type sharedRight struct{ ts []types.T }
 
-func (s sharedRight) Open(context.Context) error                     { return nil }
-func (s sharedRight) Close() error                                   { return nil }
-func (s sharedRight) Types() []types.T                               { return s.ts }
+func (s sharedRight) Open(context.Context) error                      { return nil }
+func (s sharedRight) Close() error                                    { return nil }
+func (s sharedRight) Types() []types.T                                { return s.ts }
 func (s sharedRight) Next(context.Context) (arrow.RecordBatch, error) { return nil, nil }
