@@ -63,6 +63,13 @@ func (p Parallel) rewrite(n physical.Node, orderFree bool) physical.Node {
 		return &c
 	case *physical.Sort:
 		c := *x
+		if scan := p.pipeline(x.In, true); scan != nil && x.TopN > 0 && sortSafe(x.Keys) {
+			// Top-N: each worker keeps its best N, the Sort above the
+			// best N of those.
+			part := *x
+			c.In = &physical.Gather{In: &part, Source: scan, Workers: p.Workers}
+			return &c
+		}
 		c.In = p.rewrite(x.In, true)
 		return &c
 	case *physical.HashJoin:
@@ -140,6 +147,15 @@ func (p Parallel) pipeline(n physical.Node, bare bool) *physical.Scan {
 		}
 		return nil
 	}
+}
+
+func sortSafe(keys []exec.SortKey) bool {
+	for _, k := range keys {
+		if !parallelSafe(k.Expr) {
+			return false
+		}
+	}
+	return true
 }
 
 // sharesTable says whether parallel copies of a join of kind may probe

@@ -64,7 +64,9 @@ func TestParallelMatchesSerial(t *testing.T) {
 		{"SELECT a.g, count(b.id), min(b.f) FROM p a LEFT JOIN (SELECT * FROM p WHERE id % 10 = 0) b ON a.id = b.id GROUP BY a.g", true, false},
 		{"SELECT a.id, b.g FROM p a JOIN p b ON a.id = b.k * 1000 ORDER BY a.id, b.g", true, true},
 		{"SELECT a.k, count(*) FROM p a FULL JOIN p b ON a.id = b.id + 5 GROUP BY a.k", false, false}, // marks the table's rows: serial
-		{"SELECT id FROM p WHERE id % 1000 = 0", false, false},                                        // rows to the client keep their order: serial
+		{"SELECT id, f, g FROM p WHERE k <> 2 ORDER BY f DESC NULLS LAST, id LIMIT 25", true, true},
+		{"SELECT ts, g FROM p ORDER BY g NULLS FIRST, ts DESC LIMIT 10 OFFSET 3", true, true},
+		{"SELECT id FROM p WHERE id % 1000 = 0", false, false}, // rows to the client keep their order: serial
 	}
 	for _, tc := range cases {
 		t.Run(tc.q, func(t *testing.T) {
