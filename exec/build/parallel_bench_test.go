@@ -88,3 +88,25 @@ func BenchmarkParallelAgg(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkParallelJoin: 2M rows probing an 8-row hash table, then a
+// grouped count and sum; serial and with 2 workers probing one table.
+func BenchmarkParallelJoin(b *testing.B) {
+	src := benchRows(b)
+	g := &expr.Col{Idx: 0, T: types.TInt8}
+	join := &physical.HashJoin{Kind: exec.InnerJoin, Left: src, Right: ints(0, 1, 2, 3, 4, 5, 6, 7),
+		LeftKeys: []expr.Expr{g}, RightKeys: []expr.Expr{g}}
+	h := &physical.HashAgg{In: join, GroupBy: []expr.Expr{&expr.Col{Idx: 2, T: types.TInt8}},
+		Aggs: []agg.Agg{{Fn: agg.CountStar, T: types.TInt8}, {Fn: agg.Sum, Arg: &expr.Col{Idx: 1, T: types.TFloat8}, T: types.TFloat8}}}
+	parallel := Parallel{Workers: 2}.splitAgg(h, src)
+	b.Run("serial", func(b *testing.B) {
+		for b.Loop() {
+			runPlan(b, h)
+		}
+	})
+	b.Run("workers=2", func(b *testing.B) {
+		for b.Loop() {
+			runPlan(b, parallel)
+		}
+	})
+}
