@@ -44,6 +44,8 @@ func TestParseConfig(t *testing.T) {
 		{"ipv6 loopback", []string{"--listen", "[::1]:5433"}, nil, func(c *config) bool { return true }, ""},
 		{"bad auth method", []string{"--auth-method", "md5"}, nil, nil, "auth-method"},
 		{"bad env duration", nil, map[string]string{"LOAM_LINK_INTERVAL": "soon"}, nil, "LOAM_LINK_INTERVAL"},
+		{"parallel workers", nil, map[string]string{"LOAM_MAX_PARALLEL_WORKERS": "3"}, func(c *config) bool { return c.ParallelWorkers == 3 }, ""},
+		{"bad parallel workers", []string{"--max-parallel-workers", "-2"}, nil, nil, "max-parallel-workers"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/loamdb/loam/exec/build"
 	"github.com/loamdb/loam/pgerr"
@@ -15,13 +16,14 @@ import (
 // loam.parallel_min_rows, the smallest table a plan scans in parallel.
 const parallelMinRowsSetting = build.ParallelMinRowsSetting
 
-// DefaultParallelWorkers is max_parallel_workers_per_gather's default; the
-// server's -max-parallel-workers flag sets it (0 or less: the cores).
-var DefaultParallelWorkers = 0
+// defaultWorkers is max_parallel_workers_per_gather's default when set
+// (Config.ParallelWorkers, the server's -max-parallel-workers); 0: the
+// cores.
+var defaultWorkers atomic.Int64
 
 func defaultParallelWorkers() string {
-	if DefaultParallelWorkers > 0 {
-		return strconv.Itoa(DefaultParallelWorkers)
+	if n := defaultWorkers.Load(); n > 0 {
+		return strconv.FormatInt(n, 10)
 	}
 	return strconv.Itoa(runtime.NumCPU())
 }
