@@ -73,14 +73,14 @@ func (p Parallel) rewrite(n physical.Node, orderFree bool) physical.Node {
 		c.In = p.rewrite(x.In, true)
 		return &c
 	case *physical.HashJoin:
-		if scan := p.pipeline(n, false); scan != nil && orderFree {
+		if scan := p.orderFreePipeline(n, orderFree); scan != nil {
 			return &physical.Gather{In: n, Source: scan, Workers: p.Workers}
 		}
 		c := *x
 		c.Left, c.Right = p.rewrite(x.Left, orderFree), p.rewrite(x.Right, orderFree)
 		return &c
 	case *physical.Filter, *physical.Project, *physical.Widen:
-		if scan := p.pipeline(n, false); scan != nil && orderFree {
+		if scan := p.orderFreePipeline(n, orderFree); scan != nil {
 			return &physical.Gather{In: n, Source: scan, Workers: p.Workers}
 		}
 		switch y := n.(type) {
@@ -156,6 +156,15 @@ func sortSafe(keys []exec.SortKey) bool {
 		}
 	}
 	return true
+}
+
+// orderFreePipeline is pipeline(n, false) where n's consumer ignores
+// order (nil elsewhere, without looking at the table).
+func (p Parallel) orderFreePipeline(n physical.Node, orderFree bool) *physical.Scan {
+	if !orderFree {
+		return nil
+	}
+	return p.pipeline(n, false)
 }
 
 // sharesTable says whether parallel copies of a join of kind may probe

@@ -66,7 +66,8 @@ func TestParallelMatchesSerial(t *testing.T) {
 		{"SELECT a.k, count(*) FROM p a FULL JOIN p b ON a.id = b.id + 5 GROUP BY a.k", false, false}, // marks the table's rows: serial
 		{"SELECT id, f, g FROM p WHERE k <> 2 ORDER BY f DESC NULLS LAST, id LIMIT 25", true, true},
 		{"SELECT ts, g FROM p ORDER BY g NULLS FIRST, ts DESC LIMIT 10 OFFSET 3", true, true},
-		{"SELECT id FROM p WHERE id % 1000 = 0", false, false}, // rows to the client keep their order: serial
+		{"SELECT count(*) FROM p WHERE random() < 2", false, true}, // volatile: evaluated on the session's goroutine
+		{"SELECT id FROM p WHERE id % 1000 = 0", false, false},     // rows to the client keep their order: serial
 	}
 	for _, tc := range cases {
 		t.Run(tc.q, func(t *testing.T) {
@@ -136,6 +137,12 @@ func TestParallelExplainAnalyze(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, plan)
 		}
 	}
+	// A table under loam.parallel_min_rows is scanned serially.
+	run("RESET loam.parallel_min_rows")
+	if plan := explain(run, "SELECT k, count(*) FROM p WHERE id > 100 GROUP BY k"); strings.Contains(plan, "Gather") {
+		t.Errorf("30,000 rows scanned in parallel under the default loam.parallel_min_rows:\n%s", plan)
+	}
+	run("SET loam.parallel_min_rows = 0")
 	// Where the aggregation stays serial, EXPLAIN says why.
 	for q, want := range map[string]string{
 		"SELECT k, count(DISTINCT g) FROM p WHERE id > 1 GROUP BY k": "Serial Aggregation: an aggregate's states do not merge",
