@@ -119,6 +119,9 @@ func compareArrays(op CmpOp, t types.T, l, r arrow.Array) arrow.Array {
 		}
 	case types.JSONB:
 		// jsonb orders as PostgreSQL's btree does (9 < 10, 1.0 = 1).
+		if compareJSONBArrays(op, l, r, out) {
+			break
+		}
 		la, ra := l.(*array.String), r.(*array.String)
 		for i := range out {
 			if la.IsNull(i) || ra.IsNull(i) {

@@ -170,7 +170,7 @@ func JSONArrow(l, r Expr, asText bool) Expr {
 		rt, name = types.TText, "->>"
 	}
 	byIndex := r.Type().IsInteger()
-	return &Func{Name: name, Args: []Expr{l, r}, T: rt, Strict: true,
+	return &Func{Name: name, Args: []Expr{l, r}, T: rt, Strict: true, Vec: jsonbArrowVec(asText, byIndex),
 		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 			// Stored json and jsonb text is valid, and a member of jsonb's
 			// normal form is in normal form: find its span, parse nothing.
@@ -208,7 +208,7 @@ func JSONPathOp(l, r Expr, asText bool) Expr {
 	if asText {
 		rt, name = types.TText, "#>>"
 	}
-	return &Func{Name: name, Args: []Expr{l, r}, T: rt, Strict: true,
+	return &Func{Name: name, Args: []Expr{l, r}, T: rt, Strict: true, Vec: jsonbPathOpVec(asText),
 		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 			path, err := ParseTextArray(a[1].S)
 			if err != nil {
@@ -237,7 +237,7 @@ func extractPath(d types.Datum, path []*string, lt types.T, asText bool) (types.
 
 // JSONExists is `jsonb ? key`.
 func JSONExists(l, r Expr) Expr {
-	return &Func{Name: "?", Args: []Expr{l, r}, T: types.TBool, Strict: true,
+	return &Func{Name: "?", Args: []Expr{l, r}, T: types.TBool, Strict: true, Vec: jsonbExistsVec,
 		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 			v, err := jsonOf(a[0])
 			if err != nil {
@@ -274,7 +274,7 @@ func JSONExistsAnyAll(l, r Expr, all bool) Expr {
 	if all {
 		name = "?&"
 	}
-	return &Func{Name: name, Args: []Expr{l, r}, T: types.TBool, Strict: true,
+	return &Func{Name: name, Args: []Expr{l, r}, T: types.TBool, Strict: true, Vec: jsonbExistsAnyAllVec(all),
 		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 			v, err := jsonOf(a[0])
 			if err != nil {
@@ -352,7 +352,7 @@ func JSONContains(l, r Expr, flip bool) Expr {
 	if flip {
 		name = "<@"
 	}
-	return &Func{Name: name, Args: []Expr{l, r}, T: types.TBool, Strict: true,
+	return &Func{Name: name, Args: []Expr{l, r}, T: types.TBool, Strict: true, Vec: jsonbContainsVec(flip),
 		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 			x, err := jsonOf(a[0])
 			if err != nil {
@@ -414,7 +414,9 @@ func init() {
 		}
 		return types.TextDatum(jsonTypeof(v)), nil
 	}
-	register([]Overload{sig(text, typeofFn, types.JSONB)}, "jsonb_typeof")
+	typeofJSONB := sig(text, typeofFn, types.JSONB)
+	typeofJSONB.Vec = jsonbTypeofVec
+	register([]Overload{typeofJSONB}, "jsonb_typeof")
 	register([]Overload{sig(text, typeofFn, types.JSON)}, "json_typeof")
 	lenFn := func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 		v, err := jsonOf(a[0])
@@ -455,7 +457,11 @@ func init() {
 				}
 				return extractPath(a[0], path, a[0].T, asText)
 			}
-			register([]Overload{{Args: []types.Kind{k, text}, Variadic: true, Ret: ret, Fn: fn}}, name)
+			var vec VecFunc
+			if k == types.JSONB {
+				vec = jsonbExtractPathVec(asText)
+			}
+			register([]Overload{{Args: []types.Kind{k, text}, Variadic: true, Ret: ret, Fn: fn, Vec: vec}}, name)
 		}
 	}
 }
