@@ -31,13 +31,25 @@ type Morsels struct {
 	err     error // the input's error, for every reader after the first
 }
 
+// morsel is a few of the input's batches, taken together: each hand-off
+// between goroutines costs a wakeup when the machine is busy.
 type morsel struct {
-	rec arrow.RecordBatch
-	err error
+	recs []arrow.RecordBatch
+	err  error
 }
 
-// morselQueue is how many morsels the feeder reads ahead.
-const morselQueue = 8
+func (mo morsel) release() {
+	for _, r := range mo.recs {
+		r.Release()
+	}
+}
+
+const (
+	// morselQueue is how many morsels the feeder reads ahead.
+	morselQueue = 4
+	// morselBatches is the batches in a morsel (a scan's are 16,384 rows).
+	morselBatches = 4
+)
 
 // NewMorsels shares in among readers; Close closes it once they are done.
 func NewMorsels(in Operator) *Morsels {
@@ -54,9 +66,7 @@ func (m *Morsels) feed(ctx context.Context) {
 		case m.queue <- mo:
 			return true
 		case <-m.stop:
-			if mo.rec != nil {
-				mo.rec.Release()
-			}
+			mo.release()
 			return false
 		}
 	}
@@ -70,11 +80,22 @@ func (m *Morsels) feed(ctx context.Context) {
 		return
 	}
 	for {
-		rec, err := m.raw(ctx)
-		if rec == nil && err == nil {
+		var mo morsel
+		for len(mo.recs) < morselBatches {
+			rec, err := m.raw(ctx)
+			if err != nil {
+				mo.err = err
+				break
+			}
+			if rec == nil {
+				break
+			}
+			mo.recs = append(mo.recs, rec)
+		}
+		if len(mo.recs) == 0 && mo.err == nil {
 			return
 		}
-		if !send(morsel{rec: rec, err: err}) || err != nil {
+		if !send(mo) || mo.err != nil || len(mo.recs) < morselBatches {
 			return
 		}
 	}
@@ -88,9 +109,9 @@ func (m *Morsels) raw(ctx context.Context) (arrow.RecordBatch, error) {
 	return m.in.Next(ctx)
 }
 
-// take is the next morsel, nil at the end. The first reader starts the
-// feeder, with its context.
-func (m *Morsels) take(ctx context.Context) (arrow.RecordBatch, error) {
+// take is the next morsel's batches, none at the end. The first reader
+// starts the feeder, with its context.
+func (m *Morsels) take(ctx context.Context) ([]arrow.RecordBatch, error) {
 	m.once.Do(func() {
 		m.started.Store(true)
 		m.fed.Add(1)
@@ -108,7 +129,7 @@ func (m *Morsels) take(ctx context.Context) (arrow.RecordBatch, error) {
 			m.err = mo.err
 			m.mu.Unlock()
 		}
-		return mo.rec, mo.err
+		return mo.recs, mo.err
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -121,9 +142,7 @@ func (m *Morsels) Close() error {
 	if m.started.Load() {
 		m.fed.Wait()
 		for mo := range m.queue {
-			if mo.rec != nil {
-				mo.rec.Release()
-			}
+			mo.release()
 		}
 	}
 	return m.in.Close()
@@ -144,20 +163,43 @@ func (m *Morsels) finish(ctx context.Context, rec arrow.RecordBatch) (arrow.Reco
 	return rec, nil
 }
 
-type morselReader struct{ m *Morsels }
+// morselReader yields the batches of the morsels its worker takes.
+type morselReader struct {
+	m       *Morsels
+	pending []arrow.RecordBatch // the rest of the morsel taken last
+}
 
 func (r *morselReader) Open(context.Context) error { return nil }
-func (r *morselReader) Close() error               { return nil }
 func (r *morselReader) Types() []types.T           { return r.m.in.Types() }
+
+func (r *morselReader) Close() error {
+	for _, rec := range r.pending {
+		rec.Release()
+	}
+	r.pending = nil
+	return nil
+}
+
 func (r *morselReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		rec, err := r.m.take(ctx)
-		if rec == nil || err != nil {
-			return nil, err
+		if len(r.pending) == 0 {
+			recs, err := r.m.take(ctx)
+			if err != nil {
+				for _, rec := range recs {
+					rec.Release()
+				}
+				return nil, err
+			}
+			if len(recs) == 0 {
+				return nil, nil
+			}
+			r.pending = recs
 		}
+		rec := r.pending[0]
+		r.pending = r.pending[1:]
 		if out, err := r.m.finish(ctx, rec); out != nil || err != nil {
 			return out, err
 		}
