@@ -36,17 +36,35 @@ func (t *JoinTable) get(ctx context.Context) (arrow.RecordBatch, map[string][]in
 			t.err = err
 			return
 		}
-		b := &hashJoin{ec: t.ec, rkeys: t.rkeys, right: t.in}
-		if err := b.buildTable(ctx); err != nil {
-			t.err = err
-			if b.right0 != nil {
-				b.right0.Release()
-			}
-			return
-		}
-		t.right0, t.table = b.right0, b.table
+		t.right0, t.table, t.err = buildTable(ctx, t.in, t.rkeys, t.ec)
 	})
 	return t.right0, t.table, t.err
+}
+
+// buildTable reads in whole and hashes each row's key. The table is not
+// under the query's memory budget: only the serial join spills.
+func buildTable(ctx context.Context, in Operator, rkeys []expr.Expr, ec *expr.Ctx) (arrow.RecordBatch, map[string][]int32, error) {
+	all, err := Drain(ctx, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	if all == nil {
+		all = emptyBatch(in.Types())
+	}
+	key, release, err := (&hashJoin{ec: ec}).keyFunc(all, rkeys)
+	if err != nil {
+		all.Release()
+		return nil, nil, err
+	}
+	defer release()
+	n := int(all.NumRows())
+	table := make(map[string][]int32, n)
+	for r := 0; r < n; r++ {
+		if k, ok := key(r); ok {
+			table[string(k)] = append(table[string(k)], int32(r))
+		}
+	}
+	return all, table, nil
 }
 
 // Close releases the table and closes the build input.

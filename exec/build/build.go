@@ -89,7 +89,7 @@ func (b *builder) build(ctx context.Context, n physical.Node) (exec.Operator, er
 		}
 		if a := b.an.ops[n]; a != nil && b.again {
 			// The last iteration's operator is closed: count on.
-			a.Operator = op
+			a.Operator, a.sel = op, nil
 			a.loops++
 			return a, nil
 		}
@@ -236,6 +236,9 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 	case *physical.HashAgg:
 		return agg.NewHashAgg(ins[0], x.GroupBy, x.Aggs, ec), nil
 	case *physical.HashJoin:
+		if x.Kind == exec.SemiJoin || x.Kind == exec.AntiJoin {
+			return exec.NewSemiJoin(x.Kind == exec.AntiJoin, x.NullAware, ins[0], ins[1], x.LeftKeys, x.RightKeys, x.Extra, ec), nil
+		}
 		return exec.NewHashJoin(x.Kind, ins[0], ins[1], x.LeftKeys, x.RightKeys, x.Extra, ec), nil
 	case *physical.NestedLoop:
 		return exec.NewNestedLoopJoin(x.Kind, ins[0], ins[1], x.On, ec), nil
