@@ -35,6 +35,9 @@ type hashJoin struct {
 	acct  *mem.Account
 	grace *graceJoin
 	depth int // how many times the rows were partitioned on the way here
+	// shared, when set, is the table this join probes, built once for
+	// several joins (jointable.go).
+	shared *JoinTable
 }
 
 var _ Operator = (*hashJoin)(nil)
@@ -117,6 +120,15 @@ func (h *hashJoin) keyFunc(rec arrow.RecordBatch, exprs []expr.Expr) (func(r int
 
 func (h *hashJoin) build(ctx context.Context) error {
 	h.built = true
+	if h.shared != nil {
+		right0, table, err := h.shared.get(ctx)
+		if err != nil {
+			return err
+		}
+		right0.Retain()
+		h.right0, h.table = right0, table
+		return nil
+	}
 	all, err := h.readBuild(ctx)
 	if err != nil || h.grace != nil {
 		return err

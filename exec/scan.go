@@ -144,33 +144,51 @@ func (s *scanOp) Close() error {
 }
 
 func (s *scanOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	for {
+		rec, err := s.nextRaw(ctx)
+		if rec == nil || err != nil {
+			return nil, err
+		}
+		if out, err := s.finish(ctx, rec); out != nil || err != nil {
+			return out, err
+		}
+	}
+}
+
+// nextRaw is the next batch as the files and the log hold it, nil at the
+// end. Parallel workers take these one at a time and finish them apart
+// (morsels.go).
+func (s *scanOp) nextRaw(ctx context.Context) (arrow.RecordBatch, error) {
 	if s.next == nil {
 		return nil, nil
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		rec, err, ok := s.next()
-		if !ok {
-			s.Close()
-			s.next = nil
-			return nil, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if rec, err = s.dropExpired(ctx, rec); err != nil {
-			return nil, err
-		}
-		if rec.NumRows() == 0 {
-			rec.Release()
-			continue
-		}
-		out, err := s.convert(rec)
-		rec.Release()
-		return out, err
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
+	rec, err, ok := s.next()
+	if !ok {
+		s.Close()
+		s.next = nil
+		return nil, nil
+	}
+	return rec, err
+}
+
+// finish makes a batch nextRaw returned the scan's: the rows retention
+// keeps, in the SQL types. It takes rec; nil (and no error) when no row
+// is left. It reads only the scan's spec, so workers call it at once.
+func (s *scanOp) finish(ctx context.Context, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	rec, err := s.dropExpired(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	if rec.NumRows() == 0 {
+		rec.Release()
+		return nil, nil
+	}
+	out, err := s.convert(rec)
+	rec.Release()
+	return out, err
 }
 
 func (s *scanOp) convert(rec arrow.RecordBatch) (arrow.RecordBatch, error) {

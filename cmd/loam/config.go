@@ -28,6 +28,8 @@ type config struct {
 	AuthMethod   wire.AuthMethod
 	LogLevel     string
 	ScanCache    int64
+	// ParallelWorkers is max_parallel_workers_per_gather's default.
+	ParallelWorkers int
 	// QueryMemory is the memory running queries share before they spill.
 	QueryMemory int64
 	// CompactInterval is how often background upkeep runs.
@@ -51,6 +53,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	compactInterval := fs.Duration("compact-interval", 30*time.Second, "how often tables this server writes are compacted and their old snapshots expired")
 	scanCache := fs.Int64("scan-cache-bytes", 0, "decoded data file columns kept in memory for scans; 0: a quarter of the machine's memory, -1: none")
+	parallelWorkers := fs.Int("max-parallel-workers", 0, "default of max_parallel_workers_per_gather, the workers a parallel query plans; 0: the machine's cores, 1: none")
 	queryMemory := fs.String("query-memory", "", "memory all running queries share for hash tables, sorts and windows before they spill to disk, in bytes or with kB, MB, GB (default a quarter of the machine's memory); a query that cannot fit fails with 53200")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: loam serve [flags]\n\nEach flag can also be set with LOAM_<NAME>, e.g. LOAM_DATA_DIR; flags win.")
@@ -83,7 +86,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 		DataDir: *dataDir, Listen: *listen, HTTP: *httpAddr, Metastore: *metastore,
 		Warehouse: *warehouse, LinkInterval: *linkInterval, Password: *password,
 		AuthMethod: wire.AuthMethod(*authMethod), LogLevel: *logLevel, ScanCache: *scanCache,
-		CompactInterval: *compactInterval,
+		CompactInterval: *compactInterval, ParallelWorkers: *parallelWorkers,
 	}
 	if *queryMemory != "" {
 		n, err := parseBytes(*queryMemory)
@@ -109,6 +112,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if cfg.LinkInterval <= 0 {
 		return nil, errors.New("--link-interval must be positive")
+	}
+	if cfg.ParallelWorkers < 0 || cfg.ParallelWorkers > 1024 {
+		return nil, errors.New("--max-parallel-workers must be between 0 and 1024")
 	}
 	if cfg.CompactInterval <= 0 {
 		return nil, errors.New("--compact-interval must be positive")

@@ -48,6 +48,8 @@ func TestParseConfig(t *testing.T) {
 		{"query memory default", nil, nil, func(c *config) bool { return c.QueryMemory == 0 }, ""},
 		{"bad query memory", []string{"--query-memory", "lots"}, nil, nil, "query-memory"},
 		{"bad env duration", nil, map[string]string{"LOAM_LINK_INTERVAL": "soon"}, nil, "LOAM_LINK_INTERVAL"},
+		{"parallel workers", nil, map[string]string{"LOAM_MAX_PARALLEL_WORKERS": "3"}, func(c *config) bool { return c.ParallelWorkers == 3 }, ""},
+		{"bad parallel workers", []string{"--max-parallel-workers", "-2"}, nil, nil, "max-parallel-workers"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

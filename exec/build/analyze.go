@@ -16,12 +16,16 @@ import (
 type Analysis struct {
 	ops   map[physical.Node]*Analyzed
 	scans map[*physical.Scan]exec.Operator
+	// workers are the counters of each parallel worker's copy of a node
+	// under a Gather.
+	workers map[physical.Node][]*Analyzed
 }
 
 // Instrumented builds the plan under n with every operator counted, for
 // EXPLAIN ANALYZE; Render then shows the counts.
 func Instrumented(ctx context.Context, n physical.Node, env Env) (exec.Operator, *Analysis, error) {
-	an := &Analysis{ops: map[physical.Node]*Analyzed{}, scans: map[*physical.Scan]exec.Operator{}}
+	an := &Analysis{ops: map[physical.Node]*Analyzed{}, scans: map[*physical.Scan]exec.Operator{},
+		workers: map[physical.Node][]*Analyzed{}}
 	op, err := newBuilder(env, an).build(ctx, n)
 	return op, an, err
 }
@@ -36,7 +40,7 @@ func Render(ctx context.Context, root physical.Node, an *Analysis, ec *expr.Ctx)
 		var a physical.Annotation
 		var op exec.Operator
 		if an != nil {
-			if st := an.ops[n]; st != nil {
+			if st := an.counted(n); st != nil {
 				// As PostgreSQL: per loop, the average of the loops.
 				a.Suffix = fmt.Sprintf("  (actual time=%.3f..%.3f rows=%d batches=%d loops=%d)", ms(st.first), ms(st.total/time.Duration(st.loops)), perLoop(st.rows, st.loops), perLoop(st.batches, st.loops), st.loops)
 			}
@@ -56,6 +60,27 @@ func Render(ctx context.Context, root physical.Node, an *Analysis, ec *expr.Ctx)
 		}
 		return a
 	})
+}
+
+// counted is what n's operator did: its counter, or its workers' added
+// up, a loop each, as PostgreSQL shows a node under a Gather.
+func (an *Analysis) counted(n physical.Node) *Analyzed {
+	if st := an.ops[n]; st != nil {
+		return st
+	}
+	ws := an.workers[n]
+	if len(ws) == 0 {
+		return nil
+	}
+	sum := &Analyzed{}
+	for _, w := range ws {
+		sum.rows += w.rows
+		sum.batches += w.batches
+		sum.total += w.total
+		sum.first = max(sum.first, w.first)
+		sum.loops += w.loops
+	}
+	return sum
 }
 
 // Analyzed counts what an operator did: for EXPLAIN ANALYZE.

@@ -48,6 +48,9 @@ type builder struct {
 	again bool
 	// dicts are the chains that carry dictionary-encoded text (dict.go).
 	dicts map[physical.Node]*dictPlan
+	// par, when set, is the parallel worker this builder builds a copy
+	// of a Gather's pipeline for (gatherbuild.go).
+	par *workerCopy
 }
 
 func newBuilder(env Env, an *Analysis) *builder {
@@ -78,6 +81,9 @@ func (b *builder) build(ctx context.Context, n physical.Node) (exec.Operator, er
 	if got, want := op.Types(), n.Types(); !physical.SameTypes(got, want) {
 		op.Close()
 		return nil, pgerr.New(pgerr.InternalError, "build: %T yields %v, its plan node says %v", n, got, want)
+	}
+	if b.an != nil && b.par != nil {
+		return b.countWorker(n, op), nil
 	}
 	if b.an != nil {
 		if s, ok := n.(*physical.Scan); ok {
@@ -114,6 +120,9 @@ func (b *builder) inputs(ctx context.Context, ns ...physical.Node) ([]exec.Opera
 // operator calls the constructor of n's operator over its built inputs.
 func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator, error) {
 	ec := b.env.Ec
+	if b.par != nil && b.par.source == n {
+		return b.par.morsels.Reader(), nil
+	}
 	b.planDicts(n)
 	switch x := n.(type) {
 	case *physical.Scan:
@@ -195,6 +204,12 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 			return b.child(nil, nil).build(ctx, n)
 		}
 		return exec.NewApply(x.Kind, left, x.InnerTypes, inner, x.KeyCols, x.On, ec, x.Frame), nil
+	case *physical.Gather:
+		return b.gather(ctx, x)
+	case *physical.HashJoin:
+		if b.par != nil && sharesTable(x.Kind) {
+			return b.sharedJoin(ctx, x)
+		}
 	case *physical.UnionAll:
 		ins, err := b.inputs(ctx, x.Inputs...)
 		if err != nil {

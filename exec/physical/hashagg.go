@@ -14,6 +14,12 @@ type HashAgg struct {
 	In      Node
 	GroupBy []expr.Expr
 	Aggs    []agg.Agg
+	// Phase is "Partial" or "Finalize" for the two halves of a parallel
+	// aggregation (EXPLAIN shows it as PostgreSQL does); empty otherwise.
+	Phase string
+	// NotParallel, when set, says why an aggregation over a table large
+	// enough to scan in parallel is not split between workers.
+	NotParallel string
 }
 
 func (h *HashAgg) Types() []types.T {
@@ -33,6 +39,12 @@ func (h *HashAgg) Explain() Explained {
 		ex.Name = "Aggregate"
 	} else {
 		ex.Details = append(ex.Details, "Group Key: "+exec.ExprList(h.GroupBy))
+	}
+	if h.Phase != "" {
+		ex.Name = h.Phase + " " + ex.Name
+	}
+	if h.NotParallel != "" {
+		ex.Details = append(ex.Details, "Serial Aggregation: "+h.NotParallel)
 	}
 	if len(h.Aggs) > 0 {
 		ex.Details = append(ex.Details, "Aggregates: "+exec.ExprList(h.Aggs))

@@ -39,6 +39,9 @@ type Config struct {
 	// ScanCacheBytes bounds the decoded data file columns kept in memory
 	// for scans: 0 means a quarter of the machine's memory, < 0 none.
 	ScanCacheBytes int64
+	// ParallelWorkers is max_parallel_workers_per_gather's default
+	// (parallelsetting.go); 0: the machine's cores.
+	ParallelWorkers int
 	// CompactInterval is how often background upkeep (compaction,
 	// expiry) looks after the tables this server writes; 0: every 30s.
 	CompactInterval time.Duration
@@ -89,6 +92,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, log: cfg.Logger, meta: m, store: icetable.NewWithPointers(m.Catalog(), m)}
+	if cfg.ParallelWorkers > 0 {
+		defaultWorkers.Store(int64(cfg.ParallelWorkers))
+	}
 	switch {
 	case cfg.ScanCacheBytes > 0:
 		e.store.SetScanCache(cfg.ScanCacheBytes)

@@ -3,9 +3,11 @@ package engine
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/loamdb/loam/exec/build"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 )
@@ -62,6 +64,8 @@ func defaultSettings(user string) map[string]string {
 		"synchronous_commit":                  "on",
 		"work_mem":                            "4MB",
 		"jit":                                 "off",
+		build.MaxParallelWorkersSetting:       defaultParallelWorkers(),
+		parallelMinRowsSetting:                strconv.Itoa(build.DefaultParallelMinRows),
 	}
 }
 
@@ -101,6 +105,18 @@ func (s *Session) set(name, value string) error {
 		value = "ISO, MDY"
 	case "statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout":
 		v, err := timeSetting(name, value)
+		if err != nil {
+			return err
+		}
+		value = v
+	case build.MaxParallelWorkersSetting:
+		v, err := intSetting(name, value, 0, 1024)
+		if err != nil {
+			return err
+		}
+		value = v
+	case parallelMinRowsSetting:
+		v, err := intSetting(name, value, 0, 1<<62)
 		if err != nil {
 			return err
 		}

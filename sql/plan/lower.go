@@ -33,6 +33,9 @@ func (p *Planner) checked(q *Query) (*Query, error) {
 		return nil, pgerr.New(pgerr.InternalError, "plan: the physical plan yields %v, the query's columns are %v", got, want)
 	}
 	q.env = build.Env{Ec: p.ec}
+	if p.ec != nil && p.ec.Session != nil {
+		q.Root = build.Parallelize(q.Root, build.ParallelOf(p.ec.Session.Setting))
+	}
 	return q, nil
 }
 
