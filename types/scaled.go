@@ -7,7 +7,7 @@ package types
 // past 18 digits: the caller then takes the exact path, which words the
 // error or handles the value. COPY of TPC-H-shaped rows parses most decimals
 // here, without math/big or an allocation.
-func ScaledDecimal(b []byte, scale int32) (v int64, ok bool) {
+func ScaledDecimal[S string | []byte](b S, scale int32) (v int64, ok bool) {
 	if scale < 0 || scale > 18 {
 		return 0, false
 	}
