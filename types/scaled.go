@@ -79,12 +79,10 @@ func Pow10Fits(v int64, n int32) bool {
 	if v < 0 {
 		v = -v
 	}
-	p := int64(1)
-	for ; n > 0; n-- {
-		p *= 10
-	}
-	return v < p
+	return n >= 0 && v < pow10Int64[n]
 }
+
+var pow10Int64 = [19]int64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
 
 // AppendScaled writes v scaled by 10^scale as numeric text with exactly
 // scale fraction digits, as numeric_out prints a numeric(p,s) value.
