@@ -18,6 +18,10 @@ const (
 	LeftJoin
 	RightJoin
 	FullJoin
+	// SemiJoin and AntiJoin yield the left rows that have, or have not, a
+	// matching right row (EXISTS, IN and their negations), left columns only.
+	SemiJoin
+	AntiJoin
 )
 
 type nestedLoopJoin struct {

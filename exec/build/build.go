@@ -221,6 +221,9 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 	case *physical.HashAgg:
 		return agg.NewHashAgg(ins[0], x.GroupBy, x.Aggs, ec), nil
 	case *physical.HashJoin:
+		if x.Kind == exec.SemiJoin || x.Kind == exec.AntiJoin {
+			return exec.NewSemiJoin(x.Kind == exec.AntiJoin, x.NullAware, ins[0], ins[1], x.LeftKeys, x.RightKeys, x.Extra, ec), nil
+		}
 		return exec.NewHashJoin(x.Kind, ins[0], ins[1], x.LeftKeys, x.RightKeys, x.Extra, ec), nil
 	case *physical.NestedLoop:
 		return exec.NewNestedLoopJoin(x.Kind, ins[0], ins[1], x.On, ec), nil

@@ -24,6 +24,13 @@ type cte struct {
 	inNonRec  bool // planning the non-recursive term: a self reference is an error
 	selfFound bool
 	read      bool // planned where referenced at least once
+
+	// mat is how it was written (MATERIALIZED or not); once: computed
+	// once and spooled to its references (ctematerialize.go).
+	mat    pg.CTEMaterialize
+	once   bool
+	spool  *physical.Spool
+	spoolQ *Query
 }
 
 type workTable struct {
@@ -54,7 +61,7 @@ func (p *Planner) with(w *pg.WithClause) error {
 		if sel == nil {
 			return pgerr.New(pgerr.FeatureNotSupported, "WITH query %q must be a SELECT: data-modifying statements in WITH are not supported", ce.Ctename).WithPosition(pos(p.query, ce.Location))
 		}
-		c := &cte{name: ce.Ctename, sel: sel, loc: ce.Location, parent: p.ctes, rec: w.Recursive}
+		c := &cte{name: ce.Ctename, sel: sel, loc: ce.Location, parent: p.ctes, rec: w.Recursive, mat: ce.Ctematerialized}
 		for _, a := range ce.Aliascolnames {
 			c.colnames = append(c.colnames, a.GetString_().Sval)
 		}
@@ -98,6 +105,12 @@ func (p *Planner) cteItem(c *cte, rv *pg.RangeVar) (*fromItem, error) {
 		for i, t := range c.work.ts {
 			q.Columns = append(q.Columns, Column{Name: c.colnames[i], T: t})
 		}
+	} else if c.once {
+		var read physical.Node
+		if q, read, err = p.spooled(c); err != nil {
+			return nil, err
+		}
+		q = &Query{Root: read, Columns: q.Columns}
 	} else if q, err = p.planCTE(c); err != nil {
 		return nil, err
 	}
@@ -111,7 +124,7 @@ func (p *Planner) cteItem(c *cte, rv *pg.RangeVar) (*fromItem, error) {
 		cols[i] = scopeCol{table: alias, name: names[i], t: col.T, origin: origin{col.TableOID, col.ColumnNum}}
 	}
 	return &fromItem{cols: cols, build: func(sc *scope, off int, _ expr.Expr) (physical.Node, error) {
-		if c.rec {
+		if c.rec || c.once {
 			return q.Root, nil
 		}
 		return p.pruneUnread(q.Root, sc.used[off:off+len(cols)]), nil

@@ -29,6 +29,10 @@ type fromItem struct {
 	// lateral, when set, is an item that reads the items before it: it is
 	// joined to them by an apply, not built once (see lateral.go).
 	lateral *lateralInfo
+	// exact: build applies the filter it is given to the rows itself (a
+	// join, which places each conjunct where it applies), so the caller
+	// need not filter above it.
+	exact bool
 }
 
 // tableRows is the row count of a table's snapshot, from its summary,
@@ -136,8 +140,8 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 			}
 			cols[i] = scopeCol{table: alias, name: name, t: c.T, origin: origin{c.TableOID, c.ColumnNum}}
 		}
-		return &fromItem{cols: cols, build: func(sc *scope, off int, _ expr.Expr) (physical.Node, error) {
-			return p.pruneUnread(q.Root, sc.used[off:off+len(cols)]), nil
+		return &fromItem{cols: cols, build: func(sc *scope, off int, filter expr.Expr) (physical.Node, error) {
+			return withPrune(p.pruneUnread(q.Root, sc.used[off:off+len(cols)]), filter), nil
 		}}, nil
 	case n.GetJoinExpr() != nil:
 		return p.joinItem(n.GetJoinExpr())
@@ -254,7 +258,7 @@ func (p *Planner) joinItem(je *pg.JoinExpr) (*fromItem, error) {
 		}
 		// WHERE conjuncts on one side prune that side's files, where the
 		// side is not null-extended by the join.
-		var lf, rf []expr.Expr
+		var lf, rf, other []expr.Expr
 		if filter != nil {
 			lm, rm := map[int]int{}, map[int]int{}
 			for i := range l.cols {
@@ -266,25 +270,34 @@ func (p *Planner) joinItem(je *pg.JoinExpr) (*fromItem, error) {
 			for _, c := range expr.Conjuncts(filter) {
 				cs, ok := colsOf(c)
 				if !ok || len(cs) == 0 {
+					other = append(other, c)
 					continue
 				}
 				if e, ok := remap(c, lm); ok && (kind == exec.InnerJoin || kind == exec.LeftJoin) {
 					lf = append(lf, e)
 				} else if e, ok := remap(c, rm); ok && (kind == exec.InnerJoin || kind == exec.RightJoin) {
 					rf = append(rf, e)
+				} else {
+					other = append(other, c)
 				}
 			}
 		}
 		op, err := p.joinOp(kind, l, r, sc, off+nm, b, je, conds, lf, rf)
-		if err != nil || nm == 0 {
-			return op, err
+		if err != nil {
+			return nil, err
 		}
-		out := append([]expr.Expr{}, mergedExprs...)
-		for i, c := range sub.cols {
-			out = append(out, &expr.Col{Idx: i, T: c.t, Name: c.name})
+		if nm > 0 {
+			out := append([]expr.Expr{}, mergedExprs...)
+			for i, c := range sub.cols {
+				out = append(out, &expr.Col{Idx: i, T: c.t, Name: c.name})
+			}
+			op = &physical.Project{In: op, Exprs: out}
 		}
-		return &physical.Project{In: op, Exprs: out}, nil
-	}}, nil
+		if len(other) > 0 {
+			op = &physical.Filter{In: op, Pred: andOf(other)}
+		}
+		return op, nil
+	}, exact: true}, nil
 }
 
 // joinOp builds the join of l and r on conds and the ON clause.
@@ -303,24 +316,27 @@ func (p *Planner) joinOp(kind exec.JoinKind, l, r *fromItem, sc *scope, off int,
 		}
 		if r.lateral != nil {
 			markLeftUsed(r, sc, off)
-		}
-		lop, err := l.build(sc, off, pruneOnly(lf))
-		if err != nil {
-			return nil, err
-		}
-		if r.lateral != nil {
+			lop, err := filteredItem(l, sc, off, lf)
+			if err != nil {
+				return nil, err
+			}
 			var on expr.Expr
 			if len(conds) > 0 {
 				on = andOf(conds)
 			}
-			return p.applyOp(kind, lop, r, sc, off+len(l.cols), on), nil
+			op := p.applyOp(kind, lop, r, sc, off+len(l.cols), on)
+			if len(rf) > 0 {
+				// The lateral side is planned per left row: its WHERE
+				// conjuncts filter the joined rows.
+				shift := map[int]int{}
+				for i := range r.cols {
+					shift[i] = len(l.cols) + i
+				}
+				pred, _ := remap(andOf(rf), shift)
+				op = &physical.Filter{In: op, Pred: pred}
+			}
+			return op, nil
 		}
-		rop, err := r.build(sc, off+len(l.cols), pruneOnly(rf))
-		if err != nil {
-			return nil, err
-		}
-		// Equalities between a left and a right expression make it a hash
-		// join; the rest of ON is checked on the pairs the keys match.
 		var flat []expr.Expr
 		for _, c := range conds {
 			flat = append(flat, expr.Conjuncts(c)...)
@@ -333,6 +349,20 @@ func (p *Planner) joinOp(kind exec.JoinKind, l, r *fromItem, sc *scope, off int,
 		for i := range r.cols {
 			rightLocal[nl+i] = i
 		}
+		// WHERE conjuncts (lf, rf) and ON conjuncts of one side filter
+		// that side before the join (joinpush.go).
+		onL, onR, flat := pushableOn(kind, flat, leftLocal, rightLocal)
+		lf, rf = append(append([]expr.Expr{}, lf...), onL...), append(append([]expr.Expr{}, rf...), onR...)
+		lop, err := filteredItem(l, sc, off, lf)
+		if err != nil {
+			return nil, err
+		}
+		rop, err := filteredItem(r, sc, off+len(l.cols), rf)
+		if err != nil {
+			return nil, err
+		}
+		// Equalities between a left and a right expression make it a hash
+		// join; the rest of ON is checked on the pairs the keys match.
 		var lk, rk, rest []expr.Expr
 		for _, c := range flat {
 			if cmp, ok := c.(*expr.Compare); ok && cmp.Op == expr.EQ {
@@ -368,12 +398,8 @@ func (p *Planner) joinOp(kind exec.JoinKind, l, r *fromItem, sc *scope, off int,
 			}
 			return &physical.HashJoin{Kind: kind, Left: lop, Right: rop, LeftKeys: lk, RightKeys: rk, Extra: extra}, nil
 		}
-		switch len(conds) {
-		case 0:
-		case 1:
-			on = conds[0]
-		default:
-			on = &expr.BoolOp{Args: conds}
+		if len(flat) > 0 {
+			on = andOf(flat)
 		}
 		return &physical.NestedLoop{Kind: kind, Left: lop, Right: rop, On: on}, nil
 	}
@@ -458,7 +484,9 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (physi
 		}
 		rows[i] = itemRows(it)
 		if own != nil {
-			op = &physical.Filter{In: op, Pred: own}
+			if !it.exact {
+				op = &physical.Filter{In: op, Pred: own}
+			}
 			filtered[i] = true
 			rows[i] = max(rows[i]*estimateSel(own, it.ndvOf), 1)
 		}

@@ -258,6 +258,8 @@ func (p *Planner) lower(n node) (physical.Node, error) {
 		return x.build(x.where)
 	case *filterNode:
 		return &physical.Filter{In: ins[0], Pred: x.pred}, nil
+	case *decorJoinNode:
+		return x.lower(ins[0]), nil
 	case *aggregateNode:
 		return p.aggregate(ins[0], x.groupBy, x.sets, x.aggs, x.grouping), nil
 	case *windowNode:

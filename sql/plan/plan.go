@@ -108,6 +108,11 @@ type Planner struct {
 	// once travelScanned (timetravel.go).
 	travel        map[int]parse.AsOf
 	travelScanned bool
+	// decor asks this planner for a decorrelated plan of its query
+	// block; dframe is the query block being bound and the joins its
+	// subqueries became (decorrelate.go).
+	decor  *decorReq
+	dframe *decorFrame
 }
 
 // New starts a planner. paramTypes may be extended as $n are found;

@@ -31,6 +31,7 @@ func (p *Planner) selectWith(s *pg.SelectStmt) (*Query, error) {
 		return nil, err
 	}
 	mine := p.ctes
+	decideMaterialized(s, mine, saved)
 	q, err := p.selectBody(s)
 	if err != nil {
 		return nil, err
@@ -42,6 +43,9 @@ func (p *Planner) selectWith(s *pg.SelectStmt) (*Query, error) {
 }
 
 func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
+	// A decorrelation request is for this query block only.
+	req := p.decor
+	p.decor = nil
 	if s.Op != pg.SetOperation_SETOP_NONE {
 		return p.setOperation(s)
 	}
@@ -102,6 +106,10 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 		sc = newScope(cols)
 		general = build
 	}
+
+	savedFrame := p.dframe
+	p.dframe = &decorFrame{sc: sc, width: len(sc.cols), semi: semiCandidates(s.WhereClause)}
+	defer func() { p.dframe = savedFrame }()
 
 	// WHERE
 	var where expr.Expr
@@ -173,6 +181,7 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 		}
 	}
 
+	p.dframe.grouped = hasAgg
 	out := &binder{p: p, sc: sc, where: "SELECT", win: wins}
 	var groupBy []expr.Expr
 	var aggs []agg.Agg
@@ -447,9 +456,16 @@ func (p *Planner) selectBody(s *pg.SelectStmt) (*Query, error) {
 			return one, nil
 		}}
 	}
-	if where != nil {
-		root = &filterNode{in: root, pred: where}
+	if req != nil {
+		d := decorShape{sc: sc, exprs: exprs, ncols: len(cols), hasAgg: hasAgg, groupBy: groupBy, aggs: aggs, grouping: grouping, having: having,
+			plain: !wins.used() && len(srfs) == 0 && !distinctOn && s.LimitCount == nil && s.LimitOffset == nil}
+		if corr, rest, ok := p.splitCorrelated(req, where, d); ok {
+			if dq, ok, err := p.decorrelated(req, p.withDecorJoins(root, rest), corr, d); ok || err != nil {
+				return dq, err
+			}
+		}
 	}
+	root = p.withDecorJoins(root, where)
 	if hasAgg {
 		root = &aggregateNode{in: root, groupBy: groupBy, sets: sets, aggs: aggs, grouping: grouping}
 		if having != nil {

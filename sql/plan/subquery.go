@@ -41,6 +41,9 @@ type outerRow struct {
 	// when it also reads a row further out (memo.go).
 	read   []bool
 	deeper bool
+	// refs counts the references to sc's columns bound below (any depth),
+	// which decorrelation must all find in the WHERE it turns into joins.
+	refs int
 }
 
 // groupedCols maps each column of sc to the GROUP BY key that is exactly
@@ -93,6 +96,7 @@ func (p *Planner) outerColumn(tbl, name string, loc int32, inAgg bool) (expr.Exp
 			return nil, false, pgerr.New(pgerr.GroupingError, "subquery uses ungrouped column %q from outer query", qual).WithPosition(pos(p.query, loc))
 		}
 		o.sc.used[found] = true
+		o.refs++
 		if o.read == nil {
 			o.read = make([]bool, len(o.sc.cols))
 		}
@@ -173,6 +177,7 @@ type subqueryRun struct {
 	rows []types.Datum // the uncorrelated subquery's rows
 	err  error
 	memo memoRows // the correlated one's, by outer values (memo.go)
+	set  inSet    // the uncorrelated IN's rows as a hash set (inset.go)
 }
 
 // state is the subquery's state in the execution c belongs to.
@@ -377,6 +382,14 @@ func (e *subqueryExpr) Eval(c *expr.Ctx, b arrow.RecordBatch) (arrow.Array, erro
 			}
 		case subIn:
 			x := types.DatumAt(e.t, test, i)
+			if !e.corr {
+				st := e.state(c)
+				st.set.once.Do(func() { st.set.build(rows, e.t, c) })
+				if st.set.ok {
+					bld.Append(st.set.test(x, e.negate))
+					continue
+				}
+			}
 			bld.Append(inList(x, rows, e.t, e.negate, c))
 		case subQuant:
 			d, err := quantified(types.DatumAt(e.t, test, i), rows, e.t, e.holds, e.all, c)
@@ -487,11 +500,26 @@ func (b *binder) bindSubquery(sl *pg.SubLink) (expr.Expr, error) {
 	if b.aggMode {
 		child.outer.grouped = b.outerGrouped()
 	}
+	req := b.decorRequest(sl)
+	child.decor = req
 	q, err := child.Select(sel)
 	if err != nil {
 		return nil, err
 	}
 	b.p.ParamTypes = child.ParamTypes
+	if req != nil && req.result != nil {
+		if e, ok, err := b.bindDecorrelated(sl, req, q); ok || err != nil {
+			return e, err
+		}
+		// Planned again, as a subquery run per outer row.
+		planned.Add(1)
+		child = &Planner{ctx: b.p.ctx, cat: b.p.cat, ec: b.p.ec, query: b.p.query, ParamTypes: b.p.ParamTypes, deps: b.p.deps, ctes: b.p.ctes,
+			outer: &outerRow{sc: b.sc, frame: expr.NewFrame(), parent: b.p.outer, owner: b.p}}
+		if q, err = child.Select(sel); err != nil {
+			return nil, err
+		}
+		b.p.ParamTypes = child.ParamTypes
+	}
 	e := &subqueryExpr{p: b.p, sel: sel, text: subqueryText(sel), sc: b.sc, corr: child.correlated, frame: child.outer.frame, ctes: b.p.ctes, grouped: child.outer.grouped}
 	if !e.corr || !child.outer.needVals {
 		// The plan serves every execution: the results it finds are the

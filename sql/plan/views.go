@@ -88,5 +88,5 @@ func (p *Planner) viewItem(ti *TableInfo, rv *pg.RangeVar) (*fromItem, error) {
 	if project {
 		root = &physical.Project{In: root, Exprs: keep}
 	}
-	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (physical.Node, error) { return root, nil }}, nil
+	return &fromItem{cols: cols, rows: -1, build: func(_ *scope, _ int, filter expr.Expr) (physical.Node, error) { return withPrune(root, filter), nil }}, nil
 }

@@ -1,0 +1,263 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/types"
+)
+
+// semiJoin is a hash semi or anti join: the left rows that have (semi) or
+// have not (anti) a right row with equal keys for which extra holds. It
+// yields the left rows only, each at most once, in their order. The right
+// input is read into a hash table; the left streams.
+type semiJoin struct {
+	anti        bool
+	nullAware   bool // NOT IN: a NULL on either side means "unknown", never kept
+	left, right Operator
+	lkeys       []expr.Expr
+	rkeys       []expr.Expr
+	extra       expr.Expr // over left then right columns; nil: true
+	ec          *expr.Ctx
+	pairSchema  *arrow.Schema
+
+	built     bool
+	right0    arrow.RecordBatch
+	table     map[string][]int32
+	rightNull bool // some right row has a NULL key (nullAware)
+	keyBuf    []byte
+}
+
+// NewSemiJoin is a hash semi join (anti false) or anti join (anti true)
+// of left and right on lkeys = rkeys (a NULL key matches nothing) and
+// extra. nullAware makes an anti join NOT IN's: with a single key, a left
+// row is kept only if the right side is empty, or its key is not NULL, no
+// right key is NULL and none equals it.
+func NewSemiJoin(anti, nullAware bool, left, right Operator, lkeys, rkeys []expr.Expr, extra expr.Expr, ec *expr.Ctx) Operator {
+	ts := append(append([]types.T{}, left.Types()...), right.Types()...)
+	return &semiJoin{anti: anti, nullAware: nullAware && anti, left: left, right: right, lkeys: lkeys, rkeys: rkeys, extra: extra, ec: ec, pairSchema: Schema(ts)}
+}
+
+func (j *semiJoin) Types() []types.T { return j.left.Types() }
+
+func (j *semiJoin) Open(ctx context.Context) error {
+	if err := j.left.Open(ctx); err != nil {
+		return err
+	}
+	return j.right.Open(ctx)
+}
+
+func (j *semiJoin) Close() error {
+	if j.right0 != nil {
+		j.right0.Release()
+		j.right0 = nil
+	}
+	err := j.left.Close()
+	if rerr := j.right.Close(); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// keys evaluates exprs over rec and returns row r's key bytes, or false
+// when a key is NULL there; the bytes are valid until the next call.
+func (j *semiJoin) keys(rec arrow.RecordBatch, exprs []expr.Expr) (func(r int) ([]byte, bool), func(), error) {
+	cols := make([]arrow.Array, 0, len(exprs))
+	release := func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}
+	writers := make([]func([]byte, int) []byte, len(exprs))
+	for i, e := range exprs {
+		a, err := e.Eval(j.ec, rec)
+		if err != nil {
+			release()
+			return nil, nil, err
+		}
+		cols = append(cols, a)
+		writers[i] = KeyWriter(e.Type(), a)
+	}
+	return func(r int) ([]byte, bool) {
+		for _, c := range cols {
+			if c.IsNull(r) {
+				return nil, false
+			}
+		}
+		buf := j.keyBuf[:0]
+		for _, w := range writers {
+			buf = w(buf, r)
+		}
+		j.keyBuf = buf
+		return buf, true
+	}, release, nil
+}
+
+func (j *semiJoin) build(ctx context.Context) error {
+	j.built = true
+	all, err := Drain(ctx, j.right)
+	if err != nil {
+		return err
+	}
+	if all == nil {
+		all = emptyBatch(j.right.Types())
+	}
+	j.right0 = all
+	key, release, err := j.keys(all, j.rkeys)
+	if err != nil {
+		return err
+	}
+	defer release()
+	n := int(all.NumRows())
+	j.table = make(map[string][]int32, n)
+	for r := 0; r < n; r++ {
+		if r%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		k, ok := key(r)
+		if !ok {
+			j.rightNull = true
+			continue
+		}
+		if j.extra == nil {
+			// Without extra only whether a key is there matters.
+			if _, seen := j.table[string(k)]; !seen {
+				j.table[string(k)] = nil
+			}
+			continue
+		}
+		j.table[string(k)] = append(j.table[string(k)], int32(r))
+	}
+	return nil
+}
+
+func (j *semiJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if !j.built {
+		if err := j.build(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		rec, err := j.left.Next(ctx)
+		if err != nil || rec == nil {
+			return nil, err
+		}
+		out, err := j.probe(ctx, rec)
+		rec.Release()
+		if err != nil {
+			return nil, err
+		}
+		if out.NumRows() > 0 {
+			return out, nil
+		}
+		out.Release()
+	}
+}
+
+// probe keeps the rows of one left batch that the join lets through.
+func (j *semiJoin) probe(ctx context.Context, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	n := int(rec.NumRows())
+	matched := make([]bool, n)
+	if j.nullAware && j.right0.NumRows() > 0 && j.rightNull {
+		// x NOT IN (…, NULL, …) is never true: no row is kept.
+		return j.keep(ctx, rec, matched, true)
+	}
+	key, release, err := j.keys(rec, j.lkeys)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	nullKey := make([]bool, n)
+	var li, ri []int32
+	for r := 0; r < n; r++ {
+		k, ok := key(r)
+		if !ok {
+			nullKey[r] = true
+			continue
+		}
+		rows, found := j.table[string(k)]
+		if !found {
+			continue
+		}
+		if j.extra == nil {
+			matched[r] = true
+			continue
+		}
+		for _, m := range rows {
+			li, ri = append(li, int32(r)), append(ri, m)
+		}
+	}
+	for start := 0; start < len(li); start += maxPairs {
+		end := min(len(li), start+maxPairs)
+		if err := j.checkExtra(ctx, rec, li[start:end], ri[start:end], matched); err != nil {
+			return nil, err
+		}
+	}
+	if j.nullAware && j.right0.NumRows() > 0 {
+		// A NULL left key is "unknown" against a non-empty right side.
+		for r := range matched {
+			matched[r] = matched[r] || nullKey[r]
+		}
+	}
+	return j.keep(ctx, rec, matched, !j.anti)
+}
+
+// checkExtra marks the left rows of the pairs for which extra is TRUE.
+func (j *semiJoin) checkExtra(ctx context.Context, rec arrow.RecordBatch, li, ri []int32, matched []bool) error {
+	// Pairs of a left row already matched need no second look.
+	var l2, r2 []int32
+	for k := range li {
+		if !matched[li[k]] {
+			l2, r2 = append(l2, li[k]), append(r2, ri[k])
+		}
+	}
+	if len(l2) == 0 {
+		return nil
+	}
+	lcols, err := takeCols(ctx, rec, l2)
+	if err != nil {
+		return err
+	}
+	rcols, err := takeCols(ctx, j.right0, r2)
+	if err != nil {
+		for _, c := range lcols {
+			c.Release()
+		}
+		return err
+	}
+	cols := append(lcols, rcols...)
+	pairs := array.NewRecordBatch(j.pairSchema, cols, int64(len(l2)))
+	for _, c := range cols {
+		c.Release()
+	}
+	defer pairs.Release()
+	mask, err := j.extra.Eval(j.ec, pairs)
+	if err != nil {
+		return err
+	}
+	defer mask.Release()
+	m := mask.(*array.Boolean)
+	for k := range l2 {
+		if m.IsValid(k) && m.Value(k) {
+			matched[l2[k]] = true
+		}
+	}
+	return nil
+}
+
+// keep is the rows of rec whose matched flag equals want.
+func (j *semiJoin) keep(ctx context.Context, rec arrow.RecordBatch, matched []bool, want bool) (arrow.RecordBatch, error) {
+	b := array.NewBooleanBuilder(memory.DefaultAllocator)
+	defer b.Release()
+	for _, m := range matched {
+		b.Append(m == want)
+	}
+	mask := b.NewBooleanArray()
+	defer mask.Release()
+	return applyMask(ctx, rec, mask)
+}
