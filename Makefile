@@ -7,7 +7,7 @@ BIN := bin/loam
 MODULE    = $(shell $(GO) list -m)
 UNIT_PKGS = $(shell $(GO) list ./... | grep -Ev '^$(MODULE)/(wire|regress|clients)(/|$$)')
 
-.PHONY: fuzz-diff build run test bench bench-upkeep bench-short bench-update bench-ingest bench-query bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
+.PHONY: fuzz-diff build run test bench bench-ops bench-upkeep bench-short bench-update bench-ingest bench-query bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
 
 build:
 	$(GO) build -o $(BIN) ./cmd/loam
@@ -167,6 +167,12 @@ bench: bench-postgres
 	$(GO) run ./bench/cmd/upkeepbench -duration $(UPKEEP_DURATION)
 	$(GO) run ./bench/cmd/shortbench
 	$(GO) run ./bench/cmd/updatebench
+
+# Per-operator micro-benchmarks (filter, project, hash aggregate, hash
+# join, sort over 1M rows, in ns a row) beside the previous commit's:
+# bench/results/ops-<commit>.txt; see bench/opsbench.sh.
+bench-ops:
+	GO=$(GO) bench/opsbench.sh
 
 bench-ingest: bench-postgres
 	$(GO) run ./bench/cmd/ingestbench

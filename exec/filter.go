@@ -12,42 +12,47 @@ import (
 )
 
 type filterOp struct {
-	in   Operator
-	pred expr.Expr
+	in   SelOperator
+	pred *expr.Selector
 	ec   *expr.Ctx
+	sel  []int32 // the selection NextSel last returned
 }
 
-var _ Operator = (*filterOp)(nil)
+var _ SelOperator = (*filterOp)(nil)
 
 // NewFilter keeps the rows for which pred is TRUE (not FALSE, not NULL).
+// It narrows its input's selection rather than copying rows: NextSel
+// passes the batch on with the rows kept, and Next gathers them.
 func NewFilter(in Operator, pred expr.Expr, ec *expr.Ctx) Operator {
-	return &filterOp{in: in, pred: pred, ec: ec}
+	return &filterOp{in: Selecting(in), pred: expr.NewSelector(pred), ec: ec}
 }
 
 func (f *filterOp) Types() []types.T               { return f.in.Types() }
 func (f *filterOp) Open(ctx context.Context) error { return f.in.Open(ctx) }
 func (f *filterOp) Close() error                   { return f.in.Close() }
 func (f *filterOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	return NextCompacted(ctx, f)
+}
+
+func (f *filterOp) NextSel(ctx context.Context) (arrow.RecordBatch, []int32, error) {
 	for {
-		rec, err := f.in.Next(ctx)
+		rec, sel, err := f.in.NextSel(ctx)
 		if rec == nil || err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		mask, err := f.pred.Eval(f.ec, rec)
+		f.sel, err = f.pred.Select(f.ec, rec, sel, f.sel)
 		if err != nil {
 			rec.Release()
-			return nil, err
+			return nil, nil, err
 		}
-		out, err := applyMask(ctx, rec, mask.(*array.Boolean))
-		mask.Release()
-		rec.Release()
-		if err != nil {
-			return nil, err
+		switch len(f.sel) {
+		case 0:
+			rec.Release()
+			continue
+		case int(rec.NumRows()):
+			return rec, nil, nil
 		}
-		if out.NumRows() > 0 {
-			return out, nil
-		}
-		out.Release()
+		return rec, f.sel, nil
 	}
 }
 

@@ -6,18 +6,20 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/mem"
 	"github.com/loamdb/loam/types"
 )
 
 type hashJoin struct {
-	kind        JoinKind
-	left, right Operator
-	lkeys       []expr.Expr // over the left input
-	rkeys       []expr.Expr // over the right input, same types as lkeys
-	extra       expr.Expr   // the rest of ON, over left then right columns; may be nil
-	ec          *expr.Ctx
-	ts          []types.T
-	schema      *arrow.Schema
+	kind   JoinKind
+	left   SelOperator // probes: only the rows it selects
+	right  Operator
+	lkeys  []expr.Expr // over the left input
+	rkeys  []expr.Expr // over the right input, same types as lkeys
+	extra  expr.Expr   // the rest of ON, over left then right columns; may be nil
+	ec     *expr.Ctx
+	ts     []types.T
+	schema *arrow.Schema
 
 	built        bool
 	right0       arrow.RecordBatch
@@ -26,6 +28,13 @@ type hashJoin struct {
 	keyBuf       []byte
 	pending      []arrow.RecordBatch
 	rightDone    bool
+	probing      *probeState // the left batch being joined, nil between batches
+
+	// Memory: the build side's reservation, and the partitions the join
+	// runs one at a time once the build side outgrew it (hashjoin_spill.go).
+	acct  *mem.Account
+	grace *graceJoin
+	depth int // how many times the rows were partitioned on the way here
 }
 
 var _ Operator = (*hashJoin)(nil)
@@ -37,7 +46,7 @@ var _ Operator = (*hashJoin)(nil)
 // table; the left streams.
 func NewHashJoin(kind JoinKind, left, right Operator, lkeys, rkeys []expr.Expr, extra expr.Expr, ec *expr.Ctx) Operator {
 	ts := append(append([]types.T{}, left.Types()...), right.Types()...)
-	return &hashJoin{kind: kind, left: left, right: right, lkeys: lkeys, rkeys: rkeys, extra: extra, ec: ec, ts: ts, schema: Schema(ts)}
+	return &hashJoin{kind: kind, left: Selecting(left), right: right, lkeys: lkeys, rkeys: rkeys, extra: extra, ec: ec, ts: ts, schema: Schema(ts)}
 }
 
 func (h *hashJoin) Types() []types.T { return h.ts }
@@ -48,6 +57,11 @@ func (h *hashJoin) Open(ctx context.Context) error {
 	return h.right.Open(ctx)
 }
 func (h *hashJoin) Close() error {
+	h.endProbe()
+	if h.grace != nil {
+		h.grace.close()
+		h.grace = nil
+	}
 	if h.right0 != nil {
 		h.right0.Release()
 		h.right0 = nil
@@ -56,6 +70,9 @@ func (h *hashJoin) Close() error {
 		p.Release()
 	}
 	h.pending = nil
+	if h.acct != nil {
+		h.acct.Clear()
+	}
 	err := h.left.Close()
 	if rerr := h.right.Close(); err == nil {
 		err = rerr
@@ -100,8 +117,8 @@ func (h *hashJoin) keyFunc(rec arrow.RecordBatch, exprs []expr.Expr) (func(r int
 
 func (h *hashJoin) build(ctx context.Context) error {
 	h.built = true
-	all, err := Drain(ctx, h.right)
-	if err != nil {
+	all, err := h.readBuild(ctx)
+	if err != nil || h.grace != nil {
 		return err
 	}
 	if all == nil {
@@ -116,6 +133,11 @@ func (h *hashJoin) build(ctx context.Context) error {
 	n := int(all.NumRows())
 	h.table = make(map[string][]int32, n)
 	for r := 0; r < n; r++ {
+		if r%(64*BatchSize) == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		if k, ok := key(r); ok {
 			h.table[string(k)] = append(h.table[string(k)], int32(r))
 		}
@@ -132,13 +154,27 @@ func (h *hashJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, err
 		}
 	}
+	if h.grace != nil {
+		return h.grace.next(ctx)
+	}
 	for {
 		if len(h.pending) > 0 {
 			out := h.pending[0]
 			h.pending = h.pending[1:]
 			return out, nil
 		}
-		rec, err := h.left.Next(ctx)
+		// A left batch whose rows match many right rows makes many
+		// output batches without pulling from below: check here too.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if h.probing != nil {
+			if err := h.probeStep(ctx); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		rec, sel, err := h.left.NextSel(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -151,126 +187,189 @@ func (h *hashJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			}
 			return nil, nil
 		}
-		err = h.probe(ctx, rec)
-		rec.Release()
-		if err != nil {
+		if err := h.startProbe(rec, sel); err != nil {
+			rec.Release()
 			return nil, err
 		}
 	}
 }
 
-// probe joins one batch of the left input, queueing the output batches.
-func (h *hashJoin) probe(ctx context.Context, rec arrow.RecordBatch) error {
+// probeState is the left batch being joined: the output streams from it
+// a batch at a time, so a key that matches many rows never makes the
+// whole fan-out at once.
+type probeState struct {
+	rec         arrow.RecordBatch
+	sel         []int32 // the rows of rec the join reads; nil: all
+	key         func(r int) ([]byte, bool)
+	release     func()
+	leftMatched []bool
+	next, match int // the next pair: index of its left row (in sel), index in its matches
+	matches     []int32
+	prev        []byte
+	havePrev    bool
+}
+
+// startProbe starts joining the rows sel selects (nil: all) of a left
+// batch, which the probe then owns.
+func (h *hashJoin) startProbe(rec arrow.RecordBatch, sel []int32) error {
+	if sel != nil && !allCols(h.lkeys) {
+		// Computed keys see the selected rows alone (a cast must not fail
+		// on a row a filter dropped).
+		c, err := Compact(rec, sel)
+		if err != nil {
+			return err
+		}
+		rec.Release()
+		rec, sel = c, nil
+	} else if sel != nil {
+		// The selection belongs to the input until its next batch.
+		sel = append([]int32(nil), sel...)
+	}
 	key, release, err := h.keyFunc(rec, h.lkeys)
 	if err != nil {
 		return err
 	}
-	defer release()
-	var leftMatched []bool
+	p := &probeState{rec: rec, sel: sel, key: key, release: release, match: -1}
 	if h.kind == LeftJoin || h.kind == FullJoin {
-		leftMatched = make([]bool, rec.NumRows())
+		p.leftMatched = make([]bool, rec.NumRows())
+		if sel != nil {
+			// Rows not selected are not the join's: never null-extended.
+			for i := range p.leftMatched {
+				p.leftMatched[i] = true
+			}
+			for _, r := range sel {
+				p.leftMatched[r] = false
+			}
+		}
 	}
+	h.probing = p
+	return nil
+}
+
+func (h *hashJoin) endProbe() {
+	if p := h.probing; p != nil {
+		p.release()
+		p.rec.Release()
+		h.probing = nil
+	}
+}
+
+// probeStep joins the next stretch of the left batch, at most one output
+// batch of pairs (or the whole batch when every row matches once), and
+// queues its output; at the batch's end it queues the unmatched left rows.
+func (h *hashJoin) probeStep(ctx context.Context) error {
+	p := h.probing
+	n := int(p.rec.NumRows())
+	if p.sel != nil {
+		n = len(p.sel)
+	}
+	limit := max(BatchSize, n)
 	var li, ri []int32
-	flush := func() error {
-		if len(li) == 0 {
-			return nil
+	for p.next < n && len(li) < limit {
+		r := p.next
+		if p.sel != nil {
+			r = int(p.sel[p.next])
 		}
-		var lcols []arrow.Array
-		if identity(li, int(rec.NumRows())) {
-			// Every left row matched once, in order: its columns as they are.
-			for _, c := range rec.Columns() {
-				c.Retain()
-				lcols = append(lcols, c)
+		if p.match < 0 {
+			// The left input is often sorted on the key: a run of equal
+			// keys takes one lookup.
+			k, ok := p.key(r)
+			if !ok {
+				p.next++
+				continue
 			}
-		} else if lcols, err = takeCols(ctx, rec, li); err != nil {
-			return err
-		}
-		rcols, err := h.rightCols(ctx, ri, lcols)
-		if err != nil {
-			return err
-		}
-		cols := append(lcols, rcols...)
-		out := array.NewRecordBatch(h.schema, cols, int64(len(li)))
-		for _, c := range cols {
-			c.Release()
-		}
-		if h.extra != nil {
-			mask, err := h.extra.Eval(h.ec, out)
-			if err != nil {
-				out.Release()
-				return err
+			if !p.havePrev || string(k) != string(p.prev) {
+				p.matches = h.table[string(k)]
+				p.prev, p.havePrev = append(p.prev[:0], k...), true
 			}
-			m := mask.(*array.Boolean)
-			for k := range li {
-				if m.IsValid(k) && m.Value(k) {
-					h.mark(leftMatched, li[k], ri[k])
-				}
-			}
-			kept, err := applyMask(ctx, out, m)
-			mask.Release()
-			out.Release()
-			if err != nil {
-				return err
-			}
-			out = kept
-		} else {
-			for k := range li {
-				h.mark(leftMatched, li[k], ri[k])
-			}
+			p.match = 0
 		}
-		if out.NumRows() > 0 {
-			h.pending = append(h.pending, out)
-		} else {
-			out.Release()
-		}
-		li, ri = li[:0:0], ri[:0:0]
-		return nil
-	}
-	n := int(rec.NumRows())
-	// The left input is often sorted on the key: a run of equal keys
-	// takes one lookup.
-	var prev []byte
-	var prevM []int32
-	havePrev := false
-	for r := 0; r < n; r++ {
-		k, ok := key(r)
-		if !ok {
-			continue
-		}
-		matches := prevM
-		if !havePrev || string(k) != string(prev) {
-			matches = h.table[string(k)]
-			prev, prevM, havePrev = append(prev[:0], k...), matches, true
-		}
-		for _, m := range matches {
+		take := min(len(p.matches)-p.match, limit-len(li))
+		for _, m := range p.matches[p.match : p.match+take] {
 			li = append(li, int32(r))
 			ri = append(ri, m)
 		}
-	}
-	if len(li) > 4*BatchSize && !identity(li, n) {
-		// Keep output batches near BatchSize when matches multiply rows.
-		allL, allR := li, ri
-		for len(allL) > 0 {
-			k := min(len(allL), BatchSize)
-			li, ri = allL[:k], allR[:k]
-			if err := flush(); err != nil {
-				return err
-			}
-			allL, allR = allL[k:], allR[k:]
+		p.match += take
+		if p.match >= len(p.matches) {
+			p.next, p.match = p.next+1, -1
 		}
-		li, ri = nil, nil
 	}
-	if err := flush(); err != nil {
+	if err := h.emitPairs(ctx, p, li, ri); err != nil {
 		return err
 	}
-	if leftMatched != nil {
-		out, err := nullExtended(ctx, h.schema, rec, unmatched(leftMatched), h.right.Types(), true)
+	if p.next < n {
+		return nil
+	}
+	if p.leftMatched != nil {
+		out, err := nullExtended(ctx, h.schema, p.rec, unmatched(p.leftMatched), h.right.Types(), true)
 		if err != nil {
 			return err
 		}
 		if out != nil {
 			h.pending = append(h.pending, out)
 		}
+	}
+	h.endProbe()
+	return nil
+}
+
+// emitPairs queues the joined rows of the pairs (li[k], ri[k]) that pass
+// the rest of ON, marking their rows matched.
+func (h *hashJoin) emitPairs(ctx context.Context, p *probeState, li, ri []int32) error {
+	if len(li) == 0 {
+		return nil
+	}
+	var lcols []arrow.Array
+	var err error
+	if identity(li, int(p.rec.NumRows())) {
+		// Every left row matched once, in order: its columns as they are.
+		for _, c := range p.rec.Columns() {
+			c.Retain()
+			lcols = append(lcols, c)
+		}
+	} else if lcols, err = takeCols(ctx, p.rec, li); err != nil {
+		return err
+	}
+	rcols, err := h.rightCols(ctx, ri, lcols)
+	if err != nil {
+		for _, c := range lcols {
+			c.Release()
+		}
+		return err
+	}
+	cols := append(lcols, rcols...)
+	out := array.NewRecordBatch(h.schema, cols, int64(len(li)))
+	for _, c := range cols {
+		c.Release()
+	}
+	if h.extra != nil {
+		mask, err := h.extra.Eval(h.ec, out)
+		if err != nil {
+			out.Release()
+			return err
+		}
+		m := mask.(*array.Boolean)
+		for k := range li {
+			if m.IsValid(k) && m.Value(k) {
+				h.mark(p.leftMatched, li[k], ri[k])
+			}
+		}
+		kept, err := applyMask(ctx, out, m)
+		mask.Release()
+		out.Release()
+		if err != nil {
+			return err
+		}
+		out = kept
+	} else {
+		for k := range li {
+			h.mark(p.leftMatched, li[k], ri[k])
+		}
+	}
+	if out.NumRows() > 0 {
+		h.pending = append(h.pending, out)
+	} else {
+		out.Release()
 	}
 	return nil
 }
@@ -353,4 +452,14 @@ func (h *hashJoin) mark(leftMatched []bool, l, r int32) {
 
 func (h *hashJoin) unmatchedRight(ctx context.Context) (arrow.RecordBatch, error) {
 	return nullExtended(ctx, h.schema, h.right0, unmatched(h.rightMatched), h.left.Types(), false)
+}
+
+// allCols reports whether every expression is a plain column.
+func allCols(es []expr.Expr) bool {
+	for _, e := range es {
+		if _, ok := e.(*expr.Col); !ok {
+			return false
+		}
+	}
+	return true
 }

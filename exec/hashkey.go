@@ -3,9 +3,12 @@ package exec
 import (
 	"encoding/binary"
 	"math"
+	"math/big"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/types"
 )
@@ -54,10 +57,14 @@ func KeyWriter(t types.T, a arrow.Array) func([]byte, int) []byte {
 			return append(buf, b.Value(i)...)
 		}
 	case types.Numeric:
-		s := a.(*array.String)
+		if _, sc, ok := t.Decimal(); ok {
+			val = decimalKeyWriter(a, sc)
+			break
+		}
+		text := expr.NumericText(a) // text, or a wide decimal
 		val = func(buf []byte, i int) []byte {
 			// 1.50 and 1.5 are one group: key by the normalised value.
-			d, _ := types.ParseDec(s.Value(i))
+			d, _ := types.ParseDec(text(i))
 			k := d.U.String() + "e" + itoa(int(d.Scale))
 			for d.Scale > 0 && d.U.Sign() != 0 {
 				r := d.Rescale(d.Scale - 1)
@@ -123,4 +130,44 @@ func itoa(v int) string {
 		v /= 10
 	}
 	return string(b[i:])
+}
+
+// decimalKeyWriter keys scaled integers by the normalised value, in the
+// very bytes the text-carried numeric path writes, so a join of a
+// numeric(15,2) to a numeric(10,3) or to an unconstrained numeric matches
+// equal values.
+func decimalKeyWriter(a arrow.Array, scale int32) func([]byte, int) []byte {
+	v := arrow.GetValues[decimal128.Num](a.Data(), 1)
+	return func(buf []byte, i int) []byte {
+		n, sc := v[i], scale
+		var k []byte
+		var tmp [48]byte
+		if n.Sign() == 0 {
+			k = append(tmp[:0], '0')
+		} else if n.HighBits() == 0 && n.LowBits() <= math.MaxInt64 || n.HighBits() == -1 && n.LowBits() > math.MaxInt64 {
+			m := int64(n.LowBits())
+			for sc > 0 && m%10 == 0 {
+				m /= 10
+				sc--
+			}
+			k = strconv.AppendInt(tmp[:0], m, 10)
+			k = append(k, 'e')
+			k = strconv.AppendInt(k, int64(sc), 10)
+		} else {
+			d := types.NumToDec(n, sc)
+			ten := big.NewInt(10)
+			var q, r big.Int
+			for d.Scale > 0 {
+				q.QuoRem(&d.U, ten, &r)
+				if r.Sign() != 0 {
+					break
+				}
+				d.U.Set(&q)
+				d.Scale--
+			}
+			k = append(tmp[:0], d.U.String()+"e"+itoa(int(d.Scale))...)
+		}
+		buf = binary.AppendUvarint(buf, uint64(len(k)))
+		return append(buf, k...)
+	}
 }

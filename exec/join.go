@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/mem"
 	"github.com/loamdb/loam/types"
 )
 
@@ -37,6 +38,7 @@ type nestedLoopJoin struct {
 	pending      []arrow.RecordBatch
 	leftDone     bool
 	opened       bool
+	account      *mem.Account // holds the right input
 }
 
 var _ Operator = (*nestedLoopJoin)(nil)
@@ -57,6 +59,9 @@ func (j *nestedLoopJoin) Open(ctx context.Context) error {
 	return j.right.Open(ctx)
 }
 func (j *nestedLoopJoin) Close() error {
+	if j.account != nil {
+		j.account.Clear()
+	}
 	if j.rightAll != nil {
 		j.rightAll.Release()
 		j.rightAll = nil
@@ -68,13 +73,18 @@ func (j *nestedLoopJoin) Close() error {
 	return err
 }
 
+func (j *nestedLoopJoin) acct(ctx context.Context) *mem.Account {
+	j.account = budgetOf(ctx).Account()
+	return j.account
+}
+
 // maxPairs bounds the rows of one evaluated block of the cross product.
 const maxPairs = 1 << 16
 
 func (j *nestedLoopJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if !j.opened {
 		j.opened = true
-		all, err := Drain(ctx, j.right)
+		all, err := drainCounted(ctx, j.right, j.acct(ctx), "nested loop join")
 		if err != nil {
 			return nil, err
 		}

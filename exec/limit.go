@@ -8,32 +8,40 @@ import (
 )
 
 type limitOp struct {
-	in            Operator
+	in            SelOperator
 	limit, offset int64 // limit < 0: none
 	seen, emitted int64
 }
 
-var _ Operator = (*limitOp)(nil)
+var _ SelOperator = (*limitOp)(nil)
 
 // NewLimit skips offset rows, then passes at most limit rows (limit < 0:
-// all). It stops pulling its input once the limit is reached.
+// all). It stops pulling its input once the limit is reached, and counts
+// the rows its input selects, passing the selection on.
 func NewLimit(in Operator, limit, offset int64) Operator {
-	return &limitOp{in: in, limit: limit, offset: offset}
+	return &limitOp{in: Selecting(in), limit: limit, offset: offset}
 }
 
 func (l *limitOp) Types() []types.T               { return l.in.Types() }
 func (l *limitOp) Open(ctx context.Context) error { return l.in.Open(ctx) }
 func (l *limitOp) Close() error                   { return l.in.Close() }
 func (l *limitOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	return NextCompacted(ctx, l)
+}
+
+func (l *limitOp) NextSel(ctx context.Context) (arrow.RecordBatch, []int32, error) {
 	for {
 		if l.limit >= 0 && l.emitted >= l.limit {
-			return nil, nil
+			return nil, nil, nil
 		}
-		rec, err := l.in.Next(ctx)
+		rec, sel, err := l.in.NextSel(ctx)
 		if rec == nil || err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		n := rec.NumRows()
+		if sel != nil {
+			n = int64(len(sel))
+		}
 		start := int64(0)
 		if l.seen < l.offset {
 			start = min(l.offset-l.seen, n)
@@ -48,12 +56,15 @@ func (l *limitOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			continue
 		}
 		l.emitted += end - start
-		if start == 0 && end == n {
-			return rec, nil
+		switch {
+		case start == 0 && end == n:
+			return rec, sel, nil
+		case sel != nil:
+			return rec, sel[start:end], nil
 		}
 		out := rec.NewSlice(start, end)
 		rec.Release()
-		return out, nil
+		return out, nil, nil
 	}
 }
 

@@ -24,7 +24,10 @@ func NewBatches(ts []types.T, recs []arrow.RecordBatch) Operator {
 func (b *batchesOp) Types() []types.T           { return b.ts }
 func (b *batchesOp) Open(context.Context) error { b.i = 0; return nil }
 func (b *batchesOp) Close() error               { return nil }
-func (b *batchesOp) Next(context.Context) (arrow.RecordBatch, error) {
+func (b *batchesOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if b.i >= len(b.recs) {
 		return nil, nil
 	}

@@ -34,6 +34,9 @@ type TableScan struct {
 	RowIDs bool
 	// Expiry, when set, hides the rows the table's retention expired.
 	Expiry *Expiry
+	// Dict[i] lets text column i come as a dictionary array (see
+	// dict.go): set only when the operators above understand it.
+	Dict []bool
 }
 
 type scanOp struct {
@@ -102,7 +105,7 @@ func (s *scanOp) Open(ctx context.Context) error {
 			if len(fields) == 0 {
 				fields = []string{s.spec.Table.Schema().Fields()[0].Name}
 			}
-			_, seq, st, err := s.spec.Store.Scan(ctx, s.spec.Table, filter, s.spec.RowGroupPreds, &s.rg, fields, pos)
+			_, seq, st, err := s.spec.Store.ScanDict(ctx, s.spec.Table, filter, s.spec.RowGroupPreds, &s.rg, fields, s.dictFields(fields), pos)
 			if err != nil {
 				return err
 			}
@@ -180,7 +183,7 @@ func (s *scanOp) convert(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 			}
 			return nil, errMissingColumn(name)
 		}
-		c, err := ice.FromArrow(rec.Column(idx[0]), s.spec.Types[i])
+		c, err := s.fromArrow(rec.Column(idx[0]), i)
 		if err != nil {
 			for _, c := range cols[:i] {
 				c.Release()
@@ -201,7 +204,14 @@ func (s *scanOp) convert(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 		c.Retain()
 		cols = append(cols, c)
 	}
-	out := array.NewRecordBatch(s.schema, cols, rec.NumRows())
+	sc := s.schema
+	for _, c := range cols {
+		if IsDict(c) {
+			sc = schemaOf(cols)
+			break
+		}
+	}
+	out := array.NewRecordBatch(sc, cols, rec.NumRows())
 	for _, c := range cols {
 		c.Release()
 	}
@@ -226,4 +236,35 @@ func countOnly(rows int64) iter.Seq2[arrow.RecordBatch, error] {
 			}
 		}
 	}
+}
+
+// dictFields says which of the fields read may come as dictionaries.
+func (s *scanOp) dictFields(fields []string) []bool {
+	if len(s.spec.Dict) == 0 {
+		return nil
+	}
+	out := make([]bool, len(fields))
+	for i, name := range fields {
+		for j, col := range s.spec.Columns {
+			if col == name && j < len(s.spec.Dict) && s.spec.Dict[j] {
+				out[i] = true
+			}
+		}
+	}
+	return out
+}
+
+// fromArrow converts column i as read into Loam's array of its type; a
+// dictionary the scan asked for passes as it is.
+func (s *scanOp) fromArrow(a arrow.Array, i int) (arrow.Array, error) {
+	if IsDict(a) && i < len(s.spec.Dict) && s.spec.Dict[i] {
+		a.Retain()
+		return a, nil
+	}
+	if IsDict(a) {
+		d := DecodeDict(a)
+		defer d.Release()
+		return ice.FromArrow(d, s.spec.Types[i])
+	}
+	return ice.FromArrow(a, s.spec.Types[i])
 }

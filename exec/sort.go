@@ -28,6 +28,9 @@ type sortOp struct {
 	pos  int64
 	done bool
 	topN int64 // > 0: only the first topN rows are wanted
+	// ext sorts a whole input within the query's memory budget
+	// (extsort.go), spilling sorted runs when it must.
+	ext *Sorter
 }
 
 var _ Operator = (*sortOp)(nil)
@@ -47,6 +50,10 @@ func NewTopN(in Operator, keys []SortKey, n int64, ec *expr.Ctx) Operator {
 func (s *sortOp) Types() []types.T               { return s.in.Types() }
 func (s *sortOp) Open(ctx context.Context) error { return s.in.Open(ctx) }
 func (s *sortOp) Close() error {
+	if s.ext != nil {
+		s.ext.Close()
+		s.ext = nil
+	}
 	if s.out != nil {
 		s.out.Release()
 		s.out = nil
@@ -55,6 +62,9 @@ func (s *sortOp) Close() error {
 }
 
 func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if s.topN == 0 || s.topN > maxTopN {
+		return s.nextExternal(ctx)
+	}
 	if !s.done {
 		s.done = true
 		var all arrow.RecordBatch
@@ -84,6 +94,34 @@ func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return rec, nil
 }
 
+// maxTopN is the largest LIMIT kept by best rows; a larger one sorts the
+// whole input within the memory budget (the Limit above stops it).
+const maxTopN = 1 << 20
+
+// nextExternal sorts the whole input through a Sorter.
+func (s *sortOp) nextExternal(ctx context.Context) (arrow.RecordBatch, error) {
+	if !s.done {
+		s.done = true
+		s.ext = NewSorter(ctx, s.ec, s.in.Types(), s.keys)
+		for {
+			rec, err := s.in.Next(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if rec == nil {
+				break
+			}
+			if err := s.ext.Add(ctx, rec); err != nil {
+				return nil, err
+			}
+		}
+		if err := s.ext.Sort(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return s.ext.Next(ctx)
+}
+
 func (s *sortOp) sort(ctx context.Context, all arrow.RecordBatch) (arrow.RecordBatch, error) {
 	idx, err := SortIndices(ctx, s.ec, all, s.keys)
 	if err != nil {
@@ -97,8 +135,8 @@ func (s *sortOp) sort(ctx context.Context, all arrow.RecordBatch) (arrow.RecordB
 // (uint64); window operators sort through it and keep the permutation.
 func SortIndices(ctx context.Context, ec *expr.Ctx, all arrow.RecordBatch, keys []SortKey) (arrow.Array, error) {
 	cols := make([]arrow.Array, len(keys))
-	fields := make([]arrow.Field, len(keys))
-	ckeys := make([]compute.SortKey, len(keys))
+	var ckeys []compute.SortKey
+	var extra []arrow.Array // NaN flags, after the keys' columns
 	defer func() {
 		for _, c := range cols {
 			if c != nil {
@@ -111,8 +149,9 @@ func SortIndices(ctx context.Context, ec *expr.Ctx, all arrow.RecordBatch, keys 
 		if err != nil {
 			return nil, err
 		}
-		if k.Expr.Type().Kind == types.Numeric {
-			// Order numeric by value, not by its text: exactly, by rank.
+		if k.Expr.Type().Kind == types.Numeric && !numericSortsAsIs(k.Expr.Type()) {
+			// Order numeric by value, not by its text: exactly, by rank
+			// (scaled integers of one scale order as they are).
 			r, err := numericRanks(v)
 			v.Release()
 			if err != nil {
@@ -145,14 +184,27 @@ func SortIndices(ctx context.Context, ec *expr.Ctx, all arrow.RecordBatch, keys 
 			v = f
 		}
 		cols[i] = v
-		fields[i] = arrow.Field{Name: colName(i), Type: v.DataType(), Nullable: true}
-		ckeys[i] = compute.SortKey{ColumnIndex: i, Order: compute.SortOrderAscending, NullPlacement: compute.SortNullsAtEnd}
+		ck := compute.SortKey{ColumnIndex: i, Order: compute.SortOrderAscending, NullPlacement: compute.SortNullsAtEnd}
 		if k.Desc {
-			ckeys[i].Order = compute.SortOrderDescending
+			ck.Order = compute.SortOrderDescending
 		}
 		if k.NullsFirst {
-			ckeys[i].NullPlacement = compute.SortNullsAtStart
+			ck.NullPlacement = compute.SortNullsAtStart
 		}
+		if flags := nanFlags(v); flags != nil && k.Desc {
+			// Arrow puts NaN last in either direction; PostgreSQL's NaN
+			// is the greatest value, first in DESC: a flag sorts it there.
+			flagKey := ck
+			flagKey.ColumnIndex = len(keys) + len(extra)
+			extra = append(extra, flags)
+			ckeys = append(ckeys, flagKey)
+		}
+		ckeys = append(ckeys, ck)
+	}
+	cols = append(cols, extra...)
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: colName(i), Type: c.DataType(), Nullable: true}
 	}
 	keyRec := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, all.NumRows())
 	defer keyRec.Release()
@@ -327,4 +379,46 @@ func textRanks[T any](v arrow.Array, what string, parse func(string) (T, error),
 		b.UnsafeAppend(rank[distinct[sa.Value(i)]])
 	}
 	return b.NewArray(), nil
+}
+
+// nanFlags is 1 where a float column holds NaN, 0 elsewhere, NULL where it
+// is NULL; nil when v is not float or holds no NaN.
+func nanFlags(v arrow.Array) arrow.Array {
+	var isNaN func(i int) bool
+	switch f := v.(type) {
+	case *array.Float64:
+		isNaN = func(i int) bool { x := f.Value(i); return x != x }
+	case *array.Float32:
+		isNaN = func(i int) bool { x := f.Value(i); return x != x }
+	default:
+		return nil
+	}
+	any := false
+	for i := 0; i < v.Len() && !any; i++ {
+		any = v.IsValid(i) && isNaN(i)
+	}
+	if !any {
+		return nil
+	}
+	b := array.NewInt8Builder(memory.DefaultAllocator)
+	defer b.Release()
+	for i := 0; i < v.Len(); i++ {
+		switch {
+		case v.IsNull(i):
+			b.AppendNull()
+		case isNaN(i):
+			b.Append(1)
+		default:
+			b.Append(0)
+		}
+	}
+	return b.NewArray()
+}
+
+// numericSortsAsIs reports a numeric carried as scaled integers of one
+// scale, which sort by value as they are.
+func numericSortsAsIs(t types.T) bool {
+	_, _, dec := t.Decimal()
+	_, _, wide := t.Wide()
+	return dec || wide
 }

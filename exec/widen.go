@@ -75,6 +75,11 @@ func (w *widenOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if w.schema == nil {
 		w.schema = Schema(w.ts)
 	}
+	for _, c := range cols {
+		if IsDict(c) {
+			return array.NewRecordBatch(schemaOf(cols), cols, int64(n)), nil
+		}
+	}
 	return array.NewRecordBatch(w.schema, cols, int64(n)), nil
 }
 

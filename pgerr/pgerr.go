@@ -60,6 +60,7 @@ const (
 	DuplicatePreparedStatement    = "42P05"
 	DuplicateCursor               = "42P03"
 	QueryCanceled                 = "57014"
+	OutOfMemory                   = "53200"
 	AdminShutdown                 = "57P01"
 	InternalError                 = "XX000"
 	CantChangeRuntimeParam        = "55P02"

@@ -39,6 +39,21 @@ func AppendDatum(b array.Builder, d Datum) error {
 		bb.Append(d.B)
 	case *array.StringBuilder:
 		bb.Append(d.S)
+	case *array.Decimal128Builder:
+		// A numeric Datum holds text; the builder's type says the scale.
+		dt := bb.Type().(*arrow.Decimal128Type)
+		v, err := ParseDecimal(d.S, dt.Precision, dt.Scale)
+		if err != nil {
+			return err
+		}
+		bb.Append(v)
+	case *array.Decimal256Builder:
+		dt := bb.Type().(*arrow.Decimal256Type)
+		v, err := ParseWide(d.S, dt.Precision, dt.Scale)
+		if err != nil {
+			return err
+		}
+		bb.Append(v)
 	default:
 		return fmt.Errorf("no %s value into an Arrow %T", d.T, b)
 	}

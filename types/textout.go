@@ -6,6 +6,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/decimal256"
 )
 
 // TextWriter returns a function that appends row i of arr in PostgreSQL's
@@ -57,6 +59,15 @@ func TextWriter(t T, arr arrow.Array, loc *time.Location) func(buf []byte, i int
 	case Interval:
 		v := arrow.GetValues[arrow.MonthDayNanoInterval](arr.Data(), 1)
 		return func(buf []byte, i int) []byte { return AppendInterval(buf, IntervalFromArrow(v[i])) }
+	case Numeric:
+		if _, s, ok := t.Decimal(); ok {
+			v := arrow.GetValues[decimal128.Num](arr.Data(), 1)
+			return func(buf []byte, i int) []byte { return AppendDecimal(buf, v[i], s) }
+		}
+		if _, s, ok := t.Wide(); ok {
+			v := arrow.GetValues[decimal256.Num](arr.Data(), 1)
+			return func(buf []byte, i int) []byte { return AppendWide(buf, v[i], s) }
+		}
 	}
 	a := arr.(*array.String)
 	return func(buf []byte, i int) []byte { return append(buf, a.Value(i)...) }
@@ -88,6 +99,16 @@ func DatumAt(t T, arr arrow.Array, i int) Datum {
 	case Interval:
 		v := arrow.GetValues[arrow.MonthDayNanoInterval](arr.Data(), 1)[i]
 		d.Months, d.Days, d.I = v.Months, v.Days, v.Nanoseconds/1000
+	case Numeric:
+		if _, s, ok := t.Decimal(); ok {
+			d.S = DecimalString(arrow.GetValues[decimal128.Num](arr.Data(), 1)[i], s)
+			break
+		}
+		if _, s, ok := t.Wide(); ok {
+			d.S = string(AppendWide(nil, arrow.GetValues[decimal256.Num](arr.Data(), 1)[i], s))
+			break
+		}
+		d.S = arr.(*array.String).Value(i)
 	default:
 		d.S = arr.(*array.String).Value(i)
 	}

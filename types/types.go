@@ -100,6 +100,11 @@ type T struct {
 	Scale int32
 	// Elem is the element kind of an Array.
 	Elem Kind
+	// DecPrec, on a numeric without a modifier, is the precision of the
+	// Decimal128 its values travel in when every value has the scale
+	// Scale (arithmetic over typed decimals: see DecimalOf); 0 when they
+	// travel as text.
+	DecPrec int32
 }
 
 // ArrayOf is the array type with elements of kind k.
@@ -250,10 +255,18 @@ func (t T) String() string {
 }
 
 // Arrow is the Arrow type that carries values of t inside a batch. Numeric
-// travels as its exact decimal text, since unconstrained numeric values each
-// carry their own scale; uuid travels as canonical text.
+// of a known scale travels as a Decimal128 (see Decimal), other numeric as
+// its exact decimal text, since unconstrained numeric values each carry
+// their own scale; uuid travels as canonical text.
 func (t T) Arrow() arrow.DataType {
 	switch t.Kind {
+	case Numeric:
+		if p, s, ok := t.Decimal(); ok {
+			return DecimalArrow(p, s)
+		}
+		if p, s, ok := t.Wide(); ok {
+			return WideArrow(p, s)
+		}
 	case Bool:
 		return arrow.FixedWidthTypes.Boolean
 	case Int2:
@@ -338,7 +351,7 @@ func Common(a, b T) (T, bool) {
 	case a.Kind == Array && b.Kind == Array && a.Elem != b.Elem:
 		return TUnknown, false
 	case a.Kind == b.Kind:
-		if a.Width == b.Width && a.Scale == b.Scale {
+		if a.Width == b.Width && a.Scale == b.Scale && a.DecPrec == b.DecPrec {
 			return a, true
 		}
 		return Of(a.Kind), true

@@ -116,7 +116,7 @@ func (s *fakeSession) Prepare(ctx context.Context, query string, oids []uint32) 
 				st.ParamTypes = append(st.ParamTypes, t)
 				st.Columns = append(st.Columns, engine.Column{Name: fmt.Sprintf("c%d", i+1), Type: t})
 			}
-		case "sleep", "begin", "commit", "settz", "notice", "panic":
+		case "sleep", "sleepwatch", "begin", "commit", "settz", "notice", "panic":
 		case "fail":
 			return nil, pgerr.New(pgerr.SyntaxError, "syntax error at or near \"fail\"").WithPosition(3)
 		default:
@@ -141,6 +141,8 @@ func (s *fakeSession) Execute(ctx context.Context, st *engine.Statement, params 
 		return &fakeCursor{cols: st.Columns, batches: []arrow.RecordBatch{makeBatch(st.Columns, cols, 1)}, tag: "SELECT 1"}, nil
 	case "sleep":
 		return &fakeCursor{tag: "SLEEP", block: true}, nil
+	case "sleepwatch":
+		return &fakeCursor{tag: "SLEEP", block: true, woke: sleepWoke}, nil
 	case "panic":
 		var a []int
 		_ = a[len(f)] // an index out of range
@@ -186,12 +188,16 @@ type fakeCursor struct {
 	tag     string
 	block   bool
 	closed  bool
+	woke    chan error // a blocked Next sends why it woke
 }
 
 func (c *fakeCursor) Columns() []engine.Column { return c.cols }
 func (c *fakeCursor) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if c.block {
 		<-ctx.Done()
+		if c.woke != nil {
+			c.woke <- context.Cause(ctx)
+		}
 		return nil, fmt.Errorf("sleep interrupted: %w", ctx.Err())
 	}
 	if len(c.batches) == 0 {

@@ -79,6 +79,8 @@ func (c *conn) execPortal(ctx context.Context, p *portal, maxRows int, describe 
 	if p.stmt.st.Copy != nil {
 		return c.execCopy(ctx, p)
 	}
+	ctx, stop := c.watchClient(ctx)
+	defer stop()
 	if p.cursor == nil && !p.done {
 		cur, err := c.sess.Execute(ctx, p.stmt.st, p.params)
 		c.sendNotices()

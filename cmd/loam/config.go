@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +28,8 @@ type config struct {
 	AuthMethod   wire.AuthMethod
 	LogLevel     string
 	ScanCache    int64
+	// QueryMemory is the memory running queries share before they spill.
+	QueryMemory int64
 	// CompactInterval is how often background upkeep runs.
 	CompactInterval time.Duration
 }
@@ -47,6 +51,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	compactInterval := fs.Duration("compact-interval", 30*time.Second, "how often tables this server writes are compacted and their old snapshots expired")
 	scanCache := fs.Int64("scan-cache-bytes", 0, "decoded data file columns kept in memory for scans; 0: a quarter of the machine's memory, -1: none")
+	queryMemory := fs.String("query-memory", "", "memory all running queries share for hash tables, sorts and windows before they spill to disk, in bytes or with kB, MB, GB (default a quarter of the machine's memory); a query that cannot fit fails with 53200")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: loam serve [flags]\n\nEach flag can also be set with LOAM_<NAME>, e.g. LOAM_DATA_DIR; flags win.")
 		fs.PrintDefaults()
@@ -79,6 +84,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 		Warehouse: *warehouse, LinkInterval: *linkInterval, Password: *password,
 		AuthMethod: wire.AuthMethod(*authMethod), LogLevel: *logLevel, ScanCache: *scanCache,
 		CompactInterval: *compactInterval,
+	}
+	if *queryMemory != "" {
+		n, err := parseBytes(*queryMemory)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("--query-memory %q: want a positive size such as 4GB", *queryMemory)
+		}
+		cfg.QueryMemory = n
 	}
 	abs, err := filepath.Abs(cfg.DataDir)
 	if err != nil {
@@ -139,3 +151,27 @@ func isLoopback(addr string) (bool, error) {
 }
 
 func defaultGetenv(name string) string { return os.Getenv(name) }
+
+// parseBytes reads a size as PostgreSQL's memory settings write it: a
+// number of bytes, or with a unit kB, MB, GB or TB (powers of 1024).
+func parseBytes(v string) (int64, error) {
+	v = strings.TrimSpace(v)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"TB", 1 << 40}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"kB", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(v, u.suffix) {
+			v, mult = strings.TrimSpace(strings.TrimSuffix(v, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	if n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("%s is too large", v)
+	}
+	return n * mult, nil
+}

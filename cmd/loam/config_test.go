@@ -43,6 +43,10 @@ func TestParseConfig(t *testing.T) {
 		}, ""},
 		{"ipv6 loopback", []string{"--listen", "[::1]:5433"}, nil, func(c *config) bool { return true }, ""},
 		{"bad auth method", []string{"--auth-method", "md5"}, nil, nil, "auth-method"},
+		{"query memory", []string{"--query-memory", "256MB"}, nil, func(c *config) bool { return c.QueryMemory == 256<<20 }, ""},
+		{"query memory in bytes from env", nil, map[string]string{"LOAM_QUERY_MEMORY": "1000000"}, func(c *config) bool { return c.QueryMemory == 1000000 }, ""},
+		{"query memory default", nil, nil, func(c *config) bool { return c.QueryMemory == 0 }, ""},
+		{"bad query memory", []string{"--query-memory", "lots"}, nil, nil, "query-memory"},
 		{"bad env duration", nil, map[string]string{"LOAM_LINK_INTERVAL": "soon"}, nil, "LOAM_LINK_INTERVAL"},
 	}
 	for _, tc := range cases {

@@ -20,8 +20,14 @@ import (
 // its embedded defaults in a temp dir, and stops it when the test ends.
 func startServer(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	cfg, err := parseConfig([]string{"--data-dir", dir, "--listen", "127.0.0.1:0", "--http", ""}, func(string) string { return "" }, io.Discard)
+	return startServerWith(t, t.TempDir())
+}
+
+// startServerWith is startServer on data directory dir with extra flags.
+func startServerWith(t *testing.T, dir string, flags ...string) string {
+	t.Helper()
+	args := append([]string{"--data-dir", dir, "--listen", "127.0.0.1:0", "--http", ""}, flags...)
+	cfg, err := parseConfig(args, func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

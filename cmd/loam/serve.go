@@ -55,7 +55,7 @@ func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- 
 	eng, err := engine.Open(ctx, engine.Config{MetastoreURL: cfg.Metastore, WarehouseURL: cfg.Warehouse,
 		DataDir: cfg.DataDir, LinkInterval: cfg.LinkInterval, Logger: log,
 		Address: cfg.Listen, ScanCacheBytes: cfg.ScanCache,
-		CompactInterval: cfg.CompactInterval})
+		CompactInterval: cfg.CompactInterval, QueryMemory: cfg.QueryMemory})
 	if err != nil {
 		return fmt.Errorf("opening engine: %w", err)
 	}

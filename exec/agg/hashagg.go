@@ -17,7 +17,7 @@ import (
 var errBigintRange = pgerr.New(pgerr.NumericValueOutOfRange, "bigint out of range")
 
 type hashAggOp struct {
-	in      exec.Operator
+	in      exec.SelOperator
 	groupBy []expr.Expr
 	aggs    []Agg
 	ec      *expr.Ctx
@@ -39,6 +39,11 @@ type hashAggOp struct {
 	scalar  bool // no GROUP BY: one group even over no rows
 	keyBuf  []byte
 	gidsBuf []int32
+	dict    *dictKeys // group keys that may be dictionaries (dictgroups.go)
+	used    []bool    // the input columns keys and aggregates read; nil until known
+	// spill holds the groups that did not fit the query's memory budget
+	// (hashagg_spill.go).
+	spill aggSpill
 }
 
 var _ exec.Operator = (*hashAggOp)(nil)
@@ -54,7 +59,7 @@ func NewHashAgg(in exec.Operator, groupBy []expr.Expr, aggs []Agg, ec *expr.Ctx)
 	for _, a := range aggs {
 		ts = append(ts, a.T)
 	}
-	return &hashAggOp{in: in, groupBy: groupBy, aggs: aggs, ec: ec, ts: ts, scalar: len(groupBy) == 0}
+	return &hashAggOp{in: exec.Selecting(in), groupBy: groupBy, aggs: aggs, ec: ec, ts: ts, scalar: len(groupBy) == 0}
 }
 
 func (h *hashAggOp) Types() []types.T { return h.ts }
@@ -79,13 +84,17 @@ func (h *hashAggOp) Open(ctx context.Context) error {
 			}
 		}
 	}
+	h.spill.open(ctx, int64(96+48*len(h.groupBy)+24*len(h.aggs)))
 	return h.in.Open(ctx)
 }
-func (h *hashAggOp) Close() error { return h.in.Close() }
+func (h *hashAggOp) Close() error {
+	h.spill.close()
+	return h.in.Close()
+}
 
 func (h *hashAggOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if h.done {
-		return nil, nil
+		return h.spill.next(ctx, h)
 	}
 	h.done = true
 	if h.scalar {
@@ -93,20 +102,47 @@ func (h *hashAggOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		h.grow()
 	}
 	for {
-		rec, err := h.in.Next(ctx)
+		rec, sel, err := h.in.NextSel(ctx)
 		if err != nil {
 			return nil, err
 		}
 		if rec == nil {
 			break
 		}
-		err = h.consume(rec)
+		if sel != nil {
+			// The selected rows of the columns read (none for count(*)).
+			g, err := expr.Gather(rec, sel, h.usedCols(int(rec.NumCols())))
+			rec.Release()
+			if err != nil {
+				return nil, err
+			}
+			rec = g
+		}
+		err = h.consume(ctx, rec)
 		rec.Release()
 		if err != nil {
 			return nil, err
 		}
 	}
-	return h.emit()
+	return h.spill.first(ctx, h)
+}
+
+func (h *hashAggOp) usedCols(ncols int) []bool {
+	if h.used == nil {
+		es := append([]expr.Expr{}, h.groupBy...)
+		for _, a := range h.aggs {
+			for _, e := range []expr.Expr{a.Arg, a.Arg2, a.Filter} {
+				if e != nil {
+					es = append(es, e)
+				}
+			}
+			for _, o := range a.Order {
+				es = append(es, o.Expr)
+			}
+		}
+		h.used = expr.UsedCols(es, ncols)
+	}
+	return h.used
 }
 
 func (h *hashAggOp) grow() {
@@ -144,7 +180,10 @@ func (h *hashAggOp) stringGroups(a *array.String, gids []int32, newGroup func(r 
 		}
 		g, ok := h.strGroups[v]
 		if !ok {
-			g = newGroup(r)
+			if g = newGroup(r); g < 0 {
+				gids[r], prevG = g, -1
+				continue
+			}
 			// v points into the batch, which is released: keep a copy.
 			h.strGroups[strings.Clone(v)] = g
 		}
@@ -153,7 +192,7 @@ func (h *hashAggOp) stringGroups(a *array.String, gids []int32, newGroup func(r 
 	}
 }
 
-func (h *hashAggOp) consume(rec arrow.RecordBatch) error {
+func (h *hashAggOp) consume(ctx context.Context, rec arrow.RecordBatch) error {
 	n := int(rec.NumRows())
 	if cap(h.gidsBuf) < n {
 		h.gidsBuf = make([]int32, n)
@@ -173,6 +212,9 @@ func (h *hashAggOp) consume(rec arrow.RecordBatch) error {
 		}
 		before := len(h.keys)
 		newGroup := func(r int) int32 {
+			if !h.spill.admit() {
+				return -1 // the row goes to a spill file
+			}
 			g := int32(len(h.keys))
 			row := make([]types.Datum, len(keyCols))
 			for i, a := range keyCols {
@@ -183,7 +225,9 @@ func (h *hashAggOp) consume(rec arrow.RecordBatch) error {
 		}
 		// One text key groups by its bytes; numeric (1.0 and 1.00) and
 		// jsonb hold equal values of other bytes, which KeyWriter keys.
-		if sa, ok := keyCols[0].(*array.String); ok && len(keyCols) == 1 && exec.ExactKey(h.groupBy[0].Type()) {
+		if h.dict != nil {
+			h.dictGroups(keyCols, gids)
+		} else if sa, ok := keyCols[0].(*array.String); ok && len(keyCols) == 1 && exec.ExactKey(h.groupBy[0].Type()) {
 			h.stringGroups(sa, gids, newGroup)
 		} else {
 			writers := make([]func([]byte, int) []byte, len(keyCols))
@@ -206,19 +250,28 @@ func (h *hashAggOp) consume(rec arrow.RecordBatch) error {
 				}
 				g, ok := h.groups[string(buf)]
 				if !ok {
-					g = newGroup(r)
+					if g = newGroup(r); g < 0 {
+						gids[r], prevG = g, -1
+						continue
+					}
 					h.groups[string(buf)] = g
 				}
 				gids[r] = g
 				prev, prevG = append(prev[:0], buf...), g
 			}
 		}
-		for _, k := range keyCols {
-			k.Release()
-		}
 		if len(h.keys) > before {
 			h.grow()
 		}
+		var err error
+		rec, gids, err = h.spill.divert(ctx, h, rec, gids, keyCols)
+		for _, k := range keyCols {
+			k.Release()
+		}
+		if err != nil {
+			return err
+		}
+		defer rec.Release()
 	} else {
 		for r := range gids {
 			gids[r] = 0
@@ -295,6 +348,7 @@ func (h *hashAggOp) update(i int, gids []int32, rec arrow.RecordBatch) error {
 			}
 		}
 	}
+	var added int64 // bytes of new DISTINCT values
 	if seen := h.seenFix[i]; seen != nil {
 		// One fixed-width argument: key by (group, NULL flag) and the
 		// value's bits, with no byte strings to build or hash.
@@ -315,6 +369,7 @@ func (h *hashAggOp) update(i int, gids []int32, rec arrow.RecordBatch) error {
 				continue
 			}
 			seen[k] = struct{}{}
+			added += 64
 		}
 	} else if a.Distinct {
 		// Key by group and every argument (string_agg dedupes value and
@@ -352,7 +407,12 @@ func (h *hashAggOp) update(i int, gids []int32, rec arrow.RecordBatch) error {
 				continue
 			}
 			seen[string(buf)] = struct{}{}
+			added += 48 + int64(len(buf))
 		}
+	}
+	// DISTINCT keeps the values it has seen with their groups (see hold).
+	if err := h.spill.hold(added); err != nil {
+		return err
 	}
 	h.states[i].update(m, arg, extra)
 	return nil

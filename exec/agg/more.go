@@ -261,12 +261,12 @@ func (s *decVarState) grow(g int) {
 }
 
 func (s *decVarState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
-	a := arg.(*array.String)
+	text := expr.NumericText(arg)
 	for i, g := range gids {
-		if a.IsNull(i) {
+		if arg.IsNull(i) {
 			continue
 		}
-		d, err := types.ParseDec(a.Value(i))
+		d, err := types.ParseDec(text(i))
 		if err != nil {
 			continue // values in a numeric column are valid by construction
 		}

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/types"
@@ -233,10 +232,10 @@ func (s *tdigestState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
 			}
 		}
 	default:
-		a := arg.(*array.String)
+		text := expr.NumericText(arg)
 		for i, g := range gids {
 			if valid(i) {
-				if f, err := strconv.ParseFloat(a.Value(i), 64); err == nil {
+				if f, err := strconv.ParseFloat(text(i), 64); err == nil {
 					s.add(g, f)
 				}
 			}

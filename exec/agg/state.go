@@ -61,7 +61,16 @@ func newState(a Agg, ec *expr.Ctx) state {
 		case types.Interval:
 			return &intervalSumState{avg: a.Fn == Avg}
 		}
+		if p, sc, ok := argT.Decimal(); ok {
+			return newDecimalSum(p, sc, a.Fn == Avg, a.T)
+		}
+		if _, sc, ok := argT.Wide(); ok {
+			return &wideSumState{scale: sc, avg: a.Fn == Avg, out: a.T}
+		}
 		return &decSumState{avg: a.Fn == Avg}
+	}
+	if _, _, ok := argT.Decimal(); ok && a.T == argT {
+		return &decimalMinMaxState{t: argT, max: a.Fn == Max}
 	}
 	return &minMaxState{t: argT, max: a.Fn == Max}
 }
@@ -350,6 +359,17 @@ func (s *minMaxState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
 			d := types.DatumAt(s.t, arg, i)
 			if b := &s.best[g]; b.Null || s.better(types.CmpInterval(d.Interval(), b.Interval())) {
 				*b = d
+			}
+		}
+	case types.Numeric:
+		text := expr.NumericText(arg)
+		for i, g := range gids {
+			if arg.IsNull(i) {
+				continue
+			}
+			v := text(i)
+			if b := &s.best[g]; b.Null || s.better(expr.CompareNumericText(v, b.S)) {
+				*b = types.Datum{T: s.t, S: strings.Clone(v)}
 			}
 		}
 	default:

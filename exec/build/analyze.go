@@ -65,7 +65,10 @@ type Analyzed struct {
 	first, total  time.Duration
 	started       bool
 	loops         int64 // times built and run: a recursive term's iterations
+	sel           exec.SelOperator
 }
+
+var _ exec.SelOperator = (*Analyzed)(nil)
 
 // perLoop is n over loops, rounded as PostgreSQL rounds its averages.
 func perLoop(n, loops int64) int64 {
@@ -92,6 +95,30 @@ func (a *Analyzed) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		a.batches++
 	}
 	return rec, err
+}
+
+// NextSel counts the rows a selecting operator selects: the counted
+// operator passes its selections on to a consumer that reads them.
+func (a *Analyzed) NextSel(ctx context.Context) (arrow.RecordBatch, []int32, error) {
+	if a.sel == nil {
+		a.sel = exec.Selecting(a.Operator)
+	}
+	start := time.Now()
+	rec, sel, err := a.sel.NextSel(ctx)
+	a.total += time.Since(start)
+	if !a.started {
+		a.started = true
+		a.first = a.total
+	}
+	if rec != nil {
+		if sel != nil {
+			a.rows += int64(len(sel))
+		} else {
+			a.rows += rec.NumRows()
+		}
+		a.batches++
+	}
+	return rec, sel, err
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -46,6 +46,8 @@ type builder struct {
 	// again: the tree is built once more (a recursive term's next
 	// iteration), so its counters carry on from the last build's.
 	again bool
+	// dicts are the chains that carry dictionary-encoded text (dict.go).
+	dicts map[physical.Node]*dictPlan
 }
 
 func newBuilder(env Env, an *Analysis) *builder {
@@ -83,7 +85,7 @@ func (b *builder) build(ctx context.Context, n physical.Node) (exec.Operator, er
 		}
 		if a := b.an.ops[n]; a != nil && b.again {
 			// The last iteration's operator is closed: count on.
-			a.Operator = op
+			a.Operator, a.sel = op, nil
 			a.loops++
 			return a, nil
 		}
@@ -112,13 +114,16 @@ func (b *builder) inputs(ctx context.Context, ns ...physical.Node) ([]exec.Opera
 // operator calls the constructor of n's operator over its built inputs.
 func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator, error) {
 	ec := b.env.Ec
+	b.planDicts(n)
 	switch x := n.(type) {
 	case *physical.Scan:
 		src, err := b.source(ctx, x.Source)
 		if err != nil {
 			return nil, err
 		}
-		return exec.NewScan(x.SpecOf(src, ec)), nil
+		spec := x.SpecOf(src, ec)
+		spec.Dict = b.scanDict(x)
+		return exec.NewScan(spec), nil
 	case *physical.Values:
 		return exec.NewValues(x.Rows, x.ColumnTypes, ec), nil
 	case *physical.RowSource:
@@ -207,6 +212,9 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 	case *physical.Filter:
 		// The run's parameters and moment as constants: the comparison
 		// and pattern fast paths want them.
+		if op, ok := b.dictFilter(x, ins[0]); ok {
+			return op, nil
+		}
 		return exec.NewFilter(ins[0], expr.BindRun(x.Pred, ec), ec), nil
 	case *physical.Project:
 		return exec.NewProject(ins[0], x.Exprs, ec), nil
@@ -219,6 +227,9 @@ func (b *builder) operator(ctx context.Context, n physical.Node) (exec.Operator,
 	case *physical.ProjectSet:
 		return exec.NewProjectSet(ins[0], x.Fns, ec), nil
 	case *physical.HashAgg:
+		if op, ok := b.dictAgg(x, ins[0]); ok {
+			return op, nil
+		}
 		return agg.NewHashAgg(ins[0], x.GroupBy, x.Aggs, ec), nil
 	case *physical.HashJoin:
 		if x.Kind == exec.SemiJoin || x.Kind == exec.AntiJoin {

@@ -55,12 +55,18 @@ func (e *Arith) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 	case types.Float8:
 		return floatArith(e.Op, arrow.GetValues[float64](l.Data(), 1), arrow.GetValues[float64](r.Data(), 1), l, r)
 	case types.Numeric:
-		la, ra := l.(*array.String), r.(*array.String)
-		return mapDatums(e.T, la.Len(), func(i int) (types.Datum, error) {
-			if la.IsNull(i) || ra.IsNull(i) {
+		if _, _, ok := e.T.Decimal(); ok {
+			return decimalArith(e.Op, l, r, e.T)
+		}
+		if _, _, ok := e.T.Wide(); ok {
+			return wideArith(e.Op, l, r, e.T), nil
+		}
+		la, ra := NumericText(l), NumericText(r)
+		return mapDatums(e.T, l.Len(), func(i int) (types.Datum, error) {
+			if l.IsNull(i) || r.IsNull(i) {
 				return types.NullOf(e.T), nil
 			}
-			return NumericArith(e.Op, la.Value(i), ra.Value(i))
+			return NumericArith(e.Op, la(i), ra(i))
 		})
 	}
 	return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", e.L.Type(), arithNames[e.Op], e.R.Type())

@@ -29,8 +29,13 @@ func (e *Cast) Eval(c *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 	defer v.Release()
 	from := e.Arg.Type()
 	n := v.Len()
+	if from.Kind == types.Numeric || e.T.Kind == types.Numeric {
+		if out, ok, err := castNumeric(v, from, e.T); ok || err != nil {
+			return out, err
+		}
+	}
 	switch {
-	case from.Kind == e.T.Kind && e.T.Width < 0 && from.Elem == e.T.Elem:
+	case from.Kind == e.T.Kind && e.T.Width < 0 && from.Elem == e.T.Elem && arrow.TypeEqual(v.DataType(), e.T.Arrow()):
 		v.Retain()
 		return v, nil
 	case e.T.Kind == types.Text && from.Kind != types.Unknown && from.Kind != types.Bool && from.Kind != types.Char:

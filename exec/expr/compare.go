@@ -103,13 +103,7 @@ func compareArrays(op CmpOp, t types.T, l, r arrow.Array) arrow.Array {
 			out[i] = op.holds(bytes.Compare(la.Value(i), ra.Value(i)))
 		}
 	case types.Numeric:
-		la, ra := l.(*array.String), r.(*array.String)
-		for i := range out {
-			if la.IsNull(i) || ra.IsNull(i) {
-				continue
-			}
-			out[i] = op.holds(CompareNumericText(la.Value(i), ra.Value(i)))
-		}
+		compareNumeric(op, l, r, out)
 	case types.Interval:
 		// Intervals compare by span, a month as 30 days: '1 day' = '24 hours'.
 		lv := arrow.GetValues[arrow.MonthDayNanoInterval](l.Data(), 1)

@@ -91,6 +91,9 @@ func (e *Const) Eval(_ *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 
 // Repeat makes an array of n copies of d.
 func Repeat(d types.Datum, n int) arrow.Array {
+	if p, s, ok := d.T.Decimal(); ok && !d.Null {
+		return repeatDecimal(d.S, p, s, n)
+	}
 	bld := NewBuilder(d.T, n)
 	for i := 0; i < n; i++ {
 		bld.Append(d)

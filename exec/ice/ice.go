@@ -228,6 +228,9 @@ func FromArrow(a arrow.Array, t types.T) (arrow.Array, error) {
 		}
 	case *array.Decimal128:
 		scale := a.DataType().(*arrow.Decimal128Type).Scale
+		if p, s, ok := t.Decimal(); ok {
+			return rescaleDecimals(src, scale, p, s)
+		}
 		// An unconstrained NUMERIC is stored at DefaultNumeric's fixed
 		// scale; reading drops the zeros that scale added, so 1.5 comes
 		// back as 1.5 (PostgreSQL would also keep zeros a value was written
@@ -284,6 +287,12 @@ func ToArrow(a arrow.Array, t types.T, dt arrow.DataType) (arrow.Array, error) {
 	case *arrow.ListType:
 		return listFromText(a, t, dt, dst.Elem())
 	case *arrow.Decimal128Type:
+		if src, ok := a.(*array.Decimal128); ok {
+			return rescaleDecimals(src, src.DataType().(*arrow.Decimal128Type).Scale, dst.Precision, dst.Scale)
+		}
+		if src, ok := a.(*array.Decimal256); ok {
+			return narrowDecimals(src, dst)
+		}
 		src := a.(*array.String)
 		b := array.NewDecimal128Builder(memory.DefaultAllocator, dst)
 		b.Reserve(n)
@@ -381,4 +390,45 @@ func trimZeros(s string) string {
 	}
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
+}
+
+// rescaleDecimals converts scaled integers at scale from into
+// Decimal128(p, s), rounding half away from zero, 22003 past p digits.
+func rescaleDecimals(src *array.Decimal128, from, p, s int32) (arrow.Array, error) {
+	b := array.NewDecimal128Builder(memory.DefaultAllocator, &arrow.Decimal128Type{Precision: p, Scale: s})
+	defer b.Release()
+	b.Reserve(src.Len())
+	for i := 0; i < src.Len(); i++ {
+		if src.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		v, ok := types.RescaleNum(src.Value(i), from, s)
+		if !ok || !types.NumFitsPrecision(v, p) {
+			return nil, types.DecimalOverflow(p, s)
+		}
+		b.UnsafeAppend(v)
+	}
+	return b.NewArray(), nil
+}
+
+// narrowDecimals stores a wide decimal (an arithmetic result of up to 76
+// digits) in Decimal128(p, s), rounding to the scale, 22003 past p digits.
+func narrowDecimals(src *array.Decimal256, dst *arrow.Decimal128Type) (arrow.Array, error) {
+	scale := src.DataType().(*arrow.Decimal256Type).Scale
+	b := array.NewDecimal128Builder(memory.DefaultAllocator, dst)
+	defer b.Release()
+	b.Reserve(src.Len())
+	for i := 0; i < src.Len(); i++ {
+		if src.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		v, err := types.DecToNum(types.WideToDec(src.Value(i), scale), dst.Precision, dst.Scale)
+		if err != nil {
+			return nil, err
+		}
+		b.UnsafeAppend(v)
+	}
+	return b.NewArray(), nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/agg"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/mem"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 )
@@ -134,6 +135,10 @@ type op struct {
 	out  arrow.RecordBatch
 	pos  int64
 	done bool
+	// Memory: the input held, and the partition-at-a-time run when it
+	// outgrew the query's budget (spill.go).
+	acct  *mem.Account
+	parts *byPartition
 }
 
 // New computes funcs over its input, appending one column per function
@@ -150,6 +155,13 @@ func New(in exec.Operator, specs []Spec, funcs []Func, ec *expr.Ctx) exec.Operat
 func (o *op) Types() []types.T               { return o.ts }
 func (o *op) Open(ctx context.Context) error { return o.in.Open(ctx) }
 func (o *op) Close() error {
+	if o.parts != nil {
+		o.parts.close()
+		o.parts = nil
+	}
+	if o.acct != nil {
+		o.acct.Clear()
+	}
 	if o.out != nil {
 		o.out.Release()
 		o.out = nil
@@ -164,9 +176,12 @@ func (o *op) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if err != nil {
 			return nil, err
 		}
-		all, err := exec.Drain(ctx, o.in)
+		all, err := o.readAll(ctx, offs)
 		if err != nil {
 			return nil, err
+		}
+		if o.parts != nil {
+			return o.parts.next(ctx, o)
 		}
 		if all == nil {
 			return nil, nil
@@ -174,6 +189,9 @@ func (o *op) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if o.out, err = o.compute(ctx, all, offs); err != nil {
 			return nil, err
 		}
+	}
+	if o.parts != nil {
+		return o.parts.next(ctx, o)
 	}
 	if o.out == nil || o.pos >= o.out.NumRows() {
 		return nil, nil
@@ -629,6 +647,9 @@ func (w *win) aggregate(acc accumulator, b *expr.Builder, f Frame, offs offsets,
 	if f.Exclude != ExcludeNoOthers {
 		// Excluding rows makes frames gappy: recompute each one.
 		for i := ps; i < pe; i++ {
+			if err := w.canceled(i); err != nil {
+				return err
+			}
 			acc.reset()
 			for _, sg := range w.segments(f, offs, i, ps, pe) {
 				acc.add(sg[0], sg[1])
@@ -646,6 +667,9 @@ func (w *win) aggregate(acc accumulator, b *expr.Builder, f Frame, offs offsets,
 	prevS, prevE := -1, -1
 	var res types.Datum
 	for i := ps; i < pe; i++ {
+		if err := w.canceled(i); err != nil {
+			return err
+		}
 		fs, fe := w.frame(f, offs, i, ps, pe)
 		if fs != prevS || fe != prevE {
 			if fs < curS || fe < curE {
@@ -674,6 +698,15 @@ func (w *win) aggregate(acc accumulator, b *expr.Builder, f Frame, offs offsets,
 		b.Append(res)
 	}
 	return nil
+}
+
+// canceled checks every few thousand rows whether the statement was
+// cancelled: a frame that cannot shrink rebuilds its state for every row.
+func (w *win) canceled(i int) error {
+	if i%4096 != 0 {
+		return nil
+	}
+	return expr.Context(w.ec).Err()
 }
 
 // segments is row i's frame as row ranges in order, without the rows its

@@ -16,6 +16,7 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/exec/ice"
+	"github.com/loamdb/loam/exec/mem"
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
@@ -41,6 +42,10 @@ type Config struct {
 	// CompactInterval is how often background upkeep (compaction,
 	// expiry) looks after the tables this server writes; 0: every 30s.
 	CompactInterval time.Duration
+	// QueryMemory bounds the memory running queries hold in hash tables,
+	// sort buffers and window partitions, together; beyond it they spill
+	// to DataDir/tmp/spill. 0 means DefaultQueryMemory, < 0 unlimited.
+	QueryMemory int64
 }
 
 // Engine is the shared state of a server: catalog and storage.
@@ -63,6 +68,8 @@ type Engine struct {
 	missingViews missingTables
 	// plannings counts the SELECTs and INSERTs planned (plancache.go).
 	plannings atomic.Int64
+	// queryMem is the memory every running query draws from (mem.Pool).
+	queryMem *mem.Pool
 }
 
 // prepared is what Execute needs to run a statement again.
@@ -106,6 +113,15 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	// The lease holder is the data directory, not the process: a server
 	// restarted after a crash takes its tables' leases straight back and
 	// commits the write log it replays.
+	qm := cfg.QueryMemory
+	if qm == 0 {
+		qm = DefaultQueryMemory()
+	}
+	// Spill files of queries a crash interrupted are removed here.
+	if e.queryMem, err = mem.NewPool(qm, filepath.Join(cfg.DataDir, "tmp", "spill")); err != nil {
+		m.Close()
+		return nil, err
+	}
 	id, err := serverID(cfg.DataDir)
 	if err != nil {
 		m.Close()
@@ -278,6 +294,13 @@ func defaultScanCache() int64 {
 	}
 	return 1 << 30
 }
+
+// DefaultQueryMemory is a quarter of the machine's memory (the scan cache
+// takes another quarter), or 1 GiB where that is unknown.
+func DefaultQueryMemory() int64 { return defaultScanCache() }
+
+// QueryMemory is the query memory pool, for tests and metrics.
+func (e *Engine) QueryMemory() *mem.Pool { return e.queryMem }
 
 // MachineMemory is MemTotal from /proc/meminfo in bytes; 0 when unknown.
 func MachineMemory() int64 {

@@ -9,6 +9,7 @@ import (
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/build"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/mem"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/plan"
@@ -450,8 +451,14 @@ func sameResult(a, b []Column) bool {
 }
 
 func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Operator, release func()) (*Cursor, error) {
+	// The query's operators take their memory from one budget, which
+	// they find in the context Open gets; closing it removes any spill
+	// files an operator left.
+	budget := s.eng.queryMem.NewBudget()
+	ctx = mem.WithBudget(ctx, budget)
 	if err := root.Open(ctx); err != nil {
 		root.Close()
+		budget.Close()
 		if release != nil {
 			release()
 		}
@@ -464,6 +471,8 @@ func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Oper
 		if err := ctx.Err(); err != nil {
 			return nil, pgerr.Canceled(ctx)
 		}
+		// Each fetch runs under its own context: the budget goes along.
+		ctx = mem.WithBudget(ctx, budget)
 		if run != nil {
 			run.set(ctx) // a portal's rows may be read under a later one
 		}
@@ -477,6 +486,7 @@ func (s *Session) queryCursor(ctx context.Context, cols []Column, root exec.Oper
 		if !closed {
 			closed = true
 			root.Close()
+			budget.Close()
 			if release != nil {
 				release()
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/loamdb/loam/exec"
 	"github.com/loamdb/loam/exec/build"
 	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/exec/mem"
 	"github.com/loamdb/loam/exec/physical"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
@@ -88,11 +89,15 @@ func (s *Session) explain(ctx context.Context, p *plan.Planner, es *pg.ExplainSt
 	if opts.analyze {
 		var an *build.Analysis
 		var execution time.Duration
+		// The analysed plan runs under a budget of its own, as a query.
+		budget := s.eng.queryMem.NewBudget()
+		ctx := mem.WithBudget(ctx, budget)
 		if es.Query.GetInsertStmt() != nil || es.Query.GetUpdateStmt() != nil || es.Query.GetDeleteStmt() != nil || es.Query.GetMergeStmt() != nil {
 			an, execution, err = s.analyzeWrite(ctx, q)
 		} else {
 			an, execution, err = analyzeQuery(ctx, q)
 		}
+		budget.Close()
 		if err != nil {
 			release()
 			return nil, err

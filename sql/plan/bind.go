@@ -220,12 +220,12 @@ func (b *binder) coerce(e expr.Expr, t types.T, loc int32) (expr.Expr, error) {
 		// The parameter's type has no typmod; $1::numeric(5,2) is a
 		// numeric parameter cast to the column's numeric(5,2), as it is
 		// when the parameter comes typed.
-		if xt := x.Type(); xt.Kind == t.Kind && xt.Elem == t.Elem && (t.Width < 0 || xt.Width == t.Width) {
+		if xt := x.Type(); xt.Kind == t.Kind && xt.Elem == t.Elem && (t.Width < 0 || xt.Width == t.Width) && (t.Kind != types.Numeric || keepsType(xt, t)) {
 			return x, nil
 		}
 		return &expr.Cast{Arg: x, T: t}, nil
 	case *expr.Const:
-		if x.D.T.Kind == t.Kind && (t.Width < 0 || x.D.T.Width == t.Width) {
+		if x.D.T.Kind == t.Kind && (t.Width < 0 || x.D.T.Width == t.Width) && (t.Kind != types.Numeric || keepsType(x.D.T, t)) {
 			return x, nil
 		}
 		d, err := expr.CastDatum(x.D, t, b.p.ec.Loc)
@@ -234,7 +234,7 @@ func (b *binder) coerce(e expr.Expr, t types.T, loc int32) (expr.Expr, error) {
 		}
 		return &expr.Const{D: d}, nil
 	}
-	if e.Type().Kind == t.Kind && (t.Width < 0 || e.Type().Width == t.Width) {
+	if e.Type().Kind == t.Kind && (t.Width < 0 || e.Type().Width == t.Width) && (t.Kind != types.Numeric || keepsType(e.Type(), t)) {
 		return e, nil
 	}
 	return &expr.Cast{Arg: e, T: t}, nil
@@ -1059,6 +1059,11 @@ func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, erro
 			return nil, noOp()
 		}
 		t = widenFloat4(t, l.Type(), r.Type())
+		if t.Kind == types.Numeric {
+			if e, ok := b.decimalCompare(c, l, r); ok {
+				return e, nil
+			}
+		}
 		var err error
 		ct := types.Of(t.Kind)
 		if t.Kind == types.Array {
@@ -1092,6 +1097,11 @@ func (b *binder) binaryOp(op string, l, r expr.Expr, loc int32) (expr.Expr, erro
 			// real op integer or numeric is double precision: PostgreSQL's
 			// float48 operators win as float8 is the preferred type.
 			t = types.TFloat8
+		}
+		if t.Kind == types.Numeric {
+			if e, ok := b.decimalArith(a, l, r); ok {
+				return e, nil
+			}
 		}
 		var err error
 		if l, err = b.coerce(l, t, loc); err != nil {

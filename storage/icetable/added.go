@@ -47,7 +47,7 @@ func (s *Store) ScanAdded(ctx context.Context, t *table.Table, fields []string, 
 			tasks = append(tasks, table.FileScanTask{File: df, Length: df.FileSizeBytes()})
 		}
 	}
-	return s.readTasks(t, tasks, fields, nil, nil, pos), nil
+	return s.readTasks(t, tasks, fields, nil, nil, nil, pos), nil
 }
 
 // ScanFile reads the named columns of one data file of t's current
@@ -74,7 +74,7 @@ func (s *Store) ScanFile(ctx context.Context, t *table.Table, path string, field
 	if !ok {
 		return nil, fmt.Errorf("scan %s: data file %s is not in the snapshot", t.Identifier(), path)
 	}
-	return s.readTasks(t, []table.FileScanTask{task}, fields, nil, nil, pos), nil
+	return s.readTasks(t, []table.FileScanTask{task}, fields, nil, nil, nil, pos), nil
 }
 
 func snapshotIDOf(t *table.Table) int64 {

@@ -476,6 +476,14 @@ func (s *Store) PlanScan(ctx context.Context, t *table.Table, filter iceberg.Boo
 // pos, when not nil, reads files by row position: to drop rows deleted
 // beyond the snapshot, and to add row ids.
 func (s *Store) Scan(ctx context.Context, t *table.Table, filter iceberg.BooleanExpression, preds []RangePred, rg *RowGroupStats, fields []string, pos *Positions) (*arrow.Schema, iter.Seq2[arrow.RecordBatch, error], ScanStats, error) {
+	return s.ScanDict(ctx, t, filter, preds, rg, fields, nil, pos)
+}
+
+// ScanDict is Scan where dict[i] true lets string column fields[i] come as
+// a Dictionary array of type DictString (codes into the file's
+// dictionary) when the file stores it dictionary encoded; it may still
+// come as plain strings.
+func (s *Store) ScanDict(ctx context.Context, t *table.Table, filter iceberg.BooleanExpression, preds []RangePred, rg *RowGroupStats, fields []string, dict []bool, pos *Positions) (*arrow.Schema, iter.Seq2[arrow.RecordBatch, error], ScanStats, error) {
 	var st ScanStats
 	planOpts := []table.ScanOption{}
 	if fields != nil {
@@ -491,7 +499,7 @@ func (s *Store) Scan(ctx context.Context, t *table.Table, filter iceberg.Boolean
 			fmt.Sscan(n, &st.FilesTotal)
 		}
 	}
-	return nil, s.readTasks(t, tasks, fields, preds, rg, pos), st, nil
+	return nil, s.readTasks(t, tasks, fields, dict, preds, rg, pos), st, nil
 }
 
 // fileCols is one data file's columns, whole; or, for a file with deletes
@@ -514,7 +522,7 @@ func (f *fileCols) release() {
 // readTasks yields the rows of tasks in order. Files are decoded ahead on
 // all cores, at most two per core at a time; decoded columns come from and
 // go to the column cache.
-func (s *Store) readTasks(t *table.Table, tasks []table.FileScanTask, fields []string, preds []RangePred, rg *RowGroupStats, pos *Positions) iter.Seq2[arrow.RecordBatch, error] {
+func (s *Store) readTasks(t *table.Table, tasks []table.FileScanTask, fields []string, dict []bool, preds []RangePred, rg *RowGroupStats, pos *Positions) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		ctx, cancel := context.WithCancel(context.Background())
 		workers := runtime.GOMAXPROCS(0)
@@ -536,7 +544,7 @@ func (s *Store) readTasks(t *table.Table, tasks []table.FileScanTask, fields []s
 				wg.Add(1)
 				go func(i int) {
 					defer wg.Done()
-					results[i] <- s.readFileRecovered(ctx, t, tasks[i], fields, preds, rg, pos)
+					results[i] <- s.readFileRecovered(ctx, t, tasks[i], fields, dict, preds, rg, pos)
 				}(i)
 			}
 		}()
@@ -618,7 +626,7 @@ func yieldFile(r *fileCols, fields []string, yield func(arrow.RecordBatch, error
 // readFileRecovered is readFile on a goroutine of its own, where a panic
 // (a damaged file, a reader bug) would end the server: it becomes the
 // scan's error.
-func (s *Store) readFileRecovered(ctx context.Context, t *table.Table, task table.FileScanTask, fields []string, preds []RangePred, rg *RowGroupStats, pos *Positions) (fc *fileCols) {
+func (s *Store) readFileRecovered(ctx context.Context, t *table.Table, task table.FileScanTask, fields []string, dict []bool, preds []RangePred, rg *RowGroupStats, pos *Positions) (fc *fileCols) {
 	defer func() {
 		if r := recover(); r != nil {
 			fc = &fileCols{err: fmt.Errorf("reading %s: internal error: %v", task.File.FilePath(), r)}
@@ -627,10 +635,10 @@ func (s *Store) readFileRecovered(ctx context.Context, t *table.Table, task tabl
 	if pos.wants(task.File.FilePath()) {
 		return s.readPositional(ctx, t, task, fields, pos)
 	}
-	return s.readFile(ctx, t, task, fields, preds, rg)
+	return s.readFile(ctx, t, task, fields, dict, preds, rg)
 }
 
-func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileScanTask, fields []string, preds []RangePred, rg *RowGroupStats) *fileCols {
+func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileScanTask, fields []string, dict []bool, preds []RangePred, rg *RowGroupStats) *fileCols {
 	// Planning with the filter leaves a residual on the task, which
 	// ReadTasks would apply to rows; the caller filters rows itself (see
 	// Scan), and the cache must hold every row of the file.
@@ -639,7 +647,7 @@ func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileSca
 	cacheable := !hasDeletes(task) && fields != nil && !pinnedSchema(t)
 	// Cached by field ID and type, not name: a renamed column, or a
 	// dropped one's namesake, must not read another column's values.
-	keys := cacheKeys(t.Schema(), fields)
+	keys := dictKeys(cacheKeys(t.Schema(), fields), dict)
 	if cacheable {
 		if cols, ok := s.cache.get(path, keys); ok {
 			return &fileCols{cols: cols}
@@ -648,6 +656,11 @@ func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileSca
 	defaults, err := InitialDefaultsOf(t.Properties())
 	if err != nil {
 		return &fileCols{err: err}
+	}
+	if fields != nil && !hasDeletes(task) && len(defaults) == 0 && !pinnedSchema(t) {
+		if fc := s.readFileDirect(ctx, t, task, fields, dict, preds, rg, keys); fc != nil {
+			return fc
+		}
 	}
 	read := []table.FileScanTask{task}
 	if len(preds) > 0 && !hasDeletes(task) {

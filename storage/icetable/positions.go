@@ -270,7 +270,7 @@ func (s *Store) readPositional(ctx context.Context, t *table.Table, task table.F
 	if pos.RowIDs != nil {
 		base = pos.RowIDs(path)
 	}
-	raw := s.readFile(ctx, t, withoutDeletes(task), read, nil, nil)
+	raw := s.readFile(ctx, t, withoutDeletes(task), read, nil, nil, nil)
 	if raw.err != nil {
 		return raw
 	}

@@ -32,35 +32,11 @@ type RowGroupStats struct {
 // whole); otherwise tasks, possibly none, cover the rest. It counts what
 // it saw into st.
 func (s *Store) rowGroupTasks(ctx context.Context, t *table.Table, task table.FileScanTask, preds []RangePred, st *RowGroupStats) (tasks []table.FileScanTask, all bool, err error) {
-	fs, err := t.FS(ctx)
+	md, keep, kept, err := s.keptRowGroups(ctx, t, task.File.FilePath(), preds, st)
 	if err != nil {
 		return nil, false, err
 	}
-	f, err := fs.Open(task.File.FilePath())
-	if err != nil {
-		return nil, false, fmt.Errorf("row groups of %s: %w", task.File.FilePath(), err)
-	}
-	defer f.Close()
-	pr, err := file.NewParquetReader(f)
-	if err != nil {
-		return nil, false, fmt.Errorf("row groups of %s: %w", task.File.FilePath(), err)
-	}
-	defer pr.Close()
-	md := pr.MetaData()
-	n := md.NumRowGroups()
-	keep := make([]bool, n)
-	kept := 0
-	cols := predColumns(t, md, preds)
-	for i := 0; i < n; i++ {
-		keep[i] = mayMatch(md.RowGroup(i), preds, cols)
-		if keep[i] {
-			kept++
-		}
-	}
-	if st != nil {
-		st.Total.Add(int64(n))
-		st.Skipped.Add(int64(n - kept))
-	}
+	n := len(keep)
 	if kept == n {
 		return nil, true, nil
 	}
@@ -102,6 +78,40 @@ func rowGroupOffset(rg *metadata.RowGroupMetaData) int64 {
 		}
 	}
 	return rg.FileOffset()
+}
+
+// keptRowGroups reads a file's footer and says which of its row groups
+// may hold a row satisfying every pred, counting them into st.
+func (s *Store) keptRowGroups(ctx context.Context, t *table.Table, path string, preds []RangePred, st *RowGroupStats) (md *metadata.FileMetaData, keep []bool, kept int, err error) {
+	fs, err := t.FS(ctx)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	f, err := fs.Open(path)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("row groups of %s: %w", path, err)
+	}
+	defer f.Close()
+	pr, err := file.NewParquetReader(f)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("row groups of %s: %w", path, err)
+	}
+	defer pr.Close()
+	md = pr.MetaData()
+	n := md.NumRowGroups()
+	keep = make([]bool, n)
+	cols := predColumns(t, md, preds)
+	for i := 0; i < n; i++ {
+		keep[i] = mayMatch(md.RowGroup(i), preds, cols)
+		if keep[i] {
+			kept++
+		}
+	}
+	if st != nil {
+		st.Total.Add(int64(n))
+		st.Skipped.Add(int64(n - kept))
+	}
+	return md, keep, kept, nil
 }
 
 // predColumns finds the file's column chunk index each pred's column is

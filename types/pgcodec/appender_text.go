@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 )
@@ -82,6 +83,23 @@ func TextAppender(t types.T, b array.Builder, loc *time.Location) func([]byte) e
 			}
 		}
 	case types.Numeric:
+		if p, s, ok := t.Decimal(); ok {
+			bb := b.(*array.Decimal128Builder)
+			return func(f []byte) error {
+				// Plain text of up to 18 digits (rounded to the scale)
+				// without math/big; the rest as ParseDecimal reads it.
+				if v, ok := types.ScaledDecimal(f, s); ok && types.Pow10Fits(v, p) {
+					bb.Append(decimal128.FromI64(v))
+					return nil
+				}
+				v, err := types.ParseDecimal(string(f), p, s)
+				if err != nil {
+					return err
+				}
+				bb.Append(v)
+				return nil
+			}
+		}
 		if bb, ok := b.(*array.StringBuilder); ok && t.Width >= 0 {
 			return numericTextAppender(t, bb, loc)
 		}

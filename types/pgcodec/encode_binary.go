@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/loamdb/loam/types"
 )
 
@@ -56,6 +57,31 @@ func BinaryEncoder(t types.T, arr arrow.Array, errp *error) (AppendFunc, error) 
 	case types.Interval:
 		v := arrow.GetValues[arrow.MonthDayNanoInterval](arr.Data(), 1)
 		return func(buf []byte, i int) []byte { return appendInterval(buf, types.IntervalFromArrow(v[i])) }, nil
+	case types.Numeric:
+		if _, s, ok := t.Decimal(); ok {
+			v := arrow.GetValues[decimal128.Num](arr.Data(), 1)
+			var tmp []byte
+			return func(buf []byte, i int) []byte {
+				tmp = types.AppendDecimal(tmp[:0], v[i], s)
+				out, err := appendNumeric(buf, string(tmp))
+				if err != nil && *errp == nil {
+					*errp = err
+				}
+				return out
+			}, nil
+		}
+		if _, _, ok := t.Wide(); ok {
+			text := types.TextWriter(t, arr, nil)
+			var tmp []byte
+			return func(buf []byte, i int) []byte {
+				tmp = text(tmp[:0], i)
+				out, err := appendNumeric(buf, string(tmp))
+				if err != nil && *errp == nil {
+					*errp = err
+				}
+				return out
+			}, nil
+		}
 	}
 	a := arr.(*array.String)
 	if !textCarried(t) {
