@@ -48,6 +48,7 @@ type Reader struct {
 	fields   [][]byte
 	quoted   []bool
 	scratch  []byte
+	ends     []int // CSV field ends in scratch
 	rowBuf   []byte
 	// raw is the text or CSV line (record) being parsed, which error
 	// context quotes as PostgreSQL does; nil for binary.
@@ -409,9 +410,24 @@ func (rd *Reader) readCSVRow() (bool, error) {
 
 func (rd *Reader) parseCSV(line []byte) (bool, error) {
 	q, esc, delim := rd.opts.Quote, rd.opts.Escape, rd.opts.Delimiter
-	buf := rd.scratch[:0]
 	rd.quoted = rd.quoted[:0]
-	var ends []int
+	if bytes.IndexByte(line, q) < 0 {
+		// No quotes: the fields are the line's pieces, as in text.
+		rd.fields = rd.fields[:0]
+		start := 0
+		for i, c := range line {
+			if c == delim {
+				rd.fields = append(rd.fields, line[start:i])
+				rd.quoted = append(rd.quoted, false)
+				start = i + 1
+			}
+		}
+		rd.fields = append(rd.fields, line[start:])
+		rd.quoted = append(rd.quoted, false)
+		return rd.appendCSVFields()
+	}
+	buf := rd.scratch[:0]
+	ends := rd.ends[:0]
 	inQuotes, fieldQuoted := false, false
 	for i := 0; ; {
 		if i >= len(line) {
@@ -461,13 +477,18 @@ func (rd *Reader) parseCSV(line []byte) (bool, error) {
 			i++
 		}
 	}
-	rd.scratch = buf
+	rd.scratch, rd.ends = buf, ends
 	rd.fields = rd.fields[:0]
 	from := 0
 	for _, e := range ends {
 		rd.fields = append(rd.fields, buf[from:e])
 		from = e
 	}
+	return rd.appendCSVFields()
+}
+
+// appendCSVFields appends the CSV record split into rd.fields.
+func (rd *Reader) appendCSVFields() (bool, error) {
 	if err := rd.checkCount(); err != nil {
 		return false, err
 	}

@@ -301,6 +301,12 @@ func ToArrow(a arrow.Array, t types.T, dt arrow.DataType) (arrow.Array, error) {
 				b.AppendNull()
 				continue
 			}
+			// Numeric text as a numeric(p,s) column holds it reads
+			// without math/big.
+			if v, ok := types.ScaledDecimal(src.Value(i), dst.Scale); ok && types.Pow10Fits(v, dst.Precision) {
+				b.Append(decimal128.FromI64(v))
+				continue
+			}
 			d, err := types.ParseDec(src.Value(i))
 			if err != nil {
 				return nil, err

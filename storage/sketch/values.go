@@ -3,6 +3,7 @@ package sketch
 import (
 	"encoding/binary"
 	"math"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -49,13 +50,13 @@ func (s *Theta) AddColumn(a arrow.Array) bool {
 	case *array.String:
 		for i := range x.Len() {
 			if x.IsValid(i) {
-				s.Add(Hash([]byte(x.Value(i))))
+				s.Add(Hash(strBytes(x.Value(i))))
 			}
 		}
 	case *array.LargeString:
 		for i := range x.Len() {
 			if x.IsValid(i) {
-				s.Add(Hash([]byte(x.Value(i))))
+				s.Add(Hash(strBytes(x.Value(i))))
 			}
 		}
 	case *array.Binary:
@@ -101,3 +102,7 @@ func decimalBytes(hi int64, lo uint64) []byte {
 	}
 	return b[i:]
 }
+
+// strBytes views a string's bytes without the copy []byte(v) makes for
+// values past 32 bytes; Hash only reads them.
+func strBytes(v string) []byte { return unsafe.Slice(unsafe.StringData(v), len(v)) }

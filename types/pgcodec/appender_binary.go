@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"time"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -47,6 +48,26 @@ func BinaryAppender(t types.T, b array.Builder, loc *time.Location) func([]byte)
 	case *array.Date32Builder:
 		return fixed(func(v []byte) { bb.Append(arrow.Date32(dateFromPG(int32(binary.BigEndian.Uint32(v))))) })
 	case *array.StringBuilder:
+		switch {
+		case t.Kind == types.Varchar || t.Kind == types.Char:
+			// The binary form is the text, read as DecodeText does.
+			add := charAppender(t, bb, loc)
+			return func(v []byte) error {
+				if err := checkUTF8(v); err != nil {
+					return err
+				}
+				return add(v)
+			}
+		case t.Kind == types.Numeric && t.Width >= 0:
+			add := numericTextAppender(t, bb, loc)
+			return func(v []byte) error {
+				s, err := numericText(v)
+				if err != nil {
+					return err
+				}
+				return add(unsafe.Slice(unsafe.StringData(s), len(s)))
+			}
+		}
 		if t.Kind == types.Text {
 			return func(v []byte) error {
 				if err := checkUTF8(v); err != nil {
