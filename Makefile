@@ -7,7 +7,7 @@ BIN := bin/loam
 MODULE    = $(shell $(GO) list -m)
 UNIT_PKGS = $(shell $(GO) list ./... | grep -Ev '^$(MODULE)/(wire|regress|clients)(/|$$)')
 
-.PHONY: fuzz-diff build run test bench bench-upkeep bench-short bench-update bench-ingest bench-query bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
+.PHONY: fuzz-diff build run test bench bench-upkeep bench-short bench-update bench-ingest bench-query bench-tpch bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
 
 build:
 	$(GO) build -o $(BIN) ./cmd/loam
@@ -167,6 +167,8 @@ bench: bench-postgres
 	$(GO) run ./bench/cmd/upkeepbench -duration $(UPKEEP_DURATION)
 	$(GO) run ./bench/cmd/shortbench
 	$(GO) run ./bench/cmd/updatebench
+	$(MAKE) bench-tpch TPCH_SF=1
+	$(MAKE) bench-tpch TPCH_SF=10
 
 bench-ingest: bench-postgres
 	$(GO) run ./bench/cmd/ingestbench
@@ -193,6 +195,16 @@ bench-short: bench-postgres
 # a throwaway PostgreSQL 15 (BENCH_UPSERT_*, BENCH_UPDATE_* tune it).
 bench-update: bench-postgres
 	$(GO) run ./bench/cmd/updatebench
+
+# TPC-H (bench/query/tpch): dbgen's data at scale factor TPCH_SF loaded
+# through COPY into Loam and an indexed PostgreSQL 15, the 22 queries on
+# both and on DuckDB reading Loam's Parquet files, answers compared with
+# PostgreSQL's; the report goes to bench/results/tpch-sf<SF>-<TPCH_LABEL>.txt
+# and .json. TPCH_DATA=<dir> keeps the generated tables for the next run.
+TPCH_SF    ?= 1
+TPCH_LABEL ?= latest
+bench-tpch: bench-postgres
+	TPCH_SF=$(TPCH_SF) TPCH_LABEL=$(TPCH_LABEL) $(GO) -C bench/query run ./tpch
 
 bench-postgres:
 	@[ -x /usr/lib/postgresql/15/bin/initdb ] || [ -n "$$BENCH_PG_BIN" ] || { \

@@ -8,6 +8,7 @@ require (
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/loamdb/loam v0.0.0-00010101000000-000000000000
+	github.com/pingcap/go-tpc v1.0.7
 )
 
 require (

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/loamdb/loam/bench/query/internal/sqlbench"
+)
+
+// queryReport is one query's figures on each engine and the checks of
+// their answers against PostgreSQL's.
+type queryReport struct {
+	Num         int                   `json:"query"`
+	Loam        *sqlbench.Measurement `json:"loam,omitempty"`
+	PG          *sqlbench.Measurement `json:"postgres,omitempty"`
+	Duck        *sqlbench.Measurement `json:"duckdb,omitempty"`
+	LoamPeakRSS int64                 `json:"loam_peak_rss_bytes,omitempty"`
+	LoamCheck   string                `json:"loam_check,omitempty"`   // "ok", or the first difference from PostgreSQL
+	DuckCheck   string                `json:"duckdb_check,omitempty"` // likewise (numbers within a tolerance)
+}
+
+func (e *engines) runQueries(ctx context.Context, cfg *config, rep *report, logf func(string, ...any)) {
+	qs := queries(cfg.sf)
+	for i, q := range qs {
+		num := i + 1
+		if len(cfg.only) > 0 && !cfg.only[num] {
+			continue
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		qr := queryReport{Num: num}
+		var loamRes, pgRes, duckRes sqlbench.Result
+		if e.loam != nil {
+			loamRes, qr.Loam = e.measureLoam(ctx, q, &qr)
+		}
+		if e.pg != nil {
+			var m sqlbench.Measurement
+			pgRes, m = sqlbench.Measure(ctx, e.pg, q, cfg.opts)
+			qr.PG = &m
+		}
+		if e.duck != nil {
+			var m sqlbench.Measurement
+			duckRes, m = sqlbench.Measure(ctx, e.duck, q, cfg.opts)
+			qr.Duck = &m
+		}
+		qr.LoamCheck = check(qr.Loam, loamRes, qr.PG, pgRes, true)
+		qr.DuckCheck = check(qr.Duck, duckRes, qr.PG, pgRes, false)
+		rep.Queries = append(rep.Queries, qr)
+		logf("Q%d %s", num, progressLine(qr))
+		if p := os.Getenv("TPCH_PROGRESS"); p != "" {
+			appendLine(p, fmt.Sprintf("SF %v %s Q%d %s", cfg.sf, rep.Commit, num, progressLine(qr)))
+		}
+	}
+	rep.LoamRestarts = e.restarts
+}
+
+// measureLoam times q on Loam, with the server's peak resident set while
+// it ran; a server the query killed, or kept past its timeout, is replaced
+// before the next query.
+func (e *engines) measureLoam(ctx context.Context, q string, qr *queryReport) (sqlbench.Result, *sqlbench.Measurement) {
+	e.rss.Reset()
+	res, m := sqlbench.Measure(ctx, e.loam, q, e.cfg.opts)
+	peak, killed := e.rss.Reset()
+	qr.LoamPeakRSS = peak
+	if killed {
+		m = sqlbench.Measurement{Status: sqlbench.Error, Err: fmt.Sprintf("server killed: resident set past %d MiB", e.cfg.rssLimit>>20)}
+	}
+	if m.Status == sqlbench.Timeout || e.loamSrv.Exited() {
+		if e.loamSrv.Exited() && !killed {
+			m.Err += " (the server exited)"
+		}
+		if err := e.restartLoam(ctx); err != nil {
+			m.Err += "; restart failed: " + err.Error()
+		}
+	}
+	return res, &m
+}
+
+// check compares an engine's answer with PostgreSQL's: "" when either did
+// not answer.
+func check(m *sqlbench.Measurement, got sqlbench.Result, ref *sqlbench.Measurement, want sqlbench.Result, exact bool) string {
+	if m == nil || ref == nil || m.Status != sqlbench.OK || ref.Status != sqlbench.OK {
+		return ""
+	}
+	if d := sqlbench.Diff(got, want, exact); d != "" {
+		return "MISMATCH: " + d
+	}
+	return "ok"
+}
+
+func progressLine(qr queryReport) string {
+	return fmt.Sprintf("loam %s, postgres %s, duckdb %s; loam vs pg %s, duckdb vs pg %s",
+		cellText(qr.Loam), cellText(qr.PG), cellText(qr.Duck), orDash(qr.LoamCheck), orDash(qr.DuckCheck))
+}
+
+func appendLine(path, line string) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintln(f, line)
+}
