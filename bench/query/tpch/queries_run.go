@@ -45,8 +45,8 @@ func (e *engines) runQueries(ctx context.Context, cfg *config, rep *report, logf
 			duckRes, m = sqlbench.Measure(ctx, e.duck, q, cfg.opts)
 			qr.Duck = &m
 		}
-		qr.LoamCheck = check(qr.Loam, loamRes, qr.PG, pgRes, true)
-		qr.DuckCheck = check(qr.Duck, duckRes, qr.PG, pgRes, false)
+		qr.LoamCheck = sqlbench.Check(qr.Loam, loamRes, qr.PG, pgRes, true)
+		qr.DuckCheck = sqlbench.Check(qr.Duck, duckRes, qr.PG, pgRes, false)
 		rep.Queries = append(rep.Queries, qr)
 		logf("Q%d %s", num, progressLine(qr))
 		if p := os.Getenv("TPCH_PROGRESS"); p != "" {
@@ -78,21 +78,9 @@ func (e *engines) measureLoam(ctx context.Context, q string, qr *queryReport) (s
 	return res, &m
 }
 
-// check compares an engine's answer with PostgreSQL's: "" when either did
-// not answer.
-func check(m *sqlbench.Measurement, got sqlbench.Result, ref *sqlbench.Measurement, want sqlbench.Result, exact bool) string {
-	if m == nil || ref == nil || m.Status != sqlbench.OK || ref.Status != sqlbench.OK {
-		return ""
-	}
-	if d := sqlbench.Diff(got, want, exact); d != "" {
-		return "MISMATCH: " + d
-	}
-	return "ok"
-}
-
 func progressLine(qr queryReport) string {
 	return fmt.Sprintf("loam %s, postgres %s, duckdb %s; loam vs pg %s, duckdb vs pg %s",
-		cellText(qr.Loam), cellText(qr.PG), cellText(qr.Duck), orDash(qr.LoamCheck), orDash(qr.DuckCheck))
+		sqlbench.CellText(qr.Loam), sqlbench.CellText(qr.PG), sqlbench.CellText(qr.Duck), orDash(qr.LoamCheck), orDash(qr.DuckCheck))
 }
 
 func appendLine(path, line string) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -78,48 +77,27 @@ func (r *report) summarize() {
 		if strings.HasPrefix(q.DuckCheck, "MISMATCH") {
 			s.DuckMismatches++
 		}
-		if x := ratio(q.Loam, q.PG); x > 0 {
+		if x := sqlbench.Ratio(q.Loam, q.PG); x > 0 {
 			lpg = append(lpg, x)
 			lpgLow = append(lpgLow, x)
 			if x < 1 {
 				s.LoamFasterPG++
 			}
-		} else if q.Loam != nil && q.Loam.Status == sqlbench.Timeout && ok(q.PG) {
+		} else if q.Loam != nil && q.Loam.Status == sqlbench.Timeout && sqlbench.Answered(q.PG) {
 			lpgLow = append(lpgLow, r.Options.Timeout.Seconds()*1000/q.PG.MS)
 		}
-		if x := ratio(q.Loam, q.Duck); x > 0 {
+		if x := sqlbench.Ratio(q.Loam, q.Duck); x > 0 {
 			ld = append(ld, x)
 			s.MaxLoamDuck = max(s.MaxLoamDuck, x)
 		}
 	}
-	s.GeoLoamPG, s.NLoamPG = geomean(lpg), len(lpg)
-	s.GeoLoamPGLow = geomean(lpgLow)
-	s.GeoLoamDuck, s.NLoamDuck = geomean(ld), len(ld)
+	s.GeoLoamPG, s.NLoamPG = sqlbench.Geomean(lpg), len(lpg)
+	s.GeoLoamPGLow = sqlbench.Geomean(lpgLow)
+	s.GeoLoamDuck, s.NLoamDuck = sqlbench.Geomean(ld), len(ld)
 	if r.Load.LoamCopyS > 0 && r.Load.PGCopyS > 0 {
 		s.LoamCopyOverPG = r.Load.PGCopyS / r.Load.LoamCopyS
 	}
 	r.Summary = s
-}
-
-func ok(m *sqlbench.Measurement) bool { return m != nil && m.Status == sqlbench.OK && m.MS > 0 }
-
-// ratio is a's median over b's, 0 when either did not answer.
-func ratio(a, b *sqlbench.Measurement) float64 {
-	if !ok(a) || !ok(b) {
-		return 0
-	}
-	return a.MS / b.MS
-}
-
-func geomean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	var sum float64
-	for _, x := range xs {
-		sum += math.Log(x)
-	}
-	return math.Exp(sum / float64(len(xs)))
 }
 
 // write prints the text report and saves it with its JSON.
@@ -168,8 +146,8 @@ func (r *report) text(w io.Writer) {
 		if q.LoamPeakRSS > 0 {
 			rss = strconv.FormatInt(q.LoamPeakRSS>>20, 10)
 		}
-		rows = append(rows, []string{fmt.Sprintf("Q%d", q.Num), cellText(q.Loam), cellText(q.PG), cellText(q.Duck),
-			ratioText(q.Loam, q.PG), ratioText(q.Loam, q.Duck), rss, checkText(q.LoamCheck), checkText(q.DuckCheck)})
+		rows = append(rows, []string{fmt.Sprintf("Q%d", q.Num), sqlbench.CellText(q.Loam), sqlbench.CellText(q.PG), sqlbench.CellText(q.Duck),
+			sqlbench.RatioText(q.Loam, q.PG), sqlbench.RatioText(q.Loam, q.Duck), rss, checkText(q.LoamCheck), checkText(q.DuckCheck)})
 		for _, n := range []struct {
 			who string
 			m   *sqlbench.Measurement
@@ -184,7 +162,7 @@ func (r *report) text(w io.Writer) {
 			}
 		}
 	}
-	printTable(w, rows)
+	sqlbench.PrintTable(w, rows)
 	s := r.Summary
 	fmt.Fprintf(w, "\nLoam answered %d of %d (%d timeouts, %d errors, %d different from PostgreSQL); faster than PostgreSQL on %d\n",
 		s.LoamAnswered, s.Queries, s.LoamTimeouts, s.LoamErrors, s.LoamMismatches, s.LoamFasterPG)
@@ -219,7 +197,7 @@ func (r *report) loadText(w io.Writer) {
 	l := r.Load
 	rows = append(rows, []string{"all", strconv.FormatInt(n, 10), fmt.Sprintf("%.1f", float64(b)/1e6),
 		secs(l.LoamCopyS), rate(n, l.LoamCopyS), secs(l.PGCopyS), rate(n, l.PGCopyS), rateRatio(l.PGCopyS, l.LoamCopyS)})
-	printTable(w, rows)
+	sqlbench.PrintTable(w, rows)
 	fmt.Fprintf(w, "Loam: CHECKPOINT after the load %.1fs, peak RSS during the load %d MiB. PostgreSQL: primary keys and foreign-key indexes %.1fs, VACUUM ANALYZE %.1fs\n\n",
 		l.LoamCkptS, l.LoamPeakRSS>>20, l.PGIndexS, l.PGAnalyzeS)
 }
@@ -246,25 +224,6 @@ func rateRatio(pg, loam float64) string {
 	return fmt.Sprintf("%.2fx", pg/loam)
 }
 
-func cellText(m *sqlbench.Measurement) string {
-	switch {
-	case m == nil:
-		return "-"
-	case m.Status != sqlbench.OK:
-		return m.Status
-	case m.MS >= 100:
-		return fmt.Sprintf("%.0f", m.MS)
-	}
-	return fmt.Sprintf("%.1f", m.MS)
-}
-
-func ratioText(a, b *sqlbench.Measurement) string {
-	if x := ratio(a, b); x > 0 {
-		return fmt.Sprintf("%.2fx", x)
-	}
-	return "-"
-}
-
 func checkText(c string) string {
 	if strings.HasPrefix(c, "MISMATCH") {
 		return "MISMATCH"
@@ -277,26 +236,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// printTable aligns columns: the first left, the others right.
-func printTable(w io.Writer, rows [][]string) {
-	width := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			width[i] = max(width[i], len([]rune(c)))
-		}
-	}
-	for _, r := range rows {
-		var b strings.Builder
-		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-len([]rune(c)))
-			if i == 0 {
-				b.WriteString(c + pad)
-			} else {
-				b.WriteString("  " + pad + c)
-			}
-		}
-		fmt.Fprintln(w, b.String())
-	}
 }
