@@ -12,41 +12,32 @@ import (
 	"github.com/loamdb/loam/bench/query/internal/sqlbench"
 )
 
-// engines are the servers and connections of one run. A Loam server that
-// dies, or that a query keeps busy past its timeout, is replaced by a new
-// one on the same data directory (its tables are in Iceberg after the
-// load's CHECKPOINT), so one query cannot spoil the next one's figures.
+// engines are the servers and connections of one run.
 type engines struct {
-	cfg      *config
-	dir      string
-	loamBin  string
-	loamSrv  *servers.Loam
-	rss      *sqlbench.RSSWatch
-	restarts int
-	pgSrv    *servers.PGCluster
-	loam     *sqlbench.Wire
-	pg       *sqlbench.Wire
-	duck     *sqlbench.Duck
+	cfg   *config
+	loam  *sqlbench.Loam
+	pgSrv *servers.PGCluster
+	pg    *sqlbench.Wire
+	duck  *sqlbench.Duck
 }
 
 func startEngines(ctx context.Context, cfg *config, tmp string, logf func(string, ...any)) (*engines, error) {
-	e := &engines{cfg: cfg, dir: tmp}
+	e := &engines{cfg: cfg}
 	if cfg.engines["loam"] {
-		e.loamBin = cfg.loamBin
-		if e.loamBin == "" {
+		bin := cfg.loamBin
+		if bin == "" {
 			logf("building ./cmd/loam")
-			bin, err := servers.BuildLoam(ctx, tmp)
-			if err != nil {
+			var err error
+			if bin, err = servers.BuildLoam(ctx, tmp); err != nil {
 				return nil, err
 			}
-			e.loamBin = bin
 		}
-		if err := e.startLoam(ctx); err != nil {
+		l, err := sqlbench.StartLoam(ctx, bin, filepath.Join(tmp, "loam"), cfg.loamArgs, cfg.rssLimit, cfg.opts.Timeout)
+		if err != nil {
 			return nil, err
 		}
-		logf("loam on %s (data %s)", e.loamSrv.Addr, e.loamSrv.DataDir)
-		timeoutSetting := fmt.Sprintf("SET statement_timeout = '%dms'", cfg.opts.Timeout.Milliseconds())
-		e.loam = &sqlbench.Wire{Label: "loam", Connect: e.loamConn, Setup: []string{timeoutSetting}}
+		e.loam = l
+		logf("loam on %s (data %s)", l.Srv.Addr, l.Srv.DataDir)
 	}
 	if cfg.engines["postgres"] {
 		pg, err := servers.StartPostgres(ctx, cfg.pgBin, filepath.Join(tmp, "pg"), cfg.pgSettings...)
@@ -56,38 +47,9 @@ func startEngines(ctx context.Context, cfg *config, tmp string, logf func(string
 		}
 		e.pgSrv = pg
 		logf("postgres on port %d (%s)", pg.Port, strings.Join(cfg.pgSettings, ", "))
-		e.pg = &sqlbench.Wire{Label: "postgres", Connect: func(context.Context) (string, error) { return pg.ConnString(), nil }}
+		e.pg = sqlbench.PostgresWire(pg)
 	}
 	return e, nil
-}
-
-func (e *engines) startLoam(ctx context.Context) error {
-	srv, err := servers.StartLoamArgs(ctx, e.loamBin, filepath.Join(e.dir, "loam"), e.cfg.loamArgs...)
-	if err != nil {
-		return err
-	}
-	e.loamSrv = srv
-	e.rss = sqlbench.WatchRSS(srv.PID(), e.cfg.rssLimit)
-	return nil
-}
-
-// loamConn gives the server's address, starting a new server when the
-// last one has exited.
-func (e *engines) loamConn(ctx context.Context) (string, error) {
-	if e.loamSrv.Exited() {
-		if err := e.restartLoam(ctx); err != nil {
-			return "", err
-		}
-	}
-	return e.loamSrv.ConnString(), nil
-}
-
-func (e *engines) restartLoam(ctx context.Context) error {
-	e.loam.Close()
-	e.rss.Stop()
-	e.loamSrv.Stop()
-	e.restarts++
-	return e.startLoam(ctx)
 }
 
 // openDuckDB makes each table a view over Loam's Parquet files; the
@@ -100,7 +62,7 @@ func (e *engines) openDuckDB(ctx context.Context, rows map[string]int64) error {
 		return err
 	}
 	e.duck = d
-	warehouse := filepath.Join(e.loamSrv.DataDir, "warehouse")
+	warehouse := filepath.Join(e.loam.Srv.DataDir, "warehouse")
 	for _, t := range tableOrder {
 		if err := d.Exec(ctx, duckView(warehouse, t)); err != nil {
 			return err
@@ -121,14 +83,10 @@ func (e *engines) stop() {
 		e.duck.Close()
 	}
 	if e.loam != nil {
-		e.loam.Close()
+		e.loam.Stop()
 	}
 	if e.pg != nil {
 		e.pg.Close()
-	}
-	if e.loamSrv != nil {
-		e.rss.Stop()
-		e.loamSrv.Stop()
 	}
 	if e.pgSrv != nil {
 		e.pgSrv.Stop()

@@ -81,15 +81,15 @@ func (e *engines) load(ctx context.Context, cfg *config, dir string, rows map[st
 		lr.Tables = append(lr.Tables, tableLoad{Table: t, Rows: rows[t], Bytes: st.Size()})
 	}
 	if e.loam != nil {
-		if err := e.copyAll(ctx, e.loam, dir, lr.Tables, func(tl *tableLoad, s float64) { tl.LoamS = s; lr.LoamCopyS += s }, logf); err != nil {
+		if err := e.copyAll(ctx, e.loam.Wire, dir, lr.Tables, func(tl *tableLoad, s float64) { tl.LoamS = s; lr.LoamCopyS += s }, logf); err != nil {
 			return lr, err
 		}
-		s, err := timedExec(ctx, e.loam, "CHECKPOINT")
+		s, err := timedExec(ctx, e.loam.Wire, "CHECKPOINT")
 		if err != nil {
 			return lr, err
 		}
 		lr.LoamCkptS = s
-		lr.LoamPeakRSS, _ = e.rss.Reset()
+		lr.LoamPeakRSS = e.loam.ResetPeak()
 		logf("loam: COPY %.1fs, CHECKPOINT %.1fs, peak RSS %d MiB", lr.LoamCopyS, s, lr.LoamPeakRSS>>20)
 	}
 	if e.pg != nil {

@@ -33,7 +33,9 @@ func (e *engines) runQueries(ctx context.Context, cfg *config, rep *report, logf
 		qr := queryReport{Num: num}
 		var loamRes, pgRes, duckRes sqlbench.Result
 		if e.loam != nil {
-			loamRes, qr.Loam = e.measureLoam(ctx, q, &qr)
+			var m sqlbench.Measurement
+			loamRes, m, qr.LoamPeakRSS = e.loam.Measure(ctx, q, cfg.opts)
+			qr.Loam = &m
 		}
 		if e.pg != nil {
 			var m sqlbench.Measurement
@@ -53,34 +55,15 @@ func (e *engines) runQueries(ctx context.Context, cfg *config, rep *report, logf
 			appendLine(p, fmt.Sprintf("SF %v %s Q%d %s", cfg.sf, rep.Commit, num, progressLine(qr)))
 		}
 	}
-	rep.LoamRestarts = e.restarts
-}
-
-// measureLoam times q on Loam, with the server's peak resident set while
-// it ran; a server the query killed, or kept past its timeout, is replaced
-// before the next query.
-func (e *engines) measureLoam(ctx context.Context, q string, qr *queryReport) (sqlbench.Result, *sqlbench.Measurement) {
-	e.rss.Reset()
-	res, m := sqlbench.Measure(ctx, e.loam, q, e.cfg.opts)
-	peak, killed := e.rss.Reset()
-	qr.LoamPeakRSS = peak
-	if killed {
-		m = sqlbench.Measurement{Status: sqlbench.Error, Err: fmt.Sprintf("server killed: resident set past %d MiB", e.cfg.rssLimit>>20)}
+	if e.loam != nil {
+		rep.LoamRestarts = e.loam.Restarts
 	}
-	if m.Status == sqlbench.Timeout || e.loamSrv.Exited() {
-		if e.loamSrv.Exited() && !killed {
-			m.Err += " (the server exited)"
-		}
-		if err := e.restartLoam(ctx); err != nil {
-			m.Err += "; restart failed: " + err.Error()
-		}
-	}
-	return res, &m
 }
 
 func progressLine(qr queryReport) string {
-	return fmt.Sprintf("loam %s, postgres %s, duckdb %s; loam vs pg %s, duckdb vs pg %s",
-		sqlbench.CellText(qr.Loam), sqlbench.CellText(qr.PG), sqlbench.CellText(qr.Duck), orDash(qr.LoamCheck), orDash(qr.DuckCheck))
+	return fmt.Sprintf("ms loam %s, postgres %s, duckdb %s (CPU ms %s, %s, %s); loam vs pg %s, duckdb vs pg %s",
+		sqlbench.CellText(qr.Loam), sqlbench.CellText(qr.PG), sqlbench.CellText(qr.Duck),
+		sqlbench.CPUText(qr.Loam), sqlbench.CPUText(qr.PG), sqlbench.CPUText(qr.Duck), orDash(qr.LoamCheck), orDash(qr.DuckCheck))
 }
 
 func appendLine(path, line string) {

@@ -55,11 +55,13 @@ type summary struct {
 	MaxLoamDuck    float64 `json:"max_loam_over_duckdb"`
 	LoamFasterPG   int     `json:"loam_faster_than_pg"`
 	LoamCopyOverPG float64 `json:"copy_rate_loam_over_pg"` // Loam's COPY rows/s over PostgreSQL's, all tables
+	CPULoamPG      float64 `json:"geomean_cpu_loam_over_pg"`
+	CPULoamDuck    float64 `json:"geomean_cpu_loam_over_duckdb"`
 }
 
 func (r *report) summarize() {
 	s := summary{Queries: len(r.Queries)}
-	var lpg, lpgLow, ld []float64
+	var lpg, lpgLow, ld, cpg, cd []float64
 	for _, q := range r.Queries {
 		if q.Loam != nil {
 			switch q.Loam.Status {
@@ -86,6 +88,12 @@ func (r *report) summarize() {
 		} else if q.Loam != nil && q.Loam.Status == sqlbench.Timeout && sqlbench.Answered(q.PG) {
 			lpgLow = append(lpgLow, r.Options.Timeout.Seconds()*1000/q.PG.MS)
 		}
+		if x := sqlbench.CPURatio(q.Loam, q.PG); x > 0 {
+			cpg = append(cpg, x)
+		}
+		if x := sqlbench.CPURatio(q.Loam, q.Duck); x > 0 {
+			cd = append(cd, x)
+		}
 		if x := sqlbench.Ratio(q.Loam, q.Duck); x > 0 {
 			ld = append(ld, x)
 			s.MaxLoamDuck = max(s.MaxLoamDuck, x)
@@ -94,6 +102,7 @@ func (r *report) summarize() {
 	s.GeoLoamPG, s.NLoamPG = sqlbench.Geomean(lpg), len(lpg)
 	s.GeoLoamPGLow = sqlbench.Geomean(lpgLow)
 	s.GeoLoamDuck, s.NLoamDuck = sqlbench.Geomean(ld), len(ld)
+	s.CPULoamPG, s.CPULoamDuck = sqlbench.Geomean(cpg), sqlbench.Geomean(cd)
 	if r.Load.LoamCopyS > 0 && r.Load.PGCopyS > 0 {
 		s.LoamCopyOverPG = r.Load.PGCopyS / r.Load.LoamCopyS
 	}
@@ -139,7 +148,7 @@ func (r *report) text(w io.Writer) {
 	fmt.Fprintf(w, "Times: median of up to %d timed runs after a warm-up (the timed runs of a query capped at %v together), in ms; timeout %v a run\n\n",
 		r.Options.Runs, r.Options.Budget, r.Options.Timeout)
 	r.loadText(w)
-	rows := [][]string{{"q", "Loam ms", "PG ms", "DuckDB ms", "Loam/PG", "Loam/DuckDB", "Loam RSS MiB", "Loam = PG", "DuckDB = PG"}}
+	rows := [][]string{{"q", "Loam ms", "PG ms", "DuckDB ms", "Loam/PG", "Loam/DuckDB", "CPU ms: Loam", "PG", "DuckDB", "Loam/PG", "Loam/DuckDB", "Loam RSS MiB", "Loam = PG", "DuckDB = PG"}}
 	var notes []string
 	for _, q := range r.Queries {
 		rss := "-"
@@ -147,7 +156,9 @@ func (r *report) text(w io.Writer) {
 			rss = strconv.FormatInt(q.LoamPeakRSS>>20, 10)
 		}
 		rows = append(rows, []string{fmt.Sprintf("Q%d", q.Num), sqlbench.CellText(q.Loam), sqlbench.CellText(q.PG), sqlbench.CellText(q.Duck),
-			sqlbench.RatioText(q.Loam, q.PG), sqlbench.RatioText(q.Loam, q.Duck), rss, checkText(q.LoamCheck), checkText(q.DuckCheck)})
+			sqlbench.RatioText(q.Loam, q.PG), sqlbench.RatioText(q.Loam, q.Duck),
+			sqlbench.CPUText(q.Loam), sqlbench.CPUText(q.PG), sqlbench.CPUText(q.Duck), cpuRatioText(q.Loam, q.PG), cpuRatioText(q.Loam, q.Duck),
+			rss, checkText(q.LoamCheck), checkText(q.DuckCheck)})
 		for _, n := range []struct {
 			who string
 			m   *sqlbench.Measurement
@@ -168,6 +179,7 @@ func (r *report) text(w io.Writer) {
 		s.LoamAnswered, s.Queries, s.LoamTimeouts, s.LoamErrors, s.LoamMismatches, s.LoamFasterPG)
 	fmt.Fprintf(w, "Geometric mean Loam/PG %.2f over the %d queries both answered (timeouts counted at the timeout: >= %.2f)\n", s.GeoLoamPG, s.NLoamPG, s.GeoLoamPGLow)
 	fmt.Fprintf(w, "Geometric mean Loam/DuckDB %.2f over the %d queries both answered, worst %.2f\n", s.GeoLoamDuck, s.NLoamDuck, s.MaxLoamDuck)
+	fmt.Fprintf(w, "CPU time (the engine's processes over the same runs, both cores added up; less disturbed by a busy machine): geometric mean Loam/PG %.2f, Loam/DuckDB %.2f\n", s.CPULoamPG, s.CPULoamDuck)
 	if r.LoamRestarts > 0 {
 		fmt.Fprintf(w, "The Loam server was restarted %d times (after a timeout or its exit)\n", r.LoamRestarts)
 	}
@@ -222,6 +234,13 @@ func rateRatio(pg, loam float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2fx", pg/loam)
+}
+
+func cpuRatioText(a, b *sqlbench.Measurement) string {
+	if x := sqlbench.CPURatio(a, b); x > 0 {
+		return fmt.Sprintf("%.2fx", x)
+	}
+	return "-"
 }
 
 func checkText(c string) string {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" driver
 	"github.com/jackc/pgx/v5"
@@ -28,7 +29,17 @@ type Wire struct {
 	// Setup runs on every new connection (SET statements); errors are
 	// ignored, as an engine may not know a setting.
 	Setup []string
-	conn  *pgx.Conn
+	// CPUFunc, when set, gives the CPU time of the server's processes.
+	CPUFunc func() (time.Duration, error)
+	conn    *pgx.Conn
+}
+
+// CPU implements CPUer.
+func (e *Wire) CPU() (time.Duration, error) {
+	if e.CPUFunc == nil {
+		return 0, errors.New("no CPU time")
+	}
+	return e.CPUFunc()
 }
 
 func (e *Wire) Name() string { return e.Label }
@@ -187,6 +198,9 @@ func (e *Duck) Exec(ctx context.Context, stmts ...string) error {
 }
 
 func (e *Duck) Close() { e.DB.Close() }
+
+// CPU implements CPUer: DuckDB runs in this process.
+func (e *Duck) CPU() (time.Duration, error) { return SelfCPU() }
 
 // FirstLine shortens a statement for a message.
 func FirstLine(s string) string {

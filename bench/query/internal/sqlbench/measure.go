@@ -41,7 +41,14 @@ type Measurement struct {
 	Median time.Duration   `json:"-"`
 	MS     float64         `json:"median_ms,omitempty"`
 	Rows   int             `json:"rows"`
+	// CPUMS is the median CPU time the engine's processes spent on a timed
+	// run (0 when the engine cannot say): less disturbed than MS by other
+	// work on a shared machine, but it adds up both cores.
+	CPUMS float64 `json:"median_cpu_ms,omitempty"`
 }
+
+// CPUer is an engine that can tell the CPU time its processes have used.
+type CPUer interface{ CPU() (time.Duration, error) }
 
 // Measure runs q once to warm up, keeping its rows as the engine's answer,
 // then times it as opts say. Times run from sending the query until the
@@ -52,18 +59,26 @@ func Measure(ctx context.Context, e Engine, q string, opts Options) (Result, Mea
 		return nil, failed(err, opts.Timeout)
 	}
 	m := Measurement{Status: OK, Rows: len(res)}
+	var cpus []time.Duration
 	if d > opts.Budget || opts.Runs <= 0 {
 		m.Runs = []time.Duration{d}
 	} else {
 		var total time.Duration
 		for i := 0; i < opts.Runs && (i == 0 || total+total/time.Duration(i) <= opts.Budget); i++ {
+			c0, cerr := cpu(e)
 			_, d, err := timed(ctx, e, q, opts.Timeout)
 			if err != nil {
 				return res, failed(err, opts.Timeout)
 			}
+			if c1, cerr2 := cpu(e); cerr == nil && cerr2 == nil {
+				cpus = append(cpus, c1-c0)
+			}
 			m.Runs = append(m.Runs, d)
 			total += d
 		}
+	}
+	if len(cpus) == len(m.Runs) {
+		m.CPUMS = ms(Median(cpus))
 	}
 	m.Median = Median(m.Runs)
 	m.MS = ms(m.Median)
@@ -71,6 +86,13 @@ func Measure(ctx context.Context, e Engine, q string, opts Options) (Result, Mea
 		m.RunsMS = append(m.RunsMS, ms(r))
 	}
 	return res, m
+}
+
+func cpu(e Engine) (time.Duration, error) {
+	if c, ok := e.(CPUer); ok {
+		return c.CPU()
+	}
+	return 0, errors.New("no CPU time")
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
