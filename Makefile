@@ -7,7 +7,7 @@ BIN := bin/loam
 MODULE    = $(shell $(GO) list -m)
 UNIT_PKGS = $(shell $(GO) list ./... | grep -Ev '^$(MODULE)/(wire|regress|clients)(/|$$)')
 
-.PHONY: fuzz-diff build run test bench bench-upkeep bench-short bench-update bench-ingest bench-query bench-tpch bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
+.PHONY: fuzz-diff build run test bench bench-upkeep bench-short bench-update bench-ingest bench-query bench-query-100m bench-tpch bench-obs bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
 
 build:
 	$(GO) build -o $(BIN) ./cmd/loam
@@ -167,6 +167,7 @@ bench: bench-postgres
 	$(GO) run ./bench/cmd/upkeepbench -duration $(UPKEEP_DURATION)
 	$(GO) run ./bench/cmd/shortbench
 	$(GO) run ./bench/cmd/updatebench
+	$(GO) -C bench/query run ./obsbench
 	$(MAKE) bench-tpch TPCH_SF=1
 	$(MAKE) bench-tpch TPCH_SF=10
 
@@ -205,6 +206,16 @@ TPCH_SF    ?= 1
 TPCH_LABEL ?= latest
 bench-tpch: bench-postgres
 	TPCH_SF=$(TPCH_SF) TPCH_LABEL=$(TPCH_LABEL) $(GO) -C bench/query run ./tpch
+
+# An LLM-observability dashboard (bench/query/obsbench): JSON attributes,
+# traces joined to observations and scores, subqueries; Loam against an
+# indexed PostgreSQL 15 over ~540,000 rows (OBS_TRACES=60000).
+bench-obs: bench-postgres
+	$(GO) -C bench/query run ./obsbench
+
+# The dashboard queries over 100M rows, with Loam's peak RSS.
+bench-query-100m: bench-postgres
+	BENCH_QUERY_ROWS=100000000 $(GO) -C bench/query run .
 
 bench-postgres:
 	@[ -x /usr/lib/postgresql/15/bin/initdb ] || [ -n "$$BENCH_PG_BIN" ] || { \
