@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"debug/buildinfo"
 	"flag"
 	"fmt"
 	"io"
@@ -166,7 +167,7 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (err erro
 		}
 		os.RemoveAll(tmp)
 	}()
-	rep := &report{SF: cfg.sf, Label: cfg.label, Started: time.Now().UTC(), Commit: commit(), Options: cfg.opts}
+	rep := &report{SF: cfg.sf, Label: cfg.label, Started: time.Now().UTC(), Commit: loamCommit(cfg.loamBin), Options: cfg.opts}
 	rep.LoadAvg[0] = loadAvg()
 	dataDir := cfg.dataDir
 	if dataDir == "" {
@@ -186,6 +187,36 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (err erro
 	env.runQueries(ctx, cfg, rep, logf)
 	rep.Finished = time.Now().UTC()
 	return rep.write(cfg, stdout, logf)
+}
+
+// loamCommit names the commit the Loam binary was built from:
+// TPCH_LOAM_COMMIT when set, else Go's build information (vcs.revision,
+// "+dirty" when vcs.modified), else the working tree's, marked as such
+// when the binary came from elsewhere.
+func loamCommit(bin string) string {
+	if c := os.Getenv("TPCH_LOAM_COMMIT"); c != "" {
+		return c
+	}
+	if bin == "" {
+		return commit()
+	}
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		return commit() + " (the tree's; the binary has no build information)"
+	}
+	rev, dirty := "", ""
+	for _, s := range info.Settings {
+		switch {
+		case s.Key == "vcs.revision" && len(s.Value) >= 7:
+			rev = s.Value[:7]
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "+dirty"
+		}
+	}
+	if rev == "" {
+		return commit() + " (the tree's; the binary has no build information)"
+	}
+	return rev + dirty
 }
 
 // commit names the working tree's commit, as the other benchmarks do.
