@@ -159,7 +159,13 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 	defer pg.Close()
 
 	rep := &report{Traces: cfg.traces, Options: cfg.opts, Started: time.Now().UTC(), Load: map[string]float64{}}
+	if err := loam.Untimed(ctx); err != nil {
+		return err
+	}
 	if rep.Rows, err = load(ctx, cfg, loam, pg, rep.Load, logf); err != nil {
+		return err
+	}
+	if err := loam.Timed(ctx); err != nil {
 		return err
 	}
 	for _, q := range queries {

@@ -81,6 +81,9 @@ func (e *engines) load(ctx context.Context, cfg *config, dir string, rows map[st
 		lr.Tables = append(lr.Tables, tableLoad{Table: t, Rows: rows[t], Bytes: st.Size()})
 	}
 	if e.loam != nil {
+		if err := e.loam.Untimed(ctx); err != nil {
+			return lr, err
+		}
 		if err := e.copyAll(ctx, e.loam.Wire, dir, lr.Tables, func(tl *tableLoad, s float64) { tl.LoamS = s; lr.LoamCopyS += s }, logf); err != nil {
 			return lr, err
 		}
@@ -89,6 +92,9 @@ func (e *engines) load(ctx context.Context, cfg *config, dir string, rows map[st
 			return lr, err
 		}
 		lr.LoamCkptS = s
+		if err := e.loam.Timed(ctx); err != nil {
+			return lr, err
+		}
 		lr.LoamPeakRSS = e.loam.ResetPeak()
 		logf("loam: COPY %.1fs, CHECKPOINT %.1fs, peak RSS %d MiB", lr.LoamCopyS, s, lr.LoamPeakRSS>>20)
 	}

@@ -22,6 +22,18 @@ type Loam struct {
 	rss      *RSSWatch
 	Restarts int
 	*Wire
+	timeoutSetting string
+}
+
+// Untimed lifts the session's statement_timeout (for the load: a COPY of
+// millions of rows takes longer than a query may), until Timed.
+func (l *Loam) Untimed(ctx context.Context) error {
+	return l.Exec(ctx, "SET statement_timeout = 0")
+}
+
+// Timed puts the session's statement_timeout back.
+func (l *Loam) Timed(ctx context.Context) error {
+	return l.Exec(ctx, l.timeoutSetting)
 }
 
 // StartLoam starts bin on dir (servers.StartLoamArgs) with a session
@@ -32,7 +44,8 @@ func StartLoam(ctx context.Context, bin, dir string, args []string, rssLimit int
 	if err := l.start(ctx); err != nil {
 		return nil, err
 	}
-	setting := fmt.Sprintf("SET statement_timeout = '%dms'", timeout.Milliseconds())
+	l.timeoutSetting = fmt.Sprintf("SET statement_timeout = '%dms'", timeout.Milliseconds())
+	setting := l.timeoutSetting
 	l.Wire = &Wire{Label: "loam", Connect: l.conn, Setup: []string{setting},
 		CPUFunc: func() (time.Duration, error) { return ProcCPU(l.Srv.PID()) }}
 	return l, nil
