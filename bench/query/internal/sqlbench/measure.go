@@ -54,6 +54,7 @@ type CPUer interface{ CPU() (time.Duration, error) }
 // then times it as opts say. Times run from sending the query until the
 // last row has been read.
 func Measure(ctx context.Context, e Engine, q string, opts Options) (Result, Measurement) {
+	c0, cerr := cpu(e)
 	res, d, err := timed(ctx, e, q, opts.Timeout)
 	if err != nil {
 		return nil, failed(err, opts.Timeout)
@@ -62,6 +63,9 @@ func Measure(ctx context.Context, e Engine, q string, opts Options) (Result, Mea
 	var cpus []time.Duration
 	if d > opts.Budget || opts.Runs <= 0 {
 		m.Runs = []time.Duration{d}
+		if c1, cerr2 := cpu(e); cerr == nil && cerr2 == nil {
+			cpus = append(cpus, c1-c0)
+		}
 	} else {
 		var total time.Duration
 		for i := 0; i < opts.Runs && (i == 0 || total+total/time.Duration(i) <= opts.Budget); i++ {
