@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/storage/icetable"
@@ -14,9 +15,9 @@ import (
 // vacuum runs VACUUM [table, …]: compaction, manifest merging, retention
 // drops, snapshot expiry and orphan removal on the named tables now, or
 // on every table of every schema when none is named. Its options (FULL,
-// ANALYZE, VERBOSE, …) change nothing: every VACUUM does all of it, and
-// Loam keeps no planner statistics for ANALYZE to gather. ANALYZE on its
-// own checks its tables exist and does nothing.
+// VERBOSE, …) change nothing, since every VACUUM does all of it, but
+// ANALYZE, which also gathers statistics; ANALYZE alone only gathers
+// them (analyze).
 func (s *Session) vacuum(ctx context.Context, st *Statement, vs *pg.VacuumStmt) (*Cursor, error) {
 	tag := "VACUUM"
 	if !vs.IsVacuumcmd {
@@ -38,15 +39,15 @@ func (s *Session) vacuum(ctx context.Context, st *Statement, vs *pg.VacuumStmt) 
 			keys = append(keys, key)
 		}
 	}
-	if tag == "ANALYZE" {
-		return &Cursor{tag: tag, sess: s}, nil
-	}
 	if len(vs.Rels) == 0 {
 		all, err := s.allTables(ctx)
 		if err != nil {
 			return nil, err
 		}
 		keys = all
+	}
+	if tag == "ANALYZE" {
+		return s.analyze(ctx, keys, len(vs.Rels) == 0)
 	}
 	pinned := false
 	for _, k := range keys {
@@ -68,6 +69,11 @@ func (s *Session) vacuum(ctx context.Context, st *Statement, vs *pg.VacuumStmt) 
 				continue
 			}
 			return nil, fmt.Errorf("vacuum %s.%s: %w", k.NS, k.Name, err)
+		}
+	}
+	if analyzeOption(vs) {
+		if _, err := s.analyze(ctx, keys, len(vs.Rels) == 0); err != nil {
+			return nil, err
 		}
 	}
 	if pinned {
@@ -122,4 +128,51 @@ func (s *Session) allTables(ctx context.Context) ([]link.Key, error) {
 		}
 	}
 	return keys, nil
+}
+
+// analyze gathers the planner's statistics of tables (ANALYZE): each
+// column's distinct values sketched over all rows, kept in the table's
+// Puffin statistics file (storage/link/analyze.go). With no table named,
+// a table dropped meanwhile is skipped.
+func (s *Session) analyze(ctx context.Context, keys []link.Key, all bool) (*Cursor, error) {
+	for _, k := range keys {
+		err := s.eng.link.Analyze(ctx, k.NS, k.Name)
+		if err == nil {
+			continue
+		}
+		if ctx.Err() != nil {
+			return nil, pgerr.Canceled(ctx)
+		}
+		if all && (errors.Is(err, icetable.ErrNoSuchTable) || errors.Is(err, icetable.ErrNoSuchNamespace)) {
+			continue
+		}
+		if pe := pgerr.From(err); all && pe.Code == "55006" {
+			s.warning("01000", fmt.Sprintf("skipping %q --- %s", k.Name, pe.Message))
+			continue
+		}
+		return nil, fmt.Errorf("analyze %s.%s: %w", k.NS, k.Name, err)
+	}
+	return &Cursor{tag: "ANALYZE", sess: s}, nil
+}
+
+// analyzeOption reports whether VACUUM's options include ANALYZE.
+func analyzeOption(vs *pg.VacuumStmt) bool {
+	for _, o := range vs.Options {
+		if d := o.GetDefElem(); d != nil && d.Defname == "analyze" {
+			switch {
+			case d.Arg == nil:
+				return true
+			case d.Arg.GetInteger() != nil:
+				return d.Arg.GetInteger().Ival != 0
+			case d.Arg.GetBoolean() != nil:
+				return d.Arg.GetBoolean().Boolval
+			}
+			switch strings.ToLower(d.Arg.GetString_().GetSval()) {
+			case "false", "off", "no", "0":
+				return false
+			}
+			return true
+		}
+	}
+	return false
 }

@@ -23,22 +23,27 @@ type fromItem struct {
 	build func(sc *scope, off int, filter expr.Expr) (physical.Node, error)
 	// rows estimates how many rows the item yields; -1 when unknown.
 	rows int64
+	// ndv is each column's distinct count where statistics know it (0:
+	// unknown); nil when none is known (stats.go).
+	ndv []float64
 	// lateral, when set, is an item that reads the items before it: it is
 	// joined to them by an apply, not built once (see lateral.go).
 	lateral *lateralInfo
 }
 
-// tableRows is the row count of a table's snapshot, from its summary.
+// tableRows is the row count of a table's snapshot, from its summary,
+// and of its write-log tail.
 func tableRows(ti *TableInfo) int64 {
-	snap := ti.Table.CurrentSnapshot()
-	if snap == nil || snap.Summary == nil {
-		return 0
-	}
 	var n int64
-	if v, ok := snap.Summary.Properties["total-records"]; ok {
-		if _, err := fmt.Sscan(v, &n); err != nil {
-			return -1
+	if snap := ti.Table.CurrentSnapshot(); snap != nil && snap.Summary != nil {
+		if v, ok := snap.Summary.Properties["total-records"]; ok {
+			if _, err := fmt.Sscan(v, &n); err != nil {
+				return -1
+			}
 		}
+	}
+	if ti.Log != nil {
+		n += ti.Log.TailRows()
 	}
 	return n
 }
@@ -87,7 +92,8 @@ func (p *Planner) fromNode(n *pg.Node) (*fromItem, error) {
 			alias = rv.Alias.Aliasname
 		}
 		cols := p.tableCols(ti, alias)
-		return &fromItem{cols: cols, rows: tableRows(ti), build: func(sc *scope, off int, filter expr.Expr) (physical.Node, error) {
+		rows := tableRows(ti)
+		return &fromItem{cols: cols, rows: rows, ndv: tableNDV(ti, rows), build: func(sc *scope, off int, filter expr.Expr) (physical.Node, error) {
 			scan := &physical.Scan{Source: p.scanSource(ti), Expiry: p.expiry(ti)}
 			if filter != nil {
 				scan.Prune, scan.Names = filter, ti.Columns
@@ -407,36 +413,37 @@ func (p *Planner) fromList(nodes []*pg.Node) ([]scopeCol, func(sc *scope, where 
 	return cols, build, nil
 }
 
-// joinList joins FROM items greedily: it starts from an item a WHERE
-// conjunct filters on its own, then keeps adding an item joined to the
-// rows so far by an equality (a hash join), and applies each conjunct as
-// soon as the columns it reads are there. The result is put back in FROM
-// order.
+// joinList joins FROM items: conjuncts of WHERE on one item alone filter
+// it before any join; the items are then joined in the order joinorder.go
+// finds cheapest (or, for long lists, greedily: from an item a conjunct
+// filters, adding an item an equality ties to the rows so far), each
+// conjunct applied as soon as the columns it reads are there. The result
+// is put back in FROM order.
 func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (physical.Node, error) {
-	offs := make([]int, len(items))
+	jl := &joinListing{items: items, offs: make([]int, len(items))}
 	width := 0
 	for i, it := range items {
-		offs[i] = width
+		jl.offs[i] = width
 		width += len(it.cols)
 	}
-	var conj []expr.Expr
 	if where != nil {
-		conj = expr.Conjuncts(where)
+		jl.conj = factorOrs(expr.Conjuncts(where))
 	}
-	placed := make([]bool, len(conj))
-	ops := make([]physical.Node, len(items))
+	jl.placed = make([]bool, len(jl.conj))
+	jl.ops = make([]physical.Node, len(items))
+	rows := make([]float64, len(items))
 	filtered := make([]bool, len(items))
 	for i, it := range items {
-		// Conjuncts on this item alone filter it before any join.
-		local := map[int]int{}
-		for k := range it.cols {
-			local[offs[i]+k] = k
-		}
+		local := jl.localOf(i)
 		var mine []expr.Expr
-		for k, c := range conj {
+		for k, c := range jl.conj {
 			if cols, ok := colsOf(c); ok && len(cols) > 0 && allIn(cols, local) {
 				if e, ok := remap(c, local); ok {
-					placed[k] = true
+					jl.placed[k] = true
+					mine = append(mine, e)
+				}
+			} else if implied := impliedItemFilter(c, local); implied != nil && len(items) > 1 {
+				if e, ok := remap(implied, local); ok {
 					mine = append(mine, e)
 				}
 			}
@@ -445,109 +452,26 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (physi
 		if len(mine) > 0 {
 			own = andOf(mine)
 		}
-		op, err := it.build(sc, offs[i], own)
+		op, err := it.build(sc, jl.offs[i], own)
 		if err != nil {
 			return nil, err
 		}
+		rows[i] = itemRows(it)
 		if own != nil {
 			op = &physical.Filter{In: op, Pred: own}
 			filtered[i] = true
+			rows[i] = max(rows[i]*estimateSel(own, it.ndvOf), 1)
 		}
-		ops[i] = op
+		jl.ops[i] = op
 	}
-	start := 0
-	for i := range items {
-		if filtered[i] {
-			start = i
-			break
-		}
-	}
-	layout := map[int]int{} // scope column → position in the joined batch
-	n := 0
-	add := func(i int) {
-		for k := range items[i].cols {
-			layout[offs[i]+k] = n
-			n++
-		}
-	}
-	joined := map[int]bool{start: true}
-	add(start)
-	src := ops[start]
-	for len(joined) < len(items) {
-		// The next item: one an unplaced equality ties to the joined rows.
-		next := -1
-		var lk, rk []expr.Expr
-		var used []int
-		for j := range items {
-			if joined[j] {
-				continue
-			}
-			local := map[int]int{}
-			for k := range items[j].cols {
-				local[offs[j]+k] = k
-			}
-			for k, c := range conj {
-				if placed[k] {
-					continue
-				}
-				cmp, ok := c.(*expr.Compare)
-				if !ok || cmp.Op != expr.EQ {
-					continue
-				}
-				for _, pair := range [2][2]expr.Expr{{cmp.L, cmp.R}, {cmp.R, cmp.L}} {
-					lc, okl := colsOf(pair[0])
-					rc, okr := colsOf(pair[1])
-					if !okl || !okr || len(lc) == 0 || len(rc) == 0 || !allIn(lc, layout) || !allIn(rc, local) {
-						continue
-					}
-					le, ok1 := remap(pair[0], layout)
-					re, ok2 := remap(pair[1], local)
-					if ok1 && ok2 {
-						lk, rk = append(lk, le), append(rk, re)
-						used = append(used, k)
-						break
-					}
-				}
-			}
-			if len(lk) > 0 {
-				next = j
-				break
-			}
-		}
-		if next < 0 {
-			for j := range items {
-				if !joined[j] {
-					next = j
-					break
-				}
-			}
-		}
-		for _, k := range used {
-			placed[k] = true
-		}
-		if len(lk) > 0 {
-			src = &physical.HashJoin{Kind: exec.InnerJoin, Left: src, Right: ops[next], LeftKeys: lk, RightKeys: rk}
-		} else {
-			src = &physical.NestedLoop{Kind: exec.InnerJoin, Left: src, Right: ops[next]}
-		}
-		joined[next] = true
-		add(next)
-		// Conjuncts whose columns are all here now.
-		var ready []expr.Expr
-		for k, c := range conj {
-			if placed[k] {
-				continue
-			}
-			if cols, ok := colsOf(c); ok && allIn(cols, layout) {
-				if e, ok := remap(c, layout); ok {
-					placed[k] = true
-					ready = append(ready, e)
-				}
-			}
-		}
-		if len(ready) > 0 {
-			src = &physical.Filter{In: src, Pred: andOf(ready)}
-		}
+	var (
+		src    physical.Node
+		layout map[int]int
+	)
+	if t := orderJoins(rows, jl.edges(rows)); t != nil {
+		src, layout = jl.buildJoinTree(t)
+	} else {
+		src, layout = jl.greedy(filtered)
 	}
 	// Back to FROM order.
 	order := make([]expr.Expr, width)
@@ -556,8 +480,8 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (physi
 	}
 	src = &physical.Project{In: src, Exprs: order}
 	var rest []expr.Expr
-	for k, c := range conj {
-		if !placed[k] {
+	for k, c := range jl.conj {
+		if !jl.placed[k] {
 			rest = append(rest, c)
 		}
 	}
@@ -565,6 +489,184 @@ func (p *Planner) joinList(sc *scope, items []*fromItem, where expr.Expr) (physi
 		src = &physical.Filter{In: src, Pred: andOf(rest)}
 	}
 	return src, nil
+}
+
+// joinListing is the state of joinList while it joins: the items, their
+// operators, and which WHERE conjuncts are applied already.
+type joinListing struct {
+	items  []*fromItem
+	offs   []int // each item's first scope column
+	ops    []physical.Node
+	conj   []expr.Expr
+	placed []bool
+}
+
+// localOf maps item i's scope columns to its own positions.
+func (jl *joinListing) localOf(i int) map[int]int {
+	local := map[int]int{}
+	for k := range jl.items[i].cols {
+		local[jl.offs[i]+k] = k
+	}
+	return local
+}
+
+// itemOf is the item whose columns hold all of cols, or -1.
+func (jl *joinListing) itemOf(cols []int) int {
+	if len(cols) == 0 {
+		return -1
+	}
+	for i, it := range jl.items {
+		lo, hi := jl.offs[i], jl.offs[i]+len(it.cols)
+		all := true
+		for _, c := range cols {
+			if c < lo || c >= hi {
+				all = false
+				break
+			}
+		}
+		if all {
+			return i
+		}
+	}
+	return -1
+}
+
+// edges are the unplaced equalities between an expression of one item and
+// one of another, with their estimated selectivity.
+func (jl *joinListing) edges(rows []float64) []joinEdge {
+	var out []joinEdge
+	for k, c := range jl.conj {
+		cmp, ok := c.(*expr.Compare)
+		if jl.placed[k] || !ok || cmp.Op != expr.EQ {
+			continue
+		}
+		lc, okl := colsOf(cmp.L)
+		rc, okr := colsOf(cmp.R)
+		if !okl || !okr {
+			continue
+		}
+		a, b := jl.itemOf(lc), jl.itemOf(rc)
+		if a < 0 || b < 0 || a == b {
+			continue
+		}
+		ndvA, ndvB := jl.colNDV(a, cmp.L), jl.colNDV(b, cmp.R)
+		out = append(out, joinEdge{conj: k, a: a, b: b, sel: joinSel(ndvA, ndvB, itemRows(jl.items[a]), itemRows(jl.items[b]))})
+	}
+	return out
+}
+
+// colNDV is the distinct count of e when it is a plain column of item i
+// with known statistics, else 0.
+func (jl *joinListing) colNDV(i int, e expr.Expr) float64 {
+	c, ok := e.(*expr.Col)
+	if !ok {
+		return 0
+	}
+	return jl.items[i].ndvOf(c.Idx - jl.offs[i])
+}
+
+// keysBetween takes the unplaced equalities between an expression over
+// the columns of one layout and one over the other's as hash keys.
+func (jl *joinListing) keysBetween(left, right map[int]int) (lk, rk []expr.Expr) {
+	for k, c := range jl.conj {
+		if jl.placed[k] {
+			continue
+		}
+		cmp, ok := c.(*expr.Compare)
+		if !ok || cmp.Op != expr.EQ {
+			continue
+		}
+		for _, pair := range [2][2]expr.Expr{{cmp.L, cmp.R}, {cmp.R, cmp.L}} {
+			lc, okl := colsOf(pair[0])
+			rc, okr := colsOf(pair[1])
+			if !okl || !okr || len(lc) == 0 || len(rc) == 0 || !allIn(lc, left) || !allIn(rc, right) {
+				continue
+			}
+			le, ok1 := remap(pair[0], left)
+			re, ok2 := remap(pair[1], right)
+			if ok1 && ok2 {
+				lk, rk = append(lk, le), append(rk, re)
+				jl.placed[k] = true
+				break
+			}
+		}
+	}
+	return lk, rk
+}
+
+// filterReady applies, above src, the unplaced conjuncts whose columns
+// are all in layout.
+func (jl *joinListing) filterReady(src physical.Node, layout map[int]int) physical.Node {
+	var ready []expr.Expr
+	for k, c := range jl.conj {
+		if jl.placed[k] {
+			continue
+		}
+		if cols, ok := colsOf(c); ok && allIn(cols, layout) {
+			if e, ok := remap(c, layout); ok {
+				jl.placed[k] = true
+				ready = append(ready, e)
+			}
+		}
+	}
+	if len(ready) > 0 {
+		return &physical.Filter{In: src, Pred: andOf(ready)}
+	}
+	return src
+}
+
+// greedy joins the items from the first one a conjunct filters, then
+// keeps adding an item an equality ties to the rows so far (a hash join,
+// hashing the new item), else the next item in FROM order.
+func (jl *joinListing) greedy(filtered []bool) (physical.Node, map[int]int) {
+	start := 0
+	for i := range jl.items {
+		if filtered[i] {
+			start = i
+			break
+		}
+	}
+	layout := map[int]int{}
+	n := 0
+	add := func(i int) {
+		for k := range jl.items[i].cols {
+			layout[jl.offs[i]+k] = n
+			n++
+		}
+	}
+	joined := map[int]bool{start: true}
+	add(start)
+	src := jl.ops[start]
+	for len(joined) < len(jl.items) {
+		next := -1
+		var lk, rk []expr.Expr
+		for j := range jl.items {
+			if joined[j] {
+				continue
+			}
+			if lk, rk = jl.keysBetween(layout, jl.localOf(j)); len(lk) > 0 {
+				next = j
+				break
+			}
+		}
+		if next < 0 {
+			for j := range jl.items {
+				if !joined[j] {
+					next = j
+					break
+				}
+			}
+		}
+		if len(lk) > 0 {
+			src = &physical.HashJoin{Kind: exec.InnerJoin, Left: src, Right: jl.ops[next], LeftKeys: lk, RightKeys: rk}
+		} else {
+			src = &physical.NestedLoop{Kind: exec.InnerJoin, Left: src, Right: jl.ops[next]}
+		}
+		joined[next] = true
+		add(next)
+		src = jl.filterReady(src, layout)
+	}
+	return src, layout
 }
 
 // swappedHashJoin is a hash join of l and r, inner or left (kind), that

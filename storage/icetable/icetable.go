@@ -304,6 +304,7 @@ func (s *Store) Update(ctx context.Context, t *table.Table, change Change) (*tab
 			if err != nil {
 				return nil, fmt.Errorf("update %s: reload: %w", id, err)
 			}
+			removeDroppedMetadata(ctx, t, nt)
 			return nt, nil
 		}
 		if !lostRace(err) || attempt >= maxCommitAttempts {
@@ -312,6 +313,30 @@ func (s *Store) Update(ctx context.Context, t *table.Table, change Change) (*tab
 		time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
 		if t, err = s.Load(ctx, id[0], id[1]); err != nil {
 			return nil, fmt.Errorf("update %s: reload after conflict: %w", id, err)
+		}
+	}
+}
+
+// removeDroppedMetadata deletes the metadata files the commit from base to
+// nt dropped from the metadata log, as iceberg-go's own commits do (with
+// write.metadata.delete-after-commit.enabled), which a commit through the
+// catalog alone skips. A file that cannot be removed is left to orphan
+// removal.
+func removeDroppedMetadata(ctx context.Context, base, nt *table.Table) {
+	if !nt.Properties().GetBool(table.MetadataDeleteAfterCommitEnabledKey, table.MetadataDeleteAfterCommitEnabledDefault) {
+		return
+	}
+	fs, err := nt.FS(ctx)
+	if err != nil {
+		return
+	}
+	kept := map[string]bool{}
+	for e := range nt.Metadata().PreviousFiles() {
+		kept[e.MetadataFile] = true
+	}
+	for e := range base.Metadata().PreviousFiles() {
+		if !kept[e.MetadataFile] {
+			_ = fs.Remove(e.MetadataFile)
 		}
 	}
 }

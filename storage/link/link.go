@@ -1004,6 +1004,15 @@ func (m *Manager) linkOnce(ctx context.Context, st *tableState) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("link %s: %w", st.name(), err)
 	}
+	if all != nil && nt != tbl {
+		// The new rows' distinct values join the table's statistics
+		// (informational: a failure leaves the older ones).
+		if ns, err := m.store.AddStatistics(ctx, nt, all); err != nil {
+			m.logger.Warn("table statistics not updated", "table", st.name(), "err", err)
+		} else {
+			nt = ns
+		}
+	}
 	// A keyed table's index follows the rows into their data files
 	// (keys.go): read before its lock is taken, applied with the new
 	// snapshot.
