@@ -1,6 +1,9 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // ddl is the TPC-H schema (specification clause 1.4), money and quantities
 // as DECIMAL(15,2), dates as DATE, identifiers as integers (bigint for the
@@ -65,9 +68,9 @@ var duckTypes = map[string][][2]string{
 	"lineitem": {{"l_orderkey", "BIGINT"}, {"l_partkey", "INTEGER"}, {"l_suppkey", "INTEGER"}, {"l_linenumber", "INTEGER"}, {"l_quantity", "DECIMAL(15,2)"}, {"l_extendedprice", "DECIMAL(15,2)"}, {"l_discount", "DECIMAL(15,2)"}, {"l_tax", "DECIMAL(15,2)"}, {"l_returnflag", "CHAR"}, {"l_linestatus", "CHAR"}, {"l_shipdate", "DATE"}, {"l_commitdate", "DATE"}, {"l_receiptdate", "DATE"}, {"l_shipinstruct", "CHAR"}, {"l_shipmode", "CHAR"}, {"l_comment", "VARCHAR"}},
 }
 
-// duckView is DuckDB's view of a table: the Parquet files under the
-// table's data directory in Loam's warehouse, read in place.
-func duckView(warehouse, table string) string {
+// duckView is DuckDB's view of a table: the Parquet files of the
+// table's current snapshot in Loam's warehouse, read in place.
+func duckView(table string, files []string) string {
 	cols := ""
 	for i, c := range duckTypes[table] {
 		if i > 0 {
@@ -79,6 +82,10 @@ func duckView(warehouse, table string) string {
 			cols += fmt.Sprintf("CAST(%s AS %s) AS %s", c[0], c[1], c[0])
 		}
 	}
-	return fmt.Sprintf("CREATE VIEW %s AS SELECT %s FROM read_parquet(['%s/public.db/%s/data/**/*.parquet'], hive_partitioning = false)",
-		table, cols, warehouse, table)
+	quoted := make([]string, len(files))
+	for i, f := range files {
+		quoted[i] = "'" + strings.ReplaceAll(f, "'", "''") + "'"
+	}
+	return fmt.Sprintf("CREATE VIEW %s AS SELECT %s FROM read_parquet([%s], hive_partitioning = false)",
+		table, cols, strings.Join(quoted, ", "))
 }

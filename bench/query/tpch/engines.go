@@ -52,19 +52,24 @@ func startEngines(ctx context.Context, cfg *config, tmp string, logf func(string
 	return e, nil
 }
 
-// openDuckDB makes each table a view over Loam's Parquet files; the
-// row count DuckDB sees must be what was loaded (the glob holds the
-// table's rows while no file has left the table's snapshot: Loam has
-// only appended here).
+// openDuckDB makes each table a view over the Parquet files of its
+// current snapshot (from Loam's Iceberg metadata); the row count DuckDB
+// sees must be what was loaded.
 func (e *engines) openDuckDB(ctx context.Context, rows map[string]int64) error {
 	d, err := sqlbench.OpenDuckDB(ctx, e.cfg.threads)
 	if err != nil {
 		return err
 	}
 	e.duck = d
-	warehouse := filepath.Join(e.loam.Srv.DataDir, "warehouse")
 	for _, t := range tableOrder {
-		if err := d.Exec(ctx, duckView(warehouse, t)); err != nil {
+		files, err := sqlbench.DataFiles(ctx, e.loam.Srv.DataDir, t)
+		if err != nil {
+			return err
+		}
+		if len(files) == 0 {
+			return fmt.Errorf("loam's table %s has no data files", t)
+		}
+		if err := d.Exec(ctx, duckView(t, files)); err != nil {
 			return err
 		}
 		res, err := d.Query(ctx, "SELECT count(*) FROM "+t)
