@@ -19,6 +19,8 @@ type engines struct {
 	pgSrv *servers.PGCluster
 	pg    *sqlbench.Wire
 	duck  *sqlbench.Duck
+	// warnings go under the report's notes.
+	warnings []string
 }
 
 func startEngines(ctx context.Context, cfg *config, tmp string, logf func(string, ...any)) (*engines, error) {
@@ -77,7 +79,9 @@ func (e *engines) openDuckDB(ctx context.Context, rows map[string]int64) error {
 			return err
 		}
 		if got := res[0][0].Text; got != fmt.Sprint(rows[t]) {
-			return fmt.Errorf("duckdb sees %s rows of %s in Loam's files, %d were loaded", got, t, rows[t])
+			// Reported, not fatal: Loam's own answers are still compared
+			// with PostgreSQL's, and DuckDB's mismatches show the damage.
+			e.warnings = append(e.warnings, fmt.Sprintf("DuckDB reads %s rows of %s from the files of Loam's current Iceberg snapshot; %d were loaded", got, t, rows[t]))
 		}
 	}
 	return nil

@@ -115,6 +115,9 @@ func (e *engines) load(ctx context.Context, cfg *config, dir string, rows map[st
 		if err := e.openDuckDB(ctx, rows); err != nil {
 			return lr, err
 		}
+		for _, w := range e.warnings {
+			logf("WARNING: %s", w)
+		}
 	}
 	return lr, nil
 }

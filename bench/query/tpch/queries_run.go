@@ -58,6 +58,7 @@ func (e *engines) runQueries(ctx context.Context, cfg *config, rep *report, logf
 	if e.loam != nil {
 		rep.LoamRestarts = e.loam.Restarts
 	}
+	rep.Warnings = e.warnings
 }
 
 func progressLine(qr queryReport) string {

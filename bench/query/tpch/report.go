@@ -29,6 +29,7 @@ type report struct {
 	Queries      []queryReport    `json:"queries"`
 	Summary      summary          `json:"summary"`
 	LoamRestarts int              `json:"loam_restarts"`
+	Warnings     []string         `json:"warnings,omitempty"`
 	LoadAvg      [2]string        `json:"loadavg"` // /proc/loadavg at the start and the end: the machine is shared
 }
 
@@ -149,7 +150,7 @@ func (r *report) text(w io.Writer) {
 		r.Options.Runs, r.Options.Budget, r.Options.Timeout)
 	r.loadText(w)
 	rows := [][]string{{"q", "Loam ms", "PG ms", "DuckDB ms", "Loam/PG", "Loam/DuckDB", "CPU ms: Loam", "PG", "DuckDB", "Loam/PG", "Loam/DuckDB", "Loam RSS MiB", "Loam = PG", "DuckDB = PG"}}
-	var notes []string
+	notes := append([]string(nil), r.Warnings...)
 	for _, q := range r.Queries {
 		rss := "-"
 		if q.LoamPeakRSS > 0 {
