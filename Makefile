@@ -7,7 +7,7 @@ BIN := bin/loam
 MODULE    = $(shell $(GO) list -m)
 UNIT_PKGS = $(shell $(GO) list ./... | grep -Ev '^$(MODULE)/(wire|regress|clients)(/|$$)')
 
-.PHONY: fuzz-diff build run test bench bench-ops bench-upkeep bench-short bench-update bench-ingest bench-query bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
+.PHONY: fuzz-diff build run test bench bench-ops bench-upkeep bench-short bench-update bench-ingest bench-query bench-query-100m bench-tpch bench-obs bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
 
 build:
 	$(GO) build -o $(BIN) ./cmd/loam
@@ -162,11 +162,15 @@ clients/node/node_modules/.package-lock.json: clients/node/package-lock.json
 # `go vet ./...` and so `make test` leave out.
 # One after the other even under make -j: the benchmarks share the cores.
 bench: bench-postgres
+	$(MAKE) bench-ops
 	$(GO) run ./bench/cmd/ingestbench
 	$(GO) -C bench/query run .
 	$(GO) run ./bench/cmd/upkeepbench -duration $(UPKEEP_DURATION)
 	$(GO) run ./bench/cmd/shortbench
 	$(GO) run ./bench/cmd/updatebench
+	$(GO) -C bench/query run ./obsbench
+	$(MAKE) bench-tpch TPCH_SF=1
+	$(MAKE) bench-tpch TPCH_SF=10
 
 # Per-operator micro-benchmarks (filter, project, hash aggregate, hash
 # join, sort over 1M rows, in ns a row) beside the previous commit's:
@@ -199,6 +203,26 @@ bench-short: bench-postgres
 # a throwaway PostgreSQL 15 (BENCH_UPSERT_*, BENCH_UPDATE_* tune it).
 bench-update: bench-postgres
 	$(GO) run ./bench/cmd/updatebench
+
+# TPC-H (bench/query/tpch): dbgen's data at scale factor TPCH_SF loaded
+# through COPY into Loam and an indexed PostgreSQL 15, the 22 queries on
+# both and on DuckDB reading Loam's Parquet files, answers compared with
+# PostgreSQL's; the report goes to bench/results/tpch-sf<SF>-<TPCH_LABEL>.txt
+# and .json. TPCH_DATA=<dir> keeps the generated tables for the next run.
+TPCH_SF    ?= 1
+TPCH_LABEL ?= latest
+bench-tpch: bench-postgres
+	TPCH_SF=$(TPCH_SF) TPCH_LABEL=$(TPCH_LABEL) $(GO) -C bench/query run ./tpch
+
+# An LLM-observability dashboard (bench/query/obsbench): JSON attributes,
+# traces joined to observations and scores, subqueries; Loam against an
+# indexed PostgreSQL 15 over ~540,000 rows (OBS_TRACES=60000).
+bench-obs: bench-postgres
+	$(GO) -C bench/query run ./obsbench
+
+# The dashboard queries over 100M rows, with Loam's peak RSS.
+bench-query-100m: bench-postgres
+	BENCH_QUERY_ROWS=100000000 $(GO) -C bench/query run .
 
 bench-postgres:
 	@[ -x /usr/lib/postgresql/15/bin/initdb ] || [ -n "$$BENCH_PG_BIN" ] || { \

@@ -31,6 +31,7 @@ import (
 
 	"github.com/loamdb/loam/bench/gen"
 	"github.com/loamdb/loam/bench/internal/servers"
+	"github.com/loamdb/loam/bench/query/internal/sqlbench"
 )
 
 // config is the harness's settings: flags, defaulting to BENCH_* variables.
@@ -210,6 +211,8 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (err erro
 		}
 		defer func() { loam.Stop() }()
 		logf("loam serving on %s (pid %d, log %s)", loam.Addr, loam.PID(), loam.Log)
+		loamRSS = sqlbench.WatchRSS(loam.PID(), 0)
+		defer func() { loamRSS.Stop() }()
 		loamE = &wireEngine{label: "loam", connect: func(ctx context.Context) (string, error) {
 			if loam.Exited() {
 				// Crashed on an earlier query: a new server on the same
@@ -220,6 +223,8 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (err erro
 					return "", err
 				}
 				loam = s
+				loamRSS.Stop()
+				loamRSS = sqlbench.WatchRSS(loam.PID(), 0)
 			}
 			return loam.ConnString(), nil
 		}}
@@ -253,8 +258,10 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (err erro
 		return pgErr
 	}
 
+	var mem loamMemory
 	if loamE != nil {
 		engines = append(engines, loamE)
+		mem.load = resetPeak(loam.PID(), logf)
 	}
 	if cfg.engines["duckdb"] {
 		duck, err := openDuckDB(ctx, cfg.threads)
@@ -304,8 +311,33 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (err erro
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	report(stdout, cfg, results)
+	if loamE != nil && !loam.Exited() {
+		mem.queries, _, _ = servers.Memory(loam.PID())
+	}
+	report(stdout, cfg, results, mem)
 	return nil
+}
+
+// loamRSS samples the Loam server's resident set while a query runs.
+var loamRSS *sqlbench.RSSWatch
+
+// loamMemory is the Loam server's peak resident set (VmHWM) over the load
+// and over the queries.
+type loamMemory struct{ load, queries int64 }
+
+// resetPeak reads a process's VmHWM and resets it (Linux: writing 5 to
+// /proc/<pid>/clear_refs), so that the next reading is the queries' peak
+// alone; a kernel that refuses leaves the load's peak in it, as logged.
+func resetPeak(pid int, logf func(string, ...any)) int64 {
+	peak, _, err := servers.Memory(pid)
+	if err != nil {
+		logf("loam memory: %v", err)
+		return 0
+	}
+	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
+		logf("loam memory: resetting VmHWM: %v (the queries' peak includes the load's)", err)
+	}
+	return peak
 }
 
 // copyRows COPYs the data set into table over its own connection.
@@ -433,6 +465,7 @@ type engineResult struct {
 	rows     result
 	err      error
 	mismatch string // difference from the reference result, if any
+	peakRSS  int64  // Loam's highest resident set sampled while the query ran
 }
 
 // queryResult is one row of the report.
@@ -466,18 +499,12 @@ func runQuery(ctx context.Context, cfg *config, num int, q query, engines []engi
 			return res, d, err
 		}
 		var d time.Duration
-		r.rows, d, r.err = once()
-		if r.err != nil {
-			logf("Q%d %-8s error: %v", num, e.name(), r.err)
-			continue
+		if e.name() == "loam" {
+			loamRSS.Reset()
 		}
-		for range cfg.runs {
-			_, d, err := once()
-			if err != nil {
-				r.err = fmt.Errorf("timed run: %w", err)
-				break
-			}
-			r.times = append(r.times, d)
+		r.rows, d, r.err = timeRuns(cfg, r, once)
+		if e.name() == "loam" {
+			r.peakRSS, _ = loamRSS.Reset()
 		}
 		if r.err != nil {
 			logf("Q%d %-8s error: %v", num, e.name(), r.err)
@@ -503,6 +530,23 @@ func runQuery(ctx context.Context, cfg *config, num int, q query, engines []engi
 		}
 	}
 	return qr
+}
+
+// timeRuns runs the warm-up, keeping its rows, then cfg.runs timed runs
+// into r.times; it returns the warm-up's rows and time, or the first error.
+func timeRuns(cfg *config, r *engineResult, once func() (result, time.Duration, error)) (result, time.Duration, error) {
+	rows, d, err := once()
+	if err != nil {
+		return nil, d, err
+	}
+	for range cfg.runs {
+		_, t, err := once()
+		if err != nil {
+			return rows, d, fmt.Errorf("timed run: %w", err)
+		}
+		r.times = append(r.times, t)
+	}
+	return rows, d, nil
 }
 
 func median(ds []time.Duration) time.Duration {

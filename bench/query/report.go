@@ -12,10 +12,10 @@ import (
 // report prints one line per query: the median time of each engine, the
 // ratios Loam/DuckDB and PostgreSQL/Loam and whether the answers agreed,
 // then the errors and mismatches behind the cells that are not times.
-func report(w io.Writer, cfg *config, results []queryResult) {
+func report(w io.Writer, cfg *config, results []queryResult, mem loamMemory) {
 	fmt.Fprintf(w, "\nQueries over %d rows (seed %d): median of %d runs after a warm-up, in ms; * = selective (one tenant or one day)\n\n",
 		cfg.rows, cfg.seed, cfg.runs)
-	table := [][]string{{"#", "query", "", "Loam", "DuckDB", "PG", "Loam/DuckDB", "PG/Loam", "check"}}
+	table := [][]string{{"#", "query", "", "Loam", "DuckDB", "PG", "Loam/DuckDB", "PG/Loam", "Loam RSS MiB", "check"}}
 	var notes []string
 	for _, qr := range results {
 		sel := ""
@@ -26,7 +26,7 @@ func report(w io.Writer, cfg *config, results []queryResult) {
 		for _, name := range engineNames {
 			row = append(row, cellText(qr.by[name]))
 		}
-		row = append(row, ratio(qr.by["loam"], qr.by["duckdb"]), ratio(qr.by["postgres"], qr.by["loam"]))
+		row = append(row, ratio(qr.by["loam"], qr.by["duckdb"]), ratio(qr.by["postgres"], qr.by["loam"]), rssText(qr.by["loam"]))
 		check := "ok"
 		answered := 0
 		for _, name := range engineNames {
@@ -53,8 +53,11 @@ func report(w io.Writer, cfg *config, results []queryResult) {
 		}
 		table = append(table, append(row, check))
 	}
-	printTable(w, table, 0, 1, 2, 8)
+	printTable(w, table, 0, 1, 2, 9)
 	fmt.Fprintln(w, "\nLoam/DuckDB above 1: Loam slower than DuckDB; PG/Loam above 1: Loam faster than PostgreSQL.")
+	if mem.load > 0 {
+		fmt.Fprintf(w, "Loam peak RSS (VmHWM): %d MiB over the load and CHECKPOINT, %d MiB over the queries\n", mem.load>>20, mem.queries>>20)
+	}
 	if len(notes) > 0 {
 		fmt.Fprintln(w, "\nNotes:")
 		for _, n := range notes {
@@ -97,6 +100,15 @@ func printTable(w io.Writer, rows [][]string, left ...int) {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // cellText is an engine's median in ms, or why there is none.
+// rssText is the highest resident set sampled (every 100 ms) while Loam
+// ran the query: "-" when no sample fell in it.
+func rssText(r *engineResult) string {
+	if r == nil || r.peakRSS == 0 {
+		return "-"
+	}
+	return fmt.Sprint(r.peakRSS >> 20)
+}
+
 func cellText(r *engineResult) string {
 	switch {
 	case r == nil:

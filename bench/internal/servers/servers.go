@@ -309,3 +309,13 @@ func ensureUser(ctx context.Context, name string) error {
 	}
 	return nil
 }
+
+// PID is the postmaster's process id (the first line of postmaster.pid).
+func (c *PGCluster) PID() (int, error) {
+	b, err := os.ReadFile(filepath.Join(c.dir, "data", "postmaster.pid"))
+	if err != nil {
+		return 0, err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	return strconv.Atoi(strings.TrimSpace(line))
+}
