@@ -19,8 +19,9 @@ import (
 // The cached path answers only what it answers exactly as PlanFiles does:
 // delete files only of the kinds Loam writes, which name their data file
 // (matchDeletes), a filter filePruner accepts that names no partition
-// source column (so partition pruning would prune nothing), and no file
-// PlanFiles would split. Everything else plans through iceberg-go.
+// source column (so partition pruning would prune nothing). Everything
+// else plans through iceberg-go. Either way a file is one task, whole
+// (wholeFiles).
 func (s *Store) planFiles(ctx context.Context, t *table.Table, filter iceberg.BooleanExpression, opts []table.ScanOption) ([]table.FileScanTask, error) {
 	if s.manifests != nil && !pinnedSchema(t) {
 		tasks, err := s.planCached(ctx, t, filter)
@@ -34,7 +35,34 @@ func (s *Store) planFiles(ctx context.Context, t *table.Table, filter iceberg.Bo
 	if filter != nil {
 		opts = append(opts, table.WithRowFilter(filter))
 	}
-	return t.Scan(opts...).PlanFiles(ctx)
+	tasks, err := t.Scan(opts...).PlanFiles(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return wholeFiles(tasks), nil
+}
+
+// wholeFiles merges the byte-range tasks iceberg-go splits a large Parquet
+// file into (read.split.target-size, by row-group offsets) back into one
+// task for the whole file: Loam reads a file whole, pruning its row groups
+// itself, so each split read as a file would yield the file's rows again.
+func wholeFiles(tasks []table.FileScanTask) []table.FileScanTask {
+	out := tasks[:0]
+	seen := map[string]bool{}
+	for _, task := range tasks {
+		if task.Start == 0 && task.Length == task.File.FileSizeBytes() {
+			out = append(out, task)
+			continue
+		}
+		path := task.File.FilePath()
+		if seen[path] {
+			continue
+		}
+		seen[path] = true
+		task.Start, task.Length = 0, task.File.FileSizeBytes()
+		out = append(out, task)
+	}
+	return out
 }
 
 // planCached is planFiles from the cache, or errUnsupportedPrune.
@@ -76,7 +104,6 @@ func (s *Store) planCached(ctx context.Context, t *table.Table, filter iceberg.B
 			}
 		}
 	}
-	splitSize := t.Properties().GetInt64(table.ReadSplitTargetSizeKey, table.ReadSplitTargetSizeDefault)
 	var tasks []table.FileScanTask
 	for _, m := range mans {
 		if err := ctx.Err(); err != nil {
@@ -100,9 +127,6 @@ func (s *Store) planCached(ctx context.Context, t *table.Table, filter iceberg.B
 			}
 			if !ok {
 				continue
-			}
-			if f.FileFormat() == iceberg.ParquetFile && splitSize > 0 && f.FileSizeBytes() > splitSize {
-				return nil, errUnsupportedPrune
 			}
 			task := table.FileScanTask{File: f, Length: f.FileSizeBytes(), FirstRowID: f.FirstRowID()}
 			if seq := e.SequenceNum(); seq >= 0 {
