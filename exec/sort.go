@@ -135,8 +135,6 @@ func (s *sortOp) sort(ctx context.Context, all arrow.RecordBatch) (arrow.RecordB
 // (uint64); window operators sort through it and keep the permutation.
 func SortIndices(ctx context.Context, ec *expr.Ctx, all arrow.RecordBatch, keys []SortKey) (arrow.Array, error) {
 	cols := make([]arrow.Array, len(keys))
-	var ckeys []compute.SortKey
-	var extra []arrow.Array // NaN flags, after the keys' columns
 	defer func() {
 		for _, c := range cols {
 			if c != nil {
@@ -184,6 +182,26 @@ func SortIndices(ctx context.Context, ec *expr.Ctx, all arrow.RecordBatch, keys 
 			v = f
 		}
 		cols[i] = v
+	}
+	n := int(all.NumRows())
+	if out, ok, err := fastSortIndices(ctx, cols, keys, n); ok || err != nil {
+		return out, err
+	}
+	return arrowSortIndices(ctx, cols, keys, n)
+}
+
+// arrowSortIndices sorts by the key columns with Arrow's kernel, NaN
+// placed as PostgreSQL places it.
+func arrowSortIndices(ctx context.Context, cols []arrow.Array, keys []SortKey, n int) (arrow.Array, error) {
+	var ckeys []compute.SortKey
+	var extra []arrow.Array // NaN flags, after the keys' columns
+	defer func() {
+		for _, c := range extra {
+			c.Release()
+		}
+	}()
+	for i, k := range keys {
+		v := cols[i]
 		ck := compute.SortKey{ColumnIndex: i, Order: compute.SortOrderAscending, NullPlacement: compute.SortNullsAtEnd}
 		if k.Desc {
 			ck.Order = compute.SortOrderDescending
@@ -191,9 +209,10 @@ func SortIndices(ctx context.Context, ec *expr.Ctx, all arrow.RecordBatch, keys 
 		if k.NullsFirst {
 			ck.NullPlacement = compute.SortNullsAtStart
 		}
-		if flags := nanFlags(v); flags != nil && k.Desc {
-			// Arrow puts NaN last in either direction; PostgreSQL's NaN
-			// is the greatest value, first in DESC: a flag sorts it there.
+		if flags := nanFlags(v); flags != nil && (k.Desc || k.NullsFirst) {
+			// Arrow puts NaN where it puts NULLs; PostgreSQL's NaN is the
+			// greatest value (first in DESC, last in ASC before NULLS
+			// LAST): a flag sorts it there.
 			flagKey := ck
 			flagKey.ColumnIndex = len(keys) + len(extra)
 			extra = append(extra, flags)
@@ -201,12 +220,12 @@ func SortIndices(ctx context.Context, ec *expr.Ctx, all arrow.RecordBatch, keys 
 		}
 		ckeys = append(ckeys, ck)
 	}
-	cols = append(cols, extra...)
-	fields := make([]arrow.Field, len(cols))
-	for i, c := range cols {
+	all := append(append([]arrow.Array{}, cols...), extra...)
+	fields := make([]arrow.Field, len(all))
+	for i, c := range all {
 		fields[i] = arrow.Field{Name: colName(i), Type: c.DataType(), Nullable: true}
 	}
-	keyRec := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, all.NumRows())
+	keyRec := array.NewRecordBatch(arrow.NewSchema(fields, nil), all, int64(n))
 	defer keyRec.Release()
 	return compute.SortIndicesRecordBatch(ctx, keyRec, ckeys)
 }
