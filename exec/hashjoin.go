@@ -87,6 +87,12 @@ func (h *hashJoin) Close() error {
 // giving row r's key bytes, or false when a key column is NULL there. The
 // bytes are valid until the next call.
 func (h *hashJoin) keyFunc(rec arrow.RecordBatch, exprs []expr.Expr) (func(r int) ([]byte, bool), func(), error) {
+	return joinKeys(h.ec, rec, exprs, &h.keyBuf)
+}
+
+// joinKeys is keyFunc for any join: the key bytes are built in *buf,
+// which the caller keeps to reuse across batches.
+func joinKeys(ec *expr.Ctx, rec arrow.RecordBatch, exprs []expr.Expr, buf *[]byte) (func(r int) ([]byte, bool), func(), error) {
 	cols := make([]arrow.Array, 0, len(exprs))
 	release := func() {
 		for _, c := range cols {
@@ -95,7 +101,7 @@ func (h *hashJoin) keyFunc(rec arrow.RecordBatch, exprs []expr.Expr) (func(r int
 	}
 	writers := make([]func([]byte, int) []byte, len(exprs))
 	for i, e := range exprs {
-		a, err := e.Eval(h.ec, rec)
+		a, err := e.Eval(ec, rec)
 		if err != nil {
 			release()
 			return nil, nil, err
@@ -109,12 +115,12 @@ func (h *hashJoin) keyFunc(rec arrow.RecordBatch, exprs []expr.Expr) (func(r int
 				return nil, false
 			}
 		}
-		buf := h.keyBuf[:0]
+		b := (*buf)[:0]
 		for _, w := range writers {
-			buf = w(buf, r)
+			b = w(b, r)
 		}
-		h.keyBuf = buf
-		return buf, true
+		*buf = b
+		return b, true
 	}, release, nil
 }
 

@@ -51,7 +51,7 @@ func buildTable(ctx context.Context, in Operator, rkeys []expr.Expr, ec *expr.Ct
 	if all == nil {
 		all = emptyBatch(in.Types())
 	}
-	key, release, err := (&hashJoin{ec: ec}).keyFunc(all, rkeys)
+	key, release, err := joinKeys(ec, all, rkeys, new([]byte))
 	if err != nil {
 		all.Release()
 		return nil, nil, err

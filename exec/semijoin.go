@@ -62,40 +62,6 @@ func (j *semiJoin) Close() error {
 	return err
 }
 
-// keys evaluates exprs over rec and returns row r's key bytes, or false
-// when a key is NULL there; the bytes are valid until the next call.
-func (j *semiJoin) keys(rec arrow.RecordBatch, exprs []expr.Expr) (func(r int) ([]byte, bool), func(), error) {
-	cols := make([]arrow.Array, 0, len(exprs))
-	release := func() {
-		for _, c := range cols {
-			c.Release()
-		}
-	}
-	writers := make([]func([]byte, int) []byte, len(exprs))
-	for i, e := range exprs {
-		a, err := e.Eval(j.ec, rec)
-		if err != nil {
-			release()
-			return nil, nil, err
-		}
-		cols = append(cols, a)
-		writers[i] = KeyWriter(e.Type(), a)
-	}
-	return func(r int) ([]byte, bool) {
-		for _, c := range cols {
-			if c.IsNull(r) {
-				return nil, false
-			}
-		}
-		buf := j.keyBuf[:0]
-		for _, w := range writers {
-			buf = w(buf, r)
-		}
-		j.keyBuf = buf
-		return buf, true
-	}, release, nil
-}
-
 func (j *semiJoin) build(ctx context.Context) error {
 	j.built = true
 	all, err := Drain(ctx, j.right)
@@ -106,7 +72,7 @@ func (j *semiJoin) build(ctx context.Context) error {
 		all = emptyBatch(j.right.Types())
 	}
 	j.right0 = all
-	key, release, err := j.keys(all, j.rkeys)
+	key, release, err := joinKeys(j.ec, all, j.rkeys, &j.keyBuf)
 	if err != nil {
 		return err
 	}
@@ -167,7 +133,7 @@ func (j *semiJoin) probe(ctx context.Context, rec arrow.RecordBatch) (arrow.Reco
 		// x NOT IN (…, NULL, …) is never true: no row is kept.
 		return j.keep(ctx, rec, matched, true)
 	}
-	key, release, err := j.keys(rec, j.lkeys)
+	key, release, err := joinKeys(j.ec, rec, j.lkeys, &j.keyBuf)
 	if err != nil {
 		return nil, err
 	}
