@@ -149,21 +149,39 @@ func (h *hashJoin) build(ctx context.Context) error {
 	}
 	defer release()
 	n := int(all.NumRows())
-	h.table = make(map[string][]int32, n)
-	for r := 0; r < n; r++ {
-		if r%(64*BatchSize) == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		if k, ok := key(r); ok {
-			h.table[string(k)] = append(h.table[string(k)], int32(r))
-		}
+	if h.table, _, err = hashRows(ctx, key, n, false); err != nil {
+		return err
 	}
 	if h.kind == RightJoin || h.kind == FullJoin {
 		h.rightMatched = make([]bool, n)
 	}
 	return nil
+}
+
+// hashRows maps the key of each of n build rows to its row numbers
+// (keysOnly: to nil, when only whether a key is there matters); hasNull
+// tells whether some row's key was NULL and so left out.
+func hashRows(ctx context.Context, key func(int) ([]byte, bool), n int, keysOnly bool) (table map[string][]int32, hasNull bool, err error) {
+	table = make(map[string][]int32, n)
+	for r := 0; r < n; r++ {
+		if r%(64*BatchSize) == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, false, err
+			}
+		}
+		k, ok := key(r)
+		switch {
+		case !ok:
+			hasNull = true
+		case keysOnly:
+			if _, seen := table[string(k)]; !seen {
+				table[string(k)] = nil
+			}
+		default:
+			table[string(k)] = append(table[string(k)], int32(r))
+		}
+	}
+	return table, hasNull, nil
 }
 
 func (h *hashJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {

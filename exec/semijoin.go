@@ -77,29 +77,9 @@ func (j *semiJoin) build(ctx context.Context) error {
 		return err
 	}
 	defer release()
-	n := int(all.NumRows())
-	j.table = make(map[string][]int32, n)
-	for r := 0; r < n; r++ {
-		if r%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		k, ok := key(r)
-		if !ok {
-			j.rightNull = true
-			continue
-		}
-		if j.extra == nil {
-			// Without extra only whether a key is there matters.
-			if _, seen := j.table[string(k)]; !seen {
-				j.table[string(k)] = nil
-			}
-			continue
-		}
-		j.table[string(k)] = append(j.table[string(k)], int32(r))
-	}
-	return nil
+	// Without extra only whether a key is there matters.
+	j.table, j.rightNull, err = hashRows(ctx, key, int(all.NumRows()), j.extra == nil)
+	return err
 }
 
 func (j *semiJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
