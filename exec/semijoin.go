@@ -88,21 +88,7 @@ func (j *semiJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, err
 		}
 	}
-	for {
-		rec, err := j.left.Next(ctx)
-		if err != nil || rec == nil {
-			return nil, err
-		}
-		out, err := j.probe(ctx, rec)
-		rec.Release()
-		if err != nil {
-			return nil, err
-		}
-		if out.NumRows() > 0 {
-			return out, nil
-		}
-		out.Release()
-	}
+	return nextKept(ctx, j.left, j.probe)
 }
 
 // probe keeps the rows of one left batch that the join lets through.
