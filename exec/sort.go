@@ -85,13 +85,19 @@ func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, err
 		}
 	}
-	if s.out == nil || s.pos >= s.out.NumRows() {
-		return nil, nil
+	return nextSlice(s.out, &s.pos), nil
+}
+
+// nextSlice is the next batch of up to BatchSize rows of a sorted rec
+// from *pos on, or nil at its end (or when rec is nil).
+func nextSlice(rec arrow.RecordBatch, pos *int64) arrow.RecordBatch {
+	if rec == nil || *pos >= rec.NumRows() {
+		return nil
 	}
-	end := min(s.pos+BatchSize, s.out.NumRows())
-	rec := s.out.NewSlice(s.pos, end)
-	s.pos = end
-	return rec, nil
+	end := min(*pos+BatchSize, rec.NumRows())
+	out := rec.NewSlice(*pos, end)
+	*pos = end
+	return out
 }
 
 // maxTopN is the largest LIMIT kept by best rows; a larger one sorts the
