@@ -271,26 +271,7 @@ func (s *sortOp) best(ctx context.Context) (arrow.RecordBatch, error) {
 
 // Drain reads every batch of an operator into one, nil when there are none.
 func Drain(ctx context.Context, in Operator) (arrow.RecordBatch, error) {
-	var recs []arrow.RecordBatch
-	defer func() {
-		for _, r := range recs {
-			r.Release()
-		}
-	}()
-	for {
-		rec, err := in.Next(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if rec == nil {
-			break
-		}
-		recs = append(recs, rec)
-	}
-	if len(recs) == 0 {
-		return nil, nil
-	}
-	return Concat(Schema(in.Types()), recs)
+	return drainCounted(ctx, in, nil, "")
 }
 
 // Concat joins batches of one schema into one batch.
