@@ -104,12 +104,14 @@ func (j *semiJoin) probe(ctx context.Context, rec arrow.RecordBatch) (arrow.Reco
 		return nil, err
 	}
 	defer release()
-	nullKey := make([]bool, n)
+	// A NULL left key is "unknown" against a non-empty right side: NOT IN
+	// treats it as matched (never kept).
+	nullMatches := j.nullAware && j.right0.NumRows() > 0
 	var li, ri []int32
 	for r := 0; r < n; r++ {
 		k, ok := key(r)
 		if !ok {
-			nullKey[r] = true
+			matched[r] = nullMatches
 			continue
 		}
 		rows, found := j.table[string(k)]
@@ -128,12 +130,6 @@ func (j *semiJoin) probe(ctx context.Context, rec arrow.RecordBatch) (arrow.Reco
 		end := min(len(li), start+maxPairs)
 		if err := j.checkExtra(ctx, rec, li[start:end], ri[start:end], matched); err != nil {
 			return nil, err
-		}
-	}
-	if j.nullAware && j.right0.NumRows() > 0 {
-		// A NULL left key is "unknown" against a non-empty right side.
-		for r := range matched {
-			matched[r] = matched[r] || nullKey[r]
 		}
 	}
 	return j.keep(ctx, rec, matched, !j.anti)
