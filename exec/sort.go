@@ -67,13 +67,8 @@ func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	if !s.done {
 		s.done = true
-		var all arrow.RecordBatch
-		var err error
-		if s.topN > 0 {
-			all, err = s.best(ctx)
-		} else {
-			all, err = Drain(ctx, s.in)
-		}
+		// Only a small TopN gets here: a full sort went to nextExternal.
+		all, err := s.best(ctx)
 		if err != nil {
 			return nil, err
 		}
