@@ -54,10 +54,7 @@ func NewHashJoin(kind JoinKind, left, right Operator, lkeys, rkeys []expr.Expr, 
 
 func (h *hashJoin) Types() []types.T { return h.ts }
 func (h *hashJoin) Open(ctx context.Context) error {
-	if err := h.left.Open(ctx); err != nil {
-		return err
-	}
-	return h.right.Open(ctx)
+	return openBoth(ctx, h.left, h.right)
 }
 func (h *hashJoin) Close() error {
 	h.endProbe()
@@ -76,11 +73,7 @@ func (h *hashJoin) Close() error {
 	if h.acct != nil {
 		h.acct.Clear()
 	}
-	err := h.left.Close()
-	if rerr := h.right.Close(); err == nil {
-		err = rerr
-	}
-	return err
+	return closeBoth(h.left, h.right)
 }
 
 // keyFunc evaluates the key expressions over rec and returns a function

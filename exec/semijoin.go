@@ -44,10 +44,7 @@ func NewSemiJoin(anti, nullAware bool, left, right Operator, lkeys, rkeys []expr
 func (j *semiJoin) Types() []types.T { return j.left.Types() }
 
 func (j *semiJoin) Open(ctx context.Context) error {
-	if err := j.left.Open(ctx); err != nil {
-		return err
-	}
-	return j.right.Open(ctx)
+	return openBoth(ctx, j.left, j.right)
 }
 
 func (j *semiJoin) Close() error {
@@ -55,11 +52,7 @@ func (j *semiJoin) Close() error {
 		j.right0.Release()
 		j.right0 = nil
 	}
-	err := j.left.Close()
-	if rerr := j.right.Close(); err == nil {
-		err = rerr
-	}
-	return err
+	return closeBoth(j.left, j.right)
 }
 
 func (j *semiJoin) build(ctx context.Context) error {
