@@ -35,12 +35,18 @@ func (f *dictFilterOp) Types() []types.T               { return f.in.Types() }
 func (f *dictFilterOp) Open(ctx context.Context) error { return f.in.Open(ctx) }
 func (f *dictFilterOp) Close() error                   { return f.in.Close() }
 func (f *dictFilterOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	return nextKept(ctx, f.in, f.filter)
+}
+
+// nextKept is the next non-empty batch keep makes of in's batches; keep
+// returns a batch of its own and leaves the input's to the caller.
+func nextKept(ctx context.Context, in Operator, keep func(context.Context, arrow.RecordBatch) (arrow.RecordBatch, error)) (arrow.RecordBatch, error) {
 	for {
-		rec, err := f.in.Next(ctx)
+		rec, err := in.Next(ctx)
 		if rec == nil || err != nil {
 			return nil, err
 		}
-		out, err := f.filter(ctx, rec)
+		out, err := keep(ctx, rec)
 		rec.Release()
 		if err != nil {
 			return nil, err

@@ -204,13 +204,7 @@ func (s *Sorter) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		rec.Release()
 		return out, nil
 	}
-	if s.out == nil || s.pos >= s.out.NumRows() {
-		return nil, nil
-	}
-	end := min(s.pos+BatchSize, s.out.NumRows())
-	rec := s.out.NewSlice(s.pos, end)
-	s.pos = end
-	return rec, nil
+	return nextSlice(s.out, &s.pos), nil
 }
 
 // Close releases what the sort holds and removes its runs.

@@ -54,10 +54,7 @@ func NewHashJoin(kind JoinKind, left, right Operator, lkeys, rkeys []expr.Expr, 
 
 func (h *hashJoin) Types() []types.T { return h.ts }
 func (h *hashJoin) Open(ctx context.Context) error {
-	if err := h.left.Open(ctx); err != nil {
-		return err
-	}
-	return h.right.Open(ctx)
+	return openBoth(ctx, h.left, h.right)
 }
 func (h *hashJoin) Close() error {
 	h.endProbe()
@@ -76,17 +73,19 @@ func (h *hashJoin) Close() error {
 	if h.acct != nil {
 		h.acct.Clear()
 	}
-	err := h.left.Close()
-	if rerr := h.right.Close(); err == nil {
-		err = rerr
-	}
-	return err
+	return closeBoth(h.left, h.right)
 }
 
 // keyFunc evaluates the key expressions over rec and returns a function
 // giving row r's key bytes, or false when a key column is NULL there. The
 // bytes are valid until the next call.
 func (h *hashJoin) keyFunc(rec arrow.RecordBatch, exprs []expr.Expr) (func(r int) ([]byte, bool), func(), error) {
+	return joinKeys(h.ec, rec, exprs, &h.keyBuf)
+}
+
+// joinKeys is keyFunc for any join: the key bytes are built in *buf,
+// which the caller keeps to reuse across batches.
+func joinKeys(ec *expr.Ctx, rec arrow.RecordBatch, exprs []expr.Expr, buf *[]byte) (func(r int) ([]byte, bool), func(), error) {
 	cols := make([]arrow.Array, 0, len(exprs))
 	release := func() {
 		for _, c := range cols {
@@ -95,7 +94,7 @@ func (h *hashJoin) keyFunc(rec arrow.RecordBatch, exprs []expr.Expr) (func(r int
 	}
 	writers := make([]func([]byte, int) []byte, len(exprs))
 	for i, e := range exprs {
-		a, err := e.Eval(h.ec, rec)
+		a, err := e.Eval(ec, rec)
 		if err != nil {
 			release()
 			return nil, nil, err
@@ -109,12 +108,12 @@ func (h *hashJoin) keyFunc(rec arrow.RecordBatch, exprs []expr.Expr) (func(r int
 				return nil, false
 			}
 		}
-		buf := h.keyBuf[:0]
+		b := (*buf)[:0]
 		for _, w := range writers {
-			buf = w(buf, r)
+			b = w(b, r)
 		}
-		h.keyBuf = buf
-		return buf, true
+		*buf = b
+		return b, true
 	}, release, nil
 }
 
@@ -143,21 +142,39 @@ func (h *hashJoin) build(ctx context.Context) error {
 	}
 	defer release()
 	n := int(all.NumRows())
-	h.table = make(map[string][]int32, n)
-	for r := 0; r < n; r++ {
-		if r%(64*BatchSize) == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		if k, ok := key(r); ok {
-			h.table[string(k)] = append(h.table[string(k)], int32(r))
-		}
+	if h.table, _, err = hashRows(ctx, key, n, false); err != nil {
+		return err
 	}
 	if h.kind == RightJoin || h.kind == FullJoin {
 		h.rightMatched = make([]bool, n)
 	}
 	return nil
+}
+
+// hashRows maps the key of each of n build rows to its row numbers
+// (keysOnly: to nil, when only whether a key is there matters); hasNull
+// tells whether some row's key was NULL and so left out.
+func hashRows(ctx context.Context, key func(int) ([]byte, bool), n int, keysOnly bool) (table map[string][]int32, hasNull bool, err error) {
+	table = make(map[string][]int32, n)
+	for r := 0; r < n; r++ {
+		if r%(64*BatchSize) == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, false, err
+			}
+		}
+		k, ok := key(r)
+		switch {
+		case !ok:
+			hasNull = true
+		case keysOnly:
+			if _, seen := table[string(k)]; !seen {
+				table[string(k)] = nil
+			}
+		default:
+			table[string(k)] = append(table[string(k)], int32(r))
+		}
+	}
+	return table, hasNull, nil
 }
 
 func (h *hashJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {

@@ -53,10 +53,7 @@ func NewNestedLoopJoin(kind JoinKind, left, right Operator, on expr.Expr, ec *ex
 
 func (j *nestedLoopJoin) Types() []types.T { return j.ts }
 func (j *nestedLoopJoin) Open(ctx context.Context) error {
-	if err := j.left.Open(ctx); err != nil {
-		return err
-	}
-	return j.right.Open(ctx)
+	return openBoth(ctx, j.left, j.right)
 }
 func (j *nestedLoopJoin) Close() error {
 	if j.account != nil {
@@ -66,11 +63,7 @@ func (j *nestedLoopJoin) Close() error {
 		j.rightAll.Release()
 		j.rightAll = nil
 	}
-	err := j.left.Close()
-	if rerr := j.right.Close(); err == nil {
-		err = rerr
-	}
-	return err
+	return closeBoth(j.left, j.right)
 }
 
 func (j *nestedLoopJoin) acct(ctx context.Context) *mem.Account {
@@ -256,4 +249,22 @@ func emptyBatch(ts []types.T) arrow.RecordBatch {
 		c.Release()
 	}
 	return out
+}
+
+// openBoth opens a join's two inputs, left first.
+func openBoth(ctx context.Context, left, right Operator) error {
+	if err := left.Open(ctx); err != nil {
+		return err
+	}
+	return right.Open(ctx)
+}
+
+// closeBoth closes a join's two inputs, both even when one fails, and
+// returns the first error.
+func closeBoth(left, right Operator) error {
+	err := left.Close()
+	if rerr := right.Close(); err == nil {
+		err = rerr
+	}
+	return err
 }

@@ -51,18 +51,16 @@ func buildTable(ctx context.Context, in Operator, rkeys []expr.Expr, ec *expr.Ct
 	if all == nil {
 		all = emptyBatch(in.Types())
 	}
-	key, release, err := (&hashJoin{ec: ec}).keyFunc(all, rkeys)
+	key, release, err := joinKeys(ec, all, rkeys, new([]byte))
 	if err != nil {
 		all.Release()
 		return nil, nil, err
 	}
 	defer release()
-	n := int(all.NumRows())
-	table := make(map[string][]int32, n)
-	for r := 0; r < n; r++ {
-		if k, ok := key(r); ok {
-			table[string(k)] = append(table[string(k)], int32(r))
-		}
+	table, _, err := hashRows(ctx, key, int(all.NumRows()), false)
+	if err != nil {
+		all.Release()
+		return nil, nil, err
 	}
 	return all, table, nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/spill"
 	"github.com/loamdb/loam/types"
@@ -181,15 +180,7 @@ func (m *merger) assemble(ctx context.Context, order []*mergeRun) (arrow.RecordB
 		perm[i] = offset[run]
 		offset[run]++
 	}
-	cols, err := takeCols(ctx, all, perm)
-	if err != nil {
-		return nil, err
-	}
-	out := array.NewRecordBatch(all.Schema(), cols, int64(len(perm)))
-	for _, c := range cols {
-		c.Release()
-	}
-	return out, nil
+	return TakeRows(ctx, all, perm)
 }
 
 func (m *merger) close() {

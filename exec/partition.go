@@ -99,6 +99,9 @@ func NewSpillSource(f *spill.File, ts []types.T) Operator { return newSpillSourc
 
 // TakeRows is the batch of rec's rows at rows, in that order.
 func TakeRows(ctx context.Context, rec arrow.RecordBatch, rows []int32) (arrow.RecordBatch, error) {
+	if rows == nil {
+		rows = []int32{}
+	}
 	cols, err := takeCols(ctx, rec, rows)
 	if err != nil {
 		return nil, err

@@ -44,10 +44,7 @@ func NewSemiJoin(anti, nullAware bool, left, right Operator, lkeys, rkeys []expr
 func (j *semiJoin) Types() []types.T { return j.left.Types() }
 
 func (j *semiJoin) Open(ctx context.Context) error {
-	if err := j.left.Open(ctx); err != nil {
-		return err
-	}
-	return j.right.Open(ctx)
+	return openBoth(ctx, j.left, j.right)
 }
 
 func (j *semiJoin) Close() error {
@@ -55,45 +52,7 @@ func (j *semiJoin) Close() error {
 		j.right0.Release()
 		j.right0 = nil
 	}
-	err := j.left.Close()
-	if rerr := j.right.Close(); err == nil {
-		err = rerr
-	}
-	return err
-}
-
-// keys evaluates exprs over rec and returns row r's key bytes, or false
-// when a key is NULL there; the bytes are valid until the next call.
-func (j *semiJoin) keys(rec arrow.RecordBatch, exprs []expr.Expr) (func(r int) ([]byte, bool), func(), error) {
-	cols := make([]arrow.Array, 0, len(exprs))
-	release := func() {
-		for _, c := range cols {
-			c.Release()
-		}
-	}
-	writers := make([]func([]byte, int) []byte, len(exprs))
-	for i, e := range exprs {
-		a, err := e.Eval(j.ec, rec)
-		if err != nil {
-			release()
-			return nil, nil, err
-		}
-		cols = append(cols, a)
-		writers[i] = KeyWriter(e.Type(), a)
-	}
-	return func(r int) ([]byte, bool) {
-		for _, c := range cols {
-			if c.IsNull(r) {
-				return nil, false
-			}
-		}
-		buf := j.keyBuf[:0]
-		for _, w := range writers {
-			buf = w(buf, r)
-		}
-		j.keyBuf = buf
-		return buf, true
-	}, release, nil
+	return closeBoth(j.left, j.right)
 }
 
 func (j *semiJoin) build(ctx context.Context) error {
@@ -106,34 +65,14 @@ func (j *semiJoin) build(ctx context.Context) error {
 		all = emptyBatch(j.right.Types())
 	}
 	j.right0 = all
-	key, release, err := j.keys(all, j.rkeys)
+	key, release, err := joinKeys(j.ec, all, j.rkeys, &j.keyBuf)
 	if err != nil {
 		return err
 	}
 	defer release()
-	n := int(all.NumRows())
-	j.table = make(map[string][]int32, n)
-	for r := 0; r < n; r++ {
-		if r%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		k, ok := key(r)
-		if !ok {
-			j.rightNull = true
-			continue
-		}
-		if j.extra == nil {
-			// Without extra only whether a key is there matters.
-			if _, seen := j.table[string(k)]; !seen {
-				j.table[string(k)] = nil
-			}
-			continue
-		}
-		j.table[string(k)] = append(j.table[string(k)], int32(r))
-	}
-	return nil
+	// Without extra only whether a key is there matters.
+	j.table, j.rightNull, err = hashRows(ctx, key, int(all.NumRows()), j.extra == nil)
+	return err
 }
 
 func (j *semiJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -142,21 +81,7 @@ func (j *semiJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, err
 		}
 	}
-	for {
-		rec, err := j.left.Next(ctx)
-		if err != nil || rec == nil {
-			return nil, err
-		}
-		out, err := j.probe(ctx, rec)
-		rec.Release()
-		if err != nil {
-			return nil, err
-		}
-		if out.NumRows() > 0 {
-			return out, nil
-		}
-		out.Release()
-	}
+	return nextKept(ctx, j.left, j.probe)
 }
 
 // probe keeps the rows of one left batch that the join lets through.
@@ -167,17 +92,19 @@ func (j *semiJoin) probe(ctx context.Context, rec arrow.RecordBatch) (arrow.Reco
 		// x NOT IN (…, NULL, …) is never true: no row is kept.
 		return j.keep(ctx, rec, matched, true)
 	}
-	key, release, err := j.keys(rec, j.lkeys)
+	key, release, err := joinKeys(j.ec, rec, j.lkeys, &j.keyBuf)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	nullKey := make([]bool, n)
+	// A NULL left key is "unknown" against a non-empty right side: NOT IN
+	// treats it as matched (never kept).
+	nullMatches := j.nullAware && j.right0.NumRows() > 0
 	var li, ri []int32
 	for r := 0; r < n; r++ {
 		k, ok := key(r)
 		if !ok {
-			nullKey[r] = true
+			matched[r] = nullMatches
 			continue
 		}
 		rows, found := j.table[string(k)]
@@ -196,12 +123,6 @@ func (j *semiJoin) probe(ctx context.Context, rec arrow.RecordBatch) (arrow.Reco
 		end := min(len(li), start+maxPairs)
 		if err := j.checkExtra(ctx, rec, li[start:end], ri[start:end], matched); err != nil {
 			return nil, err
-		}
-	}
-	if j.nullAware && j.right0.NumRows() > 0 {
-		// A NULL left key is "unknown" against a non-empty right side.
-		for r := range matched {
-			matched[r] = matched[r] || nullKey[r]
 		}
 	}
 	return j.keep(ctx, rec, matched, !j.anti)

@@ -67,13 +67,8 @@ func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	if !s.done {
 		s.done = true
-		var all arrow.RecordBatch
-		var err error
-		if s.topN > 0 {
-			all, err = s.best(ctx)
-		} else {
-			all, err = Drain(ctx, s.in)
-		}
+		// Only a small TopN gets here: a full sort went to nextExternal.
+		all, err := s.best(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -85,13 +80,19 @@ func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, err
 		}
 	}
-	if s.out == nil || s.pos >= s.out.NumRows() {
-		return nil, nil
+	return nextSlice(s.out, &s.pos), nil
+}
+
+// nextSlice is the next batch of up to BatchSize rows of a sorted rec
+// from *pos on, or nil at its end (or when rec is nil).
+func nextSlice(rec arrow.RecordBatch, pos *int64) arrow.RecordBatch {
+	if rec == nil || *pos >= rec.NumRows() {
+		return nil
 	}
-	end := min(s.pos+BatchSize, s.out.NumRows())
-	rec := s.out.NewSlice(s.pos, end)
-	s.pos = end
-	return rec, nil
+	end := min(*pos+BatchSize, rec.NumRows())
+	out := rec.NewSlice(*pos, end)
+	*pos = end
+	return out
 }
 
 // maxTopN is the largest LIMIT kept by best rows; a larger one sorts the
@@ -284,26 +285,7 @@ func (s *sortOp) best(ctx context.Context) (arrow.RecordBatch, error) {
 
 // Drain reads every batch of an operator into one, nil when there are none.
 func Drain(ctx context.Context, in Operator) (arrow.RecordBatch, error) {
-	var recs []arrow.RecordBatch
-	defer func() {
-		for _, r := range recs {
-			r.Release()
-		}
-	}()
-	for {
-		rec, err := in.Next(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if rec == nil {
-			break
-		}
-		recs = append(recs, rec)
-	}
-	if len(recs) == 0 {
-		return nil, nil
-	}
-	return Concat(Schema(in.Types()), recs)
+	return drainCounted(ctx, in, nil, "")
 }
 
 // Concat joins batches of one schema into one batch.

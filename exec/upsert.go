@@ -126,7 +126,7 @@ func (s *Upserter) Write(ctx context.Context, rec arrow.RecordBatch) (arrow.Reco
 			}
 		}
 		if len(ins) > 0 {
-			sub, err := takeRecord(ctx, pending, ins)
+			sub, err := TakeRows(ctx, pending, ins)
 			if err != nil {
 				return nil, err
 			}
@@ -150,7 +150,7 @@ func (s *Upserter) Write(ctx context.Context, rec arrow.RecordBatch) (arrow.Reco
 				}
 			}
 		}
-		next, err := takeRecord(ctx, pending, later)
+		next, err := TakeRows(ctx, pending, later)
 		if err != nil {
 			return nil, err
 		}
@@ -175,7 +175,7 @@ func (s *Upserter) Write(ctx context.Context, rec arrow.RecordBatch) (arrow.Reco
 		rows[i] = int32(i)
 	}
 	slices.SortStableFunc(rows, func(a, b int32) int { return int(order[a] - order[b]) })
-	return takeRecord(ctx, all, rows)
+	return TakeRows(ctx, all, rows)
 }
 
 func affectTwice() error {
@@ -197,7 +197,7 @@ func (s *Upserter) update(ctx context.Context, kw link.KeyWriter, rec arrow.Reco
 		return nil, nil, err
 	}
 	defer old.Release()
-	prop, err := takeRecord(ctx, rec, rows)
+	prop, err := TakeRows(ctx, rec, rows)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -243,7 +243,7 @@ func (s *Upserter) update(ctx context.Context, kw link.KeyWriter, rec arrow.Reco
 			return nil, nil, nil
 		}
 		if len(keep) < int(both.NumRows()) {
-			sub, err := takeRecord(ctx, both, keep)
+			sub, err := TakeRows(ctx, both, keep)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -273,20 +273,4 @@ func (s *Upserter) update(ctx context.Context, kw link.KeyWriter, rec arrow.Reco
 		return nil, nil, err
 	}
 	return nr, which, nil
-}
-
-// takeRecord is the rows rows of rec, as a record of its own.
-func takeRecord(ctx context.Context, rec arrow.RecordBatch, rows []int32) (arrow.RecordBatch, error) {
-	if rows == nil {
-		rows = []int32{}
-	}
-	cols, err := takeCols(ctx, rec, rows)
-	if err != nil {
-		return nil, err
-	}
-	out := array.NewRecordBatch(rec.Schema(), cols, int64(len(rows)))
-	for _, c := range cols {
-		c.Release()
-	}
-	return out, nil
 }

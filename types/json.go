@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/loamdb/loam/pgerr"
 )
@@ -160,7 +161,16 @@ func (p *jsonParser) value(depth int) (*JSONValue, bool) {
 }
 
 func (p *jsonParser) number() bool {
-	s, i := p.s, p.i
+	end, ok := JSONNumberEnd(p.s, p.i)
+	if ok {
+		p.i = end
+	}
+	return ok
+}
+
+// JSONNumberEnd is the end of the JSON number at s[i:], or false when
+// none starts there.
+func JSONNumberEnd(s string, i int) (int, bool) {
 	if i < len(s) && s[i] == '-' {
 		i++
 	}
@@ -175,12 +185,12 @@ func (p *jsonParser) number() bool {
 	if i < len(s) && s[i] == '0' {
 		i++
 	} else if digits() == 0 {
-		return false
+		return 0, false
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
 		if digits() == 0 {
-			return false
+			return 0, false
 		}
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
@@ -189,70 +199,78 @@ func (p *jsonParser) number() bool {
 			i++
 		}
 		if digits() == 0 {
-			return false
+			return 0, false
 		}
 	}
-	p.i = i
-	return true
+	return i, true
 }
 
 // str reads a quoted string at p.i, decoding escapes.
 func (p *jsonParser) str() (string, bool) {
-	s := p.s
-	i := p.i + 1
-	var b strings.Builder
+	buf, end, ok := AppendJSONUnquoted(nil, p.s, p.i+1)
+	if !ok {
+		return "", false
+	}
+	p.i = end
+	// buf is this string's own: no copy needed.
+	return unsafe.String(unsafe.SliceData(buf), len(buf)), true
+}
+
+// AppendJSONUnquoted appends to buf the JSON string whose text (after its
+// opening quote) starts at s[i:], escapes decoded, and returns where it
+// ends (after its closing quote); false when it is not a valid string.
+func AppendJSONUnquoted(buf []byte, s string, i int) ([]byte, int, bool) {
 	for i < len(s) {
 		c := s[i]
 		switch {
 		case c == '"':
-			p.i = i + 1
-			return b.String(), true
+			return buf, i + 1, true
 		case c < 0x20:
-			return "", false
+			return buf, 0, false
 		case c != '\\':
-			b.WriteByte(c)
+			buf = append(buf, c)
 			i++
 			continue
 		}
 		if i+1 >= len(s) {
-			return "", false
+			return buf, 0, false
 		}
 		i++
 		switch s[i] {
 		case '"', '\\', '/':
-			b.WriteByte(s[i])
+			buf = append(buf, s[i])
 		case 'b':
-			b.WriteByte('\b')
+			buf = append(buf, '\b')
 		case 'f':
-			b.WriteByte('\f')
+			buf = append(buf, '\f')
 		case 'n':
-			b.WriteByte('\n')
+			buf = append(buf, '\n')
 		case 'r':
-			b.WriteByte('\r')
+			buf = append(buf, '\r')
 		case 't':
-			b.WriteByte('\t')
+			buf = append(buf, '\t')
 		case 'u':
 			if i+5 > len(s) {
-				return "", false
+				return buf, 0, false
 			}
 			r, err := strconv.ParseUint(s[i+1:i+5], 16, 32)
 			if err != nil {
-				return "", false
+				return buf, 0, false
 			}
 			i += 4
-			if utf16.IsSurrogate(rune(r)) && i+6 < len(s)+0 && s[i+1] == '\\' && s[i+2] == 'u' {
+			if utf16.IsSurrogate(rune(r)) && i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
 				if r2, err := strconv.ParseUint(s[i+3:i+7], 16, 32); err == nil {
 					r = uint64(utf16.DecodeRune(rune(r), rune(r2)))
 					i += 6
 				}
 			}
-			b.WriteRune(rune(r))
+			buf = utf8.AppendRune(buf, rune(r))
 		default:
-			return "", false
+			return buf, 0, false
 		}
 		i++
 	}
-	return "", false
+	return buf, 0, false
 }
 
 // AppendJSONString appends s quoted and escaped as PostgreSQL's

@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/types"
 )
 
@@ -83,27 +82,13 @@ func (s *decimalSumState) add(g int32, x decimal128.Num) {
 }
 
 func (s *decimalSumState) finish() (arrow.Array, error) {
-	b := expr.NewBuilder(s.out, len(s.cnt))
-	for g := range s.cnt {
-		if s.cnt[g] == 0 {
-			b.AppendNull()
-			continue
-		}
+	return finishSums(s.out, s.cnt, s.avg, func(g int) types.Dec {
 		sum := types.NumToDec(decimal128.New(s.hi[g], s.lo[g]), s.scale)
 		if x := s.big[int32(g)]; x != nil {
 			sum.U.Add(&sum.U, x)
 		}
-		if s.avg {
-			cnt := types.DecFromInt(s.cnt[g])
-			q, err := sum.Div(&cnt)
-			if err != nil {
-				return nil, err
-			}
-			sum = q
-		}
-		b.Append(types.Datum{T: s.out, S: sum.String()})
-	}
-	return b.Finish(), nil
+		return sum
+	})
 }
 
 // wideSumState sums a Decimal256 column (arithmetic results of 39 to 76
@@ -156,28 +141,14 @@ func (s *wideSumState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
 func neg(a [4]uint64) bool { return int64(a[3]) < 0 }
 
 func (s *wideSumState) finish() (arrow.Array, error) {
-	b := expr.NewBuilder(s.out, len(s.cnt))
-	for g := range s.cnt {
-		if s.cnt[g] == 0 {
-			b.AppendNull()
-			continue
-		}
+	return finishSums(s.out, s.cnt, s.avg, func(g int) types.Dec {
 		a := s.sum[g]
 		sum := types.WideToDec(decimal256.New(a[3], a[2], a[1], a[0]), s.scale)
 		if x := s.big[int32(g)]; x != nil {
 			sum.U.Add(&sum.U, x)
 		}
-		if s.avg {
-			cnt := types.DecFromInt(s.cnt[g])
-			q, err := sum.Div(&cnt)
-			if err != nil {
-				return nil, err
-			}
-			sum = q
-		}
-		b.Append(types.Datum{T: s.out, S: sum.String()})
-	}
-	return b.Finish(), nil
+		return sum
+	})
 }
 
 // decimalMinMaxState keeps each group's least or greatest scaled integer

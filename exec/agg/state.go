@@ -286,21 +286,27 @@ func (s *decSumState) update(gids []int32, arg arrow.Array, _ []arrow.Array) {
 }
 
 func (s *decSumState) finish() (arrow.Array, error) {
-	b := expr.NewBuilder(types.TNumeric, len(s.sum))
-	for g := range s.sum {
-		if s.cnt[g] == 0 {
+	return finishSums(types.TNumeric, s.cnt, s.avg, func(g int) types.Dec { return s.sum[g] })
+}
+
+// finishSums is a numeric sum or avg's result of type out: each group's
+// sum(g), divided by its count for avg; NULL for a group with no value.
+func finishSums(out types.T, cnt []int64, avg bool, sum func(g int) types.Dec) (arrow.Array, error) {
+	b := expr.NewBuilder(out, len(cnt))
+	for g := range cnt {
+		if cnt[g] == 0 {
 			b.AppendNull()
 			continue
 		}
-		r := s.sum[g]
-		if s.avg {
-			cnt := types.DecFromInt(s.cnt[g])
+		r := sum(g)
+		if avg {
+			c := types.DecFromInt(cnt[g])
 			var err error
-			if r, err = r.Div(&cnt); err != nil {
+			if r, err = r.Div(&c); err != nil {
 				return nil, err
 			}
 		}
-		b.Append(types.Datum{T: types.TNumeric, S: r.String()})
+		b.Append(types.Datum{T: out, S: r.String()})
 	}
 	return b.Finish(), nil
 }

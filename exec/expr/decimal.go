@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 
@@ -187,23 +188,13 @@ func compareNumeric(op CmpOp, l, r arrow.Array, out []bool) {
 		lm, rm := types.Pow10Int64(s-ls), types.Pow10Int64(s-rs)
 		for i := range out {
 			a, b := int64(lv[i].LowBits())*lm, int64(rv[i].LowBits())*rm
-			out[i] = op.holds(cmpInt64(a, b))
+			out[i] = op.holds(cmp.Compare(a, b))
 		}
 		return
 	}
 	for i := range out {
 		out[i] = op.holds(CompareDecimals(lv[i], ls, rv[i], rs))
 	}
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // CompareDecimals compares a × 10^-as with b × 10^-bs.

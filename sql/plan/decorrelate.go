@@ -294,9 +294,13 @@ func (p *Planner) decorrelated(req *decorReq, root node, corr []expr.Expr, d dec
 		plan.value = len(exprs)
 		exprs = append(exprs, d.exprs[0])
 	}
-	root = &projectNode{in: root, exprs: exprs}
-	root = p.rewrite(root)
-	op, err := p.lower(root)
+	return p.finishDecor(req, plan, &projectNode{in: root, exprs: exprs})
+}
+
+// finishDecor lowers a decorrelated subquery's tree into plan, which
+// answers req.
+func (p *Planner) finishDecor(req *decorReq, plan *decorPlan, root node) (*Query, bool, error) {
+	op, err := p.lower(p.rewrite(root))
 	if err != nil {
 		return nil, false, err
 	}
@@ -352,15 +356,7 @@ func (p *Planner) decorrelatedScalar(req *decorReq, root node, corr []expr.Expr,
 	}
 	plan.value = len(exprs)
 	exprs = append(exprs, value, &expr.Const{D: types.BoolDatum(true)})
-	root = &projectNode{in: root, exprs: exprs}
-	root = p.rewrite(root)
-	op, err := p.lower(root)
-	if err != nil {
-		return nil, false, err
-	}
-	plan.root = op
-	req.result = plan
-	return p.decorQuery(op), true, nil
+	return p.finishDecor(req, plan, &projectNode{in: root, exprs: exprs})
 }
 
 type decorError struct{}

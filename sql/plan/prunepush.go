@@ -47,19 +47,25 @@ func pruneThrough(n physical.Node, pred expr.Expr) (physical.Node, bool) {
 		if !ok {
 			return nil, false
 		}
-		return &physical.Project{In: in, Exprs: x.Exprs}, true
+		c := *x
+		c.In = in
+		return &c, true
 	case *physical.Filter:
 		in, ok := pruneThrough(x.In, pred)
 		if !ok {
 			return nil, false
 		}
-		return &physical.Filter{In: in, Pred: x.Pred}, true
+		c := *x
+		c.In = in
+		return &c, true
 	case *physical.Sort:
 		in, ok := pruneThrough(x.In, pred)
 		if !ok {
 			return nil, false
 		}
-		return &physical.Sort{In: in, Keys: x.Keys, TopN: x.TopN}, x.TopN == 0
+		c := *x
+		c.In = in
+		return &c, x.TopN == 0
 	case *physical.HashAgg:
 		sub, ok := throughColumns(pred, x.GroupBy)
 		if !ok {
@@ -69,7 +75,9 @@ func pruneThrough(n physical.Node, pred expr.Expr) (physical.Node, bool) {
 		if !ok {
 			return nil, false
 		}
-		return &physical.HashAgg{In: in, GroupBy: x.GroupBy, Aggs: x.Aggs}, true
+		c := *x
+		c.In = in
+		return &c, true
 	case *physical.Widen:
 		scan, ok := x.In.(*physical.Scan)
 		if !ok || scan.RowIDs {

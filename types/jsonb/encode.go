@@ -23,9 +23,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
-	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/loamdb/loam/types"
@@ -345,40 +342,11 @@ func KeyLess(a, b string) bool {
 }
 
 func (e *encoder) number() bool {
-	s, i := e.s, e.i
-	if i < len(s) && s[i] == '-' {
-		i++
+	end, ok := types.JSONNumberEnd(e.s, e.i)
+	if ok {
+		e.i = end
 	}
-	digits := func() int {
-		n := 0
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-			n++
-		}
-		return n
-	}
-	if i < len(s) && s[i] == '0' {
-		i++
-	} else if digits() == 0 {
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	e.i = i
-	return true
+	return ok
 }
 
 // str reads the quoted string at e.i, decoding escapes as
@@ -396,61 +364,14 @@ func (e *encoder) str(keep bool) (string, bool) {
 		e.i = j + 1
 		return s[i:j], true
 	}
-	buf := e.strbuf[:0]
-	defer func() { e.strbuf = buf }()
-	for i < len(s) {
-		c := s[i]
-		switch {
-		case c == '"':
-			e.i = i + 1
-			if keep {
-				return string(buf), true
-			}
-			return unsafe.String(unsafe.SliceData(buf), len(buf)), true
-		case c < 0x20:
-			return "", false
-		case c != '\\':
-			buf = append(buf, c)
-			i++
-			continue
-		}
-		if i+1 >= len(s) {
-			return "", false
-		}
-		i++
-		switch s[i] {
-		case '"', '\\', '/':
-			buf = append(buf, s[i])
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			if i+5 > len(s) {
-				return "", false
-			}
-			r, err := strconv.ParseUint(s[i+1:i+5], 16, 32)
-			if err != nil {
-				return "", false
-			}
-			i += 4
-			if utf16.IsSurrogate(rune(r)) && i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
-				if r2, err := strconv.ParseUint(s[i+3:i+7], 16, 32); err == nil {
-					r = uint64(utf16.DecodeRune(rune(r), rune(r2)))
-					i += 6
-				}
-			}
-			buf = utf8.AppendRune(buf, rune(r))
-		default:
-			return "", false
-		}
-		i++
+	buf, end, ok := types.AppendJSONUnquoted(e.strbuf[:0], s, i)
+	e.strbuf = buf
+	if !ok {
+		return "", false
 	}
-	return "", false
+	e.i = end
+	if keep {
+		return string(buf), true
+	}
+	return unsafe.String(unsafe.SliceData(buf), len(buf)), true
 }
