@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -117,11 +118,14 @@ func RemoveOrphansNow(ctx context.Context, m *link.Manager, ns, name string) (fi
 		if err != nil {
 			return nil, err
 		}
+		// iceberg-go deletes in parallel: the count is shared.
+		var removed atomic.Int64
+		defer func() { files = int(removed.Load()) }()
 		remove := func(path string) error {
 			if strings.HasSuffix(path, ".metadata.json") {
 				return nil
 			}
-			files++
+			removed.Add(1)
 			return fs.Remove(path)
 		}
 		if _, err := t.DeleteOrphanFiles(ctx, table.WithFilesOlderThan(0), table.WithDeleteFunc(remove)); err != nil {
