@@ -320,6 +320,7 @@ type win struct {
 	peers  []int // peer group starts, then n
 	order  []arrow.Array
 	err    error // the first error moving a RANGE offset bound
+	work   int   // frame rows visited since the last cancellation check
 }
 
 func newWin(ec *expr.Ctx, rec arrow.RecordBatch, s Spec) (*win, error) {
@@ -647,11 +648,11 @@ func (w *win) aggregate(acc accumulator, b *expr.Builder, f Frame, offs offsets,
 	if f.Exclude != ExcludeNoOthers {
 		// Excluding rows makes frames gappy: recompute each one.
 		for i := ps; i < pe; i++ {
-			if err := w.canceled(i); err != nil {
-				return err
-			}
 			acc.reset()
 			for _, sg := range w.segments(f, offs, i, ps, pe) {
+				if err := w.spend(1 + sg[1] - sg[0]); err != nil {
+					return err
+				}
 				acc.add(sg[0], sg[1])
 			}
 			res, err := acc.result()
@@ -667,7 +668,7 @@ func (w *win) aggregate(acc accumulator, b *expr.Builder, f Frame, offs offsets,
 	prevS, prevE := -1, -1
 	var res types.Datum
 	for i := ps; i < pe; i++ {
-		if err := w.canceled(i); err != nil {
+		if err := w.spend(1); err != nil {
 			return err
 		}
 		fs, fe := w.frame(f, offs, i, ps, pe)
@@ -686,6 +687,9 @@ func (w *win) aggregate(acc accumulator, b *expr.Builder, f Frame, offs offsets,
 				}
 			}
 			if fe > curE {
+				if err := w.spend(fe - curE); err != nil {
+					return err
+				}
 				acc.add(curE, fe)
 				curE = fe
 			}
@@ -700,12 +704,15 @@ func (w *win) aggregate(acc accumulator, b *expr.Builder, f Frame, offs offsets,
 	return nil
 }
 
-// canceled checks every few thousand rows whether the statement was
-// cancelled: a frame that cannot shrink rebuilds its state for every row.
-func (w *win) canceled(i int) error {
-	if i%4096 != 0 {
+// spend counts n rows of frame work and checks whether the statement was
+// cancelled once enough has been done since the last check: a frame that
+// cannot shrink rebuilds its state for every row, so rows alone are no
+// measure of the time taken.
+func (w *win) spend(n int) error {
+	if w.work += n; w.work < 1<<16 {
 		return nil
 	}
+	w.work = 0
 	return expr.Context(w.ec).Err()
 }
 
