@@ -106,7 +106,9 @@ func (p *Planner) conform(q *Query, ts []types.T) physical.Node {
 	exprs := make([]expr.Expr, len(ts))
 	for i, c := range q.Columns {
 		exprs[i] = &expr.Col{Idx: i, T: c.T}
-		if c.T.Kind != ts[i].Kind || c.T.Width != ts[i].Width {
+		// Any difference, a decimal's carriage (DecPrec) included: the
+		// branches' batches must have one Arrow type per column.
+		if c.T != ts[i] {
 			exprs[i] = &expr.Cast{Arg: exprs[i], T: ts[i]}
 			same = false
 		}
