@@ -578,7 +578,7 @@ func (jl *joinListing) edges(rows []float64) []joinEdge {
 			continue
 		}
 		ndvA, ndvB := jl.colNDV(a, cmp.L), jl.colNDV(b, cmp.R)
-		out = append(out, joinEdge{conj: k, a: a, b: b, sel: joinSel(ndvA, ndvB, itemRows(jl.items[a]), itemRows(jl.items[b]))})
+		out = append(out, joinEdge{a: a, b: b, sel: joinSel(ndvA, ndvB, itemRows(jl.items[a]), itemRows(jl.items[b]))})
 	}
 	return out
 }

@@ -30,7 +30,6 @@ const unknownRows = 1000
 // expression of another: a hash key when the join that brings the two
 // items together is planned.
 type joinEdge struct {
-	conj int     // index in the conjuncts
 	a, b int     // the items
 	sel  float64 // the fraction of pairs of a and b rows it keeps
 }
