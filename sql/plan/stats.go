@@ -3,34 +3,25 @@ package plan
 import (
 	"strconv"
 
-	"github.com/apache/iceberg-go/table"
+	"github.com/apache/iceberg-go/puffin"
+	"github.com/loamdb/loam/storage/icetable"
 )
-
-// thetaBlob is the Puffin blob type of a column's distinct-count sketch
-// (Iceberg's puffin spec): its "ndv" property is the estimate.
-const thetaBlob = "apache-datasketches-theta-v1"
 
 // tableNDV is each column's distinct count where statistics know it, 0
 // where not: a one-column primary key has one per row; the table's
 // statistics files (Puffin theta sketches, which Loam's link and
-// compaction write and other engines may) give the others. Statistics of
-// an older snapshot still serve: a distinct count changes slowly.
+// ANALYZE write and other engines may) give the others, from the
+// newest snapshot that has them (icetable.NewestStatistics).
 func tableNDV(ti *TableInfo, rows int64) []float64 {
 	out := make([]float64, len(ti.Columns))
 	if ti.Table == nil {
 		return out
 	}
-	meta := ti.Table.Metadata()
 	byID := map[int]float64{}
-	var newest int64 = -1
-	for sf := range meta.Statistics() {
-		if !statsUsable(meta, sf, newest) {
-			continue
-		}
-		newest = sf.SnapshotID
-		clear(byID)
+	if sf := icetable.NewestStatistics(ti.Table); sf != nil {
 		for _, b := range sf.BlobMetadata {
-			if string(b.Type) != thetaBlob || len(b.Fields) != 1 {
+			// A column's distinct-count sketch: its "ndv" property is the estimate.
+			if string(b.Type) != string(puffin.BlobTypeDataSketchesTheta) || len(b.Fields) != 1 {
 				continue
 			}
 			if v, err := strconv.ParseFloat(b.Properties["ndv"], 64); err == nil && v > 0 {
@@ -55,20 +46,6 @@ func tableNDV(ti *TableInfo, rows int64) []float64 {
 		}
 	}
 	return out
-}
-
-// statsUsable reports whether sf is for a snapshot of the table's current
-// history newer than the one (newest) taken so far.
-func statsUsable(meta table.Metadata, sf table.StatisticsFile, newest int64) bool {
-	snap := meta.SnapshotByID(sf.SnapshotID)
-	if snap == nil {
-		return false
-	}
-	if newest < 0 {
-		return true
-	}
-	old := meta.SnapshotByID(newest)
-	return old == nil || snap.SequenceNumber > old.SequenceNumber
 }
 
 // ndvOf is the distinct count of the item's k-th column, 0 when unknown.

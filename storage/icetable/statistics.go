@@ -41,9 +41,10 @@ func (sk Sketches) AddBatch(t *table.Table, rec arrow.RecordBatch) {
 	}
 }
 
-// newestStatistics is the statistics file of t's newest snapshot that has
-// one, or nil.
-func newestStatistics(t *table.Table) *table.StatisticsFile {
+// NewestStatistics is the statistics file of t's newest snapshot that has
+// one, or nil: statistics of an older snapshot still serve, as a distinct
+// count changes slowly.
+func NewestStatistics(t *table.Table) *table.StatisticsFile {
 	meta := t.Metadata()
 	var best *table.StatisticsFile
 	var bestSeq int64 = -1
@@ -104,7 +105,7 @@ func (s *Store) AddStatistics(ctx context.Context, t *table.Table, rec arrow.Rec
 		return t, nil
 	}
 	sk := Sketches{}
-	if old := newestStatistics(t); old != nil {
+	if old := NewestStatistics(t); old != nil {
 		prev, err := readSketches(ctx, t, old)
 		if err != nil {
 			return t, err
