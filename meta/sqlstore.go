@@ -271,6 +271,7 @@ type settingsJSON struct {
 	CommitInterval  string            `json:"commit_interval,omitempty"` // time.Duration text
 	Keys            []string          `json:"keys,omitempty"`
 	Defaults        map[string]string `json:"defaults,omitempty"`
+	Writer          string            `json:"writer,omitempty"`
 }
 
 // PutTableSettings stores (or replaces) the settings of ns.name; the table
@@ -279,7 +280,7 @@ func (s *sqlStore) PutTableSettings(ctx context.Context, ns, name string, ts Tab
 	j := settingsJSON{
 		PartitionBy: ts.PartitionBy, SortedBy: ts.SortedBy,
 		Retention: ts.Retention, RetentionColumn: ts.RetentionColumn,
-		Keys: ts.Keys, Defaults: ts.Defaults,
+		Keys: ts.Keys, Defaults: ts.Defaults, Writer: ts.Writer,
 	}
 	if ts.CommitInterval != 0 {
 		j.CommitInterval = ts.CommitInterval.String()
@@ -314,7 +315,7 @@ func (s *sqlStore) TableSettings(ctx context.Context, ns, name string) (TableSet
 	ts := TableSettings{
 		PartitionBy: j.PartitionBy, SortedBy: j.SortedBy,
 		Retention: j.Retention, RetentionColumn: j.RetentionColumn,
-		Keys: j.Keys, Defaults: j.Defaults,
+		Keys: j.Keys, Defaults: j.Defaults, Writer: j.Writer,
 	}
 	if j.CommitInterval != "" {
 		if ts.CommitInterval, err = time.ParseDuration(j.CommitInterval); err != nil {

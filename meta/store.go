@@ -141,9 +141,20 @@ type TableSettings struct {
 	CommitInterval  time.Duration     // 0: the server's --link-interval
 	Keys            []string          // primary key columns of keyed tables
 	Defaults        map[string]string // column DEFAULT expressions, deparsed
+	// Writer is who commits the table's snapshots: WriterLoam (the
+	// link, "" too) or WriterExternal (outside engines through the REST
+	// catalog; Loam only reads). One writer per table keeps the link's
+	// compare-and-swap from racing commits it did not plan.
+	Writer string
 }
 
 // Role is a database role.
+// The writers of TableSettings.Writer.
+const (
+	WriterLoam     = "loam"
+	WriterExternal = "external"
+)
+
 type Role struct {
 	Name      string
 	Superuser bool

@@ -460,6 +460,7 @@ func (s *suite) testSettings(t *testing.T) {
 		CommitInterval:  2500 * time.Millisecond,
 		Keys:            []string{"id"},
 		Defaults:        map[string]string{"tenant": "'none'::text", "ts": "now()"},
+		Writer:          meta.WriterExternal,
 	}
 	_, err := st.TableSettings(ctx, "public", "t")
 	wantErr(t, "TableSettings before Put", err, meta.ErrNotFound)
