@@ -27,6 +27,8 @@ type sqlStore struct {
 	cat *sqlcat.Catalog
 	// warehouse is where view metadata files go (views.go).
 	warehouse string
+	// ioProps configure the warehouse's file IO (s3.endpoint, …).
+	ioProps iceberg.Properties
 	views     viewCache
 }
 
