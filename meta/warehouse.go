@@ -80,6 +80,10 @@ func VendedS3(ioProps map[string]string) map[string]string {
 	for k, v := range ioProps {
 		out[k] = v
 	}
+	// Spark's and DuckDB's S3 readers take the region from client.region.
+	if r := ioProps[icebergio.S3Region]; r != "" {
+		out[icebergio.S3ClientRegion] = r
+	}
 	if k := os.Getenv("AWS_ACCESS_KEY_ID"); k != "" {
 		out[icebergio.S3AccessKeyID] = k
 		out[icebergio.S3SecretAccessKey] = os.Getenv("AWS_SECRET_ACCESS_KEY")
