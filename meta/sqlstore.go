@@ -29,7 +29,7 @@ type sqlStore struct {
 	warehouse string
 	// ioProps configure the warehouse's file IO (s3.endpoint, …).
 	ioProps iceberg.Properties
-	views     viewCache
+	views   viewCache
 }
 
 var _ Store = (*sqlStore)(nil)

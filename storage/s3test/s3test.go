@@ -393,4 +393,3 @@ func tail(b []byte, n int) []byte {
 	}
 	return b
 }
-
