@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loamdb/loam/meta"
+	"github.com/loamdb/loam/storage/s3test"
 )
 
 // TestCreateTableAsTags checks the command tags of CREATE TABLE … AS and
@@ -39,7 +40,8 @@ func TestCreateTableAsLoamClauses(t *testing.T) {
 	mustRun(t, s, `CREATE TABLE byday PARTITIONED BY (day(at)) SORTED BY (id DESC) AS SELECT at, id FROM ev`)
 	mustRun(t, s, `CREATE TABLE named (ts, n) PARTITIONED BY (day(ts)) WITH (retention = '30 days' ON ts) AS SELECT at, id FROM ev WITH NO DATA`)
 	mustRun(t, s, `CHECKPOINT`)
-	ms, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
+	wh, whIO := s3test.Warehouse(t, dir)
+	ms, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", wh, whIO)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/engine"
+	"github.com/loamdb/loam/storage/s3test"
 	"github.com/loamdb/loam/types"
 )
 
@@ -40,10 +41,11 @@ func openEngine(t testing.TB) *engine.Engine {
 
 func openEngineAt(t testing.TB, dir string) *engine.Engine {
 	t.Helper()
+	wh, whIO := s3test.Warehouse(t, dir)
 	e, err := engine.Open(context.Background(), engine.Config{
 		MetastoreURL: "sqlite://" + dir + "/meta.db",
-		WarehouseURL: "file://" + dir + "/warehouse",
-		DataDir:      dir,
+		WarehouseURL: wh, WarehouseIO: whIO,
+		DataDir: dir,
 	})
 	if err != nil {
 		t.Fatalf("engine.Open: %v", err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/engine"
+	"github.com/loamdb/loam/storage/s3test"
 	"github.com/loamdb/loam/types"
 )
 
@@ -271,10 +272,11 @@ func TestKeptPlanOtherServer(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	open := func(data string) *engine.Engine {
+		wh, whIO := s3test.Warehouse(t, dir)
 		e, err := engine.Open(ctx, engine.Config{
 			MetastoreURL: "sqlite://" + dir + "/meta.db",
-			WarehouseURL: "file://" + dir + "/warehouse",
-			DataDir:      data,
+			WarehouseURL: wh, WarehouseIO: whIO,
+			DataDir: data,
 		})
 		if err != nil {
 			t.Fatalf("engine.Open: %v", err)

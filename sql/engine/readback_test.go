@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"sort"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/meta"
+	"github.com/loamdb/loam/storage/s3test"
 	"github.com/loamdb/loam/types"
 	_ "modernc.org/sqlite"
 )
@@ -74,7 +76,10 @@ func openIcebergCatalog(t *testing.T, dir string) *sqlcat.Catalog {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	cat, err := sqlcat.NewCatalog("loam", db, sqlcat.SQLite, iceberg.Properties{"warehouse": "file://" + dir + "/warehouse"})
+	wh, whIO := s3test.Warehouse(t, dir)
+	props := iceberg.Properties{"warehouse": wh}
+	maps.Copy(props, whIO)
+	cat, err := sqlcat.NewCatalog("loam", db, sqlcat.SQLite, props)
 	if err != nil {
 		t.Fatalf("NewCatalog: %v", err)
 	}
@@ -296,7 +301,8 @@ func TestTableSettingsInMetastore(t *testing.T) {
 	e := openEngineAt(t, dir)
 	s := newSession(t, e)
 	mustRun(t, s, createLLMCalls)
-	ms, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
+	wh, whIO := s3test.Warehouse(t, dir)
+	ms, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", wh, whIO)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +344,8 @@ func TestPrimaryKey(t *testing.T) {
 	if ids := tbl.Schema().IdentifierFieldIDs; fmt.Sprint(ids) != "[1 2]" {
 		t.Fatalf("identifier fields %v, want [1 2]", ids)
 	}
-	ms, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
+	wh, whIO := s3test.Warehouse(t, dir)
+	ms, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", wh, whIO)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/storage/s3test"
 	"testing"
 )
 
@@ -119,7 +120,8 @@ func TestAlterRetention(t *testing.T) {
 	}
 	// The metastore's record follows.
 	mustRun(t, s, "ALTER TABLE t SET (retention = '7 days' ON ts)")
-	ms, err := meta.Open(context.Background(), "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
+	wh, whIO := s3test.Warehouse(t, dir)
+	ms, err := meta.Open(context.Background(), "sqlite://"+dir+"/meta.db", wh, whIO)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loamdb/loam/sql/engine"
+	"github.com/loamdb/loam/storage/s3test"
 )
 
 // TestScanCache checks that scans answer the same from the column cache
@@ -87,8 +88,9 @@ func TestScanCache(t *testing.T) {
 	}
 	// The same data without a cache answers the same.
 	cached.Close()
+	wh, whIO := s3test.Warehouse(t, dir)
 	plain, err := engine.Open(context.Background(), engine.Config{
-		MetastoreURL: "sqlite://" + dir + "/meta.db", WarehouseURL: "file://" + dir + "/warehouse",
+		MetastoreURL: "sqlite://" + dir + "/meta.db", WarehouseURL: wh, WarehouseIO: whIO,
 		DataDir: dir, ScanCacheBytes: -1,
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/storage/s3test"
 )
 
 // TestTableInfosMemo checks that the memo answers as tableInfo does, once
@@ -17,7 +18,8 @@ import (
 func TestTableInfosMemo(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	m, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
+	wh, whIO := s3test.Warehouse(t, dir)
+	m, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", wh, whIO)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/storage/s3test"
 )
 
 // TestDirectRead reads a file of several row groups (each with its own
@@ -26,7 +27,8 @@ import (
 func TestDirectRead(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	m, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
+	wh, whIO := s3test.Warehouse(t, dir)
+	m, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", wh, whIO)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/meta"
+	"github.com/loamdb/loam/storage/s3test"
 )
 
 // appendRows appends one file of ids [from, from+n) with k the letter of
@@ -204,7 +205,8 @@ func TestPlanFilesPartitioned(t *testing.T) {
 func planStore(t testing.TB) (*Store, *iceberg.Schema) {
 	t.Helper()
 	dir := t.TempDir()
-	m, err := meta.Open(context.Background(), "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
+	wh, whIO := s3test.Warehouse(t, dir)
+	m, err := meta.Open(context.Background(), "sqlite://"+dir+"/meta.db", wh, whIO)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/storage/s3test"
 )
 
 // scanText reads the named columns of every row as "v1/v2…" strings,
@@ -57,7 +58,8 @@ func scanText(t *testing.T, st *icetable.Store, tbl *table.Table, fields ...stri
 func TestPinOldSchema(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	m, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
+	wh, whIO := s3test.Warehouse(t, dir)
+	m, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", wh, whIO)
 	if err != nil {
 		t.Fatal(err)
 	}

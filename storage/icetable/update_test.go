@@ -11,6 +11,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/storage/s3test"
 )
 
 // TestUpdateAndStaleAppend: a comment (property, field doc) and an append
@@ -19,7 +20,8 @@ import (
 func TestUpdateAndStaleAppend(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	m, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
+	wh, whIO := s3test.Warehouse(t, dir)
+	m, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", wh, whIO)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/storage/s3test"
 	"github.com/loamdb/loam/storage/wal"
 )
 
@@ -36,7 +37,8 @@ func newEnv(t *testing.T) *env {
 func newTableEnv(t *testing.T, props iceberg.Properties, spec *iceberg.PartitionSpec, order table.SortOrder) *env {
 	t.Helper()
 	dir := t.TempDir()
-	m, err := meta.Open(context.Background(), "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
+	wh, whIO := s3test.Warehouse(t, dir)
+	m, err := meta.Open(context.Background(), "sqlite://"+dir+"/meta.db", wh, whIO)
 	if err != nil {
 		t.Fatal(err)
 	}

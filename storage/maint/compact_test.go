@@ -20,6 +20,7 @@ import (
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/storage/icetable"
 	"github.com/loamdb/loam/storage/link"
+	"github.com/loamdb/loam/storage/s3test"
 )
 
 // now is the tests' clock: rows are stamped around it.
@@ -64,7 +65,8 @@ func openWarehouse(t testing.TB) (string, meta.Store, *icetable.Store) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	ms, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", "file://"+dir+"/warehouse")
+	wh, whIO := s3test.Warehouse(t, dir)
+	ms, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", wh, whIO)
 	if err != nil {
 		t.Fatal(err)
 	}

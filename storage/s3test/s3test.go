@@ -175,9 +175,25 @@ func Warehouse(t testing.TB, dir string) (string, map[string]string) {
 		return "file://" + filepath.Join(dir, "warehouse"), nil
 	}
 	s := Shared(t)
-	props := s.IOProps()
-	return "s3://" + s.Bucket(t) + "/warehouse", props
+	// The same dir is the same warehouse, as on file://: tests reopen an
+	// engine or metastore on a directory and must find its tables.
+	warehousesMu.Lock()
+	defer warehousesMu.Unlock()
+	if warehouses == nil {
+		warehouses = map[string]string{}
+	}
+	w, ok := warehouses[dir]
+	if !ok {
+		w = "s3://" + s.Bucket(t) + "/warehouse"
+		warehouses[dir] = w
+	}
+	return w, s.IOProps()
 }
+
+var (
+	warehousesMu sync.Mutex
+	warehouses   map[string]string // dir → warehouse URL, for Warehouse
+)
 
 // ServeArgs are the `loam serve` flags that put a server's warehouse in a
 // new bucket when Enabled, and nothing otherwise. The child needs Env too
