@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,7 +31,12 @@ func ndvs(t *testing.T, e *engine.Engine, name string) (map[string]float64, stri
 	if sf == nil {
 		return nil, ""
 	}
-	f, err := os.Open(strings.TrimPrefix(sf.StatisticsPath, "file://"))
+	// Through the table's file IO: the warehouse may be a bucket.
+	fsys, err := tbl.FS(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := fsys.Open(sf.StatisticsPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,32 +2,18 @@ package engine_test
 
 import (
 	"context"
-	"io/fs"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/loamdb/loam/sql/engine"
+	"github.com/loamdb/loam/storage/s3test"
 )
 
 // dataFiles counts the Parquet files under a table's directory.
 func dataFiles(t *testing.T, dir, ns, table string) int {
 	t.Helper()
-	n := 0
-	root := filepath.Join(dir, "warehouse", ns+".db", table)
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(path, ".parquet") {
-			n++
-		}
-		return nil
-	})
-	if err != nil && !strings.Contains(err.Error(), "no such file") {
-		t.Fatal(err)
-	}
-	return n
+	wh, _ := s3test.Warehouse(t, dir)
+	return len(s3test.Files(t, wh+"/"+ns+".db/"+table, ".parquet"))
 }
 
 // step is one statement of a session and what it must answer: the first

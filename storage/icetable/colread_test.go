@@ -1,9 +1,9 @@
 package icetable_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -153,20 +153,12 @@ func rowString(b arrow.RecordBatch, r int) string {
 
 // pqarrowRows reads the table's one data file with pqarrow.
 func pqarrowRows(t *testing.T, dir string) []string {
-	var path string
-	err := walk(dir, func(p string) {
-		if strings.HasSuffix(p, ".parquet") {
-			path = p
-		}
-	})
-	if err != nil || path == "" {
-		t.Fatalf("no data file: %v", err)
+	wh, _ := s3test.Warehouse(t, dir)
+	paths := s3test.Files(t, wh, ".parquet")
+	if len(paths) != 1 {
+		t.Fatalf("data files %v, want one", paths)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := bytes.NewReader(s3test.Read(t, paths[0]))
 	pr, err := file.NewParquetReader(f)
 	if err != nil {
 		t.Fatal(err)

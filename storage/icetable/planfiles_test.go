@@ -3,15 +3,14 @@ package icetable
 import (
 	"context"
 	"errors"
-	"os"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
+	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/storage/s3test"
@@ -131,7 +130,7 @@ func TestPlanFilesCached(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mf := range mans {
-		if err := os.Rename(localPath(mf.FilePath()), localPath(mf.FilePath())+".away"); err != nil {
+		if err := fs.(icebergio.RenameIO).Rename(mf.FilePath(), mf.FilePath()+".away"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -139,7 +138,7 @@ func TestPlanFilesCached(t *testing.T) {
 		t.Fatalf("planning from the cache with the manifests gone: %d files, %v", len(got), err)
 	}
 	for _, mf := range mans {
-		if err := os.Rename(localPath(mf.FilePath())+".away", localPath(mf.FilePath())); err != nil {
+		if err := fs.(icebergio.RenameIO).Rename(mf.FilePath()+".away", mf.FilePath()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -153,8 +152,6 @@ func TestPlanFilesCached(t *testing.T) {
 	}
 	check(tbl)
 }
-
-func localPath(p string) string { return strings.TrimPrefix(p, "file://") }
 
 // TestPlanFilesPartitioned checks the partition rule: a filter naming a
 // partition source column plans through iceberg-go (whose partition

@@ -3,10 +3,8 @@ package maint
 import (
 	"context"
 	"io"
-	"io/fs"
 	"log/slog"
 	"math/rand"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -395,17 +393,8 @@ func TestMergeManifests(t *testing.T) {
 
 // dataFilesOnDisk counts the Parquet files under the warehouse.
 func dataFilesOnDisk(t *testing.T, e *env) int {
-	n := 0
-	err := filepath.WalkDir(e.dir+"/warehouse", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && filepath.Ext(p) == ".parquet" {
-			n++
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
+	wh, _ := s3test.Warehouse(t, e.dir)
+	return len(filesUnder(t, wh, ".parquet"))
 }
 
 func TestCompactAppliesDeletes(t *testing.T) {

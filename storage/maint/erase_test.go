@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -247,23 +245,17 @@ func TestVacuumErasesDeletedRows(t *testing.T) {
 			}
 			// The search sees the rows where they are: data files, log
 			// segments, and manifests' column bounds (a prefix).
-			if got := filesHolding(t, dir, []byte(marker)); !anyEndsWith(got, ".parquet") || !anyEndsWith(got, ".seg") {
+			if got := holdingAnywhere(t, dir, []byte(marker)); !anyEndsWith(got, ".parquet") || !anyEndsWith(got, ".seg") {
 				t.Fatalf("before VACUUM the marker is in %v: the search does not see data files and log segments", got)
 			}
-			if got := filesHolding(t, dir, []byte(marker[:12])); !anyEndsWith(got, ".avro") {
+			if got := holdingAnywhere(t, dir, []byte(marker[:12])); !anyEndsWith(got, ".avro") {
 				t.Fatalf("before VACUUM the marker's prefix is in %v: the search does not see manifests' bounds", got)
 			}
 			// A data file a crash left behind, written moments ago: no
 			// snapshot references it.
-			for _, f := range filesHolding(t, filepath.Join(dir, "warehouse"), []byte(marker)) {
+			for _, f := range warehouseHolding(t, dir, []byte(marker)) {
 				if strings.HasSuffix(f, ".parquet") {
-					data, err := os.ReadFile(f)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(filepath.Join(filepath.Dir(f), "interrupted.parquet"), data, 0o644); err != nil {
-						t.Fatal(err)
-					}
+					putFile(t, sibling(f, "interrupted.parquet"), readFile(t, f))
 					break
 				}
 			}
@@ -281,7 +273,7 @@ func TestVacuumErasesDeletedRows(t *testing.T) {
 			// The whole marker, and a prefix of it as column bounds in
 			// manifests keep it (truncated to 16 characters).
 			for _, b := range []string{marker, marker[:12]} {
-				if got := filesHolding(t, dir, []byte(b)); len(got) > 0 {
+				if got := holdingAnywhere(t, dir, []byte(b)); len(got) > 0 {
 					t.Errorf("after VACUUM %q is still in %v", b, got)
 				}
 			}

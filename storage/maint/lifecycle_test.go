@@ -5,8 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -136,11 +134,6 @@ func dataFiles(t *testing.T, tbl *table.Table) []string {
 	return out
 }
 
-func exists(path string) bool {
-	_, err := os.Stat(strings.TrimPrefix(path, "file://"))
-	return err == nil
-}
-
 const day = 24 * time.Hour
 
 func TestDropExpiredPartitions(t *testing.T) {
@@ -199,7 +192,7 @@ func TestDropExpiredPartitions(t *testing.T) {
 			// Metadata only: the dropped files are still on disk, for the
 			// snapshots that hold them.
 			for _, f := range dataFiles(t, before) {
-				if !exists(f) {
+				if !exists(t, f) {
 					t.Errorf("%s deleted", f)
 				}
 			}
@@ -269,14 +262,14 @@ func TestExpireSnapshots(t *testing.T) {
 	if ref, ok := maps.Collect(after.Metadata().Refs())["keep"]; !ok || ref.SnapshotID != tag {
 		t.Errorf("tag keep lost")
 	}
-	if exists(fileA) || rep.Snapshots == 0 {
-		t.Errorf("file %s only expired snapshots referenced: exists %v, report %+v", fileA, exists(fileA), rep)
+	if exists(t, fileA) || rep.Snapshots == 0 {
+		t.Errorf("file %s only expired snapshots referenced: exists %v, report %+v", fileA, exists(t, fileA), rep)
 	}
-	if exists(s1.CurrentSnapshot().ManifestList) {
+	if exists(t, s1.CurrentSnapshot().ManifestList) {
 		t.Errorf("S1's manifest list %s left", s1.CurrentSnapshot().ManifestList)
 	}
 	for _, f := range live {
-		if !exists(f) {
+		if !exists(t, f) {
 			t.Errorf("live file %s deleted", f)
 		}
 	}
@@ -309,17 +302,15 @@ func TestRemoveOrphans(t *testing.T) {
 	now := time.Now()
 	e.write(t, now, map[int64]time.Duration{1: time.Hour, 2: time.Hour})
 	tbl, rows := e.outside(t)
-	stray := filepath.Join(strings.TrimPrefix(tbl.Location(), "file://"), "data", "stray.parquet")
-	if err := os.WriteFile(stray, []byte("left by a crash"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	stray := strings.TrimSuffix(tbl.Location(), "/") + "/data/stray.parquet"
+	putFile(t, stray, []byte("left by a crash"))
 	// Younger than the margin: kept (a commit may be in flight).
-	if n, err := RemoveOrphans(ctx, e.m, "public", "t", now); err != nil || n != 0 || !exists(stray) {
+	if n, err := RemoveOrphans(ctx, e.m, "public", "t", now); err != nil || n != 0 || !exists(t, stray) {
 		t.Fatalf("at now: removed %d, %v", n, err)
 	}
 	n, err := RemoveOrphans(ctx, e.m, "public", "t", now.Add(2*OrphanMargin))
-	if err != nil || n != 1 || exists(stray) {
-		t.Errorf("past the margin: removed %d, %v; stray exists %v", n, err, exists(stray))
+	if err != nil || n != 1 || exists(t, stray) {
+		t.Errorf("past the margin: removed %d, %v; stray exists %v", n, err, exists(t, stray))
 	}
 	if _, after := e.outside(t); !slices.Equal(after, rows) {
 		t.Errorf("rows %v, want %v", after, rows)
@@ -335,10 +326,7 @@ func TestMetadataFilesBounded(t *testing.T) {
 		e.write(t, now, map[int64]time.Duration{n: time.Hour})
 	}
 	tbl, _ := e.outside(t)
-	mds, err := filepath.Glob(filepath.Join(strings.TrimPrefix(tbl.Location(), "file://"), "metadata", "*.metadata.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mds := filesUnder(t, strings.TrimSuffix(tbl.Location(), "/")+"/metadata", ".metadata.json")
 	if want := len(slices.Collect(tbl.Metadata().PreviousFiles())) + 1; len(mds) > want+1 || want > 21 {
 		t.Errorf("%d metadata files for a log of %d", len(mds), want)
 	}
@@ -380,10 +368,8 @@ func TestUpkeepOnlyByTheWriter(t *testing.T) {
 	now := time.Now()
 	e.write(t, now, map[int64]time.Duration{1: 40 * day, 2: day})
 	tbl, rows := e.outside(t)
-	stray := filepath.Join(strings.TrimPrefix(tbl.Location(), "file://"), "data", "stray.parquet")
-	if err := os.WriteFile(stray, []byte("in flight"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	stray := strings.TrimSuffix(tbl.Location(), "/") + "/data/stray.parquet"
+	putFile(t, stray, []byte("in flight"))
 	later := now.Add(400 * day)
 	check := func(what string, err error) {
 		t.Helper()
@@ -397,8 +383,8 @@ func TestUpkeepOnlyByTheWriter(t *testing.T) {
 	check("expire", err)
 	_, err = RemoveOrphans(ctx, other, "public", "t", later)
 	check("orphans", err)
-	if _, after := e.outside(t); !slices.Equal(after, rows) || !exists(stray) {
-		t.Errorf("the other server changed the table: rows %v (want %v), stray kept %v", after, rows, exists(stray))
+	if _, after := e.outside(t); !slices.Equal(after, rows) || !exists(t, stray) {
+		t.Errorf("the other server changed the table: rows %v (want %v), stray kept %v", after, rows, exists(t, stray))
 	}
 	// The writer may.
 	if n, err := RemoveOrphans(ctx, writer, "public", "t", later); err != nil || n != 1 {
