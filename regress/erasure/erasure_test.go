@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/loamdb/loam/regress/loamtest"
 	"github.com/loamdb/loam/storage/maint/erasetest"
+	"github.com/loamdb/loam/storage/s3test"
 )
 
 func TestDeleteThenVacuumErases(t *testing.T) {
@@ -35,7 +36,23 @@ func deleteThenVacuum(t *testing.T, bin, with string) {
 	dir := t.TempDir()
 	// An hour between link commits: the tests' CHECKPOINTs decide what
 	// reaches Iceberg, and rows left in the log stay there.
-	srv := loamtest.StartWith(t, bin, loamtest.Options{Args: []string{"--data-dir", dir, "--link-interval", "1h"}})
+	args := []string{"--data-dir", dir, "--link-interval", "1h"}
+	// On S3 the warehouse is a bucket this test names (the later flag
+	// wins), so it can search every object in it.
+	wh, _ := s3test.Warehouse(t, dir)
+	if s3test.Enabled() {
+		args = append(args, "--warehouse", wh, "--s3-endpoint", s3test.Shared(t).Endpoint)
+	}
+	holding := func(b []byte) ([]string, error) {
+		got, err := erasetest.FilesHolding(dir, b)
+		if bucket, _, ok := s3test.SplitS3(wh); ok && err == nil {
+			var objs []string
+			objs, err = erasetest.ObjectsHolding(context.Background(), s3test.Shared(t).Client(), bucket, b)
+			got = append(got, objs...)
+		}
+		return got, err
+	}
+	srv := loamtest.StartWith(t, bin, loamtest.Options{Args: args})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c, err := pgx.Connect(ctx, fmt.Sprintf("postgres://loam@%s/loam?sslmode=disable", srv.Addr))
@@ -87,14 +104,14 @@ func deleteThenVacuum(t *testing.T, bin, with string) {
 	}
 	insert("c", 8)
 	exec("INSERT INTO other VALUES (2)")
-	if got, err := erasetest.FilesHolding(dir, []byte(marker)); err != nil || !has(got, ".parquet") || !has(got, ".seg") {
+	if got, err := holding([]byte(marker)); err != nil || !has(got, ".parquet") || !has(got, ".seg") {
 		t.Fatalf("before VACUUM the marker is in %v (%v): the search does not see data files and the write log", got, err)
 	}
 	if tag := exec("VACUUM spans"); tag != "VACUUM" {
 		t.Fatalf("VACUUM: %s", tag)
 	}
 	for _, b := range []string{marker, marker[:12]} {
-		got, err := erasetest.FilesHolding(dir, []byte(b))
+		got, err := holding([]byte(b))
 		if err != nil {
 			t.Fatal(err)
 		}
