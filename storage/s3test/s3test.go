@@ -256,6 +256,13 @@ func start(dir string) (*Server, error) {
 const s3Config = `{"identities":[{"name":"loam","credentials":[{"accessKey":"` + AccessKey +
 	`","secretKey":"` + SecretKey + `"}],"actions":["Admin","Read","Write","List","Tagging"]}]}`
 
+const masterConfig = `[master.volume_growth]
+copy_1 = 1
+copy_2 = 2
+copy_3 = 3
+copy_other = 1
+`
+
 // Restart starts the server again (after Stop) on the same directory and
 // ports, and waits until it answers S3 requests.
 func (s *Server) Restart() error {
@@ -269,6 +276,16 @@ func (s *Server) Restart() error {
 	}
 	cfg := filepath.Join(s.dir, "s3.json")
 	if err := os.WriteFile(cfg, []byte(s3Config), 0o600); err != nil {
+		return err
+	}
+	// weed reads master.toml from its working directory. Every bucket is
+	// a collection of its own, and a collection's first write grows 7
+	// volumes by default: with a bucket per test the server runs out of
+	// volumes after a few dozen tests (500 "No writable volumes and no
+	// free volumes left"). One volume per growth, and a fixed volume
+	// count (not derived from the free disk at start; volumes are not
+	// preallocated), hold a test run's thousands of buckets.
+	if err := os.WriteFile(filepath.Join(s.dir, "master.toml"), []byte(masterConfig), 0o600); err != nil {
 		return err
 	}
 	data := filepath.Join(s.dir, "data")
@@ -287,7 +304,8 @@ func (s *Server) Restart() error {
 		"-filer.port="+strconv.Itoa(p.filer), "-s3.port="+strconv.Itoa(p.s3),
 		// No outside traffic, and none of weed's other listeners.
 		"-master.telemetry=false", "-s3.port.iceberg=0", "-s3.port.lance=0", "-s3.iam=false",
-		"-volume.max=0", "-master.volumeSizeLimitMB=64", "-master.electionTimeout=1s", "-s3.localSocket="+filepath.Join(s.dir, "s3.sock"))
+		"-volume.max=20000", "-master.volumeSizeLimitMB=64", "-master.electionTimeout=1s", "-s3.localSocket="+filepath.Join(s.dir, "s3.sock"))
+	cmd.Dir = s.dir
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
