@@ -7,7 +7,7 @@ BIN := bin/loam
 MODULE    = $(shell $(GO) list -m)
 UNIT_PKGS = $(shell $(GO) list ./... | grep -Ev '^$(MODULE)/(wire|regress|clients)(/|$$)')
 
-.PHONY: weed test-s3-storage test-s3 fuzz-diff build run test bench bench-ops bench-upkeep bench-short bench-update bench-ingest bench-query bench-query-100m bench-tpch bench-obs bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
+.PHONY: weed test-s3-storage test-s3 fuzz-diff build run test bench bench-ops bench-upkeep bench-short bench-update bench-ingest bench-query bench-query-100m bench-tpch bench-obs bench-s3 bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
 
 build:
 	$(GO) build -o $(BIN) ./cmd/loam
@@ -231,6 +231,15 @@ TPCH_SF    ?= 1
 TPCH_LABEL ?= latest
 bench-tpch: bench-postgres
 	TPCH_SF=$(TPCH_SF) TPCH_LABEL=$(TPCH_LABEL) $(GO) -C bench/query run ./tpch
+
+# Ingest and query figures with the warehouse on S3 (one SeaweedFS on
+# loopback, bin/weed) next to file://, measured in one run
+# (bench/cmd/s3bench): COPY rows/s, CHECKPOINT time, dashboard queries
+# cold and warm. The report goes to bench/results/s3-<S3_LABEL>.txt.
+S3_LABEL ?= latest
+S3_ROWS ?= 1000000
+bench-s3: build weed
+	$(GO) run ./bench/cmd/s3bench -loam-bin $(CURDIR)/$(BIN) -rows $(S3_ROWS) -out bench/results/s3-$(S3_LABEL).txt
 
 # An LLM-observability dashboard (bench/query/obsbench): JSON attributes,
 # traces joined to observations and scores, subqueries; Loam against an
