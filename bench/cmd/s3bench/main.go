@@ -28,6 +28,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -240,6 +241,13 @@ func timeQuery(ctx context.Context, conn *pgx.Conn, sql string) (time.Duration, 
 		vals, err := rows.Values()
 		if err != nil {
 			return 0, "", err
+		}
+		// Floating-point sums depend on the order rows meet in: compare
+		// them to 9 digits.
+		for i, v := range vals {
+			if x, ok := v.(float64); ok {
+				vals[i] = strconv.FormatFloat(x, 'g', 9, 64)
+			}
 		}
 		fmt.Fprintln(&sb, vals...)
 	}
