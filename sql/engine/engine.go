@@ -134,7 +134,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e.link, err = link.Open(ctx, e.store, link.Options{Dir: filepath.Join(cfg.DataDir, "wal"), LinkInterval: cfg.LinkInterval, Logger: cfg.Logger,
-		Leases: m, Holder: meta.Holder{ID: id, Address: cfg.Address}})
+		Leases: m, Holder: meta.Holder{ID: id, Address: cfg.Address}, Settings: m})
 	if err != nil {
 		m.Close()
 		return nil, fmt.Errorf("open write log: %w", err)
@@ -242,6 +242,7 @@ func (c *catalog) table(ctx context.Context, key link.Key) (*plan.TableInfo, err
 		return nil, err
 	}
 	ti.Log = v.Read(c.s.ownWrites(key)...)
+	ti.External = v.External()
 	return ti, nil
 }
 
