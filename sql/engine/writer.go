@@ -26,10 +26,10 @@ func writerOption(o parse.Option) (string, error) {
 	return "", pgerr.New(pgerr.InvalidParameterValue, "invalid writer %q: a table is written by 'loam' (the default) or by 'external' engines through the REST catalog", o.Value).WithPosition(o.Pos)
 }
 
-// tableWriter is the writer the clauses name: meta.WriterExternal, or
-// meta.WriterLoam by default.
+// tableWriter is the writer the clauses name, "" (Loam's) when they name
+// none.
 func tableWriter(tc *parse.TableClauses) string {
-	w := meta.WriterLoam
+	w := ""
 	if tc == nil {
 		return w
 	}

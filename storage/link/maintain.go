@@ -94,16 +94,19 @@ func (m *Manager) Tables() []Key {
 // Writes reports whether this server is the table's writer now: it holds
 // the table's write lease (or there are no leases: one server alone). A
 // table this server has only read is not its to maintain; background
-// upkeep skips it.
+// upkeep skips it, and an external table (external.go) is never.
 func (m *Manager) Writes(ns, name string) bool {
 	m.mu.Lock()
 	st := m.tables[Key{ns, name}]
 	m.mu.Unlock()
-	if st == nil || st.external.Load() {
+	if st != nil && st.external.Load() {
 		return false
 	}
 	if m.leases == nil {
 		return true
+	}
+	if st == nil {
+		return false
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
