@@ -14,6 +14,8 @@ import (
 	"github.com/apache/iceberg-go"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
+	"github.com/loamdb/loam/exec/ice"
+	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/engine"
 	_ "modernc.org/sqlite"
@@ -193,6 +195,7 @@ func TestExternalOption(t *testing.T) {
 		{`CREATE TABLE bad (id bigint) WITH (writer = 'spark')`, "22023", `invalid writer "spark": a table is written by 'loam' (the default) or by 'external' engines through the REST catalog`},
 		{`CREATE TABLE bad (ts timestamp) WITH (writer = 'external', retention = '1 day' ON ts)`, "22023", `retention does not apply to a table with writer = 'external': the outside engines that write it maintain it`},
 		{`CREATE TABLE bad (id bigint) WITH (writer = 'external', commit_interval = '1 second')`, "22023", `commit_interval does not apply to a table with writer = 'external': the outside engines that write it maintain it`},
+		{`CREATE TABLE bad WITH (writer = 'external') AS SELECT 1 AS id`, "22023", `CREATE TABLE … AS cannot make a table with writer = 'external': Loam does not write such a table; create it empty and let the outside engines fill it`},
 	} {
 		_, err := runSQL(context.Background(), s, c.query)
 		if sqlstate(err) != c.code || err.Error() != c.msg {
@@ -281,3 +284,11 @@ func TestExternalUpkeepSkips(t *testing.T) {
 
 // pgerrHint is the HINT of err.
 func pgerrHint(err error) string { return pgerr.From(err).Hint }
+
+// TestLoamTypesProperty: the property that marks a table as Loam's in
+// meta.ExternalWriter is the one every CREATE TABLE writes.
+func TestLoamTypesProperty(t *testing.T) {
+	if meta.LoamTypesProperty != ice.TypesProperty {
+		t.Errorf("meta.LoamTypesProperty = %q, ice.TypesProperty = %q", meta.LoamTypesProperty, ice.TypesProperty)
+	}
+}

@@ -60,3 +60,18 @@ func checkExternalOptions(tc *parse.TableClauses) error {
 	}
 	return nil
 }
+
+// refuseExternalAs refuses CREATE TABLE … AS with writer = 'external':
+// its rows would be Loam's write to a table only outside engines write.
+func refuseExternalAs(tc *parse.TableClauses) error {
+	if tableWriter(tc) != meta.WriterExternal {
+		return nil
+	}
+	pos := 0
+	for _, o := range tc.Options {
+		if o.Key == "writer" {
+			pos = o.Pos
+		}
+	}
+	return pgerr.New(pgerr.InvalidParameterValue, "CREATE TABLE … AS cannot make a table with writer = 'external': Loam does not write such a table; create it empty and let the outside engines fill it").WithPosition(pos)
+}

@@ -24,13 +24,6 @@ type Settings interface {
 	TableSettings(ctx context.Context, ns, name string) (meta.TableSettings, error)
 }
 
-// LoamTypesProperty is the table property every table Loam creates
-// carries (exec/ice.TypesProperty, which this floor cannot import): a
-// table with it is Loam's even while its settings row is briefly absent
-// (a DROP inside a block that rolls back restores the row after the
-// table).
-const LoamTypesProperty = "loam.column-types"
-
 // ErrExternal is the error of writing or maintaining an external table.
 var ErrExternal = errors.New("the table is written by outside engines")
 
@@ -57,15 +50,11 @@ func (m *Manager) isExternal(ctx context.Context, key Key, tbl *table.Table) (bo
 		return false, nil
 	}
 	ts, err := m.settings.TableSettings(ctx, key.NS, key.Name)
-	switch {
-	case err == nil:
-		return ts.Writer == meta.WriterExternal, nil
-	case errors.Is(err, meta.ErrNotFound):
-		_, loams := tbl.Properties()[LoamTypesProperty]
-		return !loams, nil
-	default:
+	ext, err := meta.ExternalWriter(ts, err, tbl.Properties())
+	if err != nil {
 		return false, fmt.Errorf("settings of %s: %w", key, err)
 	}
+	return ext, nil
 }
 
 // External reports whether the table is written by outside engines (see
