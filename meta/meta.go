@@ -11,6 +11,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -29,7 +30,11 @@ const CatalogName = "loam"
 // version (creating the tables on first use) and opens the Iceberg catalog
 // over it, placing new tables under warehouseURL. A store migrated by a
 // newer binary is refused with ErrStoreTooNew.
-func Open(ctx context.Context, storeURL, warehouseURL string) (Store, error) {
+//
+// ioProps configure the warehouse's file IO as iceberg-go names them
+// (s3.endpoint, s3.region, …; see WarehouseIOProps); a file:// warehouse
+// needs none.
+func Open(ctx context.Context, storeURL, warehouseURL string, ioProps ...map[string]string) (Store, error) {
 	db, d, err := openDB(ctx, storeURL)
 	if err != nil {
 		return nil, err
@@ -41,16 +46,22 @@ func Open(ctx context.Context, storeURL, warehouseURL string) (Store, error) {
 	// The catalog tables exist now (migration 1); iceberg-go must not race
 	// other servers creating them. A legacy V0 catalog someone else made
 	// gets the iceberg_type column.
-	cat, err := sqlcat.NewCatalog(CatalogName, db, d.iceberg, iceberg.Properties{
+	props := iceberg.Properties{}
+	for _, p := range ioProps {
+		maps.Copy(props, p)
+	}
+	catProps := maps.Clone(props)
+	maps.Copy(catProps, iceberg.Properties{
 		"warehouse":             strings.TrimSuffix(warehouseURL, "/"),
 		"init_catalog_tables":   "false",
 		sqlcat.SchemaVersionKey: sqlcat.SchemaVersionV1,
 	})
+	cat, err := sqlcat.NewCatalog(CatalogName, db, d.iceberg, catProps)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("metastore %s: %w", redact(storeURL), err)
 	}
-	return &sqlStore{db: db, d: d, cat: cat, warehouse: strings.TrimSuffix(warehouseURL, "/")}, nil
+	return &sqlStore{db: db, d: d, cat: cat, warehouse: strings.TrimSuffix(warehouseURL, "/"), ioProps: props}, nil
 }
 
 // openDB opens and pings the database at storeURL, with pool settings fit

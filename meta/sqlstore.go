@@ -27,7 +27,9 @@ type sqlStore struct {
 	cat *sqlcat.Catalog
 	// warehouse is where view metadata files go (views.go).
 	warehouse string
-	views     viewCache
+	// ioProps configure the warehouse's file IO (s3.endpoint, …).
+	ioProps iceberg.Properties
+	views   viewCache
 }
 
 var _ Store = (*sqlStore)(nil)

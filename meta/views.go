@@ -59,7 +59,7 @@ func (s *sqlStore) loadViewMetadata(ctx context.Context, loc string) (view.Metad
 	if md, ok := s.views.m.Load(loc); ok {
 		return md.(view.Metadata), nil
 	}
-	v, err := view.NewFromLocation(ctx, nil, loc, icebergio.LoadFSFunc(iceberg.Properties{}, loc))
+	v, err := view.NewFromLocation(ctx, nil, loc, icebergio.LoadFSFunc(s.ioProps, loc))
 	if err != nil {
 		return nil, fmt.Errorf("meta: load view metadata %s: %w", loc, err)
 	}
@@ -136,7 +136,7 @@ func (s *sqlStore) writeViewMetadata(ctx context.Context, ns, name string, base 
 	if err != nil {
 		return "", fmt.Errorf("meta: view %s.%s metadata location: %w", ns, name, err)
 	}
-	fsys, err := icebergio.LoadFS(ctx, iceberg.Properties{}, file)
+	fsys, err := icebergio.LoadFS(ctx, s.ioProps, file)
 	if err != nil {
 		return "", fmt.Errorf("meta: view %s.%s: %w", ns, name, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/loamdb/loam/meta"
 	"io"
 	"math"
 	"net"
@@ -18,11 +19,13 @@ import (
 
 // config is the resolved serve configuration.
 type config struct {
-	DataDir      string
-	Listen       string
-	HTTP         string
-	Metastore    string
-	Warehouse    string
+	DataDir   string
+	Listen    string
+	HTTP      string
+	Metastore string
+	Warehouse string
+	// WarehouseIO configures an s3:// warehouse's file IO.
+	WarehouseIO  map[string]string
 	LinkInterval time.Duration
 	Password     string
 	AuthMethod   wire.AuthMethod
@@ -54,6 +57,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	compactInterval := fs.Duration("compact-interval", 30*time.Second, "how often tables this server writes are compacted and their old snapshots expired")
 	scanCache := fs.Int64("scan-cache-bytes", 0, "decoded data file columns kept in memory for scans; 0: a quarter of the machine's memory, -1: none")
 	parallelWorkers := fs.Int("max-parallel-workers", 0, "default of max_parallel_workers_per_gather, the workers a parallel query plans; 0: the machine's cores, 1: none")
+	s3Endpoint := fs.String("s3-endpoint", "", "for an s3:// warehouse: the S3 endpoint, e.g. http://127.0.0.1:8333 (path-style addressing); default AWS")
+	s3Region := fs.String("s3-region", "", "for an s3:// warehouse: the bucket's region (default AWS_REGION, else us-east-1); credentials come from AWS_*")
 	queryMemory := fs.String("query-memory", "", "memory all running queries share for hash tables, sorts and windows before they spill to disk, in bytes or with kB, MB, GB (default a quarter of the machine's memory); a query that cannot fit fails with 53200")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: loam serve [flags]\n\nEach flag can also be set with LOAM_<NAME>, e.g. LOAM_DATA_DIR; flags win.")
@@ -104,6 +109,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if cfg.Warehouse == "" {
 		cfg.Warehouse = "file://" + filepath.Join(abs, "warehouse")
+	}
+	if cfg.WarehouseIO, err = meta.WarehouseIO(cfg.Warehouse, meta.S3{Endpoint: *s3Endpoint, Region: *s3Region}); err != nil {
+		return nil, err
 	}
 	switch cfg.AuthMethod {
 	case wire.AuthSCRAM, wire.AuthPassword:

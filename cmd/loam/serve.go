@@ -53,7 +53,8 @@ func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- 
 		return fmt.Errorf("creating data dir: %w", err)
 	}
 	eng, err := engine.Open(ctx, engine.Config{MetastoreURL: cfg.Metastore, WarehouseURL: cfg.Warehouse,
-		DataDir: cfg.DataDir, LinkInterval: cfg.LinkInterval, Logger: log,
+		WarehouseIO: cfg.WarehouseIO,
+		DataDir:     cfg.DataDir, LinkInterval: cfg.LinkInterval, Logger: log,
 		Address: cfg.Listen, ScanCacheBytes: cfg.ScanCache, ParallelWorkers: cfg.ParallelWorkers,
 		CompactInterval: cfg.CompactInterval, QueryMemory: cfg.QueryMemory})
 	if err != nil {

@@ -5,6 +5,7 @@ package loamtest
 import (
 	"bytes"
 	"fmt"
+	"github.com/loamdb/loam/storage/s3test"
 	"net"
 	"os"
 	"os/exec"
@@ -74,7 +75,8 @@ func StartWith(t testing.TB, bin string, o Options) *Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { logFile.Close() })
-	args := append([]string{"serve", "--data-dir", filepath.Join(dir, "data"), "--listen", s.Addr, "--http", ""}, o.Args...)
+	args := append([]string{"serve", "--data-dir", filepath.Join(dir, "data"), "--listen", s.Addr, "--http", ""}, s3test.ServeArgs(t)...)
+	args = append(args, o.Args...)
 	cmd := exec.Command(bin, args...)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "LOAM_") {

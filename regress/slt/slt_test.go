@@ -40,6 +40,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/loamdb/loam/storage/s3test"
 	"io/fs"
 	"net"
 	"os"
@@ -420,11 +421,11 @@ func tryStartServer(t *testing.T, bin string, last bool) (_ *server, lost bool) 
 	t.Cleanup(func() { logFile.Close() })
 
 	addr := net.JoinHostPort("127.0.0.1", s.port)
-	cmd := exec.Command(bin, "serve",
+	cmd := exec.Command(bin, append([]string{"serve",
 		"--data-dir", filepath.Join(dir, "data"),
 		"--listen", addr,
 		"--http", net.JoinHostPort("127.0.0.1", ports[1]),
-		"--log-level", "warn")
+		"--log-level", "warn"}, s3test.ServeArgs(t)...)...)
 	cmd.Env = environWithout(func(k string) bool { return strings.HasPrefix(k, "LOAM_") })
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {

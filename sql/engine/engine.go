@@ -29,7 +29,10 @@ import (
 // Config is what an Engine needs to open its catalog and warehouse.
 type Config struct {
 	MetastoreURL string // sqlite://PATH or postgres://…
-	WarehouseURL string // file://DIR
+	WarehouseURL string // file://DIR or s3://BUCKET/PREFIX
+	// WarehouseIO configures the warehouse's file IO (meta.WarehouseIO);
+	// nil for file://.
+	WarehouseIO  map[string]string
 	DataDir      string // the write log lives in DataDir/wal
 	LinkInterval time.Duration
 	Logger       *slog.Logger
@@ -87,7 +90,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	m, err := meta.Open(ctx, cfg.MetastoreURL, cfg.WarehouseURL)
+	m, err := meta.Open(ctx, cfg.MetastoreURL, cfg.WarehouseURL, cfg.WarehouseIO)
 	if err != nil {
 		return nil, err
 	}
