@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/engine"
+	"github.com/loamdb/loam/storage/s3test"
 	_ "modernc.org/sqlite"
 )
 
@@ -25,20 +27,37 @@ import (
 // the engine's metastore file, as Spark or PyIceberg would be through the
 // REST catalog: none of Loam's code commits its snapshots.
 
-// outsideCatalog opens iceberg-go's SQL catalog on the metastore of the
-// engine whose directory is dir.
-func outsideCatalog(t *testing.T, dir string) *sqlcat.Catalog {
+// outsideEngine opens an engine on a new directory with its warehouse
+// where s3test puts tests' warehouses (file:// under the directory, or a
+// bucket of the test S3 server under LOAM_TEST_WAREHOUSE=s3), and
+// iceberg-go's SQL catalog on the same metastore with the same file IO:
+// the outside engine.
+func outsideEngine(t *testing.T) (*engine.Engine, *sqlcat.Catalog) {
 	t.Helper()
+	dir := t.TempDir()
+	wh, io := s3test.Warehouse(t, dir)
+	e, err := engine.Open(context.Background(), engine.Config{
+		MetastoreURL: "sqlite://" + dir + "/meta.db",
+		WarehouseURL: wh,
+		WarehouseIO:  io,
+		DataDir:      dir,
+	})
+	if err != nil {
+		t.Fatalf("engine.Open: %v", err)
+	}
+	t.Cleanup(func() { e.Close() })
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "meta.db")+"?_pragma=busy_timeout(10000)&_txlock=immediate")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	cat, err := sqlcat.NewCatalog("loam", db, sqlcat.SQLite, iceberg.Properties{"warehouse": "file://" + filepath.Join(dir, "warehouse")})
+	props := iceberg.Properties{"warehouse": wh}
+	maps.Copy(props, io)
+	cat, err := sqlcat.NewCatalog("loam", db, sqlcat.SQLite, props)
 	if err != nil {
 		t.Fatalf("iceberg-go NewCatalog: %v", err)
 	}
-	return cat
+	return e, cat
 }
 
 // outsideAppend commits one snapshot appending rows (id, 'v<id>') to
@@ -96,8 +115,7 @@ func wantRows(t *testing.T, s *engine.Session, query, want string) {
 // WITH (writer = 'external') are seen by Loam's very next query, by a
 // statement prepared before them (its kept plan) too, commit after commit.
 func TestExternalReadFresh(t *testing.T) {
-	dir := t.TempDir()
-	e := openEngineAt(t, dir)
+	e, cat := outsideEngine(t)
 	s := newSession(t, e)
 	ctx := context.Background()
 	mustRun(t, s, `CREATE TABLE ext (id bigint, v text) WITH (writer = 'external')`)
@@ -107,7 +125,6 @@ func TestExternalReadFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	prepared := stmts[0]
-	cat := outsideCatalog(t, dir)
 	for i, want := range [][]string{{"2", "3", "v2"}, {"4", "10", "v4"}, {"5", "15", "v5"}} {
 		switch i {
 		case 0:
@@ -133,13 +150,11 @@ func TestExternalReadFresh(t *testing.T) {
 // TestExternalWritesRefused: every Loam write to an external table fails
 // with 42809 before touching it, and the session goes on.
 func TestExternalWritesRefused(t *testing.T) {
-	dir := t.TempDir()
-	e := openEngineAt(t, dir)
+	e, cat := outsideEngine(t)
 	s := newSession(t, e)
 	mustRun(t, s, `CREATE TABLE ext (id bigint PRIMARY KEY, v text) WITH (writer = 'external')`)
 	mustRun(t, s, `CREATE TABLE src (id bigint, v text)`)
 	mustRun(t, s, `INSERT INTO src VALUES (9, 'x')`)
-	cat := outsideCatalog(t, dir)
 	outsideAppend(t, cat, "ext", 1)
 	for _, c := range []struct{ query, msg string }{
 		{`INSERT INTO ext VALUES (2, 'b')`, `cannot insert into external table "ext"`},
@@ -211,11 +226,9 @@ func TestExternalOption(t *testing.T) {
 // catalog, which has no Loam settings, is listed and read by Loam, and
 // not written.
 func TestExternalCreatedOutside(t *testing.T) {
-	dir := t.TempDir()
-	e := openEngineAt(t, dir)
+	e, cat := outsideEngine(t)
 	s := newSession(t, e)
 	ctx := context.Background()
-	cat := outsideCatalog(t, dir)
 	sc := iceberg.NewSchema(0,
 		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
 		iceberg.NestedField{ID: 2, Name: "v", Type: iceberg.PrimitiveTypes.String})
@@ -241,13 +254,11 @@ func TestExternalCreatedOutside(t *testing.T) {
 // everything) and the background upkeep leave an external table alone,
 // however many small files the outside engine left.
 func TestExternalUpkeepSkips(t *testing.T) {
-	dir := t.TempDir()
-	e := openEngineAt(t, dir)
+	e, cat := outsideEngine(t)
 	s := newSession(t, e)
 	ctx := context.Background()
 	mustRun(t, s, `CREATE TABLE ext (id bigint, v text) WITH (writer = 'external')`)
 	mustRun(t, s, `CREATE TABLE mine (id bigint)`)
-	cat := outsideCatalog(t, dir)
 	for i := range int64(4) {
 		outsideAppend(t, cat, "ext", i)
 	}
