@@ -248,6 +248,10 @@ func TestExternalCreatedOutside(t *testing.T) {
 	if n := outsideSnapshots(t, cat, "outside"); n != 2 {
 		t.Errorf("outside has %d snapshots, want the outside engine's 2", n)
 	}
+	mustRun(t, s, `DROP TABLE outside`)
+	if _, err := cat.LoadTable(ctx, table.Identifier{"public", "outside"}); err == nil {
+		t.Errorf("the catalog still has the table after Loam's DROP TABLE")
+	}
 }
 
 // TestExternalUpkeepSkips: CHECKPOINT, VACUUM (of the table, and of
