@@ -145,6 +145,25 @@ func TestExternalReadFresh(t *testing.T) {
 	}
 	// Another session's first query sees the same.
 	wantRows(t, newSession(t, e), `SELECT id, v FROM ext ORDER BY id DESC LIMIT 1`, show([][]string{{"5", "v5"}}))
+
+	// The outside engine evolves the schema: the next SELECT * has the
+	// new column, the prepared statement still its own three.
+	tbl, err := cat.LoadTable(ctx, table.Identifier{"public", "ext"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	txn := tbl.NewTransaction()
+	if err := txn.UpdateSchema(true, false).AddColumn([]string{"w"}, iceberg.PrimitiveTypes.Int32, "", false, nil).Commit(); err != nil {
+		t.Fatalf("iceberg-go AddColumn: %v", err)
+	}
+	if _, err := txn.Commit(ctx); err != nil {
+		t.Fatalf("iceberg-go Commit: %v", err)
+	}
+	wantRows(t, s, `SELECT * FROM ext WHERE id = 5`, show([][]string{{"5", "v5", null}}))
+	r, err := execStmt(ctx, s, prepared, nil)
+	if err != nil || show(r.rows) != show([][]string{{"5", "15", "v5"}}) {
+		t.Errorf("prepared statement after the schema change: %v, %v", r.rows, err)
+	}
 }
 
 // TestExternalWritesRefused: every Loam write to an external table fails
