@@ -253,7 +253,9 @@ func tableInfo(ns, name string, t *table.Table) (*plan.TableInfo, error) {
 	sc := t.Schema()
 	ts, err := ice.ColumnTypes(sc, t.Properties())
 	if err != nil {
-		return nil, err
+		// A table an outside engine created may hold Iceberg types Loam
+		// has no SQL type for yet (struct, map…).
+		return nil, pgerr.Wrap(pgerr.FeatureNotSupported, err, "table %s.%s", ns, name)
 	}
 	ti := &plan.TableInfo{Namespace: ns, Name: name, Table: t, Types: ts}
 	var ids []int

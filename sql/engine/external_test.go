@@ -335,3 +335,24 @@ func TestLoamTypesProperty(t *testing.T) {
 		t.Errorf("meta.LoamTypesProperty = %q, ice.TypesProperty = %q", meta.LoamTypesProperty, ice.TypesProperty)
 	}
 }
+
+// TestExternalUnreadableType: a table an outside engine created with a
+// type Loam cannot read yet fails with 0A000 naming it, and leaves the
+// listing of the others whole.
+func TestExternalUnreadableType(t *testing.T) {
+	e, cat := outsideEngine(t)
+	s := newSession(t, e)
+	ctx := context.Background()
+	sc := iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
+		iceberg.NestedField{ID: 2, Name: "st", Type: &iceberg.StructType{FieldList: []iceberg.NestedField{{ID: 3, Name: "a", Type: iceberg.PrimitiveTypes.Int32}}}})
+	if _, err := cat.CreateTable(ctx, table.Identifier{"public", "odd"}, sc); err != nil {
+		t.Fatalf("iceberg-go CreateTable: %v", err)
+	}
+	mustRun(t, s, `CREATE TABLE fine (id int)`)
+	_, err := runSQL(ctx, s, `SELECT id FROM odd`)
+	if want := `table public.odd: column "st" has Iceberg type struct<3: a: optional int>, which Loam cannot read yet`; sqlstate(err) != "0A000" || err.Error() != want {
+		t.Errorf("SELECT id FROM odd: %v (SQLSTATE %s), want 0A000 %s", err, sqlstate(err), want)
+	}
+	wantRows(t, s, `SELECT table_name FROM information_schema.tables WHERE table_name = 'fine'`, show([][]string{{"fine"}}))
+}

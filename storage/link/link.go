@@ -870,8 +870,8 @@ func (m *Manager) linkLocked(ctx context.Context, st *tableState, all bool) erro
 	st.mu.Lock()
 	empty := len(st.tail) == 0
 	st.mu.Unlock()
-	if empty {
-		return nil
+	if empty || st.external.Load() {
+		return nil // nothing to commit; an external table never has a tail
 	}
 	// Only the lease holder commits a table.
 	if err := m.ensureLease(ctx, st, false); err != nil {
