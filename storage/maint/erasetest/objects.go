@@ -2,18 +2,21 @@ package erasetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 )
 
 // ObjectsHolding lists the objects of an S3 bucket, as s3://bucket/key,
 // whose key or contents hold b: FilesHolding for a warehouse on object
 // storage. It reads every object in the bucket, not only those a table's
-// metadata names, so a file a snapshot forgot is searched too.
+// metadata names or the warehouse's prefix holds, so a file a snapshot
+// forgot, or one written anywhere else, is searched too.
 func ObjectsHolding(ctx context.Context, c *s3.Client, bucket string, b []byte) ([]string, error) {
 	var out []string
 	p := s3.NewListObjectsV2Paginator(c, &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
@@ -30,6 +33,10 @@ func ObjectsHolding(ctx context.Context, c *s3.Client, bucket string, b []byte) 
 				continue
 			}
 			data, err := getObject(ctx, c, bucket, key)
+			var gone *types.NoSuchKey
+			if errors.As(err, &gone) {
+				continue // another test's file, removed since the listing
+			}
 			if err != nil {
 				return nil, err
 			}
