@@ -160,7 +160,7 @@ func TestParallelErrorsAndLeaks(t *testing.T) {
 	ts, run := parallelTable(t)
 	run("SET max_parallel_workers_per_gather = 2")
 	run("SELECT count(*) FROM p WHERE id > 0") // warm: the column cache's goroutines, if any
-	before := runtime.NumGoroutine()
+	before := queryGoroutines()
 	for range 20 {
 		_, err := runSQL(context.Background(), ts, "SELECT sum(100 / (id - 25000)) FROM p WHERE k >= 0")
 		if got := sqlstate(err); got != pgerr.DivisionByZero {
@@ -180,10 +180,10 @@ func TestParallelErrorsAndLeaks(t *testing.T) {
 		t.Errorf("a cancelled query ran to the end")
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+	for queryGoroutines() > before && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := runtime.NumGoroutine(); n > before {
+	if n := queryGoroutines(); n > before {
 		t.Errorf("%d goroutines after the queries, %d before", n, before)
 	}
 }
