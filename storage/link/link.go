@@ -280,7 +280,7 @@ func (m *Manager) replayState(ctx context.Context, names []Key, uuid string) (*t
 }
 
 func (m *Manager) cleanOrphans(ctx context.Context, st *tableState) {
-	res, err := icetable.WalkTolerant(st.tbl).DeleteOrphanFiles(ctx, table.WithFilesOlderThan(0))
+	res, err := st.tbl.DeleteOrphanFiles(ctx, table.WithFilesOlderThan(0))
 	if err != nil {
 		m.logger.Warn("orphan file cleanup failed", "table", st.name(), "err", err)
 		return

@@ -15,7 +15,6 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
-	"github.com/loamdb/loam/storage/icetable"
 	"github.com/loamdb/loam/storage/link"
 )
 
@@ -129,7 +128,7 @@ func RemoveOrphansNow(ctx context.Context, m *link.Manager, ns, name string) (fi
 			removed.Add(1)
 			return fs.Remove(path)
 		}
-		if _, err := icetable.WalkTolerant(t).DeleteOrphanFiles(ctx, table.WithFilesOlderThan(0), table.WithDeleteFunc(remove)); err != nil {
+		if _, err := t.DeleteOrphanFiles(ctx, table.WithFilesOlderThan(0), table.WithDeleteFunc(remove)); err != nil {
 			return nil, fmt.Errorf("remove orphans of %s.%s: %w", ns, name, err)
 		}
 		if err := removeEmptyDirs(t.Location()); err != nil {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
-	"github.com/loamdb/loam/storage/icetable"
 	"github.com/loamdb/loam/storage/link"
 )
 
@@ -36,7 +35,7 @@ func RemoveOrphans(ctx context.Context, m *link.Manager, ns, name string, now ti
 	// iceberg-go measures age from its own clock: the age that puts the
 	// cutoff where now says.
 	age := max(time.Since(now.Add(-OrphanMargin)), 0)
-	res, err := icetable.WalkTolerant(tbl).DeleteOrphanFiles(ctx, table.WithFilesOlderThan(age))
+	res, err := tbl.DeleteOrphanFiles(ctx, table.WithFilesOlderThan(age))
 	if err != nil {
 		return 0, fmt.Errorf("remove orphans of %s.%s: %w", ns, name, err)
 	}
