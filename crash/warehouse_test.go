@@ -24,8 +24,8 @@ import (
 
 // warehouse is where a server keeps its tables, as the tests see it from
 // outside: the default file:// directory under the data dir, or (with
-// LOAM_TEST_WAREHOUSE=s3, and always for the S3 fault test) a bucket of
-// its own on an S3 server. The tests read it with iceberg-go and list its
+// LOAM_TEST_WAREHOUSE=s3, and always for the S3 fault test) a prefix of
+// its own in a bucket of an S3 server. The tests read it with iceberg-go and list its
 // files themselves, never through Loam.
 type warehouse struct {
 	url   string
@@ -39,11 +39,11 @@ type warehouse struct {
 
 // warehouses holds each data dir's warehouse: a server restarted on a data
 // dir must find its tables where the metastore there says they are, so
-// one data dir keeps one bucket across restarts.
+// one data dir keeps one warehouse across restarts.
 var warehouses sync.Map // data dir → *warehouse
 
 // warehouseOf returns dataDir's warehouse, creating it on first use: a
-// new bucket on the shared S3 server when s3test.Enabled, else the
+// new warehouse on the shared S3 server when s3test.Enabled, else the
 // server's default file://DATA-DIR/warehouse.
 func warehouseOf(t *testing.T, dataDir string) *warehouse {
 	t.Helper()
@@ -72,15 +72,17 @@ func newWarehouse(t *testing.T) *warehouse {
 	return &warehouse{url: "file://" + dir, dir: dir}
 }
 
-// s3Warehouse is a new bucket on srv.
+// s3Warehouse is a new warehouse on srv: a prefix of its own in the
+// tests' bucket.
 func s3Warehouse(t *testing.T, srv *s3test.Server) *warehouse {
 	t.Helper()
-	b := srv.Bucket(t)
+	u := srv.NewWarehouse(t)
+	bucket, prefix, _ := strings.Cut(strings.TrimPrefix(u, "s3://"), "/")
 	props := iceberg.Properties{}
 	for k, v := range srv.IOProps() {
 		props[k] = v
 	}
-	return &warehouse{url: "s3://" + b + "/warehouse", props: props, s3: srv, bucket: b, prefix: "warehouse"}
+	return &warehouse{url: u, props: props, s3: srv, bucket: bucket, prefix: prefix}
 }
 
 // useWarehouse ties dataDir to w before its first server starts.
