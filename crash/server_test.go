@@ -1,7 +1,9 @@
 // Package crash runs the Loam server as a child process, kills it while
 // clients write, and checks that every acknowledged statement survives
 // exactly once and that every statement is all-or-nothing, both through
-// Loam and through iceberg-go reading the warehouse on its own.
+// Loam and through iceberg-go reading the warehouse on its own. With
+// LOAM_TEST_WAREHOUSE=s3 the warehouse is on a real S3 server
+// (storage/s3test); TestS3Outage always is, and kills that server too.
 package crash
 
 import (
@@ -98,7 +100,7 @@ func freePort(t *testing.T) string {
 func startServer(t *testing.T, dataDir, logDir string, linkInterval time.Duration, extra ...string) *server {
 	t.Helper()
 	if !slices.Contains(extra, "--warehouse") {
-		// The data dir's own warehouse: a bucket of its own on S3, the
+		// The data dir's own warehouse: on S3 a prefix of its own, the
 		// same across restarts; on file:// the server's default.
 		if w := warehouseOf(t, dataDir); w.s3 != nil {
 			extra = append(slices.Clone(extra), w.serveArgs()...)
