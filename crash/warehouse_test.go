@@ -53,6 +53,7 @@ func warehouseOf(t *testing.T, dataDir string) *warehouse {
 	var w *warehouse
 	if s3test.Enabled() {
 		w = s3Warehouse(t, s3test.Shared(t))
+		t.Logf("warehouse %s", w.url)
 	} else {
 		dir := filepath.Join(dataDir, "warehouse")
 		w = &warehouse{url: "file://" + dir, dir: dir}
