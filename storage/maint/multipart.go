@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/iceberg-go/io/gocloud/blobfs"
 	"github.com/apache/iceberg-go/table"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -27,9 +28,11 @@ func abortStaleUploads(ctx context.Context, t *table.Table, cutoff time.Time) (i
 	if err != nil {
 		return 0, err
 	}
-	b, ok := fsys.(interface{ As(any) bool })
+	// An s3:// location's file IO is iceberg-go's gocloud bucket, whose
+	// S3 client lists and aborts uploads.
+	b, ok := fsys.(*blobfs.FileIO)
 	var client *s3.Client
-	if !ok || !b.As(&client) {
+	if !ok || !b.Bucket.As(&client) {
 		return 0, nil
 	}
 	prefix := strings.TrimPrefix(u.Path, "/")
