@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go/catalog"
+	restcat "github.com/apache/iceberg-go/catalog/rest"
+	"github.com/apache/iceberg-go/table"
+	"github.com/jackc/pgx/v5"
+)
+
+// freeAddr is a loopback address nothing listens on (for --http, whose
+// port the server does not report back).
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// scanRows reads a table through iceberg-go as "id|msg" lines, sorted.
+func scanRows(ctx context.Context, t *testing.T, tbl *table.Table) []string {
+	t.Helper()
+	at, err := tbl.Scan(table.WithSelectedFields("id", "msg")).ToArrowTable(ctx)
+	if err != nil {
+		t.Fatalf("scan through the REST catalog: %v", err)
+	}
+	defer at.Release()
+	tr := array.NewTableReader(at, 1024)
+	defer tr.Release()
+	var out []string
+	for tr.Next() {
+		rec := tr.RecordBatch()
+		ids, msgs := rec.Column(0).(*array.Int64), rec.Column(1).(*array.String)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			out = append(out, fmt.Sprintf("%d|%s", ids.Value(i), msgs.Value(i)))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func queryRows(ctx context.Context, t *testing.T, c *pgx.Conn, q string) []string {
+	t.Helper()
+	rows, err := c.Query(ctx, q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	var out []string
+	for rows.Next() {
+		var id int64
+		var msg string
+		if err := rows.Scan(&id, &msg); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%d|%s", id, msg))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func appendThroughClient(ctx context.Context, t *testing.T, tbl *table.Table, ids []int64, msgs []string) (*table.Table, error) {
+	t.Helper()
+	sc, err := table.SchemaToArrowSchema(tbl.Schema(), nil, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	for i, f := range sc.Fields() {
+		switch f.Name {
+		case "id":
+			b.Field(i).(*array.Int64Builder).AppendValues(ids, nil)
+		case "msg":
+			b.Field(i).(*array.StringBuilder).AppendValues(msgs, nil)
+		default:
+			t.Fatalf("unexpected column %q", f.Name)
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	rdr, err := array.NewRecordReader(sc, []arrow.RecordBatch{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Release()
+	tx := tbl.NewTransaction()
+	if err := tx.Append(ctx, rdr, nil); err != nil {
+		t.Fatalf("append: %v", err)
+	}
+	return tx.Commit(ctx)
+}
+
+// TestRESTCatalogEndToEnd: iceberg-go's REST catalog client, against the
+// real server's --http port, lists, loads and scans a table Loam wrote
+// (the same rows as Loam's SELECT), is refused a commit to it, and
+// creates and fills a table of its own.
+func TestRESTCatalogEndToEnd(t *testing.T) {
+	ctx := context.Background()
+	httpAddr := freeAddr(t)
+	c := connect(t, startServerWith(t, t.TempDir(), "--http", httpAddr))
+	for _, q := range []string{
+		`CREATE TABLE notes (id BIGINT, msg TEXT)`,
+		`INSERT INTO notes VALUES (1, 'one'), (2, 'two'), (3, 'three')`,
+		`CHECKPOINT`,
+	} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+
+	cat, err := restcat.NewCatalog(ctx, "loam", "http://"+httpAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	nss, err := cat.ListNamespaces(ctx, nil)
+	if err != nil || !slices.ContainsFunc(nss, func(id table.Identifier) bool { return slices.Equal(id, table.Identifier{"public"}) }) {
+		t.Fatalf("ListNamespaces = %v, %v; want public among them", nss, err)
+	}
+	var names []string
+	for id, err := range cat.ListTables(ctx, table.Identifier{"public"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, strings.Join(id, "."))
+	}
+	if !slices.Contains(names, "public.notes") {
+		t.Fatalf("ListTables(public) = %v, want public.notes", names)
+	}
+	notes, err := cat.LoadTable(ctx, table.Identifier{"public", "notes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := queryRows(ctx, t, c, `SELECT id, msg FROM notes`)
+	if got := scanRows(ctx, t, notes); !slices.Equal(got, want) || len(got) != 3 {
+		t.Errorf("scan through the REST catalog = %v, Loam's SELECT = %v", got, want)
+	}
+
+	// One writer per table: Loam writes notes.
+	_, err = appendThroughClient(ctx, t, notes, []int64{4}, []string{"four"})
+	if !errors.Is(err, restcat.ErrCommitFailed) || !strings.Contains(err.Error(), "written by Loam") {
+		t.Fatalf("commit to a Loam table: %v; want 409 CommitFailedException saying Loam writes it", err)
+	}
+	if got := queryRows(ctx, t, c, `SELECT id, msg FROM notes`); !slices.Equal(got, want) {
+		t.Errorf("after a refused commit Loam reads %v, want %v", got, want)
+	}
+
+	// A table of the outside engine's own.
+	ext, err := cat.CreateTable(ctx, table.Identifier{"public", "ext"}, notes.Schema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ext, err = appendThroughClient(ctx, t, ext, []int64{10, 20}, []string{"ten", "twenty"}); err != nil {
+		t.Fatalf("commit to an external table: %v", err)
+	}
+	reloaded, err := cat.LoadTable(ctx, table.Identifier{"public", "ext"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := scanRows(ctx, t, reloaded); !slices.Equal(got, []string{"10|ten", "20|twenty"}) {
+		t.Errorf("external table through the catalog = %v", got)
+	}
+	if _, err := cat.LoadTable(ctx, table.Identifier{"public", "nope"}); !errors.Is(err, catalog.ErrNoSuchTable) {
+		t.Errorf("loading a missing table: %v", err)
+	}
+}
