@@ -7,7 +7,7 @@ BIN := bin/loam
 MODULE    = $(shell $(GO) list -m)
 UNIT_PKGS = $(shell $(GO) list ./... | grep -Ev '^$(MODULE)/(wire|regress|clients)(/|$$)')
 
-.PHONY: fuzz-diff build run test bench bench-ops bench-upkeep bench-short bench-update bench-ingest bench-query bench-query-100m bench-tpch bench-obs bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
+.PHONY: weed test-s3-storage test-s3 fuzz-diff build run test bench bench-ops bench-upkeep bench-short bench-update bench-ingest bench-query bench-query-100m bench-tpch bench-obs bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
 
 build:
 	$(GO) build -o $(BIN) ./cmd/loam
@@ -17,7 +17,25 @@ build:
 run: build
 	./$(BIN) serve
 
-test: psql postgres pgjdbc clients-deps fmt-check vet unit race regress clients
+test: psql postgres pgjdbc clients-deps weed fmt-check vet unit race regress clients test-s3-storage
+
+# SeaweedFS, the S3 server the tests run on loopback (storage/s3test),
+# built from its Go module; see scripts/build-weed.sh.
+WEED_VERSION ?= v0.0.0-20261109003541-7506e5f91cd6
+WEED := bin/weed
+weed: $(WEED)
+$(WEED):
+	WEED_VERSION=$(WEED_VERSION) GO=$(GO) scripts/build-weed.sh $(WEED)
+
+# The storage, link, upkeep, crash, erasure and outside-reader tests again
+# with every warehouse in a bucket of a real S3 server (storage/s3test).
+S3_STORAGE_PKGS = ./storage/... ./crash/ ./regress/erasure/ ./sql/engine/
+test-s3-storage: build weed
+	LOAM_TEST_WAREHOUSE=s3 LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m $(S3_STORAGE_PKGS)
+
+# The whole suite with the warehouse on the S3 server.
+test-s3: build weed
+	LOAM_TEST_WAREHOUSE=s3 $(MAKE) unit regress clients
 
 # The regress suite drives the server with psql: install Debian's client if
 # it is missing (CI runs as root on a fresh Debian 12 machine).

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,6 +64,9 @@ type Server struct {
 	mu     sync.Mutex
 	cmd    *exec.Cmd
 	probed *string // the object the last readiness probe wrote
+
+	bucketOnce sync.Once
+	bucketErr  error
 }
 
 type ports struct{ s3, master, volume, filer int }
@@ -167,28 +171,80 @@ func (s *Server) Bucket(t testing.TB) string {
 	return name
 }
 
+// TestBucket holds the warehouses of Warehouse and ServeArgs, each under a
+// prefix of its own: SeaweedFS grows volumes for every new bucket, which
+// takes seconds, so tests share one.
+const TestBucket = "loam-tests"
+
+// NewWarehouse returns a fresh warehouse URL in TestBucket,
+// s3://loam-tests/<random>/warehouse.
+func (s *Server) NewWarehouse(t testing.TB) string {
+	t.Helper()
+	s.bucketOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		c := s.Client()
+		if _, err := c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(TestBucket)}); err == nil {
+			return
+		}
+		_, s.bucketErr = c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(TestBucket)})
+	})
+	if s.bucketErr != nil {
+		t.Fatalf("s3test: create bucket %s: %v", TestBucket, s.bucketErr)
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	return "s3://" + TestBucket + "/" + hex.EncodeToString(b[:]) + "/warehouse"
+}
+
 // Warehouse returns the warehouse URL and file IO properties a test's
-// engine should use: under dir on file://, or a new bucket when Enabled.
+// engine should use: under dir on file://, or a new prefix of TestBucket
+// when Enabled.
 func Warehouse(t testing.TB, dir string) (string, map[string]string) {
 	t.Helper()
 	if !Enabled() {
 		return "file://" + filepath.Join(dir, "warehouse"), nil
 	}
 	s := Shared(t)
-	props := s.IOProps()
-	return "s3://" + s.Bucket(t) + "/warehouse", props
+	return s.NewWarehouse(t), s.IOProps()
 }
 
 // ServeArgs are the `loam serve` flags that put a server's warehouse in a
-// new bucket when Enabled, and nothing otherwise. The child needs Env too
-// (SetCredentials has put it in this process's environment).
+// new prefix of TestBucket when Enabled, and nothing otherwise. The child
+// needs Env too (SetCredentials has put it in this process's environment).
 func ServeArgs(t testing.TB) []string {
 	t.Helper()
 	if !Enabled() {
 		return nil
 	}
 	s := Shared(t)
-	return []string{"--warehouse", "s3://" + s.Bucket(t) + "/warehouse", "--s3-endpoint", s.Endpoint}
+	return []string{"--warehouse", s.NewWarehouse(t), "--s3-endpoint", s.Endpoint}
+}
+
+// Objects lists the keys of every object under an s3:// URL (a
+// warehouse, a table location), for tests that look for files.
+func (s *Server) Objects(t testing.TB, under string) []string {
+	t.Helper()
+	u, err := url.Parse(under)
+	if err != nil || u.Scheme != "s3" {
+		t.Fatalf("s3test: %q is not an s3:// URL", under)
+	}
+	prefix := strings.TrimPrefix(u.Path, "/")
+	if prefix != "" && !strings.HasSuffix(prefix, "/") {
+		prefix += "/"
+	}
+	var keys []string
+	p := s3.NewListObjectsV2Paginator(s.Client(), &s3.ListObjectsV2Input{Bucket: aws.String(u.Host), Prefix: aws.String(prefix)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatalf("s3test: list %s: %v", under, err)
+		}
+		for _, o := range page.Contents {
+			keys = append(keys, aws.ToString(o.Key))
+		}
+	}
+	return keys
 }
 
 // Bin finds the weed binary.
