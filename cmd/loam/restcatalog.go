@@ -22,6 +22,7 @@ func restCatalog(ctx context.Context, cfg *config, log *slog.Logger) (http.Handl
 	}
 	h := rest.New(st, rest.Options{
 		Password:    cfg.Password,
+		Warehouse:   cfg.Warehouse,
 		TableConfig: meta.VendedS3(cfg.WarehouseIO),
 		Logger:      log.With("component", "rest"),
 	})

@@ -103,6 +103,15 @@ func (s *Server) commitTable(w http.ResponseWriter, r *http.Request) error {
 	if c.Identifier != nil && (len(c.Identifier.Namespace) != 1 || c.Identifier.Namespace[0] != ns || c.Identifier.Name != name) {
 		return badRequest("the identifier in the body names another table than the path")
 	}
+	if asksCreate(c) {
+		if _, err := s.st.TablePointer(ctx(r), ns, name); errors.Is(err, meta.ErrNotFound) {
+			md, loc, err := s.createByCommit(r, ns, name, c)
+			if err != nil {
+				return err
+			}
+			return writeJSON(w, http.StatusOK, map[string]any{"metadata-location": loc, "metadata": md})
+		}
+	}
 	st, err := s.stage(r, ns, name, c)
 	if err != nil {
 		return err

@@ -36,6 +36,9 @@ type Options struct {
 	// iceberg-go names them), so a reader needs nothing else; the server
 	// writes metadata files with it too. Empty for a file:// warehouse.
 	TableConfig map[string]string
+	// Warehouse is the warehouse URL: a staged create (stage-create)
+	// places a table without a location under it, as a plain create does.
+	Warehouse string
 	// TokenTTL is how long an issued token is good for; 0: one hour.
 	TokenTTL time.Duration
 	Logger   *slog.Logger

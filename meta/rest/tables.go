@@ -103,7 +103,9 @@ func pathTable(r *http.Request) (ns, name string, err error) {
 
 // createTable creates a table outside engines write: its settings say
 // writer external, so Loam reads it and the REST catalog takes its
-// commits. A staged create (stage-create) is not supported.
+// commits. A staged create (stage-create, Spark's CREATE TABLE AS) only
+// answers the metadata the table would start with; the commit that
+// asserts its creation makes it (createByCommit).
 func (s *Server) createTable(w http.ResponseWriter, r *http.Request) error {
 	ns, err := pathNamespace(r)
 	if err != nil {
@@ -124,14 +126,15 @@ func (s *Server) createTable(w http.ResponseWriter, r *http.Request) error {
 	if req.Name == "" || req.Schema == nil {
 		return badRequest("create table needs a name and a schema")
 	}
-	if req.StageCreate {
-		return errorf(http.StatusNotImplemented, typeUnsupported, "stage-create is not supported; create the table, then commit to it")
-	}
-	if _, err := s.st.NamespaceProperties(ctx(r), ns); err != nil {
+	nsProps, err := s.st.NamespaceProperties(ctx(r), ns)
+	if err != nil {
 		return storeError(err, typeNoSuchNamespace)
 	}
 	if _, err := s.st.View(ctx(r), ns, req.Name); err == nil {
 		return errorf(http.StatusConflict, typeAlreadyExists, "a view %s.%s exists", ns, req.Name)
+	}
+	if req.StageCreate {
+		return s.stageCreate(w, r, ns, req.Name, req.Location, nsProps, req.Schema, req.PartitionSpec, req.WriteOrder, req.Properties)
 	}
 	var opts []catalog.CreateTableOpt
 	if req.Location != "" {
