@@ -18,6 +18,9 @@ import (
 // client id will name a role and a token will carry its grants.
 const ClientID = "loam"
 
+// tokenExchange is RFC 8693's grant type.
+const tokenExchange = "urn:ietf:params:oauth:grant-type:token-exchange"
+
 // tokens are the bearer tokens issued, random and held in memory until
 // they expire (a restart forgets them; clients fetch new ones on 401).
 type tokens struct {
@@ -62,7 +65,8 @@ func (t *tokens) check(header string) error {
 
 // issueToken is POST /v1/oauth/tokens, the client-credentials grant: form
 // fields grant_type=client_credentials, client_id, client_secret (or HTTP
-// Basic auth), scope. Errors are OAuth2's ({"error", "error_description"}),
+// Basic auth), scope; or a token exchange of a live token (subject_token)
+// for a fresh one. Errors are OAuth2's ({"error", "error_description"}),
 // which OAuth2 clients parse.
 func (s *Server) issueToken(w http.ResponseWriter, r *http.Request) {
 	oauthErr := func(code int, kind, desc string) {
@@ -72,17 +76,28 @@ func (s *Server) issueToken(w http.ResponseWriter, r *http.Request) {
 		oauthErr(http.StatusBadRequest, "invalid_request", err.Error())
 		return
 	}
-	if gt := r.PostForm.Get("grant_type"); gt != "client_credentials" {
-		oauthErr(http.StatusBadRequest, "unsupported_grant_type", "only client_credentials is supported, not "+gt)
-		return
-	}
-	id, secret := r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
-	if bid, bsecret, ok := r.BasicAuth(); ok {
-		id, secret = bid, bsecret
-	}
-	if s.opts.Password != "" && (id != ClientID ||
-		subtle.ConstantTimeCompare([]byte(secret), []byte(s.opts.Password)) != 1) {
-		oauthErr(http.StatusUnauthorized, "invalid_client", "client_id must be "+ClientID+" and client_secret the server's password")
+	switch gt := r.PostForm.Get("grant_type"); gt {
+	case "client_credentials":
+		id, secret := r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+		if bid, bsecret, ok := r.BasicAuth(); ok {
+			id, secret = bid, bsecret
+		}
+		if s.opts.Password != "" && (id != ClientID ||
+			subtle.ConstantTimeCompare([]byte(secret), []byte(s.opts.Password)) != 1) {
+			oauthErr(http.StatusUnauthorized, "invalid_client", "client_id must be "+ClientID+" and client_secret the server's password")
+			return
+		}
+	case tokenExchange:
+		// Iceberg's Java client refreshes a token by exchanging it for a
+		// new one: a live token buys another.
+		if s.opts.Password != "" {
+			if err := s.tokens.check("Bearer " + r.PostForm.Get("subject_token")); err != nil {
+				oauthErr(http.StatusUnauthorized, "invalid_grant", "the subject_token is unknown or expired")
+				return
+			}
+		}
+	default:
+		oauthErr(http.StatusBadRequest, "unsupported_grant_type", "grant_type must be client_credentials or token exchange, not "+gt)
 		return
 	}
 	tok, err := s.tokens.issue(s.opts.TokenTTL)

@@ -2,9 +2,11 @@ package rest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -364,10 +366,45 @@ func TestAuth(t *testing.T) {
 	if _, err := restcat.NewCatalog(ctx, "loam", f.url, restcat.WithOAuthToken("made-up")); !errors.Is(err, restcat.ErrUnauthorized) {
 		t.Errorf("client with a made-up token: %v, want 401", err)
 	}
+	// A live token is exchanged for a fresh one (how Java clients refresh).
+	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {"loam"}, "client_secret": {"s3cret"}}
+	tok := token(t, f.url, form)
+	form = url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:token-exchange"}, "subject_token": {tok},
+		"subject_token_type": {"urn:ietf:params:oauth:token-type:access_token"}}
+	if fresh := token(t, f.url, form); fresh == "" || fresh == tok {
+		t.Errorf("token exchange gave %q for %q", fresh, tok)
+	}
+	form.Set("subject_token", "made-up")
+	if rsp, err := http.PostForm(f.url+"/v1/oauth/tokens", form); err != nil || rsp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("exchanging a made-up token: %v, %v", rsp.Status, err)
+	}
+
 	c := f.client(t, restcat.WithCredential("loam:s3cret"))
 	if _, err := c.ListNamespaces(ctx, nil); err != nil {
 		t.Errorf("client with credentials: %v", err)
 	}
+}
+
+// token posts form to the token endpoint and returns the access token.
+func token(t *testing.T, base string, form url.Values) string {
+	t.Helper()
+	rsp, err := http.PostForm(base+"/v1/oauth/tokens", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rsp.Body.Close()
+	var body struct {
+		AccessToken string `json:"access_token"`
+		TokenType   string `json:"token_type"`
+		ExpiresIn   int    `json:"expires_in"`
+	}
+	if err := json.NewDecoder(rsp.Body).Decode(&body); err != nil || rsp.StatusCode != http.StatusOK {
+		t.Fatalf("token endpoint: status %d, %v", rsp.StatusCode, err)
+	}
+	if body.TokenType != "bearer" || body.ExpiresIn <= 0 {
+		t.Errorf("token response %+v", body)
+	}
+	return body.AccessToken
 }
 
 func must(t *testing.T, err error) {
