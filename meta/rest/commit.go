@@ -9,25 +9,33 @@ import (
 	"github.com/loamdb/loam/meta"
 )
 
+// loamTypesProperty is the Iceberg property every table Loam creates
+// carries (exec/ice.TypesProperty).
+const loamTypesProperty = "loam.column-types"
+
 // writtenByLoam says Loam's link commits ns.name: its settings name no
-// writer or "loam". A table without settings (made by another engine
-// through the catalog) or with writer "external" is written from outside.
-func (s *Server) writtenByLoam(r *http.Request, ns, name string) (bool, error) {
+// writer or "loam", or it has no settings row but Loam created it (its
+// properties say so; a DROP rolled back inside a transaction block leaves
+// a Loam table briefly without its row). A table with writer "external",
+// or without settings that another engine created, is written from
+// outside.
+func (s *Server) writtenByLoam(r *http.Request, ns, name string, props map[string]string) (bool, error) {
 	ts, err := s.st.TableSettings(ctx(r), ns, name)
-	if errors.Is(err, meta.ErrNotFound) {
-		return false, nil
+	switch {
+	case err == nil:
+		return ts.Writer != meta.WriterExternal, nil
+	case errors.Is(err, meta.ErrNotFound):
+		_, loams := props[loamTypesProperty]
+		return loams, nil
 	}
-	if err != nil {
-		return false, err
-	}
-	return ts.Writer == "" || ts.Writer == meta.WriterLoam, nil
+	return false, err
 }
 
 // refuseLoamWritten is the one-writer rule: the link plans its commits on
 // the snapshots it made, so an outside change to its table would be lost
-// or corrupt it.
-func (s *Server) refuseLoamWritten(r *http.Request, ns, name, what string) error {
-	loam, err := s.writtenByLoam(r, ns, name)
+// or corrupt it. md is the table's current metadata.
+func (s *Server) refuseLoamWritten(r *http.Request, ns, name string, md table.Metadata, what string) error {
+	loam, err := s.writtenByLoam(r, ns, name, md.Properties())
 	if err != nil {
 		return err
 	}
@@ -62,11 +70,11 @@ func (s *Server) stage(r *http.Request, ns, name string, c tableChange) (*staged
 	if err != nil {
 		return nil, storeError(err, typeNoSuchTable)
 	}
-	if err := s.refuseLoamWritten(r, ns, name, "committed to"); err != nil {
-		return nil, err
-	}
 	base, err := s.metadata(ctx(r), old)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.refuseLoamWritten(r, ns, name, base, "committed to"); err != nil {
 		return nil, err
 	}
 	for _, req := range c.Requirements {

@@ -287,6 +287,30 @@ func TestLoamTableRefusesCommits(t *testing.T) {
 		t.Errorf("dropping a Loam table through REST: %v, want refused", err)
 	}
 
+	// A Loam table briefly without its settings row (a DROP being rolled
+	// back) is still Loam's: its properties say Loam made it. A table
+	// another engine made through the SQL catalog layout is external.
+	for _, c2 := range []struct {
+		name   string
+		props  iceberg.Properties
+		refuse bool
+	}{
+		{"rowless_loam", iceberg.Properties{"loam.column-types": "{}", "commit.retry.num-retries": "0"}, true},
+		{"outsiders", iceberg.Properties{"commit.retry.num-retries": "0"}, false},
+	} {
+		if _, err := f.st.Catalog().CreateTable(ctx, table.Identifier{"app", c2.name}, testSchema, catalog.WithProperties(c2.props)); err != nil {
+			t.Fatal(err)
+		}
+		tb, err := c.LoadTable(ctx, table.Identifier{"app", c2.name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = appendRows(ctx, t, tb, []int64{1}, []string{"x"})
+		if refused := errors.Is(err, restcat.ErrCommitFailed); refused != c2.refuse || (!c2.refuse && err != nil) {
+			t.Errorf("commit to %s: %v; want refused %v", c2.name, err, c2.refuse)
+		}
+	}
+
 	// WITH (writer = 'external'): the same table takes the commit.
 	must(t, f.st.PutTableSettings(ctx, "app", "calls", meta.TableSettings{Writer: meta.WriterExternal}))
 	if _, err := appendRows(ctx, t, tbl, []int64{1}, []string{"x"}); err != nil {

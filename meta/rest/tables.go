@@ -173,10 +173,7 @@ func (s *Server) dropTable(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.st.TablePointer(ctx(r), ns, name); err != nil {
-		return storeError(err, typeNoSuchTable)
-	}
-	if err := s.refuseLoamWritten(r, ns, name, "dropped"); err != nil {
+	if err := s.refuseByPointer(r, ns, name, "dropped"); err != nil {
 		return err
 	}
 	id := table.Identifier{ns, name}
@@ -215,10 +212,7 @@ func (s *Server) renameTable(w http.ResponseWriter, r *http.Request) error {
 	if req.Source.Name == "" || req.Destination.Name == "" {
 		return badRequest("rename needs a source and a destination name")
 	}
-	if _, err := s.st.TablePointer(ctx(r), from, req.Source.Name); err != nil {
-		return storeError(err, typeNoSuchTable)
-	}
-	if err := s.refuseLoamWritten(r, from, req.Source.Name, "renamed"); err != nil {
+	if err := s.refuseByPointer(r, from, req.Source.Name, "renamed"); err != nil {
 		return err
 	}
 	if _, err := s.st.NamespaceProperties(ctx(r), to); err != nil {
@@ -242,4 +236,18 @@ func (s *Server) renameTable(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// refuseByPointer is refuseLoamWritten for a table not yet loaded: 404
+// when there is none.
+func (s *Server) refuseByPointer(r *http.Request, ns, name, what string) error {
+	loc, err := s.st.TablePointer(ctx(r), ns, name)
+	if err != nil {
+		return storeError(err, typeNoSuchTable)
+	}
+	md, err := s.metadata(ctx(r), loc)
+	if err != nil {
+		return err
+	}
+	return s.refuseLoamWritten(r, ns, name, md, what)
 }
