@@ -126,17 +126,19 @@ func (s *Server) commitTable(w http.ResponseWriter, r *http.Request) error {
 	}
 	if st.new != st.old {
 		if err := s.st.SwapTablePointer(ctx(r), ns, name, st.old, st.new); err != nil {
-			return swapError(err, ns, name)
+			return swapError(err, fmt.Sprintf("table %s.%s", ns, name))
 		}
 	}
 	return writeJSON(w, http.StatusOK, map[string]any{"metadata-location": st.new, "metadata": st.md})
 }
 
-func swapError(err error, ns, name string) error {
+// swapError maps a lost pointer swap of what (a table, or a transaction's
+// tables) to a 409 the client retries on fresh metadata.
+func swapError(err error, what string) error {
 	switch {
 	case errors.Is(err, meta.ErrConflict):
 		return &apiError{Code: http.StatusConflict, Type: typeCommitFailed,
-			Message: fmt.Sprintf("table %s.%s changed while committing; retry on the new metadata: %v", ns, name, err), cause: err}
+			Message: fmt.Sprintf("%s changed while committing; retry on the new metadata: %v", what, err), cause: err}
 	case errors.Is(err, meta.ErrNotFound):
 		return storeError(err, typeNoSuchTable)
 	}
@@ -181,7 +183,7 @@ func (s *Server) commitTransaction(w http.ResponseWriter, r *http.Request) error
 	}
 	if len(swaps) > 0 {
 		if err := s.st.SwapTablePointers(ctx(r), swaps); err != nil {
-			return swapError(err, "", "(transaction)")
+			return swapError(err, "a table of the transaction")
 		}
 	}
 	w.WriteHeader(http.StatusNoContent)
