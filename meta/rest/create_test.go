@@ -2,7 +2,6 @@ package rest_test
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -18,7 +17,7 @@ import (
 // TABLE AS does.
 func TestStagedCreate(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, rest.Options{Warehouse: "file://" + filepath.Join(t.TempDir(), "wh")})
+	f := newFixture(t, rest.Options{})
 	must(t, f.st.CreateNamespace(ctx, "app", nil))
 	c := f.client(t)
 

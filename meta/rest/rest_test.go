@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -21,6 +22,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/meta/rest"
+	"github.com/loamdb/loam/storage/s3test"
 )
 
 // fixture is a REST catalog on loopback over a fresh SQLite metastore and
@@ -33,11 +35,24 @@ type fixture struct {
 func newFixture(t *testing.T, opts rest.Options) *fixture {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := meta.Open(context.Background(), "sqlite://"+filepath.Join(dir, "meta.db"), "file://"+filepath.Join(dir, "warehouse"))
+	// The warehouse is on the test S3 server under LOAM_TEST_WAREHOUSE=s3;
+	// its settings and keys then reach the client only through the
+	// load-table config, as an outside reader's would.
+	wh, io := s3test.Warehouse(t, dir)
+	st, err := meta.Open(context.Background(), "sqlite://"+filepath.Join(dir, "meta.db"), wh, io)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	cfg := maps.Clone(io)
+	if cfg == nil {
+		cfg = map[string]string{}
+	}
+	maps.Copy(cfg, opts.TableConfig)
+	opts.TableConfig = cfg
+	if opts.Warehouse == "" {
+		opts.Warehouse = wh
+	}
 	srv := httptest.NewServer(rest.New(st, opts))
 	t.Cleanup(srv.Close)
 	return &fixture{st: st, url: srv.URL}
