@@ -16,6 +16,7 @@ import (
 	restcat "github.com/apache/iceberg-go/catalog/rest"
 	"github.com/apache/iceberg-go/table"
 	"github.com/jackc/pgx/v5"
+	"github.com/loamdb/loam/storage/s3test"
 )
 
 // freeAddr is a loopback address nothing listens on (for --http, whose
@@ -114,7 +115,9 @@ func appendThroughClient(ctx context.Context, t *testing.T, tbl *table.Table, id
 func TestRESTCatalogEndToEnd(t *testing.T) {
 	ctx := context.Background()
 	httpAddr := freeAddr(t)
-	c := connect(t, startServerWith(t, t.TempDir(), "--http", httpAddr))
+	// On the test S3 server under LOAM_TEST_WAREHOUSE=s3: the client then
+	// reaches the bucket through the load-table config alone.
+	c := connect(t, startServerWith(t, t.TempDir(), append([]string{"--http", httpAddr}, s3test.ServeArgs(t)...)...))
 	for _, q := range []string{
 		`CREATE TABLE notes (id BIGINT, msg TEXT)`,
 		`INSERT INTO notes VALUES (1, 'one'), (2, 'two'), (3, 'three')`,
