@@ -180,6 +180,16 @@ func TestRESTCatalogEndToEnd(t *testing.T) {
 	if got := scanRows(ctx, t, reloaded); !slices.Equal(got, []string{"10|ten", "20|twenty"}) {
 		t.Errorf("external table through the catalog = %v", got)
 	}
+	// Loam reads the external table afresh: its next query sees the rows.
+	if got := queryRows(ctx, t, c, `SELECT id, msg FROM ext`); !slices.Equal(got, []string{"10|ten", "20|twenty"}) {
+		t.Errorf("Loam's SELECT of the external table = %v", got)
+	}
+	if _, err = appendThroughClient(ctx, t, reloaded, []int64{30}, []string{"thirty"}); err != nil {
+		t.Fatalf("second commit to the external table: %v", err)
+	}
+	if got := queryRows(ctx, t, c, `SELECT id, msg FROM ext`); !slices.Equal(got, []string{"10|ten", "20|twenty", "30|thirty"}) {
+		t.Errorf("Loam's SELECT after another outside commit = %v", got)
+	}
 	if _, err := cat.LoadTable(ctx, table.Identifier{"public", "nope"}); !errors.Is(err, catalog.ErrNoSuchTable) {
 		t.Errorf("loading a missing table: %v", err)
 	}
