@@ -76,4 +76,14 @@ func TestLoadTableETag(t *testing.T) {
 	if rsp.StatusCode != 404 || e.Error.Code != 404 || e.Error.Type != "NoSuchTableException" || e.Error.Message == "" {
 		t.Errorf("missing table: status %d, error %+v", rsp.StatusCode, e.Error)
 	}
+
+	req, _ := http.NewRequest(http.MethodPut, f.url+"/v1/namespaces/app/tables/t", nil)
+	put, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put.Body.Close()
+	if put.StatusCode != http.StatusMethodNotAllowed || put.Header.Get("Allow") == "" {
+		t.Errorf("PUT on a table: status %d, Allow %q; want 405", put.StatusCode, put.Header.Get("Allow"))
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/loamdb/loam/meta"
@@ -105,9 +106,18 @@ func (s *Server) endpoints() []endpoint {
 func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/config", s.wrap(s.config))
 	s.mux.HandleFunc("POST /v1/oauth/tokens", s.issueToken)
+	allow := map[string][]string{}
 	for _, e := range s.endpoints() {
-		pattern := e.method + " " + stripPrefix(e.path)
-		s.mux.HandleFunc(pattern, s.wrap(e.h))
+		p := stripPrefix(e.path)
+		s.mux.HandleFunc(e.method+" "+p, s.wrap(e.h))
+		allow[p] = append(allow[p], e.method)
+	}
+	// Another method on a known path is a 405 in the error model.
+	for p, methods := range allow {
+		s.mux.HandleFunc(p, s.wrap(func(w http.ResponseWriter, r *http.Request) error {
+			w.Header().Set("Allow", strings.Join(methods, ", "))
+			return errorf(http.StatusMethodNotAllowed, typeBadRequest, "%s is not served on %s", r.Method, r.URL.Path)
+		}))
 	}
 	s.mux.HandleFunc("/v1/", s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		return errorf(http.StatusNotFound, "NotFoundException", "no route %s %s", r.Method, r.URL.Path)
