@@ -269,7 +269,7 @@ func loamTable(t *testing.T, st meta.Store, ns, name string) *table.Table {
 	ctx := context.Background()
 	must(t, st.PutTableSettings(ctx, ns, name, meta.TableSettings{}))
 	tbl, err := st.Catalog().CreateTable(ctx, table.Identifier{ns, name}, testSchema,
-		// One attempt: the refusal is final, the client need not retry.
+		// One attempt (iceberg-go's default too): the refusal is final.
 		catalog.WithProperties(iceberg.Properties{"commit.retry.num-retries": "0"}))
 	if err != nil {
 		t.Fatal(err)
