@@ -194,3 +194,22 @@ func TestRESTCatalogEndToEnd(t *testing.T) {
 		t.Errorf("loading a missing table: %v", err)
 	}
 }
+
+// TestRESTCatalogPassword: a server with --password wants the OAuth2
+// token on its REST catalog too.
+func TestRESTCatalogPassword(t *testing.T) {
+	ctx := context.Background()
+	httpAddr := freeAddr(t)
+	startServerWith(t, t.TempDir(), "--http", httpAddr, "--password", "s3cret")
+	if _, err := restcat.NewCatalog(ctx, "loam", "http://"+httpAddr); !errors.Is(err, restcat.ErrUnauthorized) {
+		t.Fatalf("client without credentials: %v, want 401", err)
+	}
+	cat, err := restcat.NewCatalog(ctx, "loam", "http://"+httpAddr, restcat.WithCredential("loam:s3cret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	if ok, err := cat.CheckNamespaceExists(ctx, table.Identifier{"public"}); !ok || err != nil {
+		t.Errorf("public exists = %v, %v", ok, err)
+	}
+}
