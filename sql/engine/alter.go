@@ -12,6 +12,7 @@ import (
 	"github.com/loamdb/loam/sql/pgcatalog"
 	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/icetable"
+	"github.com/loamdb/loam/storage/link"
 )
 
 // alterTable runs ALTER TABLE … ALTER COLUMN … SET DEFAULT / DROP DEFAULT,
@@ -127,6 +128,9 @@ func (s *Session) alterTarget(ctx context.Context, cat *catalog, at *pg.AlterTab
 			return nil, nil
 		}
 		return nil, pgerr.From(err).WithPosition(parse.CharPos(q, int(rv.Location)))
+	}
+	if ti.External {
+		return nil, link.ExternalError("alter", ti.Name)
 	}
 	return ti, nil
 }

@@ -116,6 +116,9 @@ func (s *Session) copyTarget(ctx context.Context, cs *pg.CopyStmt, cat *catalog)
 	if ti.ViewSQL != "" {
 		return nil, nil, pgerr.New(pgerr.WrongObjectType, "cannot copy from view %q", ti.Name).WithHint("Try the COPY (SELECT ...) TO variant.")
 	}
+	if ti.External && cs.IsFrom {
+		return nil, nil, link.ExternalError("copy to", ti.Name)
+	}
 	var cols []int
 	if len(cs.Attlist) == 0 {
 		for i := range ti.Columns {

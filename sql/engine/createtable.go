@@ -277,9 +277,15 @@ func (s *Session) storeTable(ctx context.Context, nt newTable, tc *parse.TableCl
 		err = s.eng.meta.PutTableSettings(ctx, ns, nt.name, settings)
 	}
 	if err == nil {
+		// A query may have loaded the table between its create and its
+		// settings: it reads them again (writer = 'external').
+		err = s.eng.link.Reclassify(ctx, ns, nt.name)
+	}
+	if err == nil {
 		// The creating server is the table's writer from the start: an
 		// idle-table sweep of another server must not take the table
-		// before its first write (link.Manager.MayKeepIdle).
+		// before its first write (link.Manager.MayKeepIdle). Not an
+		// external table's, which Claim leaves alone.
 		s.eng.link.Claim(ctx, ns, nt.name)
 	}
 	if errors.Is(err, icetable.ErrTableExists) || errors.Is(err, icetable.ErrViewExists) {
@@ -439,11 +445,15 @@ func tableOptions(tc *parse.TableClauses, byName map[string]int, ts []types.T, p
 			if err := keyOption(o, props); err != nil {
 				return err
 			}
+		case "writer":
+			if _, err := writerOption(o); err != nil {
+				return err
+			}
 		default:
 			return pgerr.New(pgerr.InvalidParameterValue, "unrecognized parameter %q", o.Key).WithPosition(o.Pos)
 		}
 	}
-	return nil
+	return checkExternalOptions(tc)
 }
 
 // tableSettings records a table's Loam clauses as declared, for the
@@ -476,6 +486,7 @@ func tableSettings(tc *parse.TableClauses, props iceberg.Properties) meta.TableS
 			ts.SortedBy = append(ts.SortedBy, item)
 		}
 	}
+	ts.Writer = tableWriter(tc)
 	ts.Retention = props[PropRetention]
 	ts.RetentionColumn = props[PropRetentionColumn]
 	if ms, err := strconv.ParseInt(props[link.CommitIntervalProperty], 10, 64); err == nil {

@@ -29,6 +29,9 @@ func (s *Session) createTableAs(ctx context.Context, p *plan.Planner, into *pg.I
 	if rv.Relpersistence == "t" {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "temporary tables are not supported").WithPosition(at)
 	}
+	if err := refuseExternalAs(tc); err != nil {
+		return nil, err
+	}
 	ns, err := s.newTableSchema(ctx, rv, q)
 	if err != nil {
 		return nil, err

@@ -137,7 +137,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e.link, err = link.Open(ctx, e.store, link.Options{Dir: filepath.Join(cfg.DataDir, "wal"), LinkInterval: cfg.LinkInterval, Logger: cfg.Logger,
-		Leases: m, Holder: meta.Holder{ID: id, Address: cfg.Address}})
+		Leases: m, Holder: meta.Holder{ID: id, Address: cfg.Address}, Settings: m})
 	if err != nil {
 		m.Close()
 		return nil, fmt.Errorf("open write log: %w", err)
@@ -245,6 +245,7 @@ func (c *catalog) table(ctx context.Context, key link.Key) (*plan.TableInfo, err
 		return nil, err
 	}
 	ti.Log = v.Read(c.s.ownWrites(key)...)
+	ti.External = v.External()
 	return ti, nil
 }
 
@@ -252,7 +253,9 @@ func tableInfo(ns, name string, t *table.Table) (*plan.TableInfo, error) {
 	sc := t.Schema()
 	ts, err := ice.ColumnTypes(sc, t.Properties())
 	if err != nil {
-		return nil, err
+		// A table an outside engine created may hold Iceberg types Loam
+		// has no SQL type for yet (struct, map…).
+		return nil, pgerr.Wrap(pgerr.FeatureNotSupported, err, "table %s.%s", ns, name)
 	}
 	ti := &plan.TableInfo{Namespace: ns, Name: name, Table: t, Types: ts}
 	var ids []int

@@ -1,6 +1,10 @@
 package engine
 
-import "context"
+import (
+	"context"
+
+	"github.com/loamdb/loam/storage/link"
+)
 
 // ForgetViewReads rewrites view ns.name as Loam wrote views before they
 // recorded what they read: without the reads and creation properties.
@@ -24,3 +28,7 @@ func ForgetViewReads(ctx context.Context, e *Engine, ns, name string) error {
 
 // Plannings is how many SELECTs and INSERTs e has planned.
 func Plannings(e *Engine) int64 { return e.plannings.Load() }
+
+// Link is e's write path, for tests of what its background upkeep may
+// touch.
+func Link(e *Engine) *link.Manager { return e.link }

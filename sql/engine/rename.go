@@ -39,6 +39,9 @@ func (s *Session) rename(ctx context.Context, rs *pg.RenameStmt, q string) (*Cur
 	if ti.Table == nil {
 		return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a table", ti.Name)
 	}
+	if ti.External {
+		return nil, link.ExternalError("alter", ti.Name)
+	}
 	if rs.RenameType == pg.ObjectType_OBJECT_TABLE {
 		return done, s.renameTable(ctx, link.Key{NS: ti.Namespace, Name: ti.Name}, rs.Newname)
 	}

@@ -82,6 +82,9 @@ func (s *Session) truncateTarget(ctx context.Context, rv *pg.RangeVar) (link.Key
 	if ti.Sequence || ti.ViewSQL != "" || ti.Table == nil {
 		return link.Key{}, pgerr.New(pgerr.WrongObjectType, "%q is not a table", rv.Relname)
 	}
+	if ti.External {
+		return link.Key{}, link.ExternalError("truncate", ti.Name)
+	}
 	if ti.Ref != "" {
 		if _, err := plan.WriteTarget(ti, s.loc); err != nil {
 			return link.Key{}, err // a tag

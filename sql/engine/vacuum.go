@@ -63,6 +63,9 @@ func (s *Session) vacuum(ctx context.Context, st *Statement, vs *pg.VacuumStmt) 
 			if len(vs.Rels) == 0 && (errors.Is(err, icetable.ErrNoSuchTable) || errors.Is(err, icetable.ErrNoSuchNamespace)) {
 				continue // dropped since it was listed
 			}
+			if errors.Is(err, link.ErrExternal) {
+				continue // became external since it was listed
+			}
 			if pe := pgerr.From(err); len(vs.Rels) == 0 && pe.Code == "55006" {
 				// As PostgreSQL skips the tables a user may not vacuum.
 				s.warning("01000", fmt.Sprintf("skipping %q --- %s", k.Name, pe.Message))
@@ -93,12 +96,21 @@ func (s *Session) vacuumTarget(ctx context.Context, schema, name, tag string) (l
 	if err != nil {
 		return link.Key{}, false, err
 	}
+	verb := "vacuum"
+	if tag == "ANALYZE" {
+		verb = "analyze"
+	}
 	if ti.Table == nil || ti.ViewSQL != "" || ti.Sequence {
-		verb := "vacuum"
-		if tag == "ANALYZE" {
-			verb = "analyze"
-		}
 		s.warning("01000", fmt.Sprintf("skipping %q --- cannot %s non-tables or special system tables", ti.Name, verb))
+		return link.Key{}, false, nil
+	}
+	if ti.External {
+		// Skipped with a warning, as PostgreSQL skips what it may not
+		// vacuum, rather than failed: VACUUM names tables to tidy, and
+		// an external table's files are its writers' to compact and
+		// expire (Loam's rewrite would race their commits). A failure
+		// would also abort a VACUUM naming several tables.
+		s.warning("01000", fmt.Sprintf("skipping %q --- cannot %s external tables: the outside engines that write them maintain them", ti.Name, verb))
 		return link.Key{}, false, nil
 	}
 	return link.Key{NS: ti.Namespace, Name: ti.Name}, true, nil
@@ -124,6 +136,11 @@ func (s *Session) allTables(ctx context.Context) ([]link.Key, error) {
 			if isAside(n) || s.hidden(k) {
 				continue
 			}
+			// A VACUUM of everything passes over external tables without
+			// a word, as PostgreSQL's passes over foreign tables.
+			if ext, err := s.eng.link.External(ctx, ns, n); err == nil && ext {
+				continue
+			}
 			keys = append(keys, k)
 		}
 	}
@@ -145,6 +162,9 @@ func (s *Session) analyze(ctx context.Context, keys []link.Key, all bool) (*Curs
 		}
 		if all && (errors.Is(err, icetable.ErrNoSuchTable) || errors.Is(err, icetable.ErrNoSuchNamespace)) {
 			continue
+		}
+		if errors.Is(err, link.ErrExternal) {
+			continue // became external since it was listed
 		}
 		if pe := pgerr.From(err); all && pe.Code == "55006" {
 			s.warning("01000", fmt.Sprintf("skipping %q --- %s", k.Name, pe.Message))

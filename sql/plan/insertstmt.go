@@ -35,6 +35,9 @@ func (p *Planner) Insert(ins *pg.InsertStmt) (*Query, error) {
 	if ti.ViewSQL != "" {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot insert into view %q: Loam views are read-only", ti.Name).WithPosition(pos(p.query, rv.Location))
 	}
+	if err := refuseExternal(ti, "insert into"); err != nil {
+		return nil, err
+	}
 	src, err := p.insertSource(ins, ti)
 	if err != nil {
 		return nil, err

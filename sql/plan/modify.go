@@ -59,6 +59,9 @@ func (p *Planner) changeable(ti *TableInfo, rv *pg.RangeVar, verb string) (strin
 	if ti.Table == nil {
 		return "", pgerr.New(pgerr.WrongObjectType, "cannot change relation %q", ti.Name)
 	}
+	if err := refuseExternal(ti, verb); err != nil {
+		return "", err
+	}
 	if a, ok := p.asOf(rv.Location); ok {
 		return "", pgerr.New(pgerr.FeatureNotSupported, "cannot %s %q as of a past snapshot: time travel only reads", verb, rv.Relname).WithPosition(a.Pos)
 	}

@@ -46,6 +46,10 @@ type TableInfo struct {
 	Ref string
 	// Travel marks a table read as of a snapshot (FOR … AS OF).
 	Travel bool
+	// External marks a table outside engines write (WITH (writer =
+	// 'external'), or created by one through the catalog): Loam reads it
+	// and refuses to write it (external.go).
+	External bool
 }
 
 // Catalog resolves table names for the planner.

@@ -30,6 +30,9 @@ func (st *tableState) holdsLease(now time.Time) bool {
 // ensureLease takes or renews the table's lease when it is due. Without a
 // lease store (one server alone) every table is this server's.
 func (m *Manager) ensureLease(ctx context.Context, st *tableState, force bool) error {
+	if err := refuseExternal(st, "change"); err != nil {
+		return err
+	}
 	if m.leases == nil {
 		return nil
 	}
@@ -98,6 +101,9 @@ func (m *Manager) releaseLeases() {
 // refresh reloads a table this server does not write, so that queries see
 // the commits of the server that does.
 func (m *Manager) refresh(ctx context.Context, st *tableState) error {
+	if st.external.Load() {
+		return m.refreshExternal(ctx, st)
+	}
 	if m.leases == nil {
 		return nil
 	}

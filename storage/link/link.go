@@ -79,6 +79,10 @@ type tableState struct {
 	rows rowLock   // rowlock.go
 	srcs sources   // what row ids name (rowid.go)
 	keys *keyIndex // a keyed table's key index (keys.go); nil for others
+
+	// external marks a table outside engines write (external.go): never
+	// written, linked or maintained here, reloaded at every View.
+	external atomic.Bool
 }
 
 // Manager is the write path of one server.
@@ -98,7 +102,8 @@ type Manager struct {
 	// trimming the log takes it for writing.
 	trimMu sync.RWMutex
 
-	leases   Leases // nil: this server alone writes every table
+	leases   Leases   // nil: this server alone writes every table
+	settings Settings // nil: every table is Loam's (external.go)
 	holder   meta.Holder
 	leaseTTL time.Duration
 
@@ -119,6 +124,9 @@ type Options struct {
 	Leases   Leases
 	Holder   meta.Holder
 	LeaseTTL time.Duration
+	// Settings, when set, tells the tables outside engines write
+	// (external.go) from Loam's settings rows.
+	Settings Settings
 }
 
 type replayTxn struct {
@@ -142,7 +150,7 @@ func Open(ctx context.Context, store *icetable.Store, opts Options) (*Manager, e
 		opts.LeaseTTL = DefaultLeaseTTL
 	}
 	m := &Manager{store: store, logger: opts.Logger, interval: opts.LinkInterval, tables: map[Key]*tableState{},
-		leases: opts.Leases, holder: opts.Holder, leaseTTL: opts.LeaseTTL}
+		leases: opts.Leases, holder: opts.Holder, leaseTTL: opts.LeaseTTL, settings: opts.Settings}
 	open := map[uint64]*replayTxn{}
 	type committed struct {
 		commit wal.Pos
@@ -303,8 +311,13 @@ func (m *Manager) state(ctx context.Context, key Key) (*tableState, error) {
 			"table", key, "position", pos.Commit, "log_end", end)
 		m.log.AdvancePast(pos.Commit)
 	}
+	ext, err := m.isExternal(ctx, key, tbl)
+	if err != nil {
+		return nil, err
+	}
 	st = &tableState{key: key, uuid: tbl.Metadata().TableUUID().String(), tbl: tbl, pos: pos, pending: map[wal.Pos]struct{}{},
 		rows: newRowLock(), keys: newKeyIndex(tbl, key.Name)}
+	st.external.Store(ext)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if prev := m.tables[key]; prev != nil {
@@ -497,6 +510,9 @@ type Txn struct {
 func (m *Manager) Begin(ctx context.Context, ns, name string) (*Txn, error) {
 	st, err := m.state(ctx, Key{ns, name})
 	if err != nil {
+		return nil, err
+	}
+	if err := refuseExternal(st, "change"); err != nil {
 		return nil, err
 	}
 	if err := m.ensureLease(ctx, st, false); err != nil {
@@ -854,8 +870,8 @@ func (m *Manager) linkLocked(ctx context.Context, st *tableState, all bool) erro
 	st.mu.Lock()
 	empty := len(st.tail) == 0
 	st.mu.Unlock()
-	if empty {
-		return nil
+	if empty || st.external.Load() {
+		return nil // nothing to commit; an external table never has a tail
 	}
 	// Only the lease holder commits a table.
 	if err := m.ensureLease(ctx, st, false); err != nil {
@@ -1054,6 +1070,9 @@ func (m *Manager) linkOnce(ctx context.Context, st *tableState) (bool, error) {
 func (m *Manager) Alter(ctx context.Context, ns, name string, change icetable.Change) error {
 	st, err := m.state(ctx, Key{ns, name})
 	if err != nil {
+		return err
+	}
+	if err := refuseExternal(st, "alter"); err != nil {
 		return err
 	}
 	st.linkMu.Lock()

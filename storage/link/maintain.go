@@ -32,6 +32,9 @@ func (m *Manager) Maintain(ctx context.Context, ns, name string, fn MaintainFunc
 	if err != nil {
 		return err
 	}
+	if err := refuseExternal(st, "maintain"); err != nil {
+		return err
+	}
 	st.linkMu.Lock()
 	defer st.linkMu.Unlock()
 	if err := m.ensureLease(ctx, st, false); err != nil {
@@ -91,14 +94,17 @@ func (m *Manager) Tables() []Key {
 // Writes reports whether this server is the table's writer now: it holds
 // the table's write lease (or there are no leases: one server alone). A
 // table this server has only read is not its to maintain; background
-// upkeep skips it.
+// upkeep skips it, and an external table (external.go) is never.
 func (m *Manager) Writes(ns, name string) bool {
-	if m.leases == nil {
-		return true
-	}
 	m.mu.Lock()
 	st := m.tables[Key{ns, name}]
 	m.mu.Unlock()
+	if st != nil && st.external.Load() {
+		return false
+	}
+	if m.leases == nil {
+		return true
+	}
 	if st == nil {
 		return false
 	}
@@ -134,6 +140,9 @@ func (m *Manager) CatalogTables(ctx context.Context) ([]Key, error) {
 // lease has lapsed between bursts, so upkeep never takes a lease from
 // under an active writer.
 func (m *Manager) MayKeepIdle(ctx context.Context, ns, name string) (bool, error) {
+	if ext, err := m.externalIdle(ctx, Key{ns, name}); err != nil || ext {
+		return false, err
+	}
 	if m.leases == nil {
 		return true, nil
 	}
@@ -156,7 +165,7 @@ func (m *Manager) Claim(ctx context.Context, ns, name string) {
 		return
 	}
 	st, err := m.state(ctx, Key{ns, name})
-	if err != nil {
+	if err != nil || st.external.Load() {
 		return
 	}
 	_ = m.ensureLease(ctx, st, false)
