@@ -9,26 +9,15 @@ import (
 	"github.com/loamdb/loam/meta"
 )
 
-// loamTypesProperty is the Iceberg property every table Loam creates
-// carries (exec/ice.TypesProperty).
-const loamTypesProperty = "loam.column-types"
-
-// writtenByLoam says Loam's link commits ns.name: its settings name no
-// writer or "loam", or it has no settings row but Loam created it (its
-// properties say so; a DROP rolled back inside a transaction block leaves
-// a Loam table briefly without its row). A table with writer "external",
-// or without settings that another engine created, is written from
-// outside.
+// writtenByLoam says Loam's link commits ns.name, by the rule the link
+// and the engine use (meta.ExternalWriter): its settings name no writer or
+// "loam", or it has no settings row but Loam created it. A table with
+// writer "external", or without settings that another engine created, is
+// written from outside.
 func (s *Server) writtenByLoam(r *http.Request, ns, name string, props map[string]string) (bool, error) {
 	ts, err := s.st.TableSettings(ctx(r), ns, name)
-	switch {
-	case err == nil:
-		return ts.Writer != meta.WriterExternal, nil
-	case errors.Is(err, meta.ErrNotFound):
-		_, loams := props[loamTypesProperty]
-		return loams, nil
-	}
-	return false, err
+	external, err := meta.ExternalWriter(ts, err, props)
+	return !external && err == nil, err
 }
 
 // refuseLoamWritten is the one-writer rule: the link plans its commits on

@@ -310,7 +310,7 @@ func TestLoamTableRefusesCommits(t *testing.T) {
 		props  iceberg.Properties
 		refuse bool
 	}{
-		{"rowless_loam", iceberg.Properties{"loam.column-types": "{}", "commit.retry.num-retries": "0"}, true},
+		{"rowless_loam", iceberg.Properties{meta.LoamTypesProperty: "{}", "commit.retry.num-retries": "0"}, true},
 		{"outsiders", iceberg.Properties{"commit.retry.num-retries": "0"}, false},
 	} {
 		if _, err := f.st.Catalog().CreateTable(ctx, table.Identifier{"app", c2.name}, testSchema, catalog.WithProperties(c2.props)); err != nil {
