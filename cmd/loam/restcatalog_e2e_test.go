@@ -193,6 +193,20 @@ func TestRESTCatalogEndToEnd(t *testing.T) {
 	if _, err := cat.LoadTable(ctx, table.Identifier{"public", "nope"}); !errors.Is(err, catalog.ErrNoSuchTable) {
 		t.Errorf("loading a missing table: %v", err)
 	}
+
+	// Renamed and dropped through the catalog: Loam's next queries follow.
+	if _, err := cat.RenameTable(ctx, table.Identifier{"public", "ext"}, table.Identifier{"public", "ext2"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := queryRows(ctx, t, c, `SELECT id, msg FROM ext2`); len(got) != 3 {
+		t.Errorf("Loam's SELECT of the renamed table = %v", got)
+	}
+	if err := cat.DropTable(ctx, table.Identifier{"public", "ext2"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec(ctx, `SELECT * FROM ext2`); sqlState(err) != "42P01" {
+		t.Errorf("Loam's SELECT of a table dropped through the catalog: %v, want 42P01", err)
+	}
 }
 
 // TestRESTCatalogPassword: a server with --password wants the OAuth2
