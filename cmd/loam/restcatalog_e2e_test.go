@@ -156,6 +156,19 @@ func TestRESTCatalogEndToEnd(t *testing.T) {
 		t.Errorf("scan through the REST catalog = %v, Loam's SELECT = %v", got, want)
 	}
 
+	// Loam's SQL views are Iceberg views with PostgreSQL's text.
+	if _, err := c.Exec(ctx, `CREATE VIEW big_notes AS SELECT id, msg FROM notes WHERE id > 1`); err != nil {
+		t.Fatal(err)
+	}
+	v, err := cat.LoadView(ctx, table.Identifier{"public", "big_notes"})
+	if err != nil {
+		t.Fatalf("LoadView: %v", err)
+	}
+	if reps := v.CurrentVersion().Representations; len(reps) == 0 || reps[0].Dialect != "postgresql" ||
+		!strings.Contains(strings.ToLower(reps[0].Sql), "from") {
+		t.Errorf("Loam's view through the catalog: %+v", reps)
+	}
+
 	// One writer per table: Loam writes notes.
 	_, err = appendThroughClient(ctx, t, notes, []int64{4}, []string{"four"})
 	if !errors.Is(err, restcat.ErrCommitFailed) || !strings.Contains(err.Error(), "written by Loam") {
