@@ -17,6 +17,8 @@ import (
 	"github.com/apache/iceberg-go/io/gocloud/blobfs"
 	icebergs3 "github.com/apache/iceberg-go/io/gocloud/s3"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
@@ -30,6 +32,10 @@ import (
 // one connection pool) per bucket and properties, and wrap it per call so
 // each operation still runs under its caller's context.
 var s3Schemes = []string{"s3", "s3a", "s3n"}
+
+// S3Attempts is how many times a request to the bucket is tried, unless
+// AWS_MAX_ATTEMPTS says otherwise.
+const S3Attempts = 8
 
 func init() {
 	for _, scheme := range s3Schemes {
@@ -97,6 +103,20 @@ func newS3Bucket(ctx context.Context, bucket string, props map[string]string) (*
 			t.MaxIdleConnsPerHost = 256
 			t.IdleConnTimeout = 90 * time.Second
 		})
+	}
+	if os.Getenv("AWS_MAX_ATTEMPTS") == "" {
+		// The SDK's default of 3 attempts gives up within a second or two
+		// of throttling or a 5xx; 8 back off (with jitter, up to 20 s
+		// apart) through a short outage. A link commit that still fails is
+		// tried again at the next interval.
+		cfg.Retryer = func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				o.MaxAttempts = S3Attempts
+				// The client-side retry quota would stop retrying a
+				// busy server's requests just when backing off helps.
+				o.RateLimiter = ratelimit.None
+			})
+		}
 	}
 	endpoint, ok := props[icebergio.S3EndpointURL]
 	if !ok {

@@ -52,13 +52,6 @@ func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- 
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return fmt.Errorf("creating data dir: %w", err)
 	}
-	if len(cfg.WarehouseIO) > 0 && os.Getenv("AWS_MAX_ATTEMPTS") == "" {
-		// The SDK's default of 3 attempts gives up within a second or two of
-		// throttling or a 5xx; 8 attempts back off (with jitter, up to 20 s
-		// apart) through a short outage. A commit that still fails is
-		// retried at the next link interval.
-		os.Setenv("AWS_MAX_ATTEMPTS", "8")
-	}
 	eng, err := engine.Open(ctx, engine.Config{MetastoreURL: cfg.Metastore, WarehouseURL: cfg.Warehouse,
 		WarehouseIO: cfg.WarehouseIO,
 		DataDir:     cfg.DataDir, LinkInterval: cfg.LinkInterval, Logger: log,
