@@ -75,11 +75,16 @@ func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- 
 	var hs *http.Server
 	hdone := make(chan error, 1)
 	if cfg.HTTP != "" {
+		catalog, closeCatalog, err := restCatalog(ctx, cfg, log)
+		if err != nil {
+			return err
+		}
+		defer closeCatalog()
 		hln, err := net.Listen("tcp", cfg.HTTP)
 		if err != nil {
 			return fmt.Errorf("http listen: %w", err)
 		}
-		hs = &http.Server{Handler: httpHandler(), ReadHeaderTimeout: 10 * time.Second}
+		hs = &http.Server{Handler: httpHandler(catalog), ReadHeaderTimeout: 10 * time.Second}
 		go func() { hdone <- hs.Serve(hln) }()
 		log.Info("http listening", "addr", hln.Addr().String())
 	}
@@ -119,8 +124,13 @@ func authName(cfg *config) string {
 	return string(cfg.AuthMethod)
 }
 
-func httpHandler() http.Handler {
+// httpHandler serves /health, pprof and, when catalog is not nil, the
+// Iceberg REST catalog under /v1/.
+func httpHandler(catalog http.Handler) http.Handler {
 	mux := http.NewServeMux()
+	if catalog != nil {
+		mux.Handle("/v1/", catalog)
+	}
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, "ok")
