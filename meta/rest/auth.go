@@ -76,9 +76,11 @@ func (s *Server) issueToken(w http.ResponseWriter, r *http.Request) {
 		oauthErr(http.StatusBadRequest, "invalid_request", err.Error())
 		return
 	}
-	switch gt := r.PostForm.Get("grant_type"); gt {
+	// Form, not PostForm: ClickHouse sends the fields as URL query
+	// parameters unless told the token endpoint.
+	switch gt := r.Form.Get("grant_type"); gt {
 	case "client_credentials":
-		id, secret := r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+		id, secret := r.Form.Get("client_id"), r.Form.Get("client_secret")
 		if bid, bsecret, ok := r.BasicAuth(); ok {
 			id, secret = bid, bsecret
 		}
@@ -91,7 +93,7 @@ func (s *Server) issueToken(w http.ResponseWriter, r *http.Request) {
 		// Iceberg's Java client refreshes a token by exchanging it for a
 		// new one: a live token buys another.
 		if s.opts.Password != "" {
-			if err := s.tokens.check("Bearer " + r.PostForm.Get("subject_token")); err != nil {
+			if err := s.tokens.check("Bearer " + r.Form.Get("subject_token")); err != nil {
 				oauthErr(http.StatusUnauthorized, "invalid_grant", "the subject_token is unknown or expired")
 				return
 			}

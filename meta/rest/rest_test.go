@@ -418,6 +418,12 @@ func TestAuth(t *testing.T) {
 		t.Errorf("exchanging a made-up token: %v, %v", rsp.Status, err)
 	}
 
+	// ClickHouse sends the fields as query parameters, with its own scope.
+	q := url.Values{"grant_type": {"client_credentials"}, "client_id": {"loam"}, "client_secret": {"s3cret"}, "scope": {"PRINCIPAL_ROLE:ALL"}}
+	if rsp, err := http.Post(f.url+"/v1/oauth/tokens?"+q.Encode(), "application/x-www-form-urlencoded", nil); err != nil || rsp.StatusCode != http.StatusOK {
+		t.Errorf("credentials in the query: %v, %v", rsp.Status, err)
+	}
+
 	c := f.client(t, restcat.WithCredential("loam:s3cret"))
 	if _, err := c.ListNamespaces(ctx, nil); err != nil {
 		t.Errorf("client with credentials: %v", err)
