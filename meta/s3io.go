@@ -2,7 +2,9 @@ package meta
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"net/http"
 	"net/url"
@@ -54,7 +56,36 @@ func openS3(ctx context.Context, parsed *url.URL, props map[string]string) (iceb
 	if err != nil {
 		return nil, err
 	}
-	return blobfs.New(ctx, b, blobfs.DefaultObjectLocationExtractor(parsed.Host, s3Schemes...)), nil
+	return s3FS{blobfs.New(ctx, b, blobfs.DefaultObjectLocationExtractor(parsed.Host, s3Schemes...))}, nil
+}
+
+// s3FS is iceberg-go's bucket file IO with one change: a walk passes over
+// a "directory" that is gone by the time it is listed. A listing can name
+// a prefix whose last object is deleted before the walk descends into it
+// (and SeaweedFS lists an emptied folder until it sweeps it), and
+// iceberg-go's orphan removal would fail on it where a file system walk
+// would simply not have seen it.
+type s3FS struct{ *blobfs.FileIO }
+
+func (f s3FS) WalkDir(root string, fn fs.WalkDirFunc) error {
+	top := strings.TrimSuffix(root, "/")
+	return f.FileIO.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil && errors.Is(err, fs.ErrNotExist) && strings.TrimSuffix(path, "/") != top {
+			return nil
+		}
+		return fn(path, d, err)
+	})
+}
+
+// S3ClientOf returns the S3 client behind an s3:// warehouse's file IO,
+// for what iceberg-go's IO does not do (multipart uploads left open).
+func S3ClientOf(fsys icebergio.IO) (*s3.Client, bool) {
+	f, ok := fsys.(s3FS)
+	var c *s3.Client
+	if !ok || !f.Bucket.As(&c) {
+		return nil, false
+	}
+	return c, true
 }
 
 // s3Bucket returns the shared handle of bucket for props.

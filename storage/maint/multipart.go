@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apache/iceberg-go/io/gocloud/blobfs"
 	"github.com/apache/iceberg-go/table"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/loamdb/loam/meta"
 )
 
 // abortStaleUploads aborts the multipart uploads under an s3:// table's
@@ -28,11 +28,8 @@ func abortStaleUploads(ctx context.Context, t *table.Table, cutoff time.Time) (i
 	if err != nil {
 		return 0, err
 	}
-	// An s3:// location's file IO is iceberg-go's gocloud bucket, whose
-	// S3 client lists and aborts uploads.
-	b, ok := fsys.(*blobfs.FileIO)
-	var client *s3.Client
-	if !ok || !b.Bucket.As(&client) {
+	client, ok := meta.S3ClientOf(fsys)
+	if !ok {
 		return 0, nil
 	}
 	prefix := strings.TrimPrefix(u.Path, "/")
