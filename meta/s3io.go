@@ -137,12 +137,17 @@ func newS3Bucket(ctx context.Context, bucket string, props map[string]string) (*
 	}
 	if os.Getenv("AWS_MAX_ATTEMPTS") == "" {
 		// The SDK's default of 3 attempts gives up within a second or two
-		// of throttling or a 5xx; 8 back off (with jitter, up to 20 s
-		// apart) through a short outage. A link commit that still fails is
+		// of throttling or a 5xx; 8 back off (with jitter) through a short
+		// outage. A link commit that still fails is
 		// tried again at the next interval.
 		cfg.Retryer = func() aws.Retryer {
 			return retry.NewStandard(func(o *retry.StandardOptions) {
 				o.MaxAttempts = S3Attempts
+				// Backoff doubles up to 5 s (the SDK's cap is 20 s): 8
+				// attempts span about half a minute, so a query needing a
+				// file while the store is down fails in that time rather
+				// than after more than a minute.
+				o.MaxBackoff = 5 * time.Second
 				// The client-side retry quota would stop retrying a
 				// busy server's requests just when backing off helps.
 				o.RateLimiter = ratelimit.None
