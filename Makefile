@@ -29,9 +29,11 @@ $(WEED):
 
 # The storage, link, upkeep, crash, erasure and outside-reader tests again
 # with every warehouse in a bucket of a real S3 server (storage/s3test).
-S3_STORAGE_PKGS = ./storage/... ./crash/ ./regress/erasure/ ./sql/engine/
+S3_STORAGE_PKGS = ./storage/... ./crash/ ./regress/erasure/ ./sql/engine/ ./meta/rest/
 test-s3-storage: build weed
 	LOAM_TEST_WAREHOUSE=s3 LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m $(S3_STORAGE_PKGS)
+	# The REST catalog and external tables end to end, outside readers included.
+	LOAM_TEST_WAREHOUSE=s3 LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m -run 'REST|External' ./cmd/loam/
 
 # The whole suite with the warehouse on the S3 server.
 test-s3: build weed

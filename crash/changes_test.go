@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/iceberg-go"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
 	"github.com/jackc/pgx/v5"
@@ -454,10 +453,8 @@ func icebergChanges(t *testing.T, ctx context.Context, dataDir string, version i
 		t.Fatal(err)
 	}
 	defer db.Close()
-	cat, err := sqlcat.NewCatalog("loam", db, sqlcat.SQLite, iceberg.Properties{"warehouse": "file://" + filepath.Join(dataDir, "warehouse")})
-	if err != nil {
-		t.Fatalf("iceberg-go NewCatalog: %v", err)
-	}
+	w := warehouseOf(t, dataDir)
+	cat := w.catalog(t, db, sqlcat.SQLite)
 	tbl, err := cat.LoadTable(ctx, table.Identifier{"public", "t"})
 	if err != nil {
 		t.Fatalf("iceberg-go LoadTable: %v", err)
@@ -475,9 +472,9 @@ func icebergChanges(t *testing.T, ctx context.Context, dataDir string, version i
 		t.Fatalf("iceberg-go PlanFiles: %v", err)
 	}
 	for _, task := range tasks {
-		files[strings.TrimPrefix(task.File.FilePath(), "file://")] = true
+		files[w.path(task.File.FilePath())] = true
 		for _, d := range slices.Concat(task.DeleteFiles, task.EqualityDeleteFiles, task.DeletionVectorFiles) {
-			files[strings.TrimPrefix(d.FilePath(), "file://")] = true
+			files[w.path(d.FilePath())] = true
 		}
 	}
 	_, it, err := tbl.Scan(table.WithSelectedFields("id", "writer", "v")).ToArrowRecords(ctx)
@@ -669,7 +666,7 @@ func killDuringChanges(t *testing.T, create string, version int, upkeep bool) {
 	}
 	got, dups, files := icebergChanges(t, ctx, dataDir, version)
 	check("iceberg-go after CHECKPOINT", got, dups)
-	if m := missingFiles(files); len(m) > 0 {
+	if m := missingFiles(t, dataDir, files); len(m) > 0 {
 		t.Errorf("the current snapshot references %d files that do not exist: %v", len(m), m)
 	}
 	t.Log(model.stats())

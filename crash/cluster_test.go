@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/iceberg-go"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
 	"github.com/jackc/pgx/v5"
@@ -50,9 +49,9 @@ func insertRange(ctx context.Context, c *pgx.Conn, tbl string, from, to int) err
 func TestTwoServersOneCatalog(t *testing.T) {
 	ctx := context.Background()
 	pgURL := pgtest.Database(t)
-	warehouse := "file://" + t.TempDir()
+	wh := newWarehouse(t)
 	logDir := t.TempDir()
-	extra := []string{"--metastore", pgURL, "--warehouse", warehouse}
+	extra := append([]string{"--metastore", pgURL}, wh.serveArgs()...)
 	a := startServer(t, t.TempDir(), logDir, time.Hour, extra...)
 	b := startServer(t, t.TempDir(), logDir, time.Hour, extra...)
 	ca, cb := connect(t, ctx, a), connect(t, ctx, b)
@@ -126,10 +125,7 @@ func TestTwoServersOneCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	cat, err := sqlcat.NewCatalog("loam", db, sqlcat.Postgres, iceberg.Properties{"warehouse": warehouse})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := wh.catalog(t, db, sqlcat.Postgres)
 	listed := map[string]bool{}
 	for id, err := range cat.ListTables(ctx, table.Identifier{"public"}) {
 		if err != nil {

@@ -20,9 +20,8 @@ import (
 func TestUpkeepOnlyByWriter(t *testing.T) {
 	ctx := context.Background()
 	pgURL := pgtest.Database(t)
-	warehouse := "file://" + t.TempDir()
 	logDir := t.TempDir()
-	extra := []string{"--metastore", pgURL, "--warehouse", warehouse, "--compact-interval", "300ms"}
+	extra := append([]string{"--metastore", pgURL, "--compact-interval", "300ms"}, newWarehouse(t).serveArgs()...)
 	a := startServer(t, t.TempDir(), logDir, time.Hour, extra...)
 	b := startServer(t, t.TempDir(), logDir, time.Hour, extra...)
 	ca, cb := connect(t, ctx, a), connect(t, ctx, b)

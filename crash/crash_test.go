@@ -242,7 +242,7 @@ func finalCheck(t *testing.T, ctx context.Context, led *ledger, dataDir, logDir 
 	res = led.check("iceberg-go "+after, ids, true)
 	t.Logf("iceberg-go %s: %s", after, res)
 	reportCheck(t, res)
-	if m := missingFiles(files); len(m) > 0 {
+	if m := missingFiles(t, dataDir, files); len(m) > 0 {
 		t.Errorf("the current snapshot references %d files that do not exist: %v", len(m), m)
 	}
 	return files

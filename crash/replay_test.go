@@ -132,7 +132,7 @@ func TestRestartReplaysTail(t *testing.T) {
 	res = led.check("iceberg-go after CHECKPOINT", ids, true)
 	t.Logf("iceberg-go: %s", res)
 	reportCheck(t, res)
-	if m := missingFiles(files); len(m) > 0 {
+	if m := missingFiles(t, dataDir, files); len(m) > 0 {
 		t.Errorf("the current snapshot references %d files that do not exist: %v", len(m), m)
 	}
 	if o := orphanDataFiles(t, dataDir, files); len(o) > 0 {

@@ -1,22 +1,22 @@
 // Package crash runs the Loam server as a child process, kills it while
 // clients write, and checks that every acknowledged statement survives
 // exactly once and that every statement is all-or-nothing, both through
-// Loam and through iceberg-go reading the warehouse on its own.
+// Loam and through iceberg-go reading the warehouse on its own. With
+// LOAM_TEST_WAREHOUSE=s3 the warehouse is on a real S3 server
+// (storage/s3test); TestS3Outage always is, and kills that server too.
 package crash
 
 import (
 	"bufio"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"github.com/loamdb/loam/meta/pgtest"
-	"io/fs"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,7 +26,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/iceberg-go"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
 	"github.com/jackc/pgx/v5"
@@ -100,6 +99,13 @@ func freePort(t *testing.T) string {
 // accepts connections. The server is killed when the test ends.
 func startServer(t *testing.T, dataDir, logDir string, linkInterval time.Duration, extra ...string) *server {
 	t.Helper()
+	if !slices.Contains(extra, "--warehouse") {
+		// The data dir's own warehouse: on S3 a prefix of its own, the
+		// same across restarts; on file:// the server's default.
+		if w := warehouseOf(t, dataDir); w.s3 != nil {
+			extra = append(slices.Clone(extra), w.serveArgs()...)
+		}
+	}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		s, err := tryStart(t, dataDir, logDir, linkInterval, extra...)
@@ -278,10 +284,8 @@ func icebergIDs(t *testing.T, ctx context.Context, dataDir string) (ids []int64,
 		t.Fatal(err)
 	}
 	defer db.Close()
-	cat, err := sqlcat.NewCatalog("loam", db, sqlcat.SQLite, iceberg.Properties{"warehouse": "file://" + filepath.Join(dataDir, "warehouse")})
-	if err != nil {
-		t.Fatalf("iceberg-go NewCatalog: %v", err)
-	}
+	w := warehouseOf(t, dataDir)
+	cat := w.catalog(t, db, sqlcat.SQLite)
 	tbl, err := cat.LoadTable(ctx, table.Identifier{"public", "t"})
 	if err != nil {
 		t.Fatalf("iceberg-go LoadTable: %v", err)
@@ -292,9 +296,9 @@ func icebergIDs(t *testing.T, ctx context.Context, dataDir string) (ids []int64,
 	}
 	files = map[string]bool{}
 	for _, task := range tasks {
-		files[strings.TrimPrefix(task.File.FilePath(), "file://")] = true
+		files[w.path(task.File.FilePath())] = true
 		for _, d := range task.DeleteFiles {
-			files[strings.TrimPrefix(d.FilePath(), "file://")] = true
+			files[w.path(d.FilePath())] = true
 		}
 	}
 	_, it, err := tbl.Scan(table.WithSelectedFields("id")).ToArrowRecords(ctx)
@@ -325,46 +329,6 @@ func icebergIDs(t *testing.T, ctx context.Context, dataDir string) (ids []int64,
 		rec.Release()
 	}
 	return ids, files
-}
-
-// orphanDataFiles lists files under the table's data/ directory that the
-// current snapshot does not reference.
-func orphanDataFiles(t *testing.T, dataDir string, referenced map[string]bool) []string {
-	t.Helper()
-	root := filepath.Join(dataDir, "warehouse", "public.db", "t", "data")
-	var orphans []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p == root {
-				return filepath.SkipDir
-			}
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		if !referenced[p] {
-			orphans = append(orphans, strings.TrimPrefix(p, root+"/"))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("listing %s: %v", root, err)
-	}
-	sort.Strings(orphans)
-	return orphans
-}
-
-// missingFiles lists referenced files that are not on disk.
-func missingFiles(referenced map[string]bool) []string {
-	var out []string
-	for p := range referenced {
-		if _, err := os.Stat(p); err != nil {
-			out = append(out, p)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 func envInt(name string, def int) int {

@@ -2,7 +2,9 @@ package meta
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"net/http"
 	"net/url"
@@ -17,6 +19,8 @@ import (
 	"github.com/apache/iceberg-go/io/gocloud/blobfs"
 	icebergs3 "github.com/apache/iceberg-go/io/gocloud/s3"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
@@ -30,6 +34,10 @@ import (
 // one connection pool) per bucket and properties, and wrap it per call so
 // each operation still runs under its caller's context.
 var s3Schemes = []string{"s3", "s3a", "s3n"}
+
+// S3Attempts is how many times a request to the bucket is tried, unless
+// AWS_MAX_ATTEMPTS says otherwise.
+const S3Attempts = 8
 
 func init() {
 	for _, scheme := range s3Schemes {
@@ -48,7 +56,36 @@ func openS3(ctx context.Context, parsed *url.URL, props map[string]string) (iceb
 	if err != nil {
 		return nil, err
 	}
-	return blobfs.New(ctx, b, blobfs.DefaultObjectLocationExtractor(parsed.Host, s3Schemes...)), nil
+	return s3FS{blobfs.New(ctx, b, blobfs.DefaultObjectLocationExtractor(parsed.Host, s3Schemes...))}, nil
+}
+
+// s3FS is iceberg-go's bucket file IO with one change: a walk passes over
+// a "directory" that is gone by the time it is listed. A listing can name
+// a prefix whose last object is deleted before the walk descends into it
+// (and SeaweedFS lists an emptied folder until it sweeps it), and
+// iceberg-go's orphan removal would fail on it where a file system walk
+// would simply not have seen it.
+type s3FS struct{ *blobfs.FileIO }
+
+func (f s3FS) WalkDir(root string, fn fs.WalkDirFunc) error {
+	top := strings.TrimSuffix(root, "/")
+	return f.FileIO.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil && errors.Is(err, fs.ErrNotExist) && strings.TrimSuffix(path, "/") != top {
+			return nil
+		}
+		return fn(path, d, err)
+	})
+}
+
+// S3ClientOf returns the S3 client behind an s3:// warehouse's file IO,
+// for what iceberg-go's IO does not do (multipart uploads left open).
+func S3ClientOf(fsys icebergio.IO) (*s3.Client, bool) {
+	f, ok := fsys.(s3FS)
+	var c *s3.Client
+	if !ok || !f.Bucket.As(&c) {
+		return nil, false
+	}
+	return c, true
 }
 
 // s3Bucket returns the shared handle of bucket for props.
@@ -97,6 +134,25 @@ func newS3Bucket(ctx context.Context, bucket string, props map[string]string) (*
 			t.MaxIdleConnsPerHost = 256
 			t.IdleConnTimeout = 90 * time.Second
 		})
+	}
+	if os.Getenv("AWS_MAX_ATTEMPTS") == "" {
+		// The SDK's default of 3 attempts gives up within a second or two
+		// of throttling or a 5xx; 8 back off (with jitter) through a short
+		// outage. A link commit that still fails is
+		// tried again at the next interval.
+		cfg.Retryer = func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				o.MaxAttempts = S3Attempts
+				// Backoff doubles up to 5 s (the SDK's cap is 20 s): 8
+				// attempts span about half a minute, so a query needing a
+				// file while the store is down fails in that time rather
+				// than after more than a minute.
+				o.MaxBackoff = 5 * time.Second
+				// The client-side retry quota would stop retrying a
+				// busy server's requests just when backing off helps.
+				o.RateLimiter = ratelimit.None
+			})
+		}
 	}
 	endpoint, ok := props[icebergio.S3EndpointURL]
 	if !ok {

@@ -69,6 +69,10 @@ type Store interface {
 	// when the table is gone. Of many concurrent swaps from one old
 	// pointer exactly one wins.
 	SwapTablePointer(ctx context.Context, ns, name, old, new string) error
+	// SwapTablePointers does several SwapTablePointer at once, all or
+	// none, in one transaction (swaps.go): ErrConflict or ErrNotFound as
+	// SwapTablePointer, and then no pointer moved.
+	SwapTablePointers(ctx context.Context, swaps []PointerSwap) error
 	// ListTables is sorted; ErrNotFound when there is no such namespace.
 	ListTables(ctx context.Context, ns string) ([]string, error)
 

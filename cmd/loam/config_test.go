@@ -72,7 +72,7 @@ func TestParseConfig(t *testing.T) {
 
 func TestHealth(t *testing.T) {
 	rec := httptest.NewRecorder()
-	httpHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/health", nil))
+	httpHandler(nil).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/health", nil))
 	if rec.Code != 200 || rec.Body.String() != "ok" {
 		t.Errorf("GET /health: %d %q", rec.Code, rec.Body.String())
 	}

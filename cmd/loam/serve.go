@@ -52,13 +52,6 @@ func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- 
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return fmt.Errorf("creating data dir: %w", err)
 	}
-	if len(cfg.WarehouseIO) > 0 && os.Getenv("AWS_MAX_ATTEMPTS") == "" {
-		// The SDK's default of 3 attempts gives up within a second or two of
-		// throttling or a 5xx; 8 attempts back off (with jitter, up to 20 s
-		// apart) through a short outage. A commit that still fails is
-		// retried at the next link interval.
-		os.Setenv("AWS_MAX_ATTEMPTS", "8")
-	}
 	eng, err := engine.Open(ctx, engine.Config{MetastoreURL: cfg.Metastore, WarehouseURL: cfg.Warehouse,
 		WarehouseIO: cfg.WarehouseIO,
 		DataDir:     cfg.DataDir, LinkInterval: cfg.LinkInterval, Logger: log,
@@ -82,11 +75,16 @@ func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- 
 	var hs *http.Server
 	hdone := make(chan error, 1)
 	if cfg.HTTP != "" {
+		catalog, closeCatalog, err := restCatalog(ctx, cfg, log)
+		if err != nil {
+			return err
+		}
+		defer closeCatalog()
 		hln, err := net.Listen("tcp", cfg.HTTP)
 		if err != nil {
 			return fmt.Errorf("http listen: %w", err)
 		}
-		hs = &http.Server{Handler: httpHandler(), ReadHeaderTimeout: 10 * time.Second}
+		hs = &http.Server{Handler: httpHandler(catalog), ReadHeaderTimeout: 10 * time.Second}
 		go func() { hdone <- hs.Serve(hln) }()
 		log.Info("http listening", "addr", hln.Addr().String())
 	}
@@ -126,8 +124,13 @@ func authName(cfg *config) string {
 	return string(cfg.AuthMethod)
 }
 
-func httpHandler() http.Handler {
+// httpHandler serves /health, pprof and, when catalog is not nil, the
+// Iceberg REST catalog under /v1/.
+func httpHandler(catalog http.Handler) http.Handler {
 	mux := http.NewServeMux()
+	if catalog != nil {
+		mux.Handle("/v1/", catalog)
+	}
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, "ok")

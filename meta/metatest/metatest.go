@@ -38,6 +38,7 @@ func Run(t *testing.T, fresh Fresh) {
 	t.Run("Namespaces", s.testNamespaces)
 	t.Run("NamespacesAgreeWithIceberg", s.testNamespacesAgree)
 	t.Run("TablePointers", s.testTablePointers)
+	t.Run("SwapTablePointers", s.testSwapTablePointers)
 	t.Run("IcebergCatalogReadsLoamTables", s.testIcebergInterop)
 	t.Run("Views", s.testViews)
 	t.Run("TableSettings", s.testSettings)

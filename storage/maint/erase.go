@@ -131,6 +131,10 @@ func RemoveOrphansNow(ctx context.Context, m *link.Manager, ns, name string) (fi
 		if _, err := t.DeleteOrphanFiles(ctx, table.WithFilesOlderThan(0), table.WithDeleteFunc(remove)); err != nil {
 			return nil, fmt.Errorf("remove orphans of %s.%s: %w", ns, name, err)
 		}
+		// The link waits outside: no upload of ours is in flight.
+		if _, err := abortStaleUploads(ctx, t, time.Now()); err != nil {
+			return nil, fmt.Errorf("remove orphans of %s.%s: %w", ns, name, err)
+		}
 		if err := removeEmptyDirs(t.Location()); err != nil {
 			return nil, fmt.Errorf("remove empty directories of %s.%s: %w", ns, name, err)
 		}

@@ -39,5 +39,9 @@ func RemoveOrphans(ctx context.Context, m *link.Manager, ns, name string, now ti
 	if err != nil {
 		return 0, fmt.Errorf("remove orphans of %s.%s: %w", ns, name, err)
 	}
-	return len(res.DeletedFiles), nil
+	aborted, err := abortStaleUploads(ctx, tbl, now.Add(-OrphanMargin))
+	if err != nil {
+		return len(res.DeletedFiles), fmt.Errorf("remove orphans of %s.%s: %w", ns, name, err)
+	}
+	return len(res.DeletedFiles) + aborted, nil
 }
