@@ -194,23 +194,9 @@ func (s *Server) dropTable(w http.ResponseWriter, r *http.Request) error {
 
 // renameTable renames an external table, its settings with it.
 func (s *Server) renameTable(w http.ResponseWriter, r *http.Request) error {
-	var req struct {
-		Source      identifier `json:"source"`
-		Destination identifier `json:"destination"`
-	}
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	from, err := oneLevel(req.Source.Namespace)
+	from, to, req, err := decodeRename(r)
 	if err != nil {
 		return err
-	}
-	to, err := oneLevel(req.Destination.Namespace)
-	if err != nil {
-		return err
-	}
-	if req.Source.Name == "" || req.Destination.Name == "" {
-		return badRequest("rename needs a source and a destination name")
 	}
 	if err := s.refuseByPointer(r, from, req.Source.Name, "renamed"); err != nil {
 		return err
@@ -250,4 +236,28 @@ func (s *Server) refuseByPointer(r *http.Request, ns, name, what string) error {
 		return err
 	}
 	return s.refuseLoamWritten(r, ns, name, md, what)
+}
+
+// renameRequest is the body of POST /v1/tables/rename and /v1/views/rename.
+type renameRequest struct {
+	Source      identifier `json:"source"`
+	Destination identifier `json:"destination"`
+}
+
+// decodeRename reads a rename request, with the one-level namespaces of
+// its source and destination.
+func decodeRename(r *http.Request) (from, to string, req renameRequest, err error) {
+	if err = decode(r, &req); err != nil {
+		return
+	}
+	if from, err = oneLevel(req.Source.Namespace); err != nil {
+		return
+	}
+	if to, err = oneLevel(req.Destination.Namespace); err != nil {
+		return
+	}
+	if req.Source.Name == "" || req.Destination.Name == "" {
+		err = badRequest("rename needs a source and a destination name")
+	}
+	return
 }

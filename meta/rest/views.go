@@ -206,18 +206,7 @@ func (s *Server) dropView(w http.ResponseWriter, r *http.Request) error {
 // version, then drops the old name (the Store has no rename of views; the
 // new name's history starts over).
 func (s *Server) renameView(w http.ResponseWriter, r *http.Request) error {
-	var req struct {
-		Source      identifier `json:"source"`
-		Destination identifier `json:"destination"`
-	}
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	from, err := oneLevel(req.Source.Namespace)
-	if err != nil {
-		return err
-	}
-	to, err := oneLevel(req.Destination.Namespace)
+	from, to, req, err := decodeRename(r)
 	if err != nil {
 		return err
 	}
