@@ -112,26 +112,8 @@ func TestS3LargeFileInParts(t *testing.T) {
 func TestS3InterruptedUploadLeavesNothing(t *testing.T) {
 	srv := s3test.Shared(t)
 	wh := srv.NewWarehouse(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	fsys, err := icebergio.LoadFS(ctx, s3Props(t, srv), wh)
-	if err != nil {
-		t.Fatal(err)
-	}
 	path := wh + "/data/cut.parquet"
-	w, err := fsys.(icebergio.WriteFileIO).Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunk := make([]byte, 1<<20)
-	for i := 0; i < 20; i++ {
-		if _, err := w.Write(chunk); err != nil {
-			break
-		}
-	}
-	cancel()
-	if err := w.Close(); err == nil {
-		t.Fatal("an upload cut short closed without an error")
-	}
+	s3test.CutShortUpload(t, s3Props(t, srv), path)
 	after, err := icebergio.LoadFS(context.Background(), s3Props(t, srv), wh)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/loamdb/loam/storage/s3test"
@@ -28,25 +27,7 @@ func TestRemoveOrphansAbortsStaleUploads(t *testing.T) {
 		t.Skipf("the test warehouse is %s, not on S3", tbl.Location())
 	}
 
-	cctx, cancel := context.WithCancel(ctx)
-	fsys, err := icebergio.LoadFS(cctx, srv.IOProps(), tbl.Location())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := fsys.(icebergio.WriteFileIO).Create(tbl.Location() + "/data/cut-short.parquet")
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunk := make([]byte, 1<<20)
-	for i := 0; i < 20; i++ {
-		if _, err := w.Write(chunk); err != nil {
-			break
-		}
-	}
-	cancel()
-	if err := w.Close(); err == nil {
-		t.Fatal("an upload cut short completed")
-	}
+	s3test.CutShortUpload(t, srv.IOProps(), tbl.Location()+"/data/cut-short.parquet")
 	pending := func() int {
 		u := strings.TrimPrefix(tbl.Location(), "s3://")
 		bucket, prefix, _ := strings.Cut(u, "/")
