@@ -189,6 +189,7 @@ bench: bench-postgres
 	$(GO) run ./bench/cmd/shortbench
 	$(GO) run ./bench/cmd/updatebench
 	$(GO) -C bench/query run ./obsbench
+	$(MAKE) bench-s3
 	$(MAKE) bench-tpch TPCH_SF=1
 	$(MAKE) bench-tpch TPCH_SF=10
 
