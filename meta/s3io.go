@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"net/http"
@@ -23,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/loamdb/loam/pgerr"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/s3blob"
 )
@@ -75,6 +77,48 @@ func (f s3FS) WalkDir(root string, fn fs.WalkDirFunc) error {
 		}
 		return fn(path, d, err)
 	})
+}
+
+// Open opens a file for reading; errors reaching the bucket are 58030
+// (io_error), as PostgreSQL reports a file it cannot read.
+func (f s3FS) Open(name string) (icebergio.File, error) {
+	file, err := f.FileIO.Open(name)
+	if err != nil {
+		return nil, ioError(name, err)
+	}
+	return s3File{file, name}, nil
+}
+
+// s3File reports its read errors as 58030.
+type s3File struct {
+	icebergio.File
+	name string
+}
+
+func (f s3File) Read(p []byte) (int, error) {
+	n, err := f.File.Read(p)
+	return n, ioError(f.name, err)
+}
+
+func (f s3File) ReadAt(p []byte, off int64) (int, error) {
+	n, err := f.File.ReadAt(p, off)
+	return n, ioError(f.name, err)
+}
+
+// ioError gives err, from reading name in the bucket, SQLSTATE 58030
+// (58P01 for a missing file), keeping it in the chain (fs.ErrNotExist
+// stays visible). io.EOF and a
+// statement's own cancellation or timeout pass as they are, so they keep
+// their meaning (57014 for the latter).
+func ioError(name string, err error) error {
+	if err == nil || err == io.EOF || err == io.ErrUnexpectedEOF ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return pgerr.Wrap(pgerr.UndefinedFile, err, "could not open %q in the warehouse", name)
+	}
+	return pgerr.Wrap(pgerr.IOError, err, "could not read %q from the warehouse", name)
 }
 
 // S3ClientOf returns the S3 client behind an s3:// warehouse's file IO,

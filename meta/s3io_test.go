@@ -13,6 +13,7 @@ import (
 	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/storage/s3test"
 )
 
@@ -164,5 +165,46 @@ func TestS3WalkPassesEmptiedPrefixes(t *testing.T) {
 	}
 	if len(files) != 1 || !strings.HasSuffix(files[0], "/p=2/b.parquet") {
 		t.Errorf("walk found %v, want the one file left", files)
+	}
+}
+
+// TestS3ReadErrorsAreIOErrors: a file the bucket cannot give is 58030 to
+// the client (58P01 when it is missing), not an internal error, and
+// iceberg-go still sees a missing file as fs.ErrNotExist.
+func TestS3ReadErrorsAreIOErrors(t *testing.T) {
+	srv := s3test.Shared(t)
+	wh := srv.NewWarehouse(t)
+	fsys, err := icebergio.LoadFS(context.Background(), s3Props(t, srv), wh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = fsys.Open(wh + "/metadata/none.metadata.json")
+	if code := pgerr.Code(err); code != pgerr.UndefinedFile || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: %v (%s), want 58P01 and fs.ErrNotExist", err, code)
+	}
+
+	// A store that does not answer, tried once.
+	t.Setenv("AWS_MAX_ATTEMPTS", "1")
+	down, err := WarehouseIO("s3://"+s3test.TestBucket+"/x", S3{Endpoint: "http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dfs, err := icebergio.LoadFS(context.Background(), down, "s3://"+s3test.TestBucket+"/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = dfs.Open("s3://" + s3test.TestBucket + "/x/data/f.parquet")
+	if code := pgerr.Code(err); code != pgerr.IOError {
+		t.Errorf("a store that does not answer: %v (%s), want 58030", err, code)
+	}
+	// A cancelled statement stays a cancellation.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cfs, err := icebergio.LoadFS(ctx, s3Props(t, srv), wh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cfs.Open(wh + "/data/f.parquet"); pgerr.Code(err) == pgerr.IOError || !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled read: %v (%s), want context.Canceled", err, pgerr.Code(err))
 	}
 }

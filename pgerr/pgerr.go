@@ -68,6 +68,8 @@ const (
 	InvalidSchemaDefinition       = "42P15"
 	InvalidTableDefinition        = "42P16"
 	WrongObjectType               = "42809"
+	IOError                       = "58030"
+	UndefinedFile                 = "58P01"
 	CardinalityViolation          = "21000"
 	ProgramLimitExceeded          = "54000"
 	StatementTooComplex           = "54001"
