@@ -87,7 +87,8 @@ func Shared(t testing.TB) *Server {
 		if ep := os.Getenv("LOAM_TEST_S3_ENDPOINT"); ep != "" {
 			shared = &Server{Endpoint: ep}
 		} else {
-			dir, err := os.MkdirTemp("", "loam-s3-")
+			sweepShared(time.Now().Add(-time.Hour))
+			dir, err := os.MkdirTemp("", sharedPrefix)
 			if err == nil {
 				shared, err = start(dir)
 			}
@@ -98,6 +99,29 @@ func Shared(t testing.TB) *Server {
 		fail(t, sharedErr)
 	}
 	return shared
+}
+
+// sharedPrefix names the directories of Shared servers under the system's
+// temporary directory.
+const sharedPrefix = "loam-s3-"
+
+// sweepShared removes the directories earlier test processes' Shared
+// servers left (nothing removes them when a process ends): those made
+// before cutoff whose weed is no longer running.
+func sweepShared(cutoff time.Time) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), sharedPrefix+"*"))
+	for _, d := range dirs {
+		fi, err := os.Stat(filepath.Join(d, "weed.log"))
+		if err != nil || !fi.ModTime().Before(cutoff) {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(d, "weed.pid")); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && syscall.Kill(pid, 0) == nil {
+				continue
+			}
+		}
+		os.RemoveAll(d)
+	}
 }
 
 // Start starts a server of the test's own, stopped at its end: for tests
@@ -369,6 +393,7 @@ func (s *Server) Restart() error {
 		return fmt.Errorf("s3test: start weed: %w", err)
 	}
 	s.cmd = cmd
+	_ = os.WriteFile(filepath.Join(s.dir, "weed.pid"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	deadline := time.Now().Add(60 * time.Second)

@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
+	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -48,5 +52,46 @@ func TestSignaturesAreChecked(t *testing.T) {
 	_, err := c.PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(b), Key: aws.String("x"), Body: bytes.NewReader([]byte("x"))})
 	if err == nil {
 		t.Fatal("an anonymous put was accepted")
+	}
+}
+
+// TestSweepShared: directories of Shared servers idle since before the
+// cutoff go, a fresh one stays.
+func TestSweepShared(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	old, err := os.MkdirTemp("", sharedPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := os.MkdirTemp("", sharedPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{old, fresh} {
+		if err := os.WriteFile(filepath.Join(d, "weed.log"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(filepath.Join(old, "weed.log"), long, long); err != nil {
+		t.Fatal(err)
+	}
+	// An old one whose weed still runs (this process stands in) stays.
+	running, err := os.MkdirTemp("", sharedPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(running, "weed.log"), nil, 0o644)
+	os.Chtimes(filepath.Join(running, "weed.log"), long, long)
+	os.WriteFile(filepath.Join(running, "weed.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644)
+	sweepShared(time.Now().Add(-time.Hour))
+	if _, err := os.Stat(running); err != nil {
+		t.Errorf("the directory of a running server went: %v", err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("an old shared server's directory stayed: %v", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("a fresh one went: %v", err)
 	}
 }
