@@ -2,6 +2,7 @@ package meta
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"strings"
@@ -76,10 +77,7 @@ func VendedS3(ioProps map[string]string) map[string]string {
 	if len(ioProps) == 0 {
 		return nil
 	}
-	out := map[string]string{}
-	for k, v := range ioProps {
-		out[k] = v
-	}
+	out := maps.Clone(ioProps)
 	// Spark's and DuckDB's S3 readers take the region from client.region.
 	if r := ioProps[icebergio.S3Region]; r != "" {
 		out[icebergio.S3ClientRegion] = r

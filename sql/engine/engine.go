@@ -165,6 +165,10 @@ func (e *Engine) Checkpoint(ctx context.Context) error { return e.link.Checkpoin
 // Store is the table store, for the planner.
 func (e *Engine) Store() *icetable.Store { return e.store }
 
+// Meta is the engine's metastore, for what serves the same catalog
+// beside the wire (the REST catalog).
+func (e *Engine) Meta() meta.Store { return e.meta }
+
 // catalog resolves names for one statement of a session (its
 // search_path), pinning each table it resolves until release.
 type catalog struct {
