@@ -41,6 +41,9 @@ type conn struct {
 	sess    Session
 	authWhy string // why a password failed, for the log only
 	counted bool   // counts against MaxConnections
+	// awaitingCommand: ReadyForQuery was sent and nothing read since
+	// (the idle timeouts apply).
+	awaitingCommand bool
 
 	stmts          map[string]*prepStmt
 	portals        map[string]*portal
@@ -123,7 +126,17 @@ func (c *conn) serve() {
 	c.log = c.log.With("pid", c.pid, "user", c.user)
 	c.log.Debug("session started")
 	for {
+		idle := c.armIdle()
 		typ, body, err := c.rd.readMessage()
+		c.awaitingCommand = false
+		if idle != nil {
+			c.disarmIdle()
+			if err != nil && isTimeout(err) && !c.shuttingDown() {
+				c.log.Info("idle timeout", "code", toPgError(idle).Code)
+				c.sendFatal(idle)
+				return
+			}
+		}
 		if err != nil {
 			c.endWith(err)
 			return
@@ -302,5 +315,6 @@ func (c *conn) readyForQuery() error {
 		c.reportError(err)
 	}
 	c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+	c.awaitingCommand = true
 	return c.flush()
 }
