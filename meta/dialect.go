@@ -23,6 +23,9 @@ type dialect struct {
 	numbered bool
 	// timeType is the column type of a timestamp in the DDL ({time}).
 	timeType string
+	// serialType is an integer primary key the database numbers itself
+	// ({serial}).
+	serialType string
 	// timeArg encodes a time for a statement argument; timeValue decodes
 	// a scanned column back.
 	timeArg   func(time.Time) any
@@ -58,5 +61,5 @@ func (d *dialect) rebind(q string) string {
 
 // ddl fills in the dialect's types in a schema statement.
 func (d *dialect) ddl(q string) string {
-	return strings.ReplaceAll(q, "{time}", d.timeType)
+	return strings.NewReplacer("{time}", d.timeType, "{serial}", d.serialType).Replace(q)
 }

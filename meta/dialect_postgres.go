@@ -18,13 +18,14 @@ const migrationLockKey = 0x6c6f616d6d657461
 // store at once take an advisory lock in every migration transaction, so
 // exactly one applies each step.
 var postgresDialect = &dialect{
-	kind:      "postgres",
-	driver:    "pgx",
-	iceberg:   sqlcat.Postgres,
-	numbered:  true,
-	timeType:  "TIMESTAMPTZ",
-	forUpdate: " FOR UPDATE",
-	timeArg:   func(t time.Time) any { return t.UTC() },
+	kind:       "postgres",
+	driver:     "pgx",
+	iceberg:    sqlcat.Postgres,
+	numbered:   true,
+	timeType:   "TIMESTAMPTZ",
+	serialType: "BIGSERIAL PRIMARY KEY",
+	forUpdate:  " FOR UPDATE",
+	timeArg:    func(t time.Time) any { return t.UTC() },
 	timeValue: func(v any) (time.Time, error) {
 		switch v := v.(type) {
 		case time.Time:

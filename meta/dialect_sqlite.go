@@ -17,11 +17,12 @@ import (
 // begins IMMEDIATE (_txlock=immediate) and waits out busy_timeout for the
 // lock, so migrations need no lock of their own.
 var sqliteDialect = &dialect{
-	kind:     "sqlite",
-	driver:   "sqlite",
-	iceberg:  sqlcat.SQLite,
-	timeType: "INTEGER",
-	timeArg:  func(t time.Time) any { return t.UnixMicro() },
+	kind:       "sqlite",
+	driver:     "sqlite",
+	iceberg:    sqlcat.SQLite,
+	timeType:   "INTEGER",
+	serialType: "INTEGER PRIMARY KEY",
+	timeArg:    func(t time.Time) any { return t.UnixMicro() },
 	timeValue: func(v any) (time.Time, error) {
 		switch v := v.(type) {
 		case int64:

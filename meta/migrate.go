@@ -93,6 +93,65 @@ var migrations = []migration{
 				PRIMARY KEY (namespace, name))`,
 		},
 	},
+	{
+		// Issue 17: roles log in with SCRAM verifiers; privileges name
+		// their object in columns (kind, schema, name) and carry grantor
+		// and grant option; memberships, owners, default privileges and
+		// the audit trail. loam_grants held nothing yet.
+		name: "roles, privileges, owners, audit",
+		stmts: []string{
+			`ALTER TABLE loam_roles ADD COLUMN inherit BOOLEAN NOT NULL DEFAULT TRUE`,
+			`ALTER TABLE loam_roles ADD COLUMN createrole BOOLEAN NOT NULL DEFAULT FALSE`,
+			`ALTER TABLE loam_roles ADD COLUMN createdb BOOLEAN NOT NULL DEFAULT FALSE`,
+			`ALTER TABLE loam_roles ADD COLUMN password VARCHAR NOT NULL DEFAULT ''`,
+			`ALTER TABLE loam_roles ADD COLUMN valid_until VARCHAR NOT NULL DEFAULT ''`,
+			`DROP TABLE loam_grants`,
+			`CREATE TABLE loam_privileges (
+				grantee VARCHAR NOT NULL,
+				privilege VARCHAR NOT NULL,
+				object_kind VARCHAR NOT NULL,
+				object_schema VARCHAR NOT NULL,
+				object_name VARCHAR NOT NULL,
+				grantor VARCHAR NOT NULL,
+				grant_option BOOLEAN NOT NULL,
+				PRIMARY KEY (object_kind, object_schema, object_name, grantee, privilege))`,
+			`CREATE TABLE loam_role_members (
+				role VARCHAR NOT NULL,
+				member VARCHAR NOT NULL,
+				grantor VARCHAR NOT NULL,
+				admin_option BOOLEAN NOT NULL,
+				PRIMARY KEY (role, member))`,
+			`CREATE TABLE loam_owners (
+				object_kind VARCHAR NOT NULL,
+				object_schema VARCHAR NOT NULL,
+				object_name VARCHAR NOT NULL,
+				owner VARCHAR NOT NULL,
+				PRIMARY KEY (object_kind, object_schema, object_name))`,
+			`CREATE TABLE loam_default_privileges (
+				owner VARCHAR NOT NULL,
+				schema_name VARCHAR NOT NULL,
+				object_kind VARCHAR NOT NULL,
+				grantee VARCHAR NOT NULL,
+				privilege VARCHAR NOT NULL,
+				grant_option BOOLEAN NOT NULL,
+				PRIMARY KEY (owner, schema_name, object_kind, grantee, privilege))`,
+			`CREATE TABLE loam_audit (
+				id {serial},
+				at {time} NOT NULL,
+				role VARCHAR NOT NULL,
+				address VARCHAR NOT NULL,
+				kind VARCHAR NOT NULL,
+				statement TEXT NOT NULL,
+				ok BOOLEAN NOT NULL,
+				detail TEXT NOT NULL)`,
+			// The bootstrap superuser, and PostgreSQL 15's default grant:
+			// every role may use schema public (but not create in it).
+			`INSERT INTO loam_roles (name, superuser, login, inherit, createrole, createdb)
+				VALUES ('loam', TRUE, TRUE, TRUE, TRUE, TRUE) ON CONFLICT (name) DO NOTHING`,
+			`INSERT INTO loam_privileges (grantee, privilege, object_kind, object_schema, object_name, grantor, grant_option)
+				VALUES ('PUBLIC', 'USAGE', 'schema', '', 'public', 'loam', FALSE)`,
+		},
+	},
 }
 
 // LatestSchemaVersion is the store schema version this binary migrates to.

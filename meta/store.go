@@ -92,18 +92,56 @@ type Store interface {
 	DropView(ctx context.Context, ns, name string) error
 	ListViews(ctx context.Context, ns string) ([]string, error)
 
-	// Roles and grants (used by a later issue). CreateRole: ErrExists when
-	// taken. DropRole drops the role's grants too; ErrNotFound when there
-	// is none. Grant: ErrNotFound for a missing role, granting twice is no
-	// error; Revoke of what was never granted is no error. ListRoles is
-	// sorted by name; Grants by object then privilege, ErrNotFound for a
-	// missing role.
+	// Roles (roles.go). CreateRole: ErrExists when taken. AlterRole
+	// applies change atomically; a changed Name renames the role
+	// everywhere it is named (memberships, privileges, owners, default
+	// privileges), ErrExists when the new name is taken. DropRole removes
+	// the role with its memberships and the privileges granted to it;
+	// what it owns or granted is the caller's to check first. Role,
+	// AlterRole, DropRole: ErrNotFound when there is none. ListRoles is
+	// sorted by name.
 	CreateRole(ctx context.Context, r Role) error
+	AlterRole(ctx context.Context, name string, change func(Role) (Role, error)) error
 	DropRole(ctx context.Context, name string) error
+	Role(ctx context.Context, name string) (Role, error)
 	ListRoles(ctx context.Context) ([]Role, error)
+	// GrantRole makes m.Member a member of m.Role (again: the admin
+	// option is updated); ErrNotFound when either role is missing.
+	// RevokeRole of a membership that is not there is no error.
+	// Memberships are sorted by role, then member.
+	GrantRole(ctx context.Context, m Membership) error
+	RevokeRole(ctx context.Context, role, member string) error
+	Memberships(ctx context.Context) ([]Membership, error)
+
+	// Privileges (privileges.go). Grant records one; ErrNotFound when the
+	// grantee (other than PUBLIC) is missing; granting again keeps the
+	// grant option if either had it. Revoke removes it, or with
+	// GrantOption set only its grant option; revoking what was never
+	// granted is no error. Grants lists those on obj (every object when
+	// nil), sorted by object, grantee, privilege.
 	Grant(ctx context.Context, g Grant) error
 	Revoke(ctx context.Context, g Grant) error
-	Grants(ctx context.Context, role string) ([]Grant, error)
+	Grants(ctx context.Context, obj *Object) ([]Grant, error)
+	// Owners: SetOwner records obj's owner; Owner is ErrNotFound when none
+	// was recorded (objects made before roles existed belong to the
+	// bootstrap superuser). ForgetObject drops obj's owner and
+	// privileges (DROP), a schema's with those of what it held;
+	// MoveObject moves them to a new name (RENAME), a schema's with
+	// those of what it holds.
+	SetOwner(ctx context.Context, obj Object, owner string) error
+	Owner(ctx context.Context, obj Object) (string, error)
+	Owners(ctx context.Context) (map[Object]string, error)
+	ForgetObject(ctx context.Context, obj Object) error
+	MoveObject(ctx context.Context, from, to Object) error
+	// Default privileges (ALTER DEFAULT PRIVILEGES): SetDefaultPrivilege
+	// adds (on) or removes one; DefaultPrivileges lists them all, sorted.
+	SetDefaultPrivilege(ctx context.Context, d DefaultPrivilege, on bool) error
+	DefaultPrivileges(ctx context.Context) ([]DefaultPrivilege, error)
+
+	// The audit trail (audit.go): AppendAudit adds an event; Audit lists
+	// the newest limit events (all when limit ≤ 0), oldest first.
+	AppendAudit(ctx context.Context, e AuditEvent) error
+	Audit(ctx context.Context, limit int) ([]AuditEvent, error)
 
 	// Leases: which server writes a table. AcquireLease takes or renews
 	// the lease for holder, until now+ttl, when it is free, expired or
@@ -152,25 +190,99 @@ type TableSettings struct {
 	Writer string
 }
 
-// Role is a database role.
 // The writers of TableSettings.Writer.
 const (
 	WriterLoam     = "loam"
 	WriterExternal = "external"
 )
 
+// Role is a database role: a user when it may log in, a group otherwise.
 type Role struct {
-	Name      string
-	Superuser bool
-	Login     bool
+	Name       string
+	Superuser  bool
+	Login      bool
+	Inherit    bool // uses the privileges of the roles it is a member of
+	CreateRole bool
+	CreateDB   bool
+	// Password is a SCRAM-SHA-256 verifier in PostgreSQL's text form
+	// (auth/scram), never a password; "" for none.
+	Password   string
+	ValidUntil time.Time // the password's expiry; zero for none
 }
 
-// Grant is one privilege on an object.
-type Grant struct {
-	Role      string
-	Privilege string // SELECT, INSERT, …
-	Object    string // "public.llm_calls", "SCHEMA public", …
+// BootstrapRole is the superuser the first start creates, and the owner
+// of objects made before roles existed.
+const BootstrapRole = "loam"
+
+// PublicRole is the PUBLIC pseudo-role of grants: every role.
+const PublicRole = "PUBLIC"
+
+// Membership says Member is a member of Role (GRANT role TO member).
+type Membership struct {
+	Role, Member string
+	Grantor      string
+	Admin        bool // WITH ADMIN OPTION
 }
+
+// The kinds of Object.
+const (
+	KindTable    = "table" // tables and views
+	KindSequence = "sequence"
+	KindSchema   = "schema"
+	KindDatabase = "database"
+)
+
+// Object is what a privilege is on: a table, view or sequence (Schema,
+// Name), a schema (Name), or the database (Name).
+type Object struct {
+	Kind, Schema, Name string
+}
+
+func (o Object) String() string {
+	if o.Schema == "" {
+		return o.Kind + " " + o.Name
+	}
+	return o.Kind + " " + o.Schema + "." + o.Name
+}
+
+// Grant is one privilege held on an object.
+type Grant struct {
+	Grantee     string // a role, or PublicRole
+	Privilege   string // SELECT, INSERT, UPDATE, DELETE, TRUNCATE, USAGE, CREATE, …
+	Object      Object
+	Grantor     string
+	GrantOption bool
+}
+
+// DefaultPrivilege is a privilege Owner's future objects of Kind in
+// Schema ("" for every schema) are created with.
+type DefaultPrivilege struct {
+	Owner, Schema string
+	Kind          string // KindTable, KindSequence or KindSchema
+	Grantee       string
+	Privilege     string
+	GrantOption   bool
+}
+
+// AuditEvent is one entry of the audit trail.
+type AuditEvent struct {
+	Time      time.Time
+	Role      string
+	Address   string // the client's, "" when not from a connection
+	Kind      string // AuditLogin, AuditLoginFailed, AuditDDL, AuditGrant, AuditRole
+	Statement string
+	OK        bool
+	Detail    string
+}
+
+// The kinds of AuditEvent.
+const (
+	AuditLogin       = "login"
+	AuditLoginFailed = "login_failed"
+	AuditDDL         = "ddl"
+	AuditGrant       = "grant"
+	AuditRole        = "role"
+)
 
 // Holder identifies a server taking a lease: an ID unique to the process
 // and the address clients reach it at, for the error a refused write gets.

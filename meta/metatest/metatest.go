@@ -496,13 +496,14 @@ func (s *suite) testRoles(t *testing.T) {
 	st, _ := s.open(t)
 	roles, err := st.ListRoles(ctx)
 	must(t, "ListRoles", err)
-	if len(roles) != 0 {
-		t.Errorf("ListRoles on a new store = %v", roles)
+	loam := meta.Role{Name: "loam", Superuser: true, Login: true, Inherit: true, CreateRole: true, CreateDB: true}
+	if want := []meta.Role{loam}; !reflect.DeepEqual(roles, want) {
+		t.Errorf("ListRoles on a new store = %+v, want the bootstrap superuser %+v", roles, want)
 	}
-	loam := meta.Role{Name: "loam", Superuser: true, Login: true}
-	reader := meta.Role{Name: "reader", Login: true}
-	group := meta.Role{Name: "analysts"}
-	for _, r := range []meta.Role{loam, reader, group} {
+	until := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	reader := meta.Role{Name: "reader", Login: true, Inherit: true, Password: "SCRAM-SHA-256$4096:c2FsdA==$a:b", ValidUntil: until}
+	group := meta.Role{Name: "analysts", Inherit: true}
+	for _, r := range []meta.Role{reader, group} {
 		must(t, "CreateRole "+r.Name, st.CreateRole(ctx, r))
 	}
 	wantErr(t, "CreateRole twice", st.CreateRole(ctx, meta.Role{Name: "reader"}), meta.ErrExists)
@@ -511,42 +512,134 @@ func (s *suite) testRoles(t *testing.T) {
 	if want := []meta.Role{group, loam, reader}; !reflect.DeepEqual(roles, want) {
 		t.Errorf("ListRoles = %+v, want %+v", roles, want)
 	}
+	got, err := st.Role(ctx, "reader")
+	must(t, "Role", err)
+	if !reflect.DeepEqual(got, reader) {
+		t.Errorf("Role = %+v, want %+v", got, reader)
+	}
+	_, err = st.Role(ctx, "nobody")
+	wantErr(t, "Role of a missing role", err, meta.ErrNotFound)
 
-	g1 := meta.Grant{Role: "reader", Privilege: "SELECT", Object: "public.llm_calls"}
-	g2 := meta.Grant{Role: "reader", Privilege: "USAGE", Object: "SCHEMA public"}
-	g3 := meta.Grant{Role: "reader", Privilege: "INSERT", Object: "public.llm_calls"}
-	for _, g := range []meta.Grant{g1, g2, g3, g1} { // granting twice is fine
+	table := meta.Object{Kind: meta.KindTable, Schema: "public", Name: "llm_calls"}
+	schema := meta.Object{Kind: meta.KindSchema, Name: "public"}
+	g1 := meta.Grant{Grantee: "reader", Privilege: "SELECT", Object: table, Grantor: "loam"}
+	g2 := meta.Grant{Grantee: "analysts", Privilege: "INSERT", Object: table, Grantor: "loam", GrantOption: true}
+	for _, g := range []meta.Grant{g1, g2, g1} { // granting twice is fine
 		must(t, "Grant", st.Grant(ctx, g))
 	}
-	wantErr(t, "Grant to a missing role", st.Grant(ctx, meta.Grant{Role: "nobody", Privilege: "SELECT", Object: "x"}), meta.ErrNotFound)
-	grants, err := st.Grants(ctx, "reader")
-	must(t, "Grants", err)
-	if want := []meta.Grant{g2, g3, g1}; !reflect.DeepEqual(grants, want) {
-		t.Errorf("Grants = %+v, want %+v", grants, want)
-	}
-	must(t, "Revoke", st.Revoke(ctx, g3))
-	must(t, "Revoke again", st.Revoke(ctx, g3))
-	grants, err = st.Grants(ctx, "reader")
+	wantErr(t, "Grant to a missing role", st.Grant(ctx, meta.Grant{Grantee: "nobody", Privilege: "SELECT", Object: table}), meta.ErrNotFound)
+	grants, err := st.Grants(ctx, &table)
 	must(t, "Grants", err)
 	if want := []meta.Grant{g2, g1}; !reflect.DeepEqual(grants, want) {
-		t.Errorf("Grants after Revoke = %+v, want %+v", grants, want)
+		t.Errorf("Grants = %+v, want %+v", grants, want)
 	}
-	grants, err = st.Grants(ctx, "analysts")
-	must(t, "Grants of a role with none", err)
-	if len(grants) != 0 {
-		t.Errorf("Grants of analysts = %+v", grants)
+	// The bootstrap grant: PUBLIC may use schema public.
+	grants, err = st.Grants(ctx, &schema)
+	must(t, "Grants on public", err)
+	if len(grants) != 1 || grants[0].Grantee != meta.PublicRole || grants[0].Privilege != "USAGE" {
+		t.Errorf("Grants on schema public = %+v, want USAGE to PUBLIC", grants)
 	}
-	_, err = st.Grants(ctx, "nobody")
-	wantErr(t, "Grants of a missing role", err, meta.ErrNotFound)
 
-	must(t, "DropRole", st.DropRole(ctx, "reader"))
-	wantErr(t, "DropRole twice", st.DropRole(ctx, "reader"), meta.ErrNotFound)
-	// A role made again under a dropped name starts with no grants.
-	must(t, "CreateRole again", st.CreateRole(ctx, reader))
-	grants, err = st.Grants(ctx, "reader")
+	// The built-in authorizer: grants, membership, inheritance, owners.
+	az := meta.NewAuthorizer(st)
+	allowed := func(role, priv string, obj meta.Object) bool {
+		t.Helper()
+		ok, err := az.Allowed(ctx, meta.Principal{Name: role}, priv, obj)
+		must(t, "Allowed", err)
+		return ok
+	}
+	if !allowed("reader", "SELECT", table) || allowed("reader", "INSERT", table) || !allowed("reader", "USAGE", schema) {
+		t.Errorf("reader's privileges are wrong before membership")
+	}
+	must(t, "GrantRole", st.GrantRole(ctx, meta.Membership{Role: "analysts", Member: "reader", Grantor: "loam"}))
+	wantErr(t, "GrantRole of a missing role", st.GrantRole(ctx, meta.Membership{Role: "nobody", Member: "reader"}), meta.ErrNotFound)
+	if !allowed("reader", "INSERT", table) {
+		t.Errorf("a member does not inherit its group's INSERT")
+	}
+	must(t, "AlterRole noinherit", st.AlterRole(ctx, "reader", func(r meta.Role) (meta.Role, error) { r.Inherit = false; return r, nil }))
+	if allowed("reader", "INSERT", table) {
+		t.Errorf("a NOINHERIT member uses its group's INSERT")
+	}
+	if !allowed("loam", "DELETE", table) || allowed("analysts", "DELETE", table) {
+		t.Errorf("owner (bootstrap) or non-owner DELETE is wrong")
+	}
+	must(t, "SetOwner", st.SetOwner(ctx, table, "analysts"))
+	if !allowed("analysts", "DELETE", table) {
+		t.Errorf("the owner may not DELETE")
+	}
+
+	// Renames follow the role everywhere; drops clear what it held.
+	must(t, "AlterRole rename", st.AlterRole(ctx, "analysts", func(r meta.Role) (meta.Role, error) { r.Name = "team"; return r, nil }))
+	wantErr(t, "rename onto a taken name", st.AlterRole(ctx, "team", func(r meta.Role) (meta.Role, error) { r.Name = "reader"; return r, nil }), meta.ErrExists)
+	if owner, err := st.Owner(ctx, table); err != nil || owner != "team" {
+		t.Errorf("owner after rename = %q, %v", owner, err)
+	}
+	ms, err := st.Memberships(ctx)
+	must(t, "Memberships", err)
+	if len(ms) != 1 || ms[0].Role != "team" || ms[0].Member != "reader" {
+		t.Errorf("Memberships after rename = %+v", ms)
+	}
+	must(t, "RevokeRole", st.RevokeRole(ctx, "team", "reader"))
+	must(t, "RevokeRole again", st.RevokeRole(ctx, "team", "reader"))
+	must(t, "Revoke grant option", st.Revoke(ctx, meta.Grant{Grantee: "team", Privilege: "INSERT", Object: table, GrantOption: true}))
+	grants, err = st.Grants(ctx, &table)
+	must(t, "Grants", err)
+	if len(grants) != 2 || grants[1].Grantee != "team" || grants[1].GrantOption {
+		t.Errorf("Grants after REVOKE GRANT OPTION FOR = %+v", grants)
+	}
+	must(t, "Revoke", st.Revoke(ctx, g1))
+	must(t, "Revoke again", st.Revoke(ctx, g1))
+
+	moved := meta.Object{Kind: meta.KindTable, Schema: "public", Name: "calls"}
+	must(t, "MoveObject", st.MoveObject(ctx, table, moved))
+	if owner, err := st.Owner(ctx, moved); err != nil || owner != "team" {
+		t.Errorf("owner after move = %q, %v", owner, err)
+	}
+	must(t, "ForgetObject", st.ForgetObject(ctx, moved))
+	_, err = st.Owner(ctx, moved)
+	wantErr(t, "Owner of a forgotten object", err, meta.ErrNotFound)
+	grants, err = st.Grants(ctx, &moved)
 	must(t, "Grants", err)
 	if len(grants) != 0 {
-		t.Errorf("a re-created role inherited grants %+v", grants)
+		t.Errorf("grants left on a forgotten object: %+v", grants)
+	}
+
+	d := meta.DefaultPrivilege{Owner: "team", Schema: "public", Kind: meta.KindTable, Grantee: "reader", Privilege: "SELECT"}
+	must(t, "SetDefaultPrivilege", st.SetDefaultPrivilege(ctx, d, true))
+	dps, err := st.DefaultPrivileges(ctx)
+	must(t, "DefaultPrivileges", err)
+	if want := []meta.DefaultPrivilege{d}; !reflect.DeepEqual(dps, want) {
+		t.Errorf("DefaultPrivileges = %+v, want %+v", dps, want)
+	}
+	must(t, "Grant to drop", st.Grant(ctx, g1))
+	must(t, "DropRole", st.DropRole(ctx, "reader"))
+	wantErr(t, "DropRole twice", st.DropRole(ctx, "reader"), meta.ErrNotFound)
+	dps, err = st.DefaultPrivileges(ctx)
+	must(t, "DefaultPrivileges", err)
+	if len(dps) != 0 {
+		t.Errorf("a dropped grantee's default privileges remain: %+v", dps)
+	}
+	// A role made again under a dropped name starts with no grants.
+	must(t, "CreateRole again", st.CreateRole(ctx, meta.Role{Name: "reader", Login: true}))
+	grants, err = st.Grants(ctx, nil)
+	must(t, "Grants", err)
+	for _, g := range grants {
+		if g.Grantee == "reader" {
+			t.Errorf("a re-created role inherited grant %+v", g)
+		}
+	}
+
+	// The audit trail keeps order and fields.
+	t0 := time.Date(2026, 12, 2, 7, 0, 0, 0, time.UTC)
+	for i, k := range []string{meta.AuditLogin, meta.AuditLoginFailed, meta.AuditGrant} {
+		must(t, "AppendAudit", st.AppendAudit(ctx, meta.AuditEvent{Time: t0.Add(time.Duration(i) * time.Second),
+			Role: "reader", Address: "127.0.0.1:1", Kind: k, Statement: "s", OK: i != 1, Detail: "d"}))
+	}
+	evs, err := st.Audit(ctx, 2)
+	must(t, "Audit", err)
+	if len(evs) != 2 || evs[0].Kind != meta.AuditLoginFailed || evs[0].OK || evs[1].Kind != meta.AuditGrant ||
+		!evs[1].Time.Equal(t0.Add(2*time.Second)) {
+		t.Errorf("Audit(2) = %+v", evs)
 	}
 }
 

@@ -52,13 +52,18 @@ type Config struct {
 	// sort buffers and window partitions, together; beyond it they spill
 	// to DataDir/tmp/spill. 0 means DefaultQueryMemory, < 0 unlimited.
 	QueryMemory int64
+	// Authorizer makes the authorizer every privilege check goes
+	// through, over the engine's metastore; nil: meta.NewAuthorizer.
+	Authorizer func(ctx context.Context, st meta.Store) (meta.Authorizer, error)
 }
 
 // Engine is the shared state of a server: catalog and storage.
 type Engine struct {
-	cfg   Config
-	log   *slog.Logger
-	meta  meta.Store
+	cfg  Config
+	log  *slog.Logger
+	meta meta.Store
+	// authz decides privilege checks (privileges.go).
+	authz meta.Authorizer
 	store *icetable.Store
 	link  *link.Manager
 	// upkeep compacts and expires the tables this server writes, in the
@@ -95,6 +100,12 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, log: cfg.Logger, meta: m, store: icetable.NewWithPointers(m.Catalog(), m)}
+	if cfg.Authorizer == nil {
+		e.authz = meta.NewAuthorizer(m)
+	} else if e.authz, err = cfg.Authorizer(ctx, m); err != nil {
+		m.Close()
+		return nil, fmt.Errorf("authorizer: %w", err)
+	}
 	if cfg.ParallelWorkers > 0 {
 		defaultWorkers.Store(int64(cfg.ParallelWorkers))
 	}
@@ -168,6 +179,9 @@ func (e *Engine) Store() *icetable.Store { return e.store }
 // Meta is the engine's metastore, for what serves the same catalog
 // beside the wire (the REST catalog).
 func (e *Engine) Meta() meta.Store { return e.meta }
+
+// Authorizer is the engine's privilege checker, for the REST catalog.
+func (e *Engine) Authorizer() meta.Authorizer { return e.authz }
 
 // catalog resolves names for one statement of a session (its
 // search_path), pinning each table it resolves until release.
@@ -342,7 +356,7 @@ var (
 	_ plan.CatalogInfo = (*catalog)(nil)
 )
 
-func (c *catalog) User() string                { return c.s.user }
+func (c *catalog) User() string                { return c.s.currentRole() }
 func (c *catalog) Database() string            { return c.s.database }
 func (c *catalog) SearchPath() []string        { return c.s.searchPath() }
 func (c *catalog) Settings() map[string]string { return c.s.settings }
