@@ -22,7 +22,10 @@ import (
 //	S: AuthenticationSASLContinue server-first = "r=" cnonce snonce ",s=" salt ",i=" iter
 //	C: SASLResponse client-final = "c=" b64(gs2-header) ",r=" nonce ",p=" b64(proof)
 //	S: AuthenticationSASLFinal "v=" b64(ServerSignature)
-const nonceLen = 18
+const (
+	nonceLen = 18
+	keyLen   = sha256.Size
+)
 
 // Exchange is the server's state in one authentication.
 type Exchange struct {
@@ -94,7 +97,7 @@ func (e *Exchange) ServerFinal(clientFinal string) (serverFinal string, ok bool,
 // VerifyProof checks a client proof over authMessage: the proof XOR the
 // client signature must be a ClientKey whose hash is StoredKey.
 func (v *Verifier) VerifyProof(authMessage string, proof []byte) bool {
-	sig := hmacSHA256(v.StoredKey, authMessage)
+	sig := HMAC(v.StoredKey, authMessage)
 	if len(proof) != len(sig) {
 		return false
 	}
@@ -108,7 +111,7 @@ func (v *Verifier) VerifyProof(authMessage string, proof []byte) bool {
 
 // ServerSignature is what the server sends to prove it knows the verifier.
 func (v *Verifier) ServerSignature(authMessage string) []byte {
-	return hmacSHA256(v.ServerKey, authMessage)
+	return HMAC(v.ServerKey, authMessage)
 }
 
 // ParseClientFirst splits client-first into its gs2 header and bare part
