@@ -115,11 +115,13 @@ func (h *panicCounter) WithAttrs(as []slog.Attr) slog.Handler {
 // writes is dropped.
 type fuzzConn struct{ r *bytes.Reader }
 
-func (c *fuzzConn) Read(p []byte) (int, error)       { return c.r.Read(p) }
-func (c *fuzzConn) Write(p []byte) (int, error)      { return len(p), nil }
-func (c *fuzzConn) Close() error                     { return nil }
-func (c *fuzzConn) LocalAddr() net.Addr              { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5433} }
-func (c *fuzzConn) RemoteAddr() net.Addr             { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000} }
+func (c *fuzzConn) Read(p []byte) (int, error)  { return c.r.Read(p) }
+func (c *fuzzConn) Write(p []byte) (int, error) { return len(p), nil }
+func (c *fuzzConn) Close() error                { return nil }
+func (c *fuzzConn) LocalAddr() net.Addr         { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5433} }
+func (c *fuzzConn) RemoteAddr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
+}
 func (c *fuzzConn) SetDeadline(time.Time) error      { return nil }
 func (c *fuzzConn) SetReadDeadline(time.Time) error  { return nil }
 func (c *fuzzConn) SetWriteDeadline(time.Time) error { return nil }
