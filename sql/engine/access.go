@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/loamdb/loam/meta"
+	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/plan"
 )
 
@@ -35,7 +36,7 @@ func (s *Session) checkAccess(ctx context.Context, access []plan.Access) error {
 		} else if !schemas[a.Schema] {
 			schemas[a.Schema] = true
 			if err := s.require(ctx, "USAGE", schemaObject(a.Schema)); err != nil {
-				return err
+				return pgerr.From(err).WithPosition(a.Pos)
 			}
 		}
 		obj := tableObject(a.Schema, a.Name)
