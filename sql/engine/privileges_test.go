@@ -100,3 +100,28 @@ func BenchmarkPrivilegeCheck(b *testing.B) {
 		})
 	}
 }
+
+// TestRevokeAcrossServers: two servers on one metastore; a REVOKE made
+// through one holds on the other's open session at its next statement.
+func TestRevokeAcrossServers(t *testing.T) {
+	dir := t.TempDir()
+	open := func(data string) *engine.Engine {
+		e, err := engine.Open(context.Background(), engine.Config{
+			MetastoreURL: "sqlite://" + dir + "/meta.db", WarehouseURL: "file://" + dir + "/warehouse", DataDir: data,
+		})
+		if err != nil {
+			t.Fatalf("engine.Open: %v", err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	a, b := open(dir+"/a"), open(dir+"/b")
+	admin := newSession(t, a)
+	mustRun(t, admin, "CREATE TABLE shared (x int); CREATE ROLE carol LOGIN; GRANT SELECT ON shared TO carol")
+	carol := sessionAs(t, b, "carol")
+	mustRun(t, carol, "SELECT x FROM shared")
+	mustRun(t, admin, "REVOKE SELECT ON shared FROM carol")
+	wantDenied(t, carol, "SELECT x FROM shared", "permission denied for table shared")
+	mustRun(t, admin, "GRANT SELECT ON shared TO carol")
+	mustRun(t, carol, "SELECT x FROM shared")
+}
