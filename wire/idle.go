@@ -6,29 +6,21 @@ import (
 	"github.com/loamdb/loam/pgerr"
 )
 
-// idleTimeouts is what a Session offers when it has PostgreSQL's idle
-// timeouts (the engine's does); sessions without them never time out.
-type idleTimeouts interface {
-	IdleSessionTimeout() time.Duration
-	IdleInTransactionSessionTimeout() time.Duration
-}
-
 // armIdle sets the read deadline for the wait after ReadyForQuery:
 // idle_session_timeout outside a block, idle_in_transaction_session_timeout
 // inside one. It returns the error that ends the connection when the
 // deadline passes, nil when no timeout applies.
 func (c *conn) armIdle() error {
-	it, ok := c.sess.(idleTimeouts)
-	if !ok || !c.awaitingCommand {
+	if !c.awaitingCommand {
 		return nil
 	}
 	var d time.Duration
 	var fatal error
 	if c.sess.TxStatus() == 'I' {
-		d = it.IdleSessionTimeout()
+		d = c.sess.IdleSessionTimeout()
 		fatal = fatalError(pgerr.IdleSessionTimeout, "terminating connection due to idle-session timeout")
 	} else {
-		d = it.IdleInTransactionSessionTimeout()
+		d = c.sess.IdleInTransactionSessionTimeout()
 		fatal = fatalError(pgerr.IdleInTransactionSessionTimeout, "terminating connection due to idle-in-transaction timeout")
 	}
 	if d <= 0 {
