@@ -66,6 +66,21 @@ host all all all reject
 			t.Errorf("%+v: line %v, want %d", tc, l, tc.line)
 		}
 	}
+	// samehost and samenet look at the machine's interfaces; loopback's
+	// are on every machine.
+	same := mustHBA(t, "host all a samehost trust\nhost all all samenet password\n")
+	for _, tc := range []struct {
+		user, ip string
+		line     int
+	}{{"a", "127.0.0.1", 1}, {"b", "127.0.0.1", 2}, {"a", "127.0.0.9", 2}, {"a", "198.51.100.1", 0}} {
+		got := 0
+		if l, ok := same.match(hbaConn{database: "loam", user: tc.user, ip: parseIP(tc.ip)}); ok {
+			got = l.Line
+		}
+		if got != tc.line {
+			t.Errorf("%+v: line %d", tc, got)
+		}
+	}
 	if got := h.Lines[2].Text; got != `host "all" all 127.0.0.1/32 trust            # "all" quoted is a database named all` {
 		t.Errorf("text %q", got)
 	}

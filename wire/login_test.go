@@ -233,10 +233,10 @@ func TestMaxConnections(t *testing.T) {
 // TestFailedLoginCap: after MaxFailedLogins failures from one address it
 // is refused, even with the right password, until the window has passed.
 func TestFailedLoginCap(t *testing.T) {
-	ts := startServer(t, Config{Password: "pw", MaxFailedLogins: 3})
 	var mu sync.Mutex
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	ts.srv.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	ts := startServer(t, Config{Password: "pw", MaxFailedLogins: 3,
+		clock: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }})
 	ctx := testCtx(t)
 	for range 3 {
 		_, err := pgx.Connect(ctx, ts.url("loam:wrong"))

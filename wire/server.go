@@ -68,6 +68,9 @@ type Config struct {
 	// connection's goroutine, before the session starts.
 	OnLogin func(LoginEvent)
 	Logger  *slog.Logger
+	// clock replaces time.Now for VALID UNTIL and the failed-login
+	// window, in tests.
+	clock func() time.Time
 	// MaxMessageSize bounds a frontend message; default 1 GiB.
 	MaxMessageSize int
 	// AuthTimeout bounds the startup phase; default 60s.
@@ -131,13 +134,16 @@ func NewServer(cfg Config) (*Server, error) {
 		roles:      cfg.Roles,
 		hba:        cfg.HBA,
 		mockSecret: make([]byte, 32),
-		now:        time.Now,
+		now:        cfg.clock,
 		listeners:  map[net.Listener]struct{}{},
 		conns:      map[*conn]struct{}{},
 		keys:       map[uint32]*conn{},
 	}
 	_, _ = rand.Read(s.mockSecret)
-	s.failed = newLoginLimiter(cfg.MaxFailedLogins, cfg.FailedLoginWindow, func() time.Time { return s.now() })
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.failed = newLoginLimiter(cfg.MaxFailedLogins, cfg.FailedLoginWindow, s.now)
 	switch {
 	case cfg.AuthMethod == "" || cfg.AuthMethod == AuthSCRAM || cfg.AuthMethod == AuthPassword:
 	case cfg.AuthMethod == AuthTrust:
