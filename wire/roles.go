@@ -22,8 +22,7 @@ type LoginRole struct {
 	Exists bool
 	// Login is the role's LOGIN attribute: without it the role may not
 	// start a session (28000), whatever the method.
-	Login     bool
-	Superuser bool
+	Login bool
 	// Verifier is the SCRAM-SHA-256 verifier in PostgreSQL's text form
 	// (scram.Parse); "" when the role has no password.
 	Verifier string
@@ -48,5 +47,5 @@ func newPasswordRoles(password string) (passwordRoles, error) {
 }
 
 func (p passwordRoles) LoginRole(context.Context, string) (LoginRole, error) {
-	return LoginRole{Exists: true, Login: true, Superuser: true, Verifier: p.verifier}, nil
+	return LoginRole{Exists: true, Login: true, Verifier: p.verifier}, nil
 }

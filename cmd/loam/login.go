@@ -24,7 +24,7 @@ func (m metaRoles) LoginRole(ctx context.Context, name string) (wire.LoginRole, 
 	if err != nil {
 		return wire.LoginRole{}, err
 	}
-	return wire.LoginRole{Exists: true, Login: r.Login, Superuser: r.Superuser,
+	return wire.LoginRole{Exists: true, Login: r.Login,
 		Verifier: r.Password, ValidUntil: r.ValidUntil}, nil
 }
 
