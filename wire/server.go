@@ -4,8 +4,10 @@
 // engine Session, and encodes result batches as DataRows.
 //
 // One goroutine serves each connection. Message framing is in reader.go,
-// the startup phase in startup.go, authentication in auth.go and
-// auth_scram.go, queries in simple.go and extended.go, result encoding in
+// the startup phase in startup.go (TLS in tls.go), authentication in
+// auth.go and auth_scram.go (the rules of hba.go decide the method, the
+// Roles of roles.go the passwords; login.go reports logins, limits.go caps
+// failed ones), idle timeouts in idle.go, queries in simple.go and extended.go, result encoding in
 // datarow.go and encode_*.go, parameter decoding in decode_binary.go, and
 // the mapping of errors to ErrorResponse in errors.go.
 package wire

@@ -1,6 +1,7 @@
 // Package scram holds SCRAM-SHA-256 verifiers (RFC 5802, RFC 7677) in
 // PostgreSQL's text form, SCRAM-SHA-256$<iter>:<salt>$<StoredKey>:<ServerKey>
-// (base64), which is what a role stores instead of its password.
+// (base64), which is what a role stores instead of its password, and
+// (exchange.go) the server's side of a SCRAM-SHA-256 authentication.
 package scram
 
 import (
