@@ -88,3 +88,27 @@ host all all all reject
 		t.Errorf("%d lines kept, want 8 (local skipped)", len(h.Lines))
 	}
 }
+
+// FuzzParseHBA: any file parses or fails with an error naming the file;
+// what parses matches without panicking.
+func FuzzParseHBA(f *testing.F) {
+	for _, s := range []string{
+		"host all all 127.0.0.1/32 trust\n",
+		"hostssl \"a,b\",c all 10.0.0.0 255.0.0.0 md5 # x\n",
+		"local all all peer\nhost sameuser all ::1/128 reject\n",
+		"host all a, b samenet password\nhostnossl all all all scram-sha-256",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		h, err := ParseHBA("f", strings.NewReader(text))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f:") && !strings.HasPrefix(err.Error(), "f: ") {
+				t.Fatalf("error without the file: %v", err)
+			}
+			return
+		}
+		h.match(hbaConn{database: "loam", user: "loam", ip: parseIP("127.0.0.1")})
+		h.match(hbaConn{ssl: true, database: "x", user: "x"})
+	})
+}
