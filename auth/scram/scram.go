@@ -45,7 +45,7 @@ func New(password string) (*Verifier, error) {
 
 // Derive is the verifier of password with the given salt and iterations.
 func Derive(password string, salt []byte, iter int) (*Verifier, error) {
-	salted, err := pbkdf2.Key(sha256.New, password, salt, iter, sha256.Size)
+	salted, err := pbkdf2.Key(sha256.New, saslprep(password), salt, iter, sha256.Size)
 	if err != nil {
 		return nil, fmt.Errorf("scram: deriving key: %w", err)
 	}

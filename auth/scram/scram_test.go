@@ -187,3 +187,60 @@ func TestExchange(t *testing.T) {
 		t.Error("client-final before client-first accepted")
 	}
 }
+
+// TestSASLprep: verifiers PostgreSQL 15 made for passwords SASLprep
+// changes (or refuses) check what the user typed, as in PostgreSQL:
+//
+//	SET password_encryption = 'scram-sha-256';
+//	CREATE ROLE sp1 PASSWORD E'I\u00ADX'; …
+func TestSASLprep(t *testing.T) {
+	for _, tc := range []struct {
+		verifier string
+		ok, bad  []string
+	}{
+		// soft hyphen: mapped to nothing
+		{"SCRAM-SHA-256$4096:Pdz6Lf/bnTM36PpBe65qkA==$yBP7vL81YuRzb7y3/rva4qgFabW/DJEpYkBmDZKzUlg=:KGKrIYUggrFDkEYJiEbvb7E1g4mDeWZ0F91dkBCAkdo=",
+			[]string{"I\u00adX", "IX"}, []string{"I-X"}},
+		// ROMAN NUMERAL NINE: NFKC makes it IX
+		{"SCRAM-SHA-256$4096:THl20B5YjyUmkrhnt8x2Fw==$ZuPozZHKRlECXcG/Q7JSAcw+RrZS5vgoWWcMaaHVkao=:De9iiWAOkqvjtujEBryWfNaVnT2z/ekmggMW8JgFh5s=",
+			[]string{"\u2168", "IX"}, []string{"\u2169"}},
+		// no-break space: a space
+		{"SCRAM-SHA-256$4096:SEcNVracgGwU8ZD6M9P0BQ==$6s99Elzcmu/IQyhdg1mYznpuAsi1qhdbZluQHnoR4lI=:bjsDS0RPuf8IlRKpTLqtPC+JeBK8BOj/eA1keZ/ttmY=",
+			[]string{"a\u00a0b", "a b"}, []string{"ab"}},
+		// precomposed and decomposed ä are one password
+		{"SCRAM-SHA-256$4096:lGtYxd8ZYRdK8JADswf6Mg==$8KnT8PpqerjMMVA0TyEoycldZ6rhDkdwfspwgMyDj3w=:Ys/HsRXGpqEG0XvHDhd4fXKNA4kzHZYfsguQj0SKiqE=",
+			[]string{"p\u00e4ss", "pa\u0308ss"}, []string{"pass"}},
+		{"SCRAM-SHA-256$4096:Saunc+7dliYEFY4kyxFXfQ==$94ukpCdCpGgJ8RjfmPxz1wt2TMNuYHjo/yU9nUna2xQ=:yBAgnB6bAkonOU5vXKvQSu/llo/qGGgXaxYlc4YgFzA=",
+			[]string{"p\u00e4ss", "pa\u0308ss"}, nil},
+		// a soft hyphen alone maps to nothing: refused, so used as given
+		{"SCRAM-SHA-256$4096:y/DwSi8r6KO9GjW2baxJhg==$MxI1k+swRnM0StjSaoRNlLzUqIOrba45SFsfZRz+e0g=:+4yp60HGAafJ3OKsla1rMRZJvB+RSutWovbgT5CQOMk=",
+			[]string{"\u00ad"}, []string{""}},
+		// Hebrew and Latin mixed: refused by the bidi rule, used as given
+		{"SCRAM-SHA-256$4096:HkqfD6HW5yVDega0reDpeQ==$mnoKwulKUcGk+ellGLvcWagVQh/RVaTbo2nQtB75aoo=:gtJ8n4Q6dvG3sSdWkx0h/6O7iwavPzMitZ3zH14540I=",
+			[]string{"\u05d0a"}, nil},
+		// ASCII is used as is, control characters and all
+		{"SCRAM-SHA-256$4096:+mSSW7T2+KHhM3ax/8QYzw==$+/IE/v5L2pwNdRfEPFbljFLSQjcdW8xoNWlfE2Hb+NU=:upOmMBWatKpINNEOxScORu7AGwaM8tqLiaGa/6qbP5Y=",
+			[]string{"a\u0007b"}, []string{"ab"}},
+	} {
+		v, err := Parse(tc.verifier)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range tc.ok {
+			if !v.VerifyPassword(p) {
+				t.Errorf("%q does not verify against PostgreSQL's verifier", p)
+			}
+		}
+		for _, p := range tc.bad {
+			if v.VerifyPassword(p) {
+				t.Errorf("%q verifies", p)
+			}
+		}
+	}
+	// What SASLprep refuses is used as given.
+	for _, p := range []string{"\u00e4\u0007", "\ue000x", "\u05d0a", "\u00ad"} {
+		if got := saslprep(p); got != p {
+			t.Errorf("saslprep(%q) = %q, want it unchanged", p, got)
+		}
+	}
+}
