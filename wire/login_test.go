@@ -23,6 +23,14 @@ func (f fakeRoles) LoginRole(_ context.Context, name string) (LoginRole, error) 
 	return f[name], nil
 }
 
+// MemberOf: a role named g_X is a member of X.
+func (f fakeRoles) MemberOf(_ context.Context, name string) ([]string, error) {
+	if g, ok := strings.CutPrefix(name, "g_"); ok {
+		return []string{g}, nil
+	}
+	return nil, nil
+}
+
 func mustVerifier(t *testing.T, password string) string {
 	t.Helper()
 	v, err := scram.New(password)
