@@ -171,4 +171,3 @@ func (s *Session) firstText(ctx context.Context, q string) (string, bool, error)
 		rec.Release()
 	}
 }
-
