@@ -177,3 +177,57 @@ func TestPgbenchInitSteps(t *testing.T) {
 		})
 	}
 }
+
+// Two custom scripts updating pgbench_tellers and pgbench_branches in
+// opposite orders deadlock now and then (on Loam, whose row lock is
+// table-wide, often). The server must report 40P01, which pgbench retries
+// under --max-tries: every transaction ends done and each of them added
+// one to both tables.
+const (
+	tellersFirst = `\set tid random(1, 10)
+BEGIN;
+UPDATE pgbench_tellers SET tbalance = tbalance + 1 WHERE tid = :tid;
+UPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = 1;
+END;
+`
+	branchesFirst = `\set tid random(1, 10)
+BEGIN;
+UPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = 1;
+UPDATE pgbench_tellers SET tbalance = tbalance + 1 WHERE tid = :tid;
+END;
+`
+)
+
+func TestPgbenchDeadlockRetries(t *testing.T) {
+	bin := pgbenchBin(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.sql"), filepath.Join(dir, "b.sql")
+	if err := os.WriteFile(a, []byte(tellersFirst), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte(branchesFirst), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range servers(t) {
+		t.Run(s.name, func(t *testing.T) {
+			run(t, bin, s.url, "-i", "-s", "1", "-I", "dtgp")
+			out := run(t, bin, s.url, "-n", "-c", "4", "-j", "2", "-t", "10", "-f", a, "-f", b,
+				"--max-tries", "1000", "--failures-detailed")
+			n := processed(t, out)
+			conn, err := pgx.Connect(ctx, s.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			var tellers, branches int64
+			if err := conn.QueryRow(ctx, `SELECT (SELECT sum(tbalance) FROM pgbench_tellers),
+				(SELECT sum(bbalance) FROM pgbench_branches)`).Scan(&tellers, &branches); err != nil {
+				t.Fatal(err)
+			}
+			if tellers != int64(n) || branches != int64(n) {
+				t.Fatalf("after %d transactions: tellers %d, branches %d; want %d each\n%s", n, tellers, branches, n, out)
+			}
+		})
+	}
+}
