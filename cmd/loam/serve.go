@@ -56,7 +56,8 @@ func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- 
 		WarehouseIO: cfg.WarehouseIO,
 		DataDir:     cfg.DataDir, LinkInterval: cfg.LinkInterval, Logger: log,
 		Address: cfg.Listen, ScanCacheBytes: cfg.ScanCache, ParallelWorkers: cfg.ParallelWorkers,
-		CompactInterval: cfg.CompactInterval, QueryMemory: cfg.QueryMemory})
+		CompactInterval: cfg.CompactInterval, QueryMemory: cfg.QueryMemory,
+		Authorizer: newAuthorizer(cfg.Authorizer)})
 	if err != nil {
 		return fmt.Errorf("opening engine: %w", err)
 	}

@@ -1,0 +1,75 @@
+package openfga
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/loamdb/loam/meta"
+	"github.com/loamdb/loam/meta/authztest"
+)
+
+func open(ctx context.Context, st meta.Store) (meta.Authorizer, error) { return New(ctx, st) }
+
+// TestAuthzOpenFGA plays the scenario the built-in authorizer plays
+// (meta/authztest) against the OpenFGA one.
+func TestAuthzOpenFGA(t *testing.T) { authztest.Run(t, open) }
+
+// TestOpenFGAServerAdmin: a superuser in the Store is a server admin in
+// the model, so a Check without the principal's superuser bit still
+// passes; NOSUPERUSER takes it away at the next Refresh.
+func TestOpenFGAServerAdmin(t *testing.T) {
+	ctx := context.Background()
+	st := authztest.NewStore(t)
+	if err := st.CreateRole(ctx, meta.Role{Name: "root", Superuser: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetOwner(ctx, authztest.Orders, "someone"); err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	check := func(want bool) {
+		t.Helper()
+		for _, obj := range []meta.Object{authztest.Orders, authztest.Sales, authztest.Database, authztest.Seq} {
+			got, err := a.Allowed(ctx, meta.Principal{Name: "root"}, "OWNER", obj)
+			if err != nil || got != want {
+				t.Errorf("root OWNER %s: %v, %v; want %v", obj, got, err, want)
+			}
+		}
+	}
+	check(true)
+	if err := st.AlterRole(ctx, "root", func(r meta.Role) (meta.Role, error) { r.Superuser = false; return r, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check(false)
+}
+
+// TestOpenFGAEscape: names OpenFGA ids cannot hold, and names too long
+// for them, map to distinct ids.
+func TestOpenFGAEscape(t *testing.T) {
+	long := strings.Repeat("x", 63)
+	cases := [][2][]string{
+		{{"a.b", "c"}, {"a", "b.c"}},
+		{{"a b"}, {"a%20b"}},
+		{{long, long, long}, {long, long, long + "y"}},
+		{{"user:x#y"}, {"user_x_y"}},
+	}
+	for _, c := range cases {
+		x, y := escape(c[0]...), escape(c[1]...)
+		if x == y {
+			t.Errorf("%q and %q both escape to %q", c[0], c[1], x)
+		}
+		for _, id := range []string{x, y} {
+			if len(id) > maxID || strings.ContainsAny(id, " :#@") {
+				t.Errorf("id %q is not a valid OpenFGA id", id)
+			}
+		}
+	}
+}
