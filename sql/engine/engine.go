@@ -60,9 +60,9 @@ type Config struct {
 
 // Engine is the shared state of a server: catalog and storage.
 type Engine struct {
-	cfg   Config
-	log   *slog.Logger
-	meta  meta.Store
+	cfg  Config
+	log  *slog.Logger
+	meta meta.Store
 	// authz decides privilege checks (privileges.go).
 	authz meta.Authorizer
 	store *icetable.Store
@@ -362,7 +362,7 @@ var (
 	_ plan.CatalogInfo = (*catalog)(nil)
 )
 
-func (c *catalog) User() string                { return c.s.user }
+func (c *catalog) User() string                { return c.s.currentRole() }
 func (c *catalog) Database() string            { return c.s.database }
 func (c *catalog) SearchPath() []string        { return c.s.searchPath() }
 func (c *catalog) Settings() map[string]string { return c.s.settings }
