@@ -76,7 +76,7 @@ func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- 
 	var hs *http.Server
 	hdone := make(chan error, 1)
 	if cfg.HTTP != "" {
-		catalog := restCatalog(eng.Meta(), cfg, log)
+		catalog := restCatalog(eng.Meta(), eng.Authorizer(), cfg, log)
 		hln, err := net.Listen("tcp", cfg.HTTP)
 		if err != nil {
 			return fmt.Errorf("http listen: %w", err)

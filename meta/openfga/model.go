@@ -62,11 +62,6 @@ var parentOf = map[string]string{
 	"sequence":  "namespace",
 }
 
-// ownerPrivilege is the pseudo-privilege Allowed takes for "owns obj"
-// (DROP, ALTER, GRANT without grant option): the built-in authorizer
-// gives it to the owner and superusers alone, since no grant names it.
-const ownerPrivilege = "OWNER"
-
 // modelDSL is the authorization model in OpenFGA's DSL.
 func modelDSL() string {
 	var b strings.Builder
@@ -119,8 +114,9 @@ func relationOf(t, priv string) string {
 }
 
 // checkRelation is the relation Check asks for priv: can_<priv>, or
-// can_own for OWNER and for a privilege the type does not have (which
-// only the owner and superusers hold, as in the built-in authorizer).
+// can_own for meta.OwnerPrivilege and for a privilege the type does not
+// have (which only the owner and superusers hold, as in the built-in
+// authorizer).
 func checkRelation(t, priv string) string {
 	if r := relationOf(t, priv); r != "" {
 		return "can_" + r
