@@ -188,14 +188,21 @@ var Steps = []Step{
 	}},
 	{Name: "bootstrap role no longer superuser", Change: func(ctx context.Context, t *testing.T, st meta.Store) {
 		must(t, st.AlterRole(ctx, meta.BootstrapRole, func(r meta.Role) (meta.Role, error) { r.Superuser = false; return r, nil }))
-		must(t, st.ForgetObject(ctx, Sales))
 	}, Checks: []Check{
 		{Role: "loam", Priv: "OWNER", Obj: Unowned, Want: true},
 		{Role: "loam", Priv: "DELETE", Obj: Unowned, Want: true},
 		{Role: "loam", Priv: "DELETE", Obj: Orders, Want: false}, // alice's
-		{Role: "loam", Priv: "OWNER", Obj: Sales, Want: true},    // forgotten: the bootstrap role's again
+		{Role: "loam", Priv: "OWNER", Obj: Sales, Want: false},   // dave's
+	}},
+	{Name: "schema forgotten", Change: func(ctx context.Context, t *testing.T, st meta.Store) {
+		must(t, st.ForgetObject(ctx, Sales))
+	}, Checks: []Check{
+		{Role: "loam", Priv: "OWNER", Obj: Sales, Want: true},   // the bootstrap role's again
+		{Role: "loam", Priv: "DELETE", Obj: Orders, Want: true}, // what the schema held went with it
+		{Role: "alice", Priv: "OWNER", Obj: Orders, Want: false},
 		{Role: "carol", Priv: "OWNER", Obj: Sales, Want: false},
-		{Role: "carol", Priv: "CREATE", Obj: Sales, Want: false}, // ForgetObject took the grants too
+		{Role: "carol", Priv: "CREATE", Obj: Sales, Want: false}, // the grants too
+		{Role: "analysts", Priv: "INSERT", Obj: Orders, Want: false},
 	}},
 }
 
