@@ -14,7 +14,9 @@ func TestRESTCommitPrivileges(t *testing.T) {
 	snap := func(id int64, op table.Operation) table.Update {
 		return table.NewAddSnapshotUpdate(&table.Snapshot{SnapshotID: id, Summary: &table.Summary{Operation: op}})
 	}
-	ref := func(id int64) table.Update { return table.NewSetSnapshotRefUpdate("main", id, table.BranchRef, -1, -1, -1) }
+	ref := func(id int64) table.Update {
+		return table.NewSetSnapshotRefUpdate("main", id, table.BranchRef, -1, -1, -1)
+	}
 	cases := []struct {
 		name string
 		us   table.Updates
