@@ -73,3 +73,50 @@ func TestOpenFGAEscape(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenFGAConcurrentRefresh: checks run while Refresh rewrites the
+// tuples (for the race detector); each check sees the grant either
+// before or after a Refresh, never an error.
+func TestOpenFGAConcurrentRefresh(t *testing.T) {
+	ctx := context.Background()
+	st := authztest.NewStore(t)
+	if err := st.CreateRole(ctx, meta.Role{Name: "r", Inherit: true}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	g := meta.Grant{Grantee: "r", Privilege: "SELECT", Object: authztest.Orders, Grantor: meta.BootstrapRole}
+	done := make(chan error, 1)
+	go func() {
+		for i := 0; i < 20; i++ {
+			var err error
+			if i%2 == 0 {
+				err = st.Grant(ctx, g)
+			} else {
+				err = st.Revoke(ctx, g)
+			}
+			if err == nil {
+				err = a.Refresh(ctx)
+			}
+			if err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for i := 0; i < 200; i++ {
+		if _, err := a.Allowed(ctx, meta.Principal{Name: "r"}, "SELECT", authztest.Orders); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := a.Allowed(ctx, meta.Principal{Name: "r"}, "SELECT", authztest.Orders); ok || err != nil {
+		t.Errorf("after an even number of changes (revoked last): %v, %v", ok, err)
+	}
+}
