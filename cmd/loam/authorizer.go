@@ -24,9 +24,8 @@ func checkAuthorizer(name string) error {
 
 // newAuthorizer is engine.Config.Authorizer for --authorizer: nil (the
 // engine's built-in default) for builtin; for openfga an in-process
-// OpenFGA server loaded from the metastore at start and refreshed after
-// each change of roles or privileges this server makes (another server's
-// changes arrive at this one's next refresh).
+// OpenFGA server loaded from the metastore at start and brought in step
+// whenever the metastore's roles and privileges change (on any server).
 func newAuthorizer(name string) func(context.Context, meta.Store) (meta.Authorizer, error) {
 	if name != authorizerOpenFGA {
 		return nil

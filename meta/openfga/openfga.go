@@ -3,16 +3,16 @@
 // memberships, owners and privileges as relationship tuples (model.go)
 // and answering each privilege check with an OpenFGA Check.
 //
-// The Store stays the record. The memory storage starts empty, so New
-// loads every tuple from the Store; afterwards Refresh brings the tuples
-// in step with the Store, writing what is missing and deleting what is
-// gone in one write. The SQL statements that change roles, memberships,
-// owners or privileges call Refresh after their Store write, on the
-// server that ran them; another server sharing the metastore sees the
-// change only at its own next Refresh (its next such statement, or a
-// restart), unlike the built-in authorizer, which reads the Store on
-// every check. The memory storage scans its tuples on each read, which
-// suits thousands of grants, not millions.
+// The Store stays the record, and its AuthzVersion says when the tuples
+// are behind: the memory storage starts empty, so New loads every tuple;
+// afterwards each check first reads the version (once a statement, through
+// meta.AuthzCache and meta.WithAuthzScope, as the built-in authorizer
+// does) and, when it moved, brings the tuples in step with a new snapshot
+// in one write (what is missing written, what is gone deleted). So a
+// change made on any server sharing the metastore holds from the next
+// statement here, as with the built-in authorizer; Refresh does the same
+// at once. The memory storage scans its tuples on each read, which suits
+// thousands of grants, not millions.
 package openfga
 
 import (
@@ -31,15 +31,16 @@ import (
 
 // Authorizer is the OpenFGA-backed meta.Authorizer.
 type Authorizer struct {
-	st      meta.Store
+	cache   *meta.AuthzCache
 	srv     *server.Server
 	storeID string
 	modelID string
 
-	// mu serializes Refresh; have is the tuple set the OpenFGA store
-	// holds, which only Refresh writes.
-	mu   sync.Mutex
-	have map[tuple]bool
+	// mu serializes syncs; have is the tuple set the OpenFGA store holds
+	// (only sync writes it), made from the snapshot of version.
+	mu      sync.Mutex
+	have    map[tuple]bool
+	version int64
 }
 
 var _ meta.Authorizer = (*Authorizer)(nil)
@@ -58,7 +59,7 @@ func New(ctx context.Context, st meta.Store) (*Authorizer, error) {
 		ds.Close()
 		return nil, fmt.Errorf("openfga: server: %w", err)
 	}
-	a := &Authorizer{st: st, srv: srv, have: map[tuple]bool{}}
+	a := &Authorizer{cache: meta.NewAuthzCache(st), srv: srv, have: map[tuple]bool{}, version: -1}
 	if err := a.setup(ctx, model); err != nil {
 		srv.Close()
 		return nil, err
@@ -92,12 +93,16 @@ func (a *Authorizer) Close() error {
 }
 
 // Allowed is an OpenFGA Check of can_<priv> (can_own for OWNER) on obj,
-// with obj's parent links as contextual tuples. A superuser principal is
-// allowed without one, as in the built-in authorizer; the model also
-// makes the Store's superusers server admins.
+// with obj's parent links as contextual tuples, once the tuples are as
+// current as the Store's snapshot. A superuser principal is allowed
+// without one, as in the built-in authorizer; the model also makes the
+// Store's superusers server admins.
 func (a *Authorizer) Allowed(ctx context.Context, p meta.Principal, priv string, obj meta.Object) (bool, error) {
 	if p.Superuser {
 		return true, nil
+	}
+	if err := a.sync(ctx); err != nil {
+		return false, err
 	}
 	typ, object, parents, ok := objectOf(obj)
 	if !ok {
@@ -123,16 +128,24 @@ func (a *Authorizer) Allowed(ctx context.Context, p meta.Principal, priv string,
 	return res.GetAllowed(), nil
 }
 
-// Refresh reads the Store's roles, memberships, owners and privileges and
-// brings the OpenFGA tuples in step: one write adds what is missing and
-// deletes what is gone.
-func (a *Authorizer) Refresh(ctx context.Context) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	want, err := storeTuples(ctx, a.st)
+// Refresh brings the tuples in step with the Store's roles,
+// memberships, owners and privileges now (Allowed would at its next
+// check).
+func (a *Authorizer) Refresh(ctx context.Context) error { return a.sync(ctx) }
+
+// sync writes the difference between the tuples held and those of the
+// Store's current snapshot, when its version moved on, in one write.
+func (a *Authorizer) sync(ctx context.Context) error {
+	snap, err := a.cache.Snapshot(ctx)
 	if err != nil {
 		return fmt.Errorf("openfga: refresh: %w", err)
 	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if snap.Version <= a.version {
+		return nil // current, or a statement's older snapshot: never go back
+	}
+	want := snapshotTuples(snap)
 	var writes []*openfgav1.TupleKey
 	var deletes []*openfgav1.TupleKeyWithoutCondition
 	for t := range want {
@@ -145,19 +158,18 @@ func (a *Authorizer) Refresh(ctx context.Context) error {
 			deletes = append(deletes, &openfgav1.TupleKeyWithoutCondition{Object: t.object, Relation: t.relation, User: t.user})
 		}
 	}
-	if len(writes) == 0 && len(deletes) == 0 {
-		return nil
+	if len(writes) > 0 || len(deletes) > 0 {
+		req := &openfgav1.WriteRequest{StoreId: a.storeID, AuthorizationModelId: a.modelID}
+		if len(writes) > 0 {
+			req.Writes = &openfgav1.WriteRequestWrites{TupleKeys: writes}
+		}
+		if len(deletes) > 0 {
+			req.Deletes = &openfgav1.WriteRequestDeletes{TupleKeys: deletes}
+		}
+		if _, err := a.srv.Write(ctx, req); err != nil {
+			return fmt.Errorf("openfga: refresh: write %d, delete %d tuples: %w", len(writes), len(deletes), err)
+		}
 	}
-	req := &openfgav1.WriteRequest{StoreId: a.storeID, AuthorizationModelId: a.modelID}
-	if len(writes) > 0 {
-		req.Writes = &openfgav1.WriteRequestWrites{TupleKeys: writes}
-	}
-	if len(deletes) > 0 {
-		req.Deletes = &openfgav1.WriteRequestDeletes{TupleKeys: deletes}
-	}
-	if _, err := a.srv.Write(ctx, req); err != nil {
-		return fmt.Errorf("openfga: refresh: write %d, delete %d tuples: %w", len(writes), len(deletes), err)
-	}
-	a.have = want
+	a.have, a.version = want, snap.Version
 	return nil
 }

@@ -1,35 +1,15 @@
 package openfga
 
-import (
-	"context"
-
-	"github.com/loamdb/loam/meta"
-)
+import "github.com/loamdb/loam/meta"
 
 // tuple is one relationship: user is relation of object.
 type tuple struct{ object, relation, user string }
 
-// storeTuples is the tuple set the Store's facts make (model.go).
-// Every role named anywhere gets its self-membership tuple, so an owner
-// or grantee whose role row is gone still matches itself, as in the
-// built-in authorizer.
-func storeTuples(ctx context.Context, st meta.Store) (map[tuple]bool, error) {
-	roles, err := st.ListRoles(ctx)
-	if err != nil {
-		return nil, err
-	}
-	members, err := st.Memberships(ctx)
-	if err != nil {
-		return nil, err
-	}
-	grants, err := st.Grants(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	owners, err := st.Owners(ctx)
-	if err != nil {
-		return nil, err
-	}
+// snapshotTuples is the tuple set a snapshot of the Store's facts makes
+// (model.go). Every role named anywhere gets its self-membership tuple,
+// so an owner or grantee whose role row is gone still matches itself, as
+// in the built-in authorizer.
+func snapshotTuples(snap *meta.AuthzSnapshot) map[tuple]bool {
 	out := map[tuple]bool{}
 	add := func(object, relation, user string) { out[tuple{object, relation, user}] = true }
 	self := func(name string) {
@@ -40,7 +20,7 @@ func storeTuples(ctx context.Context, st meta.Store) (map[tuple]bool, error) {
 	server := "server:" + serverID
 	add(server, "bootstrap", roleMembers(meta.BootstrapRole))
 	self(meta.BootstrapRole)
-	for _, r := range roles {
+	for _, r := range snap.Roles {
 		self(r.Name)
 		if r.Inherit {
 			add(roleUser(r.Name), "inherits", "role:*")
@@ -49,12 +29,12 @@ func storeTuples(ctx context.Context, st meta.Store) (map[tuple]bool, error) {
 			add(server, "admin", roleUser(r.Name))
 		}
 	}
-	for _, m := range members {
+	for _, m := range snap.Members {
 		self(m.Role)
 		self(m.Member)
 		add(roleUser(m.Role), "member", roleUser(m.Member)+"#heir")
 	}
-	for obj, owner := range owners {
+	for obj, owner := range snap.Owners {
 		_, object, _, ok := objectOf(obj)
 		if !ok {
 			continue
@@ -63,17 +43,19 @@ func storeTuples(ctx context.Context, st meta.Store) (map[tuple]bool, error) {
 		add(object, "owner", roleMembers(owner))
 		add(object, "recorded", "role:*")
 	}
-	for _, g := range grants {
-		typ, object, _, ok := objectOf(g.Object)
+	for obj, grants := range snap.Grants {
+		typ, object, _, ok := objectOf(obj)
 		if !ok {
 			continue
 		}
-		rel := relationOf(typ, g.Privilege)
-		if rel == "" {
-			continue // no Check asks for it: only owners hold such a privilege
+		for _, g := range grants {
+			rel := relationOf(typ, g.Privilege)
+			if rel == "" {
+				continue // no Check asks for it: only owners hold such a privilege
+			}
+			self(g.Grantee)
+			add(object, rel, roleMembers(g.Grantee))
 		}
-		self(g.Grantee)
-		add(object, rel, roleMembers(g.Grantee))
 	}
-	return out, nil
+	return out
 }

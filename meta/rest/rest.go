@@ -142,6 +142,8 @@ func stripPrefix(p string) string {
 
 // ServeHTTP finds the role the request acts as (authz.go), then routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// One snapshot of roles and privileges serves the request's checks.
+	r = r.WithContext(meta.WithAuthzScope(r.Context()))
 	if r.URL.Path != "/v1/oauth/tokens" {
 		role, err := s.authenticate(r)
 		if err != nil {
