@@ -94,7 +94,7 @@ func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- 
 		return fmt.Errorf("listen: %w", err)
 	}
 	log.Info("loam ready", "addr", ln.Addr().String(), "data_dir", cfg.DataDir,
-		"auth", authName(cfg), "version", versionString())
+		"auth", authName(cfg), "authorizer", cfg.Authorizer, "version", versionString())
 	if ready != nil {
 		ready <- ln.Addr()
 	}
