@@ -37,11 +37,19 @@ type Authorizer struct {
 	modelID string
 
 	// mu serializes syncs; have is the tuple set the OpenFGA store holds
-	// (only sync writes it), made from the snapshot of version.
+	// (only sync writes it), made from the snapshot of version; decided
+	// are the Checks answered on those tuples.
 	mu      sync.Mutex
 	have    map[tuple]bool
 	version int64
+	decided map[check]bool
 }
+
+// check is one Check's question.
+type check struct{ user, relation, object string }
+
+// maxDecided bounds the answers kept between changes of the tuples.
+const maxDecided = 1 << 16
 
 var _ meta.Authorizer = (*Authorizer)(nil)
 
@@ -59,7 +67,7 @@ func New(ctx context.Context, st meta.Store) (*Authorizer, error) {
 		ds.Close()
 		return nil, fmt.Errorf("openfga: server: %w", err)
 	}
-	a := &Authorizer{cache: meta.NewAuthzCache(st), srv: srv, have: map[tuple]bool{}, version: -1}
+	a := &Authorizer{cache: meta.NewAuthzCache(st), srv: srv, have: map[tuple]bool{}, version: -1, decided: map[check]bool{}}
 	if err := a.setup(ctx, model); err != nil {
 		srv.Close()
 		return nil, err
@@ -96,7 +104,10 @@ func (a *Authorizer) Close() error {
 // with obj's parent links as contextual tuples, once the tuples are as
 // current as the Store's snapshot. A superuser principal is allowed
 // without one, as in the built-in authorizer; the model also makes the
-// Store's superusers server admins.
+// Store's superusers server admins. An answer is kept until the tuples
+// change: a Check costs near a millisecond (OpenFGA resolves the
+// model's unions concurrently and walks its graph), a statement makes a
+// few, and a kept plan makes the same ones again.
 func (a *Authorizer) Allowed(ctx context.Context, p meta.Principal, priv string, obj meta.Object) (bool, error) {
 	if p.Superuser {
 		return true, nil
@@ -108,6 +119,14 @@ func (a *Authorizer) Allowed(ctx context.Context, p meta.Principal, priv string,
 	if !ok {
 		return false, fmt.Errorf("openfga: check %s on %s: no such kind of object", priv, obj)
 	}
+	q := check{user: roleUser(p.Name), relation: checkRelation(typ, priv), object: object}
+	a.mu.Lock()
+	ans, found := a.decided[q]
+	version := a.version
+	a.mu.Unlock()
+	if found {
+		return ans, nil
+	}
 	ctxTuples := make([]*openfgav1.TupleKey, len(parents))
 	for i, t := range parents {
 		ctxTuples[i] = &openfgav1.TupleKey{Object: t[0], Relation: t[1], User: t[2]}
@@ -115,16 +134,22 @@ func (a *Authorizer) Allowed(ctx context.Context, p meta.Principal, priv string,
 	res, err := a.srv.Check(ctx, &openfgav1.CheckRequest{
 		StoreId:              a.storeID,
 		AuthorizationModelId: a.modelID,
-		TupleKey: &openfgav1.CheckRequestTupleKey{
-			User:     roleUser(p.Name),
-			Relation: checkRelation(typ, priv),
-			Object:   object,
-		},
-		ContextualTuples: &openfgav1.ContextualTupleKeys{TupleKeys: ctxTuples},
+		TupleKey:             &openfgav1.CheckRequestTupleKey{User: q.user, Relation: q.relation, Object: q.object},
+		ContextualTuples:     &openfgav1.ContextualTupleKeys{TupleKeys: ctxTuples},
 	})
 	if err != nil {
 		return false, fmt.Errorf("openfga: check %s on %s for %q: %w", priv, obj, p.Name, err)
 	}
+	a.mu.Lock()
+	// Kept only if no sync wrote while the Check ran (sync holds mu
+	// through its write and its version).
+	if a.version == version {
+		if len(a.decided) >= maxDecided {
+			clear(a.decided)
+		}
+		a.decided[q] = res.GetAllowed()
+	}
+	a.mu.Unlock()
 	return res.GetAllowed(), nil
 }
 
@@ -171,5 +196,6 @@ func (a *Authorizer) sync(ctx context.Context) error {
 		}
 	}
 	a.have, a.version = want, snap.Version
+	clear(a.decided)
 	return nil
 }

@@ -120,3 +120,44 @@ func TestOpenFGAConcurrentRefresh(t *testing.T) {
 		t.Errorf("after an even number of changes (revoked last): %v, %v", ok, err)
 	}
 }
+
+// BenchmarkOpenFGAAllowed is one check through OpenFGA (a grant through
+// one inherited role), against the built-in authorizer's.
+func BenchmarkOpenFGAAllowed(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	st, err := meta.Open(ctx, "sqlite://"+dir+"/meta.db", "file://"+dir+"/wh")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	for _, r := range []meta.Role{{Name: "u", Inherit: true}, {Name: "g", Inherit: true}} {
+		if err := st.CreateRole(ctx, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := st.GrantRole(ctx, meta.Membership{Role: "g", Member: "u"}); err != nil {
+		b.Fatal(err)
+	}
+	if err := st.Grant(ctx, meta.Grant{Grantee: "g", Privilege: "SELECT", Object: authztest.Orders}); err != nil {
+		b.Fatal(err)
+	}
+	fga, err := New(ctx, st)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer fga.Close()
+	for _, az := range []struct {
+		name string
+		a    meta.Authorizer
+	}{{"builtin", meta.NewAuthorizer(st)}, {"openfga", fga}} {
+		b.Run(az.name, func(b *testing.B) {
+			sctx := meta.WithAuthzScope(ctx) // one statement's checks
+			for b.Loop() {
+				if ok, err := az.a.Allowed(sctx, meta.Principal{Name: "u"}, "SELECT", authztest.Orders); !ok || err != nil {
+					b.Fatal(ok, err)
+				}
+			}
+		})
+	}
+}
