@@ -16,10 +16,13 @@ import (
 // readers in load-table results.
 func restCatalog(st meta.Store, authz meta.Authorizer, cfg *config, log *slog.Logger) http.Handler {
 	return rest.New(st, rest.Options{
-		Password:    cfg.Password,
-		Authorizer:  authz,
-		Warehouse:   cfg.Warehouse,
-		TableConfig: meta.VendedS3(cfg.WarehouseIO),
-		Logger:      log.With("component", "rest"),
+		Password:   cfg.Password,
+		Authorizer: authz,
+		// The catalog does not read a pg_hba file: with one, it trusts
+		// no client without a token.
+		NoLoopbackTrust: cfg.HBAFile != "",
+		Warehouse:       cfg.Warehouse,
+		TableConfig:     meta.VendedS3(cfg.WarehouseIO),
+		Logger:          log.With("component", "rest"),
 	})
 }

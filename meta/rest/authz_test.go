@@ -189,3 +189,35 @@ func testRESTAuthz(t *testing.T, mk func(meta.Store) meta.Authorizer) {
 		t.Errorf("analyst (INSERT left) lists sales = %v, want sales.orders", got)
 	}
 }
+
+// TestRESTTrust: without a password loopback clients act as the
+// bootstrap superuser with no token, and get a token for a LOGIN role
+// without its secret; with NoLoopbackTrust (a pg_hba file) nothing is
+// trusted.
+func TestRESTTrust(t *testing.T) {
+	ctx := context.Background()
+	for _, noTrust := range []bool{false, true} {
+		f := newFixture(t, rest.Options{NoLoopbackTrust: noTrust})
+		v, err := scram.New("pw")
+		must(t, err)
+		must(t, f.st.CreateRole(ctx, meta.Role{Name: "analyst", Login: true, Inherit: true, Password: v.String()}))
+		rsp, err := http.Get(f.url + "/v1/namespaces")
+		must(t, err)
+		rsp.Body.Close()
+		if want := map[bool]int{false: 200, true: 401}[noTrust]; rsp.StatusCode != want {
+			t.Errorf("NoLoopbackTrust=%v, no token: status %d, want %d", noTrust, rsp.StatusCode, want)
+		}
+		form := url.Values{"grant_type": {"client_credentials"}, "client_id": {"analyst"}, "client_secret": {"wrong"}}
+		rsp, err = http.PostForm(f.url+"/v1/oauth/tokens", form)
+		must(t, err)
+		rsp.Body.Close()
+		if want := map[bool]int{false: 200, true: 401}[noTrust]; rsp.StatusCode != want {
+			t.Errorf("NoLoopbackTrust=%v, a wrong secret: status %d, want %d", noTrust, rsp.StatusCode, want)
+		}
+		// A token acts as its role even where no token is needed.
+		c := f.client(t, restcat.WithCredential("analyst:pw"))
+		if err := c.CreateNamespace(ctx, table.Identifier{"x"}, nil); !errors.Is(err, restcat.ErrForbidden) {
+			t.Errorf("NoLoopbackTrust=%v: analyst creates a namespace: %v, want 403", noTrust, err)
+		}
+	}
+}

@@ -22,7 +22,7 @@ var errLogin = errors.New("client_id and client_secret must be a role with LOGIN
 // the client is on loopback, as the wire port trusts such clients.
 // Nothing off loopback is trusted.
 func (s *Server) trusted(r *http.Request) bool {
-	if s.opts.Password != "" {
+	if s.opts.Password != "" || s.opts.NoLoopbackTrust {
 		return false
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)

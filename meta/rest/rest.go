@@ -35,6 +35,10 @@ type Options struct {
 	// (without a token they act as the bootstrap superuser) and others
 	// need a token, as on the wire port.
 	Password string
+	// NoLoopbackTrust trusts loopback clients without --password no
+	// more (the server's connection rules are a pg_hba file, which the
+	// catalog does not read): every request needs a token.
+	NoLoopbackTrust bool
 	// Authorizer decides each request's privileges (authz.go); nil: the
 	// built-in one over the Store. Pass the engine's, so SQL and the
 	// catalog share one.
