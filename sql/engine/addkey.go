@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -65,7 +66,7 @@ func (s *Session) addKey(ctx context.Context, d *tableDef, ti *plan.TableInfo, c
 			name = uniqueName(d.name, cols, taken)
 		}
 	}
-	if err := s.checkNewKey(ctx, ti, name, cols, primary, con.NullsNotDistinct); err != nil {
+	if err := s.checkNewKey(ctx, ti, name, cols, d.companion(ids), primary, con.NullsNotDistinct); err != nil {
 		return true, err
 	}
 	if primary {
@@ -73,6 +74,7 @@ func (s *Session) addKey(ctx context.Context, d *tableDef, ti *plan.TableInfo, c
 		for _, id := range ids {
 			d.notNull[id] = true
 		}
+		d.requireKey(ids)
 		d.schema = true
 		if name != truncIdent(d.name, len("_pkey"))+"_pkey" {
 			d.props[link.PrimaryKeyNameProperty] = name
@@ -96,7 +98,7 @@ func (d *tableDef) uniques() []link.KeyConstraint {
 // checkNewKey refuses a key the rows already break: PostgreSQL's
 // "could not create unique index" with the first key held twice, and for
 // a primary key a column holding NULL.
-func (s *Session) checkNewKey(ctx context.Context, ti *plan.TableInfo, name string, cols []string, primary, nullsNotDistinct bool) error {
+func (s *Session) checkNewKey(ctx context.Context, ti *plan.TableInfo, name string, cols []string, companion string, primary, nullsNotDistinct bool) error {
 	tbl := expr.QuoteIdent(ti.Namespace) + "." + expr.QuoteIdent(ti.Name)
 	quoted := make([]string, len(cols))
 	texts := make([]string, len(cols))
@@ -111,8 +113,12 @@ func (s *Session) checkNewKey(ctx context.Context, ti *plan.TableInfo, name stri
 		// NULLs are distinct: rows with a NULL in the key never collide.
 		where = " WHERE " + strings.Join(nonNull, " AND ")
 	}
-	dup, found, err := s.firstText(ctx, fmt.Sprintf("SELECT concat_ws(', ', %s) FROM %s%s GROUP BY %s HAVING count(*) > 1 LIMIT 1",
-		strings.Join(texts, ", "), tbl, where, strings.Join(quoted, ", ")))
+	extra := ""
+	if companion != "" {
+		extra = ", min(" + expr.QuoteIdent(companion) + "::text)"
+	}
+	dup, found, err := s.firstText(ctx, fmt.Sprintf("SELECT concat_ws(', ', %s)%s FROM %s%s GROUP BY %s HAVING count(*) > 1 LIMIT 1",
+		strings.Join(texts, ", "), extra, tbl, where, strings.Join(quoted, ", ")))
 	if err != nil {
 		return fmt.Errorf("check key %s: %w", name, err)
 	}
@@ -170,4 +176,49 @@ func (s *Session) firstText(ctx context.Context, q string) (string, bool, error)
 		}
 		rec.Release()
 	}
+}
+
+// requireKey makes the primary key's columns required in the Iceberg
+// schema, as the spec wants of identifier fields (Java readers refuse an
+// optional one), where that is safe: a column the table had from its
+// creation is in every data file, and the rows were just checked for
+// NULLs. A column added later may be missing from older files, which a
+// reader would then refuse under a required field; it stays optional,
+// NOT NULL by Loam's own check (propNotNull).
+func (d *tableDef) requireKey(ids []int) {
+	for i := range d.fields {
+		f := &d.fields[i]
+		if f.Required || !slices.Contains(ids, f.ID) || d.newField[f.ID] {
+			continue
+		}
+		always := true
+		for _, sc := range d.base.Metadata().Schemas() {
+			if _, ok := sc.FindFieldByID(f.ID); !ok {
+				always = false
+			}
+		}
+		if always {
+			f.Required = true
+		}
+	}
+}
+
+// companion is a column the check reads beside the key's when every key
+// column was added after the table's creation: iceberg-go's scan fails
+// ("no leaf column readers matched col indices") on a data file that has
+// none of the columns it is asked for, and older files lack added
+// columns. A column the table had from its creation is in every file.
+func (d *tableDef) companion(ids []int) string {
+	first := d.base.Metadata().Schemas()[0]
+	for _, id := range ids {
+		if _, ok := first.FindFieldByID(id); ok {
+			return ""
+		}
+	}
+	for _, f := range d.fields {
+		if _, ok := first.FindFieldByID(f.ID); ok {
+			return f.Name
+		}
+	}
+	return ""
 }
