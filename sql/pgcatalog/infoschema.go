@@ -14,11 +14,33 @@ func infoSchemaTables() []*Relation {
 		defTable("information_schema", "schemata", `catalog_name:sql_identifier schema_name:sql_identifier schema_owner:sql_identifier default_character_set_catalog:sql_identifier default_character_set_schema:sql_identifier default_character_set_name:sql_identifier sql_path:character_data`,
 			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
 				nss, err := s.allSchemas(ctx)
+				if err != nil {
+					return nil, err
+				}
+				d, err := s.privData(ctx)
+				if err != nil {
+					return nil, err
+				}
+				// Only the schemas the current role owns (or inherits the
+				// owner's privileges) or may use or create in, as in
+				// PostgreSQL 15.
 				var out [][]types.Datum
 				for _, ns := range nss {
-					out = append(out, rel.row(map[string]types.Datum{"catalog_name": dName(s.src.Database()), "schema_name": dName(ns), "schema_owner": dName(s.src.User())}))
+					owner := d.schemaOwner(ns)
+					ok := systemSchema(ns) || d.rs.hasRole(d.current, owner, true)
+					for _, priv := range []string{"USAGE", "CREATE"} {
+						if !ok {
+							if ok, err = s.src.Allowed(ctx, d.current, priv, schemaObject(ns), false); err != nil {
+								return nil, err
+							}
+						}
+					}
+					if !ok {
+						continue
+					}
+					out = append(out, rel.row(map[string]types.Datum{"catalog_name": dName(s.src.Database()), "schema_name": dName(ns), "schema_owner": dName(owner)}))
 				}
-				return out, err
+				return out, nil
 			}),
 		defTable("information_schema", "tables", `table_catalog:sql_identifier table_schema:sql_identifier table_name:sql_identifier table_type:character_data self_referencing_column_name:sql_identifier reference_generation:character_data user_defined_type_catalog:sql_identifier user_defined_type_schema:sql_identifier user_defined_type_name:sql_identifier is_insertable_into:yes_or_no is_typed:yes_or_no commit_action:character_data`,
 			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {

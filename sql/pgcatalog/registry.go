@@ -32,7 +32,7 @@ type relKey struct{ schema, name string }
 // programming error and panics here, at start-up, not on a query.
 func New() *Registry {
 	r := &Registry{byName: map[relKey]*Relation{}, funcs: map[string]*Relation{}}
-	for _, group := range [][]*Relation{pgCatalogTables(), infoSchemaTables(), emptyCatalogs()} {
+	for _, group := range [][]*Relation{pgCatalogTables(), roleTables(), infoSchemaTables(), privilegeRelations(), emptyCatalogs()} {
 		for _, rel := range group {
 			k := relKey{rel.Schema, rel.Name}
 			if r.byName[k] != nil {
@@ -65,6 +65,9 @@ func (r *Registry) FuncTable(name string) *Relation { return r.funcs[name] }
 type Relation struct {
 	Schema, Name string
 	view         bool // information_schema's are views in PostgreSQL
+	// superuserOnly relations (pg_authid, loam_audit) refuse other
+	// roles, with PostgreSQL's 42501.
+	superuserOnly bool
 	cols         []vcol
 	rows         func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error)
 }

@@ -1,0 +1,180 @@
+package pgcatalog
+
+import (
+	"context"
+
+	"github.com/loamdb/loam/meta"
+	"github.com/loamdb/loam/types"
+)
+
+// privilegeRelations are information_schema's views of roles and
+// privileges, as PostgreSQL 15 defines them: each shows what the current
+// role may see.
+func privilegeRelations() []*Relation {
+	grants := `grantor:sql_identifier grantee:sql_identifier table_catalog:sql_identifier table_schema:sql_identifier table_name:sql_identifier privilege_type:character_data is_grantable:yes_or_no with_hierarchy:yes_or_no`
+	return []*Relation{
+		defTable("information_schema", "table_privileges", grants,
+			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) { return s.tableGrantRows(ctx, rel, true) }),
+		defTable("information_schema", "role_table_grants", grants,
+			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) { return s.tableGrantRows(ctx, rel, false) }),
+		defTable("information_schema", "usage_privileges", `grantor:sql_identifier grantee:sql_identifier object_catalog:sql_identifier object_schema:sql_identifier object_name:sql_identifier object_type:character_data privilege_type:character_data is_grantable:yes_or_no`,
+			usageRows),
+		defTable("information_schema", "enabled_roles", `role_name:sql_identifier`,
+			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
+				rs, err := s.roleSet(ctx)
+				if err != nil {
+					return nil, err
+				}
+				cur := s.src.CurrentRole()
+				var out [][]types.Datum
+				for _, r := range rs.roles {
+					if rs.hasRole(cur, r.Name, true) {
+						out = append(out, rel.row(map[string]types.Datum{"role_name": dName(r.Name)}))
+					}
+				}
+				return out, nil
+			}),
+		defTable("information_schema", "applicable_roles", `grantee:sql_identifier role_name:sql_identifier is_grantable:yes_or_no`,
+			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
+				rs, err := s.roleSet(ctx)
+				if err != nil {
+					return nil, err
+				}
+				cur := s.src.CurrentRole()
+				var out [][]types.Datum
+				add := func(member, role string, admin bool) {
+					if rs.hasRole(cur, member, true) {
+						out = append(out, rel.row(map[string]types.Datum{"grantee": dName(member), "role_name": dName(role),
+							"is_grantable": dText(yesNo(admin))}))
+					}
+				}
+				for _, m := range predefinedMembers {
+					add(rs.roleName(int64(m[1])), rs.roleName(int64(m[0])), false)
+				}
+				for _, m := range rs.members {
+					add(m.Member, m.Role, m.Admin)
+				}
+				add(meta.BootstrapRole, databaseOwnerRole, false) // the database's owner
+				return out, nil
+			}),
+	}
+}
+
+// tableGrantRows are table_privileges' rows (all, with PUBLIC's, that
+// the current role grants or is granted), or role_table_grants' (without
+// PUBLIC's): each privilege of each aclitem of every table and view, the
+// owner's too. A privilege is grantable with its grant option or to the
+// owner.
+func (s *Session) tableGrantRows(ctx context.Context, rel *Relation, public bool) ([][]types.Datum, error) {
+	rels, err := s.relations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.privData(ctx)
+	if err != nil {
+		return nil, err
+	}
+	enabled := d.rs.closure(d.current, true)
+	super := d.rs.superuser(d.current)
+	var out [][]types.Datum
+	for _, r := range rels {
+		if r.kind == "S" {
+			continue
+		}
+		owner := s.relOwner(d, r)
+		items := d.items(relObject(r))
+		if systemSchema(r.ns) {
+			items = []aclItem{{grantee: meta.BootstrapRole, grantor: meta.BootstrapRole, privs: ownerMask(meta.KindTable)}}
+			if rel := s.reg.Lookup(r.ns, r.name); rel == nil || !rel.superuserOnly {
+				items = append(items, aclItem{grantor: meta.BootstrapRole, privs: privBit("SELECT")})
+			}
+		}
+		for _, it := range items {
+			grantee := it.grantee
+			if grantee == "" {
+				grantee = "PUBLIC"
+			}
+			visible := super || enabled[it.grantor] || it.grantee != "" && enabled[it.grantee] || public && it.grantee == ""
+			if !visible {
+				continue
+			}
+			for i, p := range aclPrivileges {
+				if it.privs&(1<<i) == 0 {
+					continue
+				}
+				grantable := it.opts&(1<<i) != 0 || it.grantee != "" && d.rs.closure(it.grantee, true)[owner]
+				out = append(out, rel.row(map[string]types.Datum{"grantor": dName(it.grantor), "grantee": dName(grantee),
+					"table_catalog": dName(s.src.Database()), "table_schema": dName(r.ns), "table_name": dName(r.name),
+					"privilege_type": dText(p.name), "is_grantable": dText(yesNo(grantable)), "with_hierarchy": dText(yesNo(p.name == "SELECT"))}))
+			}
+		}
+	}
+	return out, nil
+}
+
+// usageRows are usage_privileges': PUBLIC's USAGE of the collations, then
+// USAGE of the sequences, from their aclitems, that the current role
+// grants or is granted.
+func usageRows(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
+	rels, err := s.relations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.privData(ctx)
+	if err != nil {
+		return nil, err
+	}
+	enabled := d.rs.closure(d.current, true)
+	super := d.rs.superuser(d.current)
+	var out [][]types.Datum
+	for _, c := range []string{"default", "C", "POSIX"} {
+		out = append(out, rel.row(map[string]types.Datum{"grantor": dName(meta.BootstrapRole), "grantee": dName("PUBLIC"),
+			"object_catalog": dName(s.src.Database()), "object_schema": dName("pg_catalog"), "object_name": dName(c),
+			"object_type": dText("COLLATION"), "privilege_type": dText("USAGE"), "is_grantable": dText("NO")}))
+	}
+	usage := privBit("USAGE")
+	for _, r := range rels {
+		if r.kind != "S" {
+			continue
+		}
+		owner := s.relOwner(d, r)
+		for _, it := range d.items(relObject(r)) {
+			if it.privs&usage == 0 || !(super || enabled[it.grantor] || it.grantee == "" || enabled[it.grantee]) {
+				continue
+			}
+			grantee := it.grantee
+			if grantee == "" {
+				grantee = "PUBLIC"
+			}
+			grantable := it.opts&usage != 0 || it.grantee != "" && d.rs.closure(it.grantee, true)[owner]
+			out = append(out, rel.row(map[string]types.Datum{"grantor": dName(it.grantor), "grantee": dName(grantee),
+				"object_catalog": dName(s.src.Database()), "object_schema": dName(r.ns), "object_name": dName(r.name),
+				"object_type": dText("SEQUENCE"), "privilege_type": dText("USAGE"), "is_grantable": dText(yesNo(grantable))}))
+		}
+	}
+	return out, nil
+}
+
+// auditTable is pg_catalog.loam_audit, the audit trail (meta.AuditEvent),
+// which superusers alone may read: found unqualified, as pg_catalog is
+// searched first.
+func auditTable() *Relation {
+	audit := defTable("pg_catalog", "loam_audit", `time:timestamptz role:name address:text kind:text statement:text ok:boolean detail:text`, auditRows)
+	audit.superuserOnly = true
+	return audit
+}
+
+// auditRows are loam_audit's: the audit trail, oldest first.
+func auditRows(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
+	events, err := s.src.Audit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]types.Datum, 0, len(events))
+	for _, e := range events {
+		out = append(out, rel.row(map[string]types.Datum{"time": {T: types.TTimestampTZ, I: e.Time.UnixMicro()},
+			"role": dName(e.Role), "address": dText(e.Address), "kind": dText(e.Kind), "statement": dText(e.Statement),
+			"ok": dBool(e.OK), "detail": dText(e.Detail)}))
+	}
+	return out, nil
+}
