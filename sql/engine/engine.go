@@ -59,9 +59,9 @@ type Config struct {
 
 // Engine is the shared state of a server: catalog and storage.
 type Engine struct {
-	cfg   Config
-	log   *slog.Logger
-	meta  meta.Store
+	cfg  Config
+	log  *slog.Logger
+	meta meta.Store
 	// authz decides privilege checks (privileges.go).
 	authz meta.Authorizer
 	store *icetable.Store

@@ -14,9 +14,13 @@ func privilegeRelations() []*Relation {
 	grants := `grantor:sql_identifier grantee:sql_identifier table_catalog:sql_identifier table_schema:sql_identifier table_name:sql_identifier privilege_type:character_data is_grantable:yes_or_no with_hierarchy:yes_or_no`
 	return []*Relation{
 		defTable("information_schema", "table_privileges", grants,
-			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) { return s.tableGrantRows(ctx, rel, true) }),
+			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
+				return s.tableGrantRows(ctx, rel, true)
+			}),
 		defTable("information_schema", "role_table_grants", grants,
-			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) { return s.tableGrantRows(ctx, rel, false) }),
+			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
+				return s.tableGrantRows(ctx, rel, false)
+			}),
 		defTable("information_schema", "usage_privileges", `grantor:sql_identifier grantee:sql_identifier object_catalog:sql_identifier object_schema:sql_identifier object_name:sql_identifier object_type:character_data privilege_type:character_data is_grantable:yes_or_no`,
 			usageRows),
 		defTable("information_schema", "enabled_roles", `role_name:sql_identifier`,

@@ -68,8 +68,8 @@ type Relation struct {
 	// superuserOnly relations (pg_authid, loam_audit) refuse other
 	// roles, with PostgreSQL's 42501.
 	superuserOnly bool
-	cols         []vcol
-	rows         func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error)
+	cols          []vcol
+	rows          func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error)
 }
 
 // Column is a relation's column.

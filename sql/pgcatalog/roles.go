@@ -230,19 +230,29 @@ func (s *Session) authMemberRows(ctx context.Context, rel *Relation) ([][]types.
 // password verifiers: superusers only, as in PostgreSQL.
 func roleTables() []*Relation {
 	authid := defTable("pg_catalog", "pg_authid", `oid:oid rolname:name rolsuper:boolean rolinherit:boolean rolcreaterole:boolean rolcreatedb:boolean rolcanlogin:boolean rolreplication:boolean rolbypassrls:boolean rolconnlimit:integer rolpassword:text rolvaliduntil:timestamptz`,
-		func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) { return s.roleRows(ctx, rel, true) })
+		func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
+			return s.roleRows(ctx, rel, true)
+		})
 	authid.superuserOnly = true
 	shadow := defTable("pg_catalog", "pg_shadow", `usename:name usesysid:oid usecreatedb:boolean usesuper:boolean userepl:boolean usebypassrls:boolean passwd:text valuntil:timestamptz useconfig:text[]`,
-		func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) { return s.userRows(ctx, rel, true) })
+		func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
+			return s.userRows(ctx, rel, true)
+		})
 	shadow.superuserOnly = true
 	return []*Relation{
 		defTable("pg_catalog", "pg_roles", `rolname:name rolsuper:boolean rolinherit:boolean rolcreaterole:boolean rolcreatedb:boolean rolcanlogin:boolean rolreplication:boolean rolconnlimit:integer rolpassword:text rolvaliduntil:timestamptz rolbypassrls:boolean rolconfig:text[] oid:oid`,
-			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) { return s.roleRows(ctx, rel, false) }),
+			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
+				return s.roleRows(ctx, rel, false)
+			}),
 		defTable("pg_catalog", "pg_user", `usename:name usesysid:oid usecreatedb:boolean usesuper:boolean userepl:boolean usebypassrls:boolean passwd:text valuntil:timestamptz useconfig:text[]`,
-			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) { return s.userRows(ctx, rel, false) }),
+			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
+				return s.userRows(ctx, rel, false)
+			}),
 		authid, shadow,
 		defTable("pg_catalog", "pg_auth_members", `roleid:oid member:oid grantor:oid admin_option:boolean`,
-			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) { return s.authMemberRows(ctx, rel) }),
+			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
+				return s.authMemberRows(ctx, rel)
+			}),
 		auditTable(),
 	}
 }
