@@ -90,11 +90,14 @@ func (a aclItem) String() string {
 
 // aclDatum is an aclitem[] (text[] in Loam) of items.
 func aclDatum(items []aclItem) types.Datum {
-	texts := make([]string, len(items))
+	buf := []byte{'{'}
 	for i, it := range items {
-		texts[i] = it.String()
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = types.AppendArrayElem(buf, it.String())
 	}
-	return types.Datum{T: types.ArrayOf(types.Text), S: textArray(texts)}
+	return types.Datum{T: types.ArrayOf(types.Text), S: string(append(buf, '}'))}
 }
 
 // privData is what the catalogs show of ownership and privileges, read
