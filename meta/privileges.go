@@ -133,11 +133,17 @@ func (s *sqlStore) ForgetObject(ctx context.Context, obj Object) error {
 				return err
 			}
 		}
-		if obj.Kind == KindSchema {
-			_, err := tx.ExecContext(ctx, s.d.rebind("DELETE FROM loam_default_privileges WHERE schema_name = ?"), obj.Name)
-			return err
+		if obj.Kind != KindSchema {
+			return nil
 		}
-		return nil
+		// What the schema held goes with it (DROP SCHEMA … CASCADE).
+		for _, table := range []string{"loam_privileges", "loam_owners"} {
+			if _, err := tx.ExecContext(ctx, s.d.rebind("DELETE FROM "+table+" WHERE object_schema = ?"), obj.Name); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, s.d.rebind("DELETE FROM loam_default_privileges WHERE schema_name = ?"), obj.Name)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("meta: forget %s: %w", obj, err)

@@ -125,7 +125,9 @@ type Store interface {
 	// Owners: SetOwner records obj's owner; Owner is ErrNotFound when none
 	// was recorded (objects made before roles existed belong to the
 	// bootstrap superuser). ForgetObject drops obj's owner and
-	// privileges (DROP); MoveObject moves them to a new name (RENAME).
+	// privileges (DROP), a schema's with those of what it held;
+	// MoveObject moves them to a new name (RENAME), a schema's with
+	// those of what it holds.
 	SetOwner(ctx context.Context, obj Object, owner string) error
 	Owner(ctx context.Context, obj Object) (string, error)
 	Owners(ctx context.Context) (map[Object]string, error)

@@ -212,6 +212,9 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 	if err != nil {
 		return "", err
 	}
+	if err := s.checkAccess(ctx, []plan.Access{{Schema: ti.Namespace, Name: ti.Name, Privilege: "INSERT"}}); err != nil {
+		return "", err
+	}
 	ccols := make([]copyfmt.Column, len(cols))
 	for k, i := range cols {
 		ccols[k] = copyfmt.Column{Name: ti.Columns[i], T: ti.Types[i], Required: ti.Required[i]}
@@ -379,6 +382,10 @@ func (s *Session) copyOut(ctx context.Context, st *Statement, w io.Writer) (stri
 		if root, err = q.Build(ctx); err != nil {
 			return "", err
 		}
+	}
+	if err := s.checkAccess(ctx, p.Access()); err != nil {
+		root.Close()
+		return "", err
 	}
 	wr, err := copyfmt.NewWriter(w, o, names, ts, s.loc)
 	if err != nil {

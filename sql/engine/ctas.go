@@ -52,6 +52,9 @@ func (s *Session) createTableAs(ctx context.Context, p *plan.Planner, into *pg.I
 	sel.IntoClause = nil
 	qr, err := p.Select(sel)
 	sel.IntoClause = saved
+	if err == nil {
+		err = s.checkAccess(ctx, p.Access())
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -64,6 +64,9 @@ func (s *Session) declareCursor(ctx context.Context, p *plan.Planner, d *pg.Decl
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "DECLARE CURSOR supports SELECT queries only")
 	}
 	q, err := p.Select(sel)
+	if err == nil {
+		err = s.checkAccess(ctx, p.Access())
+	}
 	if err != nil {
 		release()
 		return nil, err

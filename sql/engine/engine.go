@@ -356,7 +356,7 @@ var (
 	_ plan.CatalogInfo = (*catalog)(nil)
 )
 
-func (c *catalog) User() string                { return c.s.user }
+func (c *catalog) User() string                { return c.s.currentRole() }
 func (c *catalog) Database() string            { return c.s.database }
 func (c *catalog) SearchPath() []string        { return c.s.searchPath() }
 func (c *catalog) Settings() map[string]string { return c.s.settings }

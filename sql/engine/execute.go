@@ -199,6 +199,11 @@ func (s *Session) Execute(ctx context.Context, st *Statement, params []types.Dat
 		s.stmtNow = time.Now() // an Execute message starts a statement
 	}
 	c, err := s.execute(ctx, st, params)
+	if n := st.prep.stmt.Node; n != nil {
+		if kind := auditKind(n); kind != "" {
+			s.auditStatement(ctx, kind, st.Query, err)
+		}
+	}
 	if err != nil {
 		s.markFailed()
 		if ctx.Err() != nil {
@@ -243,6 +248,23 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 	if err := s.lockUpsert(ctx, ps); err != nil {
 		return nil, err
 	}
+	after, err := s.authorizeDDL(ctx, ps.Node, st.prep.query)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.executeStmt(ctx, st, params)
+	if err == nil && after != nil {
+		if err := after(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return c, err
+}
+
+// executeStmt runs a statement whose privileges to run are checked:
+// queries and writes from their kept plan, the rest by kind.
+func (s *Session) executeStmt(ctx context.Context, st *Statement, params []types.Datum) (*Cursor, error) {
+	ps := st.prep.stmt
 	if c, ok, err := s.executeKept(ctx, st, params); ok {
 		return c, err
 	}
@@ -294,15 +316,42 @@ func (s *Session) execute(ctx context.Context, st *Statement, params []types.Dat
 		return s.comment(ctx, n.CommentStmt)
 	case *pg.Node_AlterTableStmt:
 		cat.release()
+		if ownerOnlyAlter(n.AlterTableStmt) {
+			return s.alterTableOwner(ctx, n.AlterTableStmt)
+		}
 		if tableOptionsAlter(n.AlterTableStmt) {
 			return s.alterTableOptions(ctx, n.AlterTableStmt, ps, st.prep.query)
 		}
 		return s.alterTable(ctx, n.AlterTableStmt, ps.Table, st.prep.query)
 	case *pg.Node_RenameStmt:
 		cat.release()
+		if rs := n.RenameStmt; rs.RenameType == pg.ObjectType_OBJECT_ROLE {
+			return s.renameRole(ctx, rs.Subname, rs.Newname)
+		}
 		return s.rename(ctx, n.RenameStmt, st.prep.query)
 	case *pg.Node_TransactionStmt:
 		return s.transaction(n.TransactionStmt)
+	case *pg.Node_CreateRoleStmt:
+		cat.release()
+		return s.createRole(ctx, n.CreateRoleStmt)
+	case *pg.Node_AlterRoleStmt:
+		cat.release()
+		return s.alterRole(ctx, n.AlterRoleStmt)
+	case *pg.Node_DropRoleStmt:
+		cat.release()
+		return s.dropRole(ctx, n.DropRoleStmt)
+	case *pg.Node_GrantStmt:
+		cat.release()
+		return s.grantStmt(ctx, n.GrantStmt)
+	case *pg.Node_GrantRoleStmt:
+		cat.release()
+		return s.grantRoleStmt(ctx, n.GrantRoleStmt)
+	case *pg.Node_AlterDefaultPrivilegesStmt:
+		cat.release()
+		return s.alterDefaultPrivileges(ctx, n.AlterDefaultPrivilegesStmt)
+	case *pg.Node_AlterOwnerStmt:
+		cat.release()
+		return s.alterOwnerStmt(ctx, n.AlterOwnerStmt)
 	case *pg.Node_VariableSetStmt:
 		return s.setStmt(n.VariableSetStmt)
 	case *pg.Node_VariableShowStmt:
@@ -390,6 +439,10 @@ func (s *Session) executeKept(ctx context.Context, st *Statement, params []types
 	}
 	k, reused, err := s.keptFor(ctx, st, params)
 	if err != nil {
+		return nil, true, err
+	}
+	if err := s.checkAccess(ctx, k.access); err != nil {
+		k.cat.release()
 		return nil, true, err
 	}
 	if st.Columns != nil && !sameResult(st.Columns, k.cols) {

@@ -80,6 +80,9 @@ func (s *Session) explain(ctx context.Context, p *plan.Planner, es *pg.ExplainSt
 	}
 	start := time.Now()
 	q, err := explainPlan(p, es.Query)
+	if err == nil {
+		err = s.checkAccess(ctx, p.Access())
+	}
 	if err != nil {
 		release()
 		return nil, err

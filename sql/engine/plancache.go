@@ -44,6 +44,8 @@ type keptPlan struct {
 	ins  bool   // q is an INSERT's, UPDATE's or DELETE's: its root is the sink
 	tag  string // the command tag before the row count
 	busy bool   // a cursor reads the plan now
+	// access are the privileges the plan needs, checked at each run.
+	access []plan.Access
 }
 
 // tableDep is one name the planner looked up and what it found.
@@ -179,6 +181,7 @@ func (s *Session) planKept(ctx context.Context, p *plan.Planner, n *pg.Node, cat
 		return nil, nil
 	}
 	k.deps = *cat.deps
+	k.access = p.Access()
 	return k, nil
 }
 

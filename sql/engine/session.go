@@ -42,6 +42,7 @@ type Session struct {
 	// the settings SET LOCAL (or set_config(…, true)) changed in it.
 	localSaved map[string]string
 	pid        int32  // the BackendKeyData process ID
+	clientAddr string // the client's address, for the audit trail
 	keyOwner   uint64 // whose keys its writes hold (keyOwner in keys.go)
 	// runCtx is the context of the statement running now, and ec the
 	// evaluation context its expressions share, made by exprCtx with
@@ -88,9 +89,15 @@ func (e *Engine) NewSession(user, database string, params map[string]string) (*S
 			return nil, err
 		}
 	}
+	if r, err := e.meta.Role(context.Background(), user); err == nil && !r.Superuser {
+		s.settings["is_superuser"] = "off"
+	}
 	s.changed = nil
 	return s, nil
 }
+
+// SetClientAddress records the client's address for the audit trail.
+func (s *Session) SetClientAddress(addr string) { s.clientAddr = addr }
 
 // startStatement begins running a statement under ctx: its expressions
 // get a new evaluation context (exprCtx).

@@ -45,6 +45,7 @@ func defaultSettings(user string) map[string]string {
 		"server_version":                      ServerVersion,
 		"server_version_num":                  ServerVersionNum,
 		"session_authorization":               user,
+		"role":                                "none",
 		"standard_conforming_strings":         "on",
 		"TimeZone":                            "UTC",
 		"search_path":                         `"$user", public`,
@@ -117,6 +118,12 @@ func (s *Session) set(name, value string) error {
 		value = v
 	case parallelMinRowsSetting:
 		v, err := intSetting(name, value, 0, 1<<62)
+		if err != nil {
+			return err
+		}
+		value = v
+	case "role", "session_authorization":
+		v, err := s.setRole(name, value)
 		if err != nil {
 			return err
 		}

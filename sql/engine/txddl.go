@@ -300,6 +300,12 @@ func (s *Session) undoTo(i int) {
 			s.eng.log.Warn("rollback: undoing DDL failed", "err", err)
 		}
 	}
+	if len(s.undo) > i {
+		// Undone grants and owners reach the authorizer too.
+		if err := s.eng.authz.Refresh(context.Background()); err != nil {
+			s.eng.log.Warn("rollback: refreshing the authorizer failed", "err", err)
+		}
+	}
 	s.undo = s.undo[:i]
 }
 

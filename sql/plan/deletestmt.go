@@ -27,6 +27,10 @@ func (p *Planner) Delete(d *pg.DeleteStmt) (q *Query, err error) {
 	if err != nil {
 		return nil, err
 	}
+	p.need(ti, "DELETE")
+	if d.WhereClause != nil || len(d.ReturningList) > 0 || len(d.UsingClause) > 0 {
+		p.need(ti, "SELECT") // it reads the rows it deletes
+	}
 	withRows := len(d.ReturningList) > 0
 	in, ret, cols, err := p.modifyRows(ti, alias, d.UsingClause, d.WhereClause, d.ReturningList, func(sc *scope) ([]expr.Expr, error) {
 		exprs := []expr.Expr{rowIDExpr(ti)}

@@ -32,6 +32,14 @@ func (p *Planner) Insert(ins *pg.InsertStmt) (*Query, error) {
 	if ti.Sequence {
 		return nil, pgerr.New(pgerr.WrongObjectType, "cannot change sequence %q", ti.Name)
 	}
+	p.need(ti, "INSERT")
+	if len(ins.ReturningList) > 0 {
+		p.need(ti, "SELECT")
+	}
+	if oc := ins.OnConflictClause; oc != nil && oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
+		p.need(ti, "UPDATE")
+		p.need(ti, "SELECT")
+	}
 	if ti.ViewSQL != "" {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot insert into view %q: Loam views are read-only", ti.Name).WithPosition(pos(p.query, rv.Location))
 	}

@@ -42,6 +42,17 @@ func (p *Planner) Merge(ms *pg.MergeStmt) (q *Query, err error) {
 	if err != nil {
 		return nil, err
 	}
+	p.need(ti, "SELECT")
+	for _, n := range ms.MergeWhenClauses {
+		switch n.GetMergeWhenClause().CommandType {
+		case pg.CmdType_CMD_INSERT:
+			p.need(ti, "INSERT")
+		case pg.CmdType_CMD_UPDATE:
+			p.need(ti, "UPDATE")
+		case pg.CmdType_CMD_DELETE:
+			p.need(ti, "DELETE")
+		}
+	}
 	src, err := p.fromNode(ms.SourceRelation)
 	if err != nil {
 		return nil, err

@@ -30,6 +30,8 @@ type planDeps struct {
 	// keeps its results in the execution's expr.RunState instead, and
 	// does not make its plan stateful.
 	stateful bool
+	// access are the privileges the statement needs (access.go).
+	access []Access
 }
 
 func (p *Planner) noteBound() {

@@ -86,6 +86,8 @@ type Planner struct {
 	// deps records what the plan depends on beyond the statement text
 	// and catalog, shared by the planners of one statement (params.go).
 	deps *planDeps
+	// via is the view whose stored query this planner plans (access.go).
+	via *TableInfo
 	// NoParams is set for a simple-protocol Query, whose statements have
 	// no parameters: a $n there is an error, as in PostgreSQL.
 	NoParams bool

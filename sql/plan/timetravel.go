@@ -49,6 +49,7 @@ func (p *Planner) fromTable(rv *pg.RangeVar) (*TableInfo, error) {
 	if err != nil {
 		return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
 	}
+	p.need(ti, "SELECT")
 	a, ok := p.asOf(rv.Location)
 	if !ok {
 		return ti, nil

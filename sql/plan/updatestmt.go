@@ -32,6 +32,10 @@ func (p *Planner) Update(u *pg.UpdateStmt) (q *Query, err error) {
 	if err != nil {
 		return nil, err
 	}
+	p.need(ti, "UPDATE")
+	if u.WhereClause != nil || len(u.ReturningList) > 0 || len(u.FromClause) > 0 {
+		p.need(ti, "SELECT") // it reads the rows it changes
+	}
 	sets, err := p.setItems(u.TargetList, ti)
 	if err != nil {
 		return nil, err

@@ -18,7 +18,8 @@ const maxViewDepth = 64
 // no outer query, no CTEs of the query that reads it. Positions of its
 // errors would point into the view's text, not the query's, so they are
 // dropped.
-func (p *Planner) PlanView(name, text string) (*Query, error) {
+func (p *Planner) PlanView(ti *TableInfo) (*Query, error) {
+	name, text := ti.Name, ti.ViewSQL
 	if p.viewDepth >= maxViewDepth {
 		return nil, pgerr.New("42P17", "infinite recursion detected in rules for relation %q", name)
 	}
@@ -29,7 +30,7 @@ func (p *Planner) PlanView(name, text string) (*Query, error) {
 	if len(stmts) != 1 || stmts[0].Node.GetSelectStmt() == nil {
 		return nil, pgerr.New("42P17", "view %q does not hold one SELECT", name)
 	}
-	f := &Planner{ctx: p.ctx, cat: p.cat.ViewCatalog(), ec: p.ec, query: text, NoParams: true, reg: p.reg, viewDepth: p.viewDepth + 1, deps: p.deps}
+	f := &Planner{ctx: p.ctx, cat: p.cat.ViewCatalog(), ec: p.ec, query: text, NoParams: true, reg: p.reg, viewDepth: p.viewDepth + 1, deps: p.deps, via: ti}
 	q, err := f.Select(stmts[0].Node.GetSelectStmt())
 	if err != nil {
 		return nil, noPosition(err)
@@ -49,7 +50,7 @@ func noPosition(err error) error {
 // since CREATE VIEW yields more; only the view's own are kept, as
 // PostgreSQL fixes * at creation.
 func (p *Planner) viewItem(ti *TableInfo, rv *pg.RangeVar) (*fromItem, error) {
-	q, err := p.PlanView(ti.Name, ti.ViewSQL)
+	q, err := p.PlanView(ti)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,337 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/loamdb/loam/meta"
+	"github.com/loamdb/loam/pgerr"
+	pg "github.com/pganalyze/pg_query_go/v5"
+)
+
+// authorizeDDL checks, before a statement that is not a query runs, that
+// the current role may run it, as PostgreSQL checks: CREATE on the schema
+// to create in it, ownership to alter, drop, rename or comment, TRUNCATE
+// to truncate, superuser for CHECKPOINT. A name that resolves to nothing
+// is left to the statement's own error. after, when not nil, runs once
+// the statement succeeded: it records a new object's owner and default
+// privileges, or moves or forgets a renamed or dropped object's.
+func (s *Session) authorizeDDL(ctx context.Context, n *pg.Node, query string) (after func(context.Context) error, err error) {
+	switch n := n.Node.(type) {
+	case *pg.Node_CreateStmt:
+		return s.authorizeCreate(ctx, n.CreateStmt.Relation, meta.KindTable, query)
+	case *pg.Node_CreateTableAsStmt:
+		return s.authorizeCreate(ctx, n.CreateTableAsStmt.Into.GetRel(), meta.KindTable, query)
+	case *pg.Node_SelectStmt:
+		if into := n.SelectStmt.IntoClause; into != nil {
+			return s.authorizeCreate(ctx, into.Rel, meta.KindTable, query)
+		}
+	case *pg.Node_CreateSeqStmt:
+		return s.authorizeCreate(ctx, n.CreateSeqStmt.Sequence, meta.KindSequence, query)
+	case *pg.Node_ViewStmt:
+		rv := n.ViewStmt.View
+		if n.ViewStmt.Replace {
+			if obj, kind, ok := s.resolveRelation(ctx, rv); ok {
+				return nil, s.requireOwner(ctx, obj, kind) // CREATE OR REPLACE of an existing view
+			}
+		}
+		return s.authorizeCreate(ctx, rv, meta.KindTable, query)
+	case *pg.Node_CreateSchemaStmt:
+		return s.authorizeCreateSchema(ctx, n.CreateSchemaStmt)
+	case *pg.Node_DropStmt:
+		return s.authorizeDrop(ctx, n.DropStmt)
+	case *pg.Node_AlterTableStmt:
+		return nil, s.requireRelationOwner(ctx, n.AlterTableStmt.Relation)
+	case *pg.Node_AlterSeqStmt:
+		return nil, s.requireRelationOwner(ctx, n.AlterSeqStmt.Sequence)
+	case *pg.Node_IndexStmt:
+		return nil, s.requireRelationOwner(ctx, n.IndexStmt.Relation)
+	case *pg.Node_RenameStmt:
+		return s.authorizeRename(ctx, n.RenameStmt)
+	case *pg.Node_CommentStmt:
+		return nil, s.authorizeComment(ctx, n.CommentStmt)
+	case *pg.Node_TruncateStmt:
+		for _, r := range n.TruncateStmt.Relations {
+			if obj, _, ok := s.resolveRelation(ctx, r.GetRangeVar()); ok {
+				if err := s.require(ctx, "TRUNCATE", obj); err != nil {
+					return nil, err
+				}
+			}
+		}
+	case *pg.Node_CheckPointStmt:
+		return nil, s.requireSuperuser(ctx, "must be superuser or have privileges of pg_checkpoint to do CHECKPOINT")
+	case *pg.Node_VacuumStmt:
+		if len(n.VacuumStmt.Rels) == 0 {
+			return nil, s.requireSuperuser(ctx, "permission denied to vacuum every table: only superusers may; name the tables you own")
+		}
+		for _, r := range n.VacuumStmt.Rels {
+			if err := s.requireRelationOwner(ctx, r.GetVacuumRelation().GetRelation()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return nil, nil
+}
+
+// resolveRelation finds the table, view or sequence rv names; ok is false
+// when there is none (or rv is nil).
+func (s *Session) resolveRelation(ctx context.Context, rv *pg.RangeVar) (obj meta.Object, kindWord string, ok bool) {
+	if rv == nil {
+		return meta.Object{}, "", false
+	}
+	cat := s.catalog()
+	defer cat.release()
+	ti, err := cat.Table(ctx, rv.Schemaname, rv.Relname)
+	if err != nil || ti == nil || ti.Ref != "" {
+		return meta.Object{}, "", false
+	}
+	obj = tableObject(ti.Namespace, ti.Name)
+	switch {
+	case ti.Sequence:
+		obj.Kind = meta.KindSequence
+		return obj, "sequence", true
+	case ti.ViewSQL != "":
+		return obj, "view", true
+	}
+	return obj, "table", true
+}
+
+func (s *Session) requireRelationOwner(ctx context.Context, rv *pg.RangeVar) error {
+	obj, kind, ok := s.resolveRelation(ctx, rv)
+	if !ok {
+		return nil
+	}
+	return s.requireOwner(ctx, obj, kind)
+}
+
+// authorizeCreate needs CREATE on the schema a new relation goes into,
+// and records its owner once made (not when IF NOT EXISTS found it).
+func (s *Session) authorizeCreate(ctx context.Context, rv *pg.RangeVar, kind, query string) (func(context.Context) error, error) {
+	if rv == nil {
+		return nil, nil
+	}
+	ns, err := s.newTableSchema(ctx, rv, query)
+	if err != nil {
+		return nil, nil // the statement reports it
+	}
+	if err := s.require(ctx, "CREATE", schemaObject(ns)); err != nil {
+		return nil, err
+	}
+	if _, _, existed := s.resolveRelation(ctx, &pg.RangeVar{Schemaname: ns, Relname: rv.Relname}); existed {
+		return nil, nil
+	}
+	return func(ctx context.Context) error {
+		obj := meta.Object{Kind: kind, Schema: ns, Name: rv.Relname}
+		if kind == meta.KindTable {
+			if o, _, ok := s.resolveRelation(ctx, &pg.RangeVar{Schemaname: ns, Relname: rv.Relname}); ok {
+				obj = o
+			}
+		}
+		return s.created(ctx, obj)
+	}, nil
+}
+
+func (s *Session) authorizeCreateSchema(ctx context.Context, cs *pg.CreateSchemaStmt) (func(context.Context) error, error) {
+	if err := s.requireCreateSchema(ctx); err != nil {
+		return nil, err
+	}
+	ns := cs.Schemaname
+	owner := s.currentRole()
+	if cs.Authrole != nil {
+		owner = s.roleSpecName(cs.Authrole)
+		if ns == "" {
+			ns = owner
+		}
+		if _, err := s.roleNamed(ctx, owner); err != nil {
+			return nil, err
+		}
+		if owner != s.currentRole() {
+			p, err := s.principal(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if !p.Superuser && !s.memberOf(ctx, p.Name, owner, nil) {
+				return nil, pgerr.New(pgerr.InsufficientPrivilege, "must be able to SET ROLE %q", owner)
+			}
+		}
+	}
+	if ok, err := s.namespaceExists(ctx, ns); err != nil || ok {
+		return nil, err // IF NOT EXISTS, or the statement's 42P06
+	}
+	return func(ctx context.Context) error {
+		obj := schemaObject(ns)
+		if err := s.created(ctx, obj); err != nil {
+			return err
+		}
+		if owner != s.currentRole() {
+			return s.eng.meta.SetOwner(ctx, obj, owner)
+		}
+		return nil
+	}, nil
+}
+
+// authorizeDrop needs ownership of each object dropped, and forgets
+// their owners and privileges once dropped.
+func (s *Session) authorizeDrop(ctx context.Context, ds *pg.DropStmt) (func(context.Context) error, error) {
+	var objs []meta.Object
+	for _, o := range ds.Objects {
+		switch ds.RemoveType {
+		case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_SEQUENCE, pg.ObjectType_OBJECT_MATVIEW:
+			items := o.GetList().GetItems()
+			rv := &pg.RangeVar{}
+			switch len(items) {
+			case 1:
+				rv.Relname = items[0].GetString_().GetSval()
+			case 2:
+				rv.Schemaname, rv.Relname = items[0].GetString_().GetSval(), items[1].GetString_().GetSval()
+			default:
+				continue
+			}
+			obj, kind, ok := s.resolveRelation(ctx, rv)
+			if !ok {
+				continue
+			}
+			if err := s.requireOwner(ctx, obj, kind); err != nil {
+				return nil, err
+			}
+			objs = append(objs, obj)
+		case pg.ObjectType_OBJECT_SCHEMA:
+			ns := o.GetString_().GetSval()
+			if ok, err := s.namespaceExists(ctx, ns); err != nil || !ok {
+				continue
+			}
+			obj := schemaObject(ns)
+			if err := s.requireOwner(ctx, obj, "schema"); err != nil {
+				return nil, err
+			}
+			objs = append(objs, obj)
+		}
+	}
+	if len(objs) == 0 {
+		return nil, nil
+	}
+	return func(ctx context.Context) error {
+		for _, obj := range objs {
+			if err := s.forgotten(ctx, obj); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
+}
+
+func (s *Session) authorizeRename(ctx context.Context, rs *pg.RenameStmt) (func(context.Context) error, error) {
+	switch rs.RenameType {
+	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_SEQUENCE:
+		obj, kind, ok := s.resolveRelation(ctx, rs.Relation)
+		if !ok {
+			return nil, nil
+		}
+		if err := s.requireOwner(ctx, obj, kind); err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context) error {
+			to := obj
+			to.Name = rs.Newname
+			return s.moved(ctx, obj, to)
+		}, nil
+	case pg.ObjectType_OBJECT_COLUMN:
+		return nil, s.requireRelationOwner(ctx, rs.Relation)
+	case pg.ObjectType_OBJECT_SCHEMA:
+		if ok, err := s.namespaceExists(ctx, rs.Subname); err != nil || !ok {
+			return nil, err
+		}
+		obj := schemaObject(rs.Subname)
+		if err := s.requireOwner(ctx, obj, "schema"); err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context) error { return s.moved(ctx, obj, schemaObject(rs.Newname)) }, nil
+	}
+	return nil, nil
+}
+
+func (s *Session) authorizeComment(ctx context.Context, cs *pg.CommentStmt) error {
+	names := func() []string {
+		var out []string
+		for _, it := range cs.Object.GetList().GetItems() {
+			out = append(out, it.GetString_().GetSval())
+		}
+		return out
+	}
+	switch cs.Objtype {
+	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_SEQUENCE, pg.ObjectType_OBJECT_COLUMN:
+		n := names()
+		if cs.Objtype == pg.ObjectType_OBJECT_COLUMN && len(n) > 0 {
+			n = n[:len(n)-1]
+		}
+		rv := &pg.RangeVar{}
+		switch len(n) {
+		case 1:
+			rv.Relname = n[0]
+		case 2:
+			rv.Schemaname, rv.Relname = n[0], n[1]
+		default:
+			return nil
+		}
+		return s.requireRelationOwner(ctx, rv)
+	case pg.ObjectType_OBJECT_SCHEMA:
+		ns := cs.Object.GetString_().GetSval()
+		if ok, err := s.namespaceExists(ctx, ns); err != nil || !ok {
+			return err
+		}
+		return s.requireOwner(ctx, schemaObject(ns), "schema")
+	}
+	return nil
+}
+
+// alterOwnerStmt is ALTER SCHEMA … OWNER TO (relations come as ALTER
+// TABLE … OWNER TO, alterTableOwner).
+func (s *Session) alterOwnerStmt(ctx context.Context, as *pg.AlterOwnerStmt) (*Cursor, error) {
+	if as.ObjectType != pg.ObjectType_OBJECT_SCHEMA {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER %s … OWNER TO is not supported", parseObjectWord(as.ObjectType))
+	}
+	ns := as.Object.GetString_().GetSval()
+	if ok, err := s.namespaceExists(ctx, ns); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", ns)
+	}
+	if err := s.changeOwner(ctx, schemaObject(ns), "schema", as.Newowner); err != nil {
+		return nil, err
+	}
+	return &Cursor{tag: "ALTER SCHEMA", sess: s}, nil
+}
+
+// ownerOnlyAlter reports whether an ALTER TABLE only changes the owner.
+func ownerOnlyAlter(at *pg.AlterTableStmt) bool {
+	for _, c := range at.Cmds {
+		if c.GetAlterTableCmd().GetSubtype() != pg.AlterTableType_AT_ChangeOwner {
+			return false
+		}
+	}
+	return len(at.Cmds) > 0
+}
+
+// alterTableOwner is ALTER TABLE|VIEW|SEQUENCE … OWNER TO role.
+func (s *Session) alterTableOwner(ctx context.Context, at *pg.AlterTableStmt) (*Cursor, error) {
+	obj, kind, ok := s.resolveRelation(ctx, at.Relation)
+	if !ok {
+		if at.MissingOk {
+			s.notice("relation %q does not exist, skipping", at.Relation.Relname)
+			return &Cursor{tag: "ALTER TABLE", sess: s}, nil
+		}
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", at.Relation.Relname)
+	}
+	for _, c := range at.Cmds {
+		if err := s.changeOwner(ctx, obj, kind, c.GetAlterTableCmd().GetNewowner()); err != nil {
+			return nil, err
+		}
+	}
+	tag := "ALTER TABLE"
+	switch at.Objtype {
+	case pg.ObjectType_OBJECT_VIEW:
+		tag = "ALTER VIEW"
+	case pg.ObjectType_OBJECT_SEQUENCE:
+		tag = "ALTER SEQUENCE"
+	}
+	return &Cursor{tag: tag, sess: s}, nil
+}

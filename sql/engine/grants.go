@@ -1,0 +1,361 @@
+package engine
+
+import (
+	"context"
+	"strings"
+
+	"github.com/loamdb/loam/meta"
+	"github.com/loamdb/loam/pgerr"
+	pg "github.com/pganalyze/pg_query_go/v5"
+)
+
+// GRANT and REVOKE of privileges on tables, views, sequences, schemas and
+// the database, ALTER DEFAULT PRIVILEGES, and ALTER … OWNER TO.
+
+func (s *Session) grantStmt(ctx context.Context, gs *pg.GrantStmt) (*Cursor, error) {
+	objs, err := s.grantObjects(ctx, gs)
+	if err != nil {
+		return nil, err
+	}
+	grantees, err := s.grantees(ctx, gs.Grantees)
+	if err != nil {
+		return nil, err
+	}
+	for _, obj := range objs {
+		privs, err := grantPrivileges(gs.Privileges, obj.Kind)
+		if err != nil {
+			return nil, err
+		}
+		grantor, err := s.grantorFor(ctx, obj, privs, gs.IsGrant)
+		if err != nil {
+			return nil, err
+		}
+		for _, grantee := range grantees {
+			for _, priv := range privs {
+				g := meta.Grant{Grantee: grantee, Privilege: priv, Object: obj, Grantor: grantor, GrantOption: gs.GrantOption}
+				if err := s.applyGrant(ctx, g, gs.IsGrant); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	tag := "GRANT"
+	if !gs.IsGrant {
+		tag = "REVOKE"
+	}
+	return s.refreshed(ctx, tag)
+}
+
+// applyGrant writes one grant or revoke, undone by a rollback.
+func (s *Session) applyGrant(ctx context.Context, g meta.Grant, grant bool) error {
+	obj := g.Object
+	before, err := s.eng.meta.Grants(ctx, &obj)
+	if err != nil {
+		return err
+	}
+	if grant {
+		err = s.eng.meta.Grant(ctx, g)
+	} else {
+		err = s.eng.meta.Revoke(ctx, g)
+	}
+	if err != nil {
+		return err
+	}
+	s.onRollback(func(ctx context.Context) error {
+		for _, b := range before {
+			if b.Grantee == g.Grantee && b.Privilege == g.Privilege {
+				return s.eng.meta.Grant(ctx, b) // what was there before
+			}
+		}
+		return s.eng.meta.Revoke(ctx, meta.Grant{Grantee: g.Grantee, Privilege: g.Privilege, Object: obj})
+	})
+	return nil
+}
+
+// grantObjects resolves GRANT's ON clause.
+func (s *Session) grantObjects(ctx context.Context, gs *pg.GrantStmt) ([]meta.Object, error) {
+	var out []meta.Object
+	switch gs.Targtype {
+	case pg.GrantTargetType_ACL_TARGET_ALL_IN_SCHEMA:
+		for _, n := range gs.Objects {
+			ns := n.GetString_().GetSval()
+			if err := s.schemaMustExist(ctx, ns); err != nil {
+				return nil, err
+			}
+			switch gs.Objtype {
+			case pg.ObjectType_OBJECT_TABLE:
+				names, err := s.relationsIn(ctx, ns)
+				if err != nil {
+					return nil, err
+				}
+				for _, name := range names {
+					out = append(out, tableObject(ns, name))
+				}
+			case pg.ObjectType_OBJECT_SEQUENCE:
+				names, err := s.eng.meta.ListSequences(ctx, ns)
+				if err != nil {
+					return nil, err
+				}
+				for _, name := range names {
+					out = append(out, meta.Object{Kind: meta.KindSequence, Schema: ns, Name: name})
+				}
+			default:
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "GRANT ON ALL %s IN SCHEMA is not supported", parseObjectWord(gs.Objtype))
+			}
+		}
+		return out, nil
+	case pg.GrantTargetType_ACL_TARGET_OBJECT:
+	default:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "this form of GRANT is not supported")
+	}
+	for _, n := range gs.Objects {
+		switch gs.Objtype {
+		case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_SEQUENCE:
+			rv := n.GetRangeVar()
+			ti, err := s.catalog().Table(ctx, rv.Schemaname, rv.Relname)
+			if err != nil {
+				return nil, err
+			}
+			obj := tableObject(ti.Namespace, ti.Name)
+			if ti.Sequence {
+				obj.Kind = meta.KindSequence
+			} else if gs.Objtype == pg.ObjectType_OBJECT_SEQUENCE {
+				return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a sequence", ti.Name)
+			}
+			out = append(out, obj)
+		case pg.ObjectType_OBJECT_SCHEMA:
+			ns := n.GetString_().GetSval()
+			if err := s.schemaMustExist(ctx, ns); err != nil {
+				return nil, err
+			}
+			out = append(out, schemaObject(ns))
+		case pg.ObjectType_OBJECT_DATABASE:
+			db := n.GetString_().GetSval()
+			if db != s.database {
+				return nil, pgerr.New(pgerr.InvalidCatalogName, "database %q does not exist", db)
+			}
+			out = append(out, meta.Object{Kind: meta.KindDatabase, Name: db})
+		default:
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "GRANT on %s is not supported", parseObjectWord(gs.Objtype))
+		}
+	}
+	return out, nil
+}
+
+// relationsIn lists the tables and views of a schema.
+func (s *Session) relationsIn(ctx context.Context, ns string) ([]string, error) {
+	tables, err := s.eng.meta.ListTables(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	views, err := s.eng.meta.ListViews(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	return append(tables, views...), nil
+}
+
+func (s *Session) schemaMustExist(ctx context.Context, ns string) error {
+	ok, err := s.eng.store.NamespaceExists(ctx, ns)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", ns)
+	}
+	return nil
+}
+
+func parseObjectWord(t pg.ObjectType) string {
+	return strings.TrimPrefix(t.String(), "OBJECT_")
+}
+
+// grantPrivileges is the privilege list of GRANT for an object kind; an
+// empty list is ALL.
+func grantPrivileges(privs []*pg.Node, kind string) ([]string, error) {
+	if len(privs) == 0 {
+		return privilegeWords[kind], nil
+	}
+	var out []string
+	for _, n := range privs {
+		ap := n.GetAccessPriv()
+		if len(ap.Cols) > 0 {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "column privileges are not supported")
+		}
+		p := privilegeName(ap.PrivName)
+		if !validPrivilege(kind, p) {
+			what := kind
+			if kind == meta.KindTable {
+				what = "relation"
+			}
+			return nil, pgerr.New("0LP01", "invalid privilege type %s for %s", p, what)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// grantees resolves GRANT's TO list: every role must exist.
+func (s *Session) grantees(ctx context.Context, specs []*pg.Node) ([]string, error) {
+	var out []string
+	for _, n := range specs {
+		name := s.roleSpecName(n.GetRoleSpec())
+		if name != meta.PublicRole {
+			if _, err := s.roleNamed(ctx, name); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+// grantorFor checks the current role may grant (or revoke) privs on obj
+// and returns who is recorded as the grantor: the owner when the current
+// role acts as owner (PostgreSQL performs a superuser's GRANT as the
+// owner's), else the current role, which needs the grant option.
+func (s *Session) grantorFor(ctx context.Context, obj meta.Object, privs []string, grant bool) (string, error) {
+	owner, err := meta.OwnerOf(ctx, s.eng.meta, obj)
+	if err != nil {
+		return "", err
+	}
+	ok, err := s.owns(ctx, obj)
+	if err != nil {
+		return "", err
+	}
+	if ok {
+		return owner, nil
+	}
+	me := s.currentRole()
+	roles, err := meta.EffectiveRoles(ctx, s.eng.meta, me)
+	if err != nil {
+		return "", err
+	}
+	grants, err := s.eng.meta.Grants(ctx, &obj)
+	if err != nil {
+		return "", err
+	}
+	for _, p := range privs {
+		held := false
+		for _, g := range grants {
+			held = held || g.Privilege == p && g.GrantOption && roles[g.Grantee]
+		}
+		if !held {
+			return "", denied(obj)
+		}
+	}
+	return me, nil
+}
+
+// alterDefaultPrivileges is ALTER DEFAULT PRIVILEGES [FOR ROLE r] [IN
+// SCHEMA s] GRANT|REVOKE … ON TABLES|SEQUENCES|SCHEMAS TO|FROM ….
+func (s *Session) alterDefaultPrivileges(ctx context.Context, ad *pg.AlterDefaultPrivilegesStmt) (*Cursor, error) {
+	owners := []string{s.currentRole()}
+	schemas := []string{""}
+	for _, o := range ad.Options {
+		d := o.GetDefElem()
+		switch d.Defname {
+		case "roles":
+			owners = roleNames(d.Arg, s)
+		case "schemas":
+			schemas = nil
+			for _, it := range d.Arg.GetList().GetItems() {
+				ns := it.GetString_().GetSval()
+				if err := s.schemaMustExist(ctx, ns); err != nil {
+					return nil, err
+				}
+				schemas = append(schemas, ns)
+			}
+		}
+	}
+	me, err := s.principalRole(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, owner := range owners {
+		if _, err := s.roleNamed(ctx, owner); err != nil {
+			return nil, err
+		}
+		if !me.Superuser {
+			roles, err := meta.EffectiveRoles(ctx, s.eng.meta, me.Name)
+			if err != nil {
+				return nil, err
+			}
+			if !roles[owner] {
+				return nil, pgerr.New(pgerr.InsufficientPrivilege, "permission denied to change default privileges")
+			}
+		}
+	}
+	gs := ad.Action
+	var kind string
+	switch gs.Objtype {
+	case pg.ObjectType_OBJECT_TABLE:
+		kind = meta.KindTable
+	case pg.ObjectType_OBJECT_SEQUENCE:
+		kind = meta.KindSequence
+	case pg.ObjectType_OBJECT_SCHEMA:
+		kind = meta.KindSchema
+		if len(schemas) > 1 || schemas[0] != "" {
+			return nil, pgerr.New("0LP01", "cannot use IN SCHEMA clause when using GRANT/REVOKE ON SCHEMAS")
+		}
+	default:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER DEFAULT PRIVILEGES on %s is not supported", parseObjectWord(gs.Objtype))
+	}
+	privs, err := grantPrivileges(gs.Privileges, kind)
+	if err != nil {
+		return nil, err
+	}
+	grantees, err := s.grantees(ctx, gs.Grantees)
+	if err != nil {
+		return nil, err
+	}
+	for _, owner := range owners {
+		for _, ns := range schemas {
+			for _, grantee := range grantees {
+				for _, p := range privs {
+					d := meta.DefaultPrivilege{Owner: owner, Schema: ns, Kind: kind, Grantee: grantee, Privilege: p, GrantOption: gs.GrantOption}
+					if err := s.eng.meta.SetDefaultPrivilege(ctx, d, gs.IsGrant); err != nil {
+						return nil, err
+					}
+					s.onRollback(func(ctx context.Context) error { return s.eng.meta.SetDefaultPrivilege(ctx, d, !gs.IsGrant) })
+				}
+			}
+		}
+	}
+	return &Cursor{tag: "ALTER DEFAULT PRIVILEGES", sess: s}, nil
+}
+
+// changeOwner is ALTER TABLE|VIEW|SEQUENCE|SCHEMA … OWNER TO role: the
+// current role must own the object and be a member of the new owner
+// (superusers may do anything).
+func (s *Session) changeOwner(ctx context.Context, obj meta.Object, kindWord string, newOwner *pg.RoleSpec) error {
+	if err := s.requireOwner(ctx, obj, kindWord); err != nil {
+		return err
+	}
+	to := s.roleSpecName(newOwner)
+	if _, err := s.roleNamed(ctx, to); err != nil {
+		return err
+	}
+	p, err := s.principal(ctx)
+	if err != nil {
+		return err
+	}
+	if !p.Superuser {
+		roles, err := meta.EffectiveRoles(ctx, s.eng.meta, p.Name)
+		if err != nil {
+			return err
+		}
+		if !roles[to] {
+			return pgerr.New(pgerr.InsufficientPrivilege, "must be able to SET ROLE %q", to)
+		}
+	}
+	old, err := meta.OwnerOf(ctx, s.eng.meta, obj)
+	if err != nil {
+		return err
+	}
+	if err := s.eng.meta.SetOwner(ctx, obj, to); err != nil {
+		return err
+	}
+	s.onRollback(func(ctx context.Context) error { return s.eng.meta.SetOwner(ctx, obj, old) })
+	return s.eng.authz.Refresh(ctx)
+}
