@@ -13,11 +13,12 @@ import (
 // answers, so that has_table_privilege and friends say what enforcement
 // does.
 
-// CurrentRole is the role whose privileges the statement uses.
-func (c *catalog) CurrentRole() string { return c.s.user }
+// CurrentRole is the role whose privileges the statement uses
+// (current_user, after SET ROLE).
+func (c *catalog) CurrentRole() string { return c.s.currentRole() }
 
-// SessionUser is the role the session logged in as.
-func (c *catalog) SessionUser() string { return c.s.user }
+// SessionUser is session_user (after SET SESSION AUTHORIZATION).
+func (c *catalog) SessionUser() string { return c.s.sessionUser() }
 
 func (c *catalog) Roles(ctx context.Context) ([]meta.Role, error) { return c.e.meta.ListRoles(ctx) }
 
