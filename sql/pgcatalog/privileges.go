@@ -195,7 +195,7 @@ func (s *Session) privilegeFunc(ctx context.Context, name string, args []types.T
 		// A table, view or sequence, then for has_column_privilege a
 		// column.
 		var oid int64
-		if obj.T.Kind == types.OID || obj.T.Kind == types.Regclass {
+		if obj.T.Kind == types.OID {
 			if _, ok := m.relName[obj.I]; !ok {
 				return types.NullOf(types.TBool), nil
 			}

@@ -238,7 +238,7 @@ func roleTables() []*Relation {
 		func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
 			return s.userRows(ctx, rel, true)
 		})
-	shadow.superuserOnly = true
+	shadow.superuserOnly, shadow.view = true, true
 	return []*Relation{
 		defTable("pg_catalog", "pg_roles", `rolname:name rolsuper:boolean rolinherit:boolean rolcreaterole:boolean rolcreatedb:boolean rolcanlogin:boolean rolreplication:boolean rolconnlimit:integer rolpassword:text rolvaliduntil:timestamptz rolbypassrls:boolean rolconfig:text[] oid:oid`,
 			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {

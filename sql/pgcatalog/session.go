@@ -36,7 +36,11 @@ func (s *Session) Rows(ctx context.Context, rel *Relation) ([][]types.Datum, err
 			return nil, err
 		}
 		if !rs.superuser(s.src.CurrentRole()) {
-			return nil, pgerr.New(pgerr.InsufficientPrivilege, "permission denied for table %s", rel.Name)
+			kind := "table"
+			if rel.view {
+				kind = "view"
+			}
+			return nil, pgerr.New(pgerr.InsufficientPrivilege, "permission denied for %s %s", kind, rel.Name)
 		}
 	}
 	rows, err := rel.rows(ctx, s, rel)
