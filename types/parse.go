@@ -67,6 +67,10 @@ func ParseText(t T, s string, loc *time.Location) (Datum, error) {
 			return d, err
 		}
 		d.S = s
+	case ACLItem:
+		// Taken as written: Loam makes aclitems (the catalogs' ACLs) and
+		// reads none.
+		d.S = strings.TrimSpace(s)
 	case QChar:
 		// "char" keeps the first byte only.
 		if len(s) > 1 {

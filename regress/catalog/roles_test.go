@@ -106,6 +106,13 @@ func TestPsqlRoles(t *testing.T) {
 				JOIN pg_roles m ON m.oid = a.member JOIN pg_roles g ON g.oid = a.grantor ORDER BY 1, 2`},
 			{"-A", "-c", `SELECT c.relname, pg_get_userbyid(c.relowner), c.relacl FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 				WHERE n.nspname IN ('public', 'sales') ORDER BY 1`},
+			// The aclitem type: its arrays, casts and pg_typeof.
+			{"-A", "-c", `SELECT relname, relacl, relacl::text, array_to_string(relacl, ', '), relacl[1], pg_typeof(relacl), pg_typeof(relacl[1])
+				FROM pg_class WHERE relname IN ('t1', 't2') ORDER BY 1`},
+			{"-A", "-c", `SELECT unnest(relacl) FROM pg_class WHERE relname = 't1'`},
+			{"-c", `SELECT 'bob=r/carol'::aclitem, '=rw/carol'::aclitem::text, '{bob=r/carol}'::aclitem[], format_type('aclitem[]'::regtype, NULL),
+				'aclitem'::regtype::oid`},
+			{"-A", "-c", `SELECT typname, typlen, typcategory FROM pg_type WHERE typname IN ('aclitem', '_aclitem') ORDER BY 1`},
 			{"-A", "-c", `SELECT tablename, tableowner FROM pg_tables WHERE schemaname IN ('public', 'sales') ORDER BY 1`},
 			{"-A", "-c", `SELECT viewname, viewowner FROM pg_views WHERE schemaname = 'public' ORDER BY 1`},
 			{"-A", "-c", `SELECT relname, relacl FROM pg_class WHERE relname IN ('pg_class', 'pg_authid', 'pg_shadow', 'pg_roles', 'tables', 'table_privileges') ORDER BY 1`},

@@ -88,7 +88,7 @@ func (a aclItem) String() string {
 	return b.String()
 }
 
-// aclDatum is an aclitem[] (text[] in Loam) of items.
+// aclDatum is an aclitem[] of items.
 func aclDatum(items []aclItem) types.Datum {
 	buf := []byte{'{'}
 	for i, it := range items {
@@ -97,7 +97,7 @@ func aclDatum(items []aclItem) types.Datum {
 		}
 		buf = types.AppendArrayElem(buf, it.String())
 	}
-	return types.Datum{T: types.ArrayOf(types.Text), S: string(append(buf, '}'))}
+	return types.Datum{T: types.ArrayOf(types.ACLItem), S: string(append(buf, '}'))}
 }
 
 // privData is what the catalogs show of ownership and privileges, read
@@ -189,7 +189,7 @@ func (d *privData) items(obj meta.Object) []aclItem {
 // acl is obj's ACL column: NULL while nothing was granted on it.
 func (d *privData) acl(obj meta.Object) types.Datum {
 	if len(d.grants[obj]) == 0 {
-		return types.NullOf(types.ArrayOf(types.Text))
+		return types.NullOf(types.ArrayOf(types.ACLItem))
 	}
 	return aclDatum(d.items(obj))
 }

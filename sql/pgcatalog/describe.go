@@ -172,7 +172,7 @@ var pgTypeDescriptions = map[string]string{
 	"bpchar":  "char(length), blank-padded string, fixed storage length",
 	"varchar": "varchar(length), non-blank-padded string, variable storage length", "date": "date", "time": "time of day",
 	"timestamp": "date and time", "timestamptz": "date and time with time zone", "interval": "@ <number> <units>, time interval",
-	"numeric": "numeric(precision, decimal), arbitrary precision number", "uuid": "UUID datatype", "jsonb": "Binary JSON",
+	"numeric": "numeric(precision, decimal), arbitrary precision number", "uuid": "UUID datatype", "jsonb": "Binary JSON", "aclitem": "access control list",
 }
 
 // handlerFuncs are the languages' handler functions (name, argument

@@ -140,7 +140,7 @@ func noRows(context.Context, *Session, *Relation) ([][]types.Datum, error) { ret
 
 // colType maps the type names of PostgreSQL's catalog definitions to Loam
 // types. Types Loam lacks (regproc, xid, pg_node_tree, anyarray) are text
-// for now, int2vector, oidvector and aclitem[] smallint[], oid[] and text[]; information_schema's
+// for now, int2vector and oidvector smallint[] and oid[]; information_schema's
 // domains are their base types, as clients mostly see them.
 func colType(s string) types.T {
 	switch s {
@@ -166,8 +166,10 @@ func colType(s string) types.T {
 		return types.TInt8
 	case "bytea":
 		return types.TBytea
-	case "text[]", "aclitem[]":
+	case "text[]":
 		return types.ArrayOf(types.Text)
+	case "aclitem[]":
+		return types.ArrayOf(types.ACLItem)
 	case "smallint[]", "int2vector":
 		return types.ArrayOf(types.Int2)
 	case "oid[]", "oidvector":
