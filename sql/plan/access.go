@@ -8,6 +8,9 @@ type Access struct {
 	Schema, Name string
 	Sequence     bool
 	Privilege    string // SELECT, INSERT, UPDATE, DELETE
+	// Pos is where the statement names the relation (1-based, 0 for
+	// none): PostgreSQL points a schema's denial there.
+	Pos int
 	// ViaSchema and ViaView name the view whose expansion read the
 	// relation: the view's owner needs the privilege, as in PostgreSQL,
 	// not the role running the query.
@@ -15,16 +18,18 @@ type Access struct {
 }
 
 // need records that the statement needs priv on ti.
-func (p *Planner) need(ti *TableInfo, priv string) {
+func (p *Planner) need(ti *TableInfo, priv string, loc int32) {
 	if p.deps == nil || ti == nil {
 		return
 	}
 	a := Access{Schema: ti.Namespace, Name: ti.Name, Sequence: ti.Sequence, Privilege: priv}
 	if v := p.via; v != nil {
 		a.ViaSchema, a.ViaView = v.Namespace, v.Name
+	} else {
+		a.Pos = pos(p.query, loc)
 	}
 	for _, b := range p.deps.access {
-		if b == a {
+		if b.Schema == a.Schema && b.Name == a.Name && b.Privilege == a.Privilege && b.ViaSchema == a.ViaSchema && b.ViaView == a.ViaView {
 			return
 		}
 	}
