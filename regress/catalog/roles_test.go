@@ -160,6 +160,21 @@ func TestPsqlRoles(t *testing.T) {
 			{"-A", "-c", `SET ROLE analyst`, "-c", `SELECT current_user, session_user, has_table_privilege('t1', 'INSERT'), has_table_privilege('v1', 'SELECT')`},
 		})
 	})
+	t.Run("database", func(t *testing.T) {
+		const grant = `SELECT current_database() AS db \gset
+GRANT CREATE ON DATABASE :"db" TO bob;
+\pset format unaligned
+SELECT datacl, has_database_privilege('bob', :'db', 'CREATE'), has_database_privilege('analyst', :'db', 'CREATE, CONNECT') FROM pg_database WHERE datname = :'db';
+REVOKE CREATE ON DATABASE :"db" FROM bob;
+SELECT datacl, has_database_privilege('bob', :'db', 'CREATE') FROM pg_database WHERE datname = :'db';
+`
+		// PostgreSQL keeps the list it made for the grant; Loam, which
+		// records grants, shows NULL again (see below).
+		pg, loam := both(t, "", grant)
+		if pg = strings.Replace(pg, "{=Tc/SUPER,SUPER=CTc/SUPER}|f", "|f", 1); pg != loam {
+			t.Errorf("database privileges differ\nPostgreSQL (Loam's NULL in place):\n%s\nLoam:\n%s", pg, loam)
+		}
+	})
 	t.Run("revoke", func(t *testing.T) {
 		if pg, loam := both(t, "", `REVOKE SELECT ON t1 FROM PUBLIC; REVOKE INSERT ON t1 FROM bob; REVOKE GRANT OPTION FOR SELECT ON t1 FROM bob;
 			REVOKE USAGE ON SCHEMA sales FROM analyst; ALTER DEFAULT PRIVILEGES FOR ROLE dave REVOKE INSERT ON TABLES FROM analyst;`); pg != loam {

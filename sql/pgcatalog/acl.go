@@ -149,6 +149,11 @@ func (d *privData) owner(obj meta.Object) string {
 func (d *privData) items(obj meta.Object) []aclItem {
 	owner := d.owner(obj)
 	out := []aclItem{{grantee: owner, grantor: owner, privs: ownerMask(obj.Kind)}}
+	if obj.Kind == meta.KindDatabase {
+		// PUBLIC may connect and make temporary tables, before the
+		// owner's, as acldefault lists a database's.
+		out = append([]aclItem{{grantor: owner, privs: privBit("TEMPORARY") | privBit("CONNECT")}}, out...)
+	}
 	gs := slices.Clone(d.grants[obj])
 	// PUBLIC last, then by grantee as the metastore sorts them.
 	slices.SortStableFunc(gs, func(a, b meta.Grant) int {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/types"
 )
 
@@ -174,7 +175,11 @@ func pgCatalogTables() []*Relation {
 			}),
 		defTable("pg_catalog", "pg_database", `oid:oid datname:name datdba:oid encoding:integer datlocprovider:"char" datistemplate:boolean datallowconn:boolean datconnlimit:integer datfrozenxid:xid datminmxid:xid dattablespace:oid datcollate:text datctype:text daticulocale:text datcollversion:text datacl:aclitem[]`,
 			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
-				return [][]types.Datum{rel.row(map[string]types.Datum{
+				d, err := s.privData(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return [][]types.Datum{rel.row(map[string]types.Datum{"datacl": d.acl(meta.Object{Kind: meta.KindDatabase, Name: s.src.Database()}),
 					"oid": dOID(oidDatabase), "datname": dName(s.src.Database()), "datdba": dOID(oidBootstrapRole), "encoding": {I: 6},
 					"datlocprovider": {S: "c"}, "datallowconn": dBool(true), "datconnlimit": {I: -1}, "datfrozenxid": dText("0"),
 					"datminmxid": dText("1"), "dattablespace": dOID(1663), "datcollate": dText("C.UTF-8"), "datctype": dText("C.UTF-8"),
