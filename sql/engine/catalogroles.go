@@ -87,7 +87,9 @@ func (c *catalog) DefaultPrivileges(ctx context.Context) ([]meta.DefaultPrivileg
 	return c.e.meta.DefaultPrivileges(ctx)
 }
 
-func (c *catalog) Audit(ctx context.Context) ([]meta.AuditEvent, error) { return c.e.meta.Audit(ctx, 0) }
+func (c *catalog) Audit(ctx context.Context) ([]meta.AuditEvent, error) {
+	return c.e.meta.Audit(ctx, 0)
+}
 
 // Allowed asks the authorizer whether role holds priv on obj. The grant
 // option is not the authorizer's to answer (it decides what may be done,
