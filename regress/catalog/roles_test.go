@@ -41,11 +41,17 @@ ALTER TABLE t2 OWNER TO bob;
 ALTER DEFAULT PRIVILEGES IN SCHEMA sales GRANT SELECT ON TABLES TO analyst;
 ALTER DEFAULT PRIVILEGES FOR ROLE dave GRANT INSERT ON TABLES TO analyst;
 ALTER DEFAULT PRIVILEGES GRANT USAGE ON SEQUENCES TO bob;
+CREATE SCHEMA secret;
+CREATE TABLE secret.plans (id int, plan text);
+CREATE TABLE secret.deletable (id int);
+CREATE SEQUENCE secret.sq;
+CREATE VIEW secret.sv AS SELECT 1 AS x;
+GRANT DELETE ON secret.deletable TO bob;
 `
 
 // rolesCleanup drops the roles from PostgreSQL's cluster, which the
 // package's other tests share (\du lists every role of it).
-const rolesCleanup = `DROP OWNED BY analyst, bob, carol, dave, "Mixed Case"; DROP ROLE analyst, bob, carol, dave, "Mixed Case"`
+const rolesCleanup = `DROP SCHEMA secret CASCADE; DROP OWNED BY analyst, bob, carol, dave, "Mixed Case"; DROP ROLE analyst, bob, carol, dave, "Mixed Case"`
 
 // TestPsqlRoles runs psql 15's role and privilege commands, and the
 // catalog queries behind has_*_privilege and information_schema, against
@@ -154,6 +160,17 @@ func TestPsqlRoles(t *testing.T) {
 			{"-A", "-c", `SELECT has_table_privilege('t1', 'SELECT'), has_table_privilege('t1', 'UPDATE'), has_table_privilege('sales.orders', 'SELECT'),
 				has_table_privilege('pg_class', 'SELECT'), has_table_privilege('pg_authid', 'SELECT'), has_schema_privilege('pg_catalog', 'CREATE'),
 				has_table_privilege('t2', 'TRUNCATE WITH GRANT OPTION')`},
+			// information_schema shows bob what he owns or holds a
+			// privilege on (columns: SELECT, INSERT, UPDATE or
+			// REFERENCES), not what pg_class lists.
+			{"-A", "-c", `SELECT table_schema, table_name, table_type FROM information_schema.tables
+				WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2`},
+			{"-A", "-c", `SELECT table_schema, table_name, column_name FROM information_schema.columns
+				WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2, 3`},
+			{"-A", "-c", `SELECT table_schema, table_name, view_definition IS NULL FROM information_schema.views
+				WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2`},
+			{"-A", "-c", `SELECT sequence_schema, sequence_name FROM information_schema.sequences ORDER BY 1, 2`},
+			{"-A", "-c", `SELECT count(*) FROM pg_class WHERE relnamespace = 'secret'::regnamespace`},
 			{"-c", `SELECT rolname FROM pg_authid`},
 			{"-c", `SELECT usename FROM pg_shadow`},
 			{"-A", "-c", `SELECT rolname, rolpassword FROM pg_roles WHERE rolname = 'bob'`},

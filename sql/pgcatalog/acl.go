@@ -319,3 +319,39 @@ func defaultACLRows(ctx context.Context, s *Session, rel *Relation) ([][]types.D
 
 // defaclObjType is pg_default_acl.defaclobjtype of each kind.
 var defaclObjType = map[string]string{meta.KindTable: "r", meta.KindSequence: "S", meta.KindSchema: "n", "function": "f", "type": "T"}
+
+// holds says whether role holds any of privs on obj by the grants: to
+// it, to a role whose privileges it inherits, or to PUBLIC. The owner's
+// privileges and a superuser's are the caller's to add.
+func (d *privData) holds(role string, obj meta.Object, privs ...string) bool {
+	roles := d.rs.closure(role, true)
+	for _, g := range d.grants[obj] {
+		if (g.Grantee == meta.PublicRole || roles[g.Grantee]) && slices.Contains(privs, g.Privilege) {
+			return true
+		}
+	}
+	return false
+}
+
+// relVisible says whether information_schema shows relation r to the
+// current role, as PostgreSQL 15's views decide: when the role has the
+// owner's privileges or holds any of privs on it (PUBLIC holds SELECT on
+// the catalogs' own, but on those superusers alone may read).
+func (s *Session) relVisible(d *privData, r relation, privs ...string) bool {
+	if d.rs.hasRole(d.current, s.relOwner(d, r), true) {
+		return true
+	}
+	if systemSchema(r.ns) {
+		rel := s.reg.Lookup(r.ns, r.name)
+		return slices.Contains(privs, "SELECT") && (rel == nil || !rel.superuserOnly)
+	}
+	return d.holds(d.current, relObject(r), privs...)
+}
+
+// The privileges information_schema's views look for (has_table_privilege,
+// has_any_column_privilege, has_sequence_privilege).
+var (
+	anyTablePrivilege  = []string{"SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"}
+	anyColumnPrivilege = []string{"SELECT", "INSERT", "UPDATE", "REFERENCES"}
+	anySeqPrivilege    = []string{"SELECT", "UPDATE", "USAGE"}
+)
