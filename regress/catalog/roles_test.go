@@ -119,6 +119,15 @@ func TestPsqlRoles(t *testing.T) {
 			{"-c", `SELECT 'bob=r/carol'::aclitem, '=rw/carol'::aclitem::text, '{bob=r/carol}'::aclitem[], format_type('aclitem[]'::regtype, NULL),
 				'aclitem'::regtype::oid`},
 			{"-A", "-c", `SELECT typname, typlen, typcategory FROM pg_type WHERE typname IN ('aclitem', '_aclitem') ORDER BY 1`},
+			// aclexplode and acldefault, as pgAdmin and DBeaver read ACLs.
+			{"-A", "-c", `SELECT acldefault('f', 10), acldefault('T', 10), acldefault('d', 10), acldefault('c', 10), acldefault('l', 10),
+				acldefault('r', 10), acldefault('s', 10), acldefault('n', 10)`},
+			{"-A", "-c", `SELECT c.relname, gr.rolname, ge.rolname, a.privilege_type, a.is_grantable FROM pg_class c, aclexplode(c.relacl) a
+				LEFT JOIN pg_roles ge ON ge.oid = a.grantee JOIN pg_roles gr ON gr.oid = a.grantor WHERE c.relname IN ('t1', 'orders') ORDER BY 1, 3, 4`},
+			{"-A", "-c", `SELECT n.nspname, r.rolname, x.p, x.g FROM pg_namespace n, aclexplode(coalesce(n.nspacl, acldefault('n', n.nspowner))) x(gr, ge, p, g)
+				JOIN pg_roles r ON r.oid = x.ge WHERE n.nspname IN ('sales', 'secret') ORDER BY 1, 2, 3`},
+			{"-A", "-c", `SELECT count(*) FROM aclexplode(NULL)`},
+			{"-c", `SELECT acldefault('x', 10)`},
 			{"-A", "-c", `SELECT tablename, tableowner FROM pg_tables WHERE schemaname IN ('public', 'sales') ORDER BY 1`},
 			{"-A", "-c", `SELECT viewname, viewowner FROM pg_views WHERE schemaname = 'public' ORDER BY 1`},
 			{"-A", "-c", `SELECT relname, relacl FROM pg_class WHERE relname IN ('pg_class', 'pg_authid', 'pg_shadow', 'pg_roles', 'tables', 'table_privileges') ORDER BY 1`},

@@ -490,6 +490,8 @@ func (s *Session) Func(ctx context.Context, name string, args []types.T) (*Func,
 		}
 	case "obj_description", "col_description":
 		return s.descriptionFunc(ctx, name, args, fn)
+	case "acldefault":
+		return s.acldefaultFunc(ctx, args)
 	}
 	if f, err := s.privilegeFunc(ctx, name, args); f != nil || err != nil {
 		return f, err
