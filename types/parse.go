@@ -57,7 +57,7 @@ func ParseText(t T, s string, loc *time.Location) (Datum, error) {
 			s = s[:len(s)-n]
 		}
 		d.S = s
-	case Regclass, Regtype, Regnamespace:
+	case Regclass, Regtype, Regnamespace, Regrole:
 		// The planner resolves names; a value here is already one.
 		d.S = s
 	case Void:

@@ -128,6 +128,13 @@ func TestPsqlRoles(t *testing.T) {
 				JOIN pg_roles r ON r.oid = x.ge WHERE n.nspname IN ('sales', 'secret') ORDER BY 1, 2, 3`},
 			{"-A", "-c", `SELECT count(*) FROM aclexplode(NULL)`},
 			{"-c", `SELECT acldefault('x', 10)`},
+			// regrole.
+			{"-A", "-c", `SELECT 'bob'::regrole, 'BOB'::regrole::text, '"Mixed Case"'::regrole, 10::regrole, 10::regrole::oid,
+				pg_typeof('bob'::regrole), 0::regrole, 'bob'::regrole = 'bob'::regrole`},
+			{"-A", "-c", `SELECT relname, relowner::regrole FROM pg_class WHERE relname IN ('t1', 't2') ORDER BY 1`},
+			{"-A", "-c", `SELECT a.grantor::regrole, a.grantee::regrole, a.privilege_type FROM aclexplode((SELECT relacl FROM pg_class WHERE relname = 't1')) a
+				ORDER BY 3, a.grantee`},
+			{"-c", `SELECT 'nobody'::regrole`},
 			{"-A", "-c", `SELECT tablename, tableowner FROM pg_tables WHERE schemaname IN ('public', 'sales') ORDER BY 1`},
 			{"-A", "-c", `SELECT viewname, viewowner FROM pg_views WHERE schemaname = 'public' ORDER BY 1`},
 			{"-A", "-c", `SELECT relname, relacl FROM pg_class WHERE relname IN ('pg_class', 'pg_authid', 'pg_shadow', 'pg_roles', 'tables', 'table_privileges') ORDER BY 1`},

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/types"
 )
@@ -267,4 +268,20 @@ func quoteRole(name string) string {
 		}
 	}
 	return name
+}
+
+// roleMaps map role OIDs to the names regrole prints (quoted as
+// identifiers, as regroleout quotes them) and names to OIDs, read as the
+// cast is bound.
+func (s *Session) roleMaps(ctx context.Context) (names map[int64]string, oids map[string]int64, err error) {
+	rs, err := s.roleSet(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	names, oids = map[int64]string{}, map[string]int64{}
+	for oid, r := range rs.byOID {
+		shown := expr.QuoteIdent(r.Name)
+		names[oid], oids[r.Name], oids[shown] = shown, oid, oid
+	}
+	return names, oids, nil
 }

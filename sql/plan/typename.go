@@ -74,6 +74,8 @@ func TypeOf(tn *pg.TypeName, query string) (types.T, error) {
 		t = types.Of(types.Regtype)
 	case "regnamespace":
 		t = types.Of(types.Regnamespace)
+	case "regrole":
+		t = types.Of(types.Regrole)
 	case "aclitem":
 		t = types.Of(types.ACLItem)
 	case "regproc", "regprocedure":
