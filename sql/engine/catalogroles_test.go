@@ -262,7 +262,7 @@ func TestCatalogSuperuserOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := mustRun(t, loam, `SELECT time, role, address, kind, statement, ok, detail FROM loam_audit`)
+	r := mustRun(t, loam, `SELECT at, role, address, kind, statement, ok, detail FROM loam_audit ORDER BY at`)
 	got := psqlRows(r.rows)
 	for _, want := range []string{"2026-12-02 07:00:00+00|bob|127.0.0.1:5000|login_failed||f|password authentication failed",
 		"2026-12-02 07:00:01+00|loam||ddl|CREATE TABLE t (a int)|t|"} {

@@ -163,7 +163,7 @@ func usageRows(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum,
 // which superusers alone may read: found unqualified, as pg_catalog is
 // searched first.
 func auditTable() *Relation {
-	audit := defTable("pg_catalog", "loam_audit", `time:timestamptz role:name address:text kind:text statement:text ok:boolean detail:text`, auditRows)
+	audit := defTable("pg_catalog", "loam_audit", `at:timestamptz role:name address:text kind:text statement:text ok:boolean detail:text`, auditRows)
 	audit.superuserOnly = true
 	return audit
 }
@@ -176,7 +176,7 @@ func auditRows(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum,
 	}
 	out := make([][]types.Datum, 0, len(events))
 	for _, e := range events {
-		out = append(out, rel.row(map[string]types.Datum{"time": {T: types.TTimestampTZ, I: e.Time.UnixMicro()},
+		out = append(out, rel.row(map[string]types.Datum{"at": {T: types.TTimestampTZ, I: e.Time.UnixMicro()},
 			"role": dName(e.Role), "address": dText(e.Address), "kind": dText(e.Kind), "statement": dText(e.Statement),
 			"ok": dBool(e.OK), "detail": dText(e.Detail)}))
 	}
