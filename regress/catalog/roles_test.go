@@ -160,6 +160,12 @@ func TestPsqlRoles(t *testing.T) {
 			{"-A", "-c", `SELECT grantor, grantee, object_schema, object_name, object_type, privilege_type, is_grantable
 				FROM information_schema.usage_privileges WHERE object_type = 'SEQUENCE' ORDER BY 4, 2`},
 			{"-A", "-c", `SELECT schema_name, schema_owner FROM information_schema.schemata WHERE schema_name <> 'pg_toast' ORDER BY 1`},
+			{"-A", "-c", `SELECT grantor, grantee, table_schema, table_name, column_name, privilege_type, is_grantable FROM information_schema.column_privileges
+				WHERE table_schema IN ('public', 'sales', 'secret') ORDER BY 3, 4, 5, 2, 6`},
+			{"-A", "-c", `SELECT count(*) FROM information_schema.role_column_grants WHERE table_schema IN ('public', 'sales', 'secret')`},
+			{"-A", "-c", `SELECT grantor, grantee, object_schema, object_name, object_type, privilege_type, is_grantable FROM information_schema.role_usage_grants
+				WHERE object_type = 'SEQUENCE' ORDER BY 4, 2`},
+			{"-A", "-c", `SELECT * FROM information_schema.administrable_role_authorizations ORDER BY 1, 2`},
 		})
 	})
 	t.Run("bob", func(t *testing.T) {
@@ -186,6 +192,13 @@ func TestPsqlRoles(t *testing.T) {
 			{"-A", "-c", `SELECT table_schema, table_name, view_definition IS NULL FROM information_schema.views
 				WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2`},
 			{"-A", "-c", `SELECT sequence_schema, sequence_name FROM information_schema.sequences ORDER BY 1, 2`},
+			{"-A", "-c", `SELECT grantor, grantee, table_schema, table_name, column_name, privilege_type, is_grantable FROM information_schema.column_privileges
+				WHERE table_schema IN ('public', 'sales', 'secret') ORDER BY 3, 4, 5, 2, 6`},
+			{"-A", "-c", `SELECT grantor, grantee, table_schema, table_name, column_name, privilege_type FROM information_schema.role_column_grants
+				WHERE table_schema IN ('public', 'sales', 'secret') ORDER BY 3, 4, 5, 2, 6`},
+			{"-A", "-c", `SELECT grantor, grantee, object_schema, object_name, privilege_type FROM information_schema.role_usage_grants
+				WHERE object_type = 'SEQUENCE' ORDER BY 4, 2`},
+			{"-A", "-c", `SELECT * FROM information_schema.administrable_role_authorizations ORDER BY 1, 2`},
 			{"-A", "-c", `SELECT count(*) FROM pg_class WHERE relnamespace = 'secret'::regnamespace`},
 			{"-c", `SELECT rolname FROM pg_authid`},
 			{"-c", `SELECT usename FROM pg_shadow`},
