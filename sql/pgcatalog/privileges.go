@@ -20,6 +20,7 @@ var privilegeKinds = map[string][]string{
 	"has_column_privilege":     {"SELECT", "INSERT", "UPDATE", "REFERENCES"},
 	"has_any_column_privilege": {"SELECT", "INSERT", "UPDATE", "REFERENCES"},
 	"pg_has_role":              {"MEMBER", "USAGE"},
+	"has_tablespace_privilege": {"CREATE"},
 }
 
 // wantPriv is one privilege a call asks about.
@@ -175,6 +176,17 @@ func (s *Session) privilegeFunc(ctx context.Context, name string, args []types.T
 				}
 				return s.src.Allowed(ctx, role, w.name, schemaObject(ns), w.grantOption)
 			})
+		case "has_tablespace_privilege":
+			// pg_default and pg_global are the bootstrap superuser's, and
+			// grant nothing to others.
+			if obj.T.Kind == types.OID {
+				if obj.I != 1663 && obj.I != 1664 {
+					return types.NullOf(types.TBool), nil
+				}
+			} else if obj.S != "pg_default" && obj.S != "pg_global" {
+				return types.Datum{}, pgerr.New(pgerr.UndefinedObject, "tablespace %q does not exist", obj.S)
+			}
+			return held(func(wantPriv) (bool, error) { return super, nil })
 		case "has_database_privilege":
 			if obj.T.Kind == types.OID {
 				if obj.I != oidDatabase {
