@@ -330,3 +330,46 @@ func psqlRows(rows [][]string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestCatalogPrivilegeKeptPlan: a has_table_privilege call alone, planned
+// again or prepared once and run again, answers as of each execution.
+func TestCatalogPrivilegeKeptPlan(t *testing.T) {
+	e := openEngine(t)
+	ctx := context.Background()
+	loam := newSession(t, e)
+	mustRun(t, loam, `CREATE TABLE t (a int)`)
+	if err := e.Meta().CreateRole(ctx, meta.Role{Name: "bob", Login: true, Inherit: true}); err != nil {
+		t.Fatal(err)
+	}
+	bob, err := e.NewSession("bob", "loam", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const q = `SELECT has_table_privilege('t', 'SELECT')`
+	stmts, err := bob.Prepare(ctx, q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := meta.Grant{Grantee: "bob", Privilege: "SELECT", Object: meta.Object{Kind: meta.KindTable, Schema: "public", Name: "t"}, Grantor: "loam"}
+	for i, want := range []string{"f", "t", "f"} {
+		switch i {
+		case 1:
+			err = e.Meta().Grant(ctx, g)
+		case 2:
+			err = e.Meta().Revoke(ctx, g)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := mustRun(t, bob, q); psqlRows(r.rows) != want {
+			t.Errorf("step %d, planned again: %q, want %q", i, psqlRows(r.rows), want)
+		}
+		r, err := execStmt(ctx, bob, stmts[0], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if psqlRows(r.rows) != want {
+			t.Errorf("step %d, prepared: %q, want %q", i, psqlRows(r.rows), want)
+		}
+	}
+}

@@ -130,12 +130,12 @@ func (s *Session) acldefaultFunc(ctx context.Context, args []types.T) (*Func, er
 		return nil, nil
 	}
 	return &Func{Args: []types.T{types.TQChar, types.TOID}, Result: types.ArrayOf(types.ACLItem), Strict: true,
-		Fn: func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
+		Fn: func(ec *expr.Ctx, a []types.Datum) (types.Datum, error) {
 			k, ok := acldefaultKinds[a[0].S]
 			if !ok {
 				return types.Datum{}, pgerr.New(pgerr.InternalError, "unrecognized objtype abbreviation: %s", a[0].S)
 			}
-			rs, err := s.roleSet(ctx)
+			rs, err := s.roleSet(runContext(ec, ctx))
 			if err != nil {
 				return types.Datum{}, err
 			}

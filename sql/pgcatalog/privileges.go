@@ -98,7 +98,9 @@ func (s *Session) privilegeFunc(ctx context.Context, name string, args []types.T
 			}
 		}
 	}
-	return &Func{Args: want, Result: types.TBool, Strict: true, Fn: func(_ *expr.Ctx, d []types.Datum) (types.Datum, error) {
+	bindCtx := ctx
+	return &Func{Args: want, Result: types.TBool, Strict: true, Fn: func(ec *expr.Ctx, d []types.Datum) (types.Datum, error) {
+		ctx := runContext(ec, bindCtx)
 		rs, err := s.roleSet(ctx)
 		if err != nil {
 			return types.Datum{}, err
@@ -262,4 +264,14 @@ func (rs *roleSet) adminOf(role, of string) bool {
 		}
 	}
 	return false
+}
+
+// runContext is the running statement's context, which a catalog
+// function reads the metastore under (a cancel ends the read), else the
+// one it was bound under (a constant folded as it is planned).
+func runContext(ec *expr.Ctx, bound context.Context) context.Context {
+	if ec != nil && ec.Context != nil {
+		return ec.Context
+	}
+	return bound
 }
