@@ -373,3 +373,34 @@ func TestCatalogPrivilegeKeptPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogCurrentUserKeptPlan: current_user and session_user answer as
+// of each execution, after SET ROLE too.
+func TestCatalogCurrentUserKeptPlan(t *testing.T) {
+	e := openEngine(t)
+	ctx := context.Background()
+	if err := e.Meta().CreateRole(ctx, meta.Role{Name: "bob", Login: true, Inherit: true}); err != nil {
+		t.Fatal(err)
+	}
+	s := newSession(t, e)
+	const q = `SELECT current_user, session_user`
+	stmts, err := s.Prepare(ctx, q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct{ set, want string }{{"", "loam|loam"}, {"SET ROLE bob", "bob|loam"}, {"RESET ROLE", "loam|loam"}} {
+		if step.set != "" {
+			mustRun(t, s, step.set)
+		}
+		if r := mustRun(t, s, q); psqlRows(r.rows) != step.want {
+			t.Errorf("after %q, planned again: %q, want %q", step.set, psqlRows(r.rows), step.want)
+		}
+		r, err := execStmt(ctx, s, stmts[0], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if psqlRows(r.rows) != step.want {
+			t.Errorf("after %q, prepared: %q, want %q", step.set, psqlRows(r.rows), step.want)
+		}
+	}
+}

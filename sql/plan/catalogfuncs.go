@@ -29,6 +29,9 @@ func (b *binder) sessionValue(op pg.SQLValueFunctionOp) (expr.Expr, bool) {
 	if !ok {
 		return nil, false
 	}
+	if name == "current_user" || name == "session_user" {
+		return roleValue(name, d), true
+	}
 	return &expr.Const{D: d}, true
 }
 
