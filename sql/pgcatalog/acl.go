@@ -223,17 +223,25 @@ func (s *Session) relOwner(d *privData, r relation) string {
 	return d.owner(relObject(r))
 }
 
-// relACL is a relation's relacl: the catalogs' own may be read by every
-// role but those superusers alone may (pg_authid, loam_audit).
+// relACL is a relation's relacl.
 func (s *Session) relACL(d *privData, r relation) types.Datum {
 	if systemSchema(r.ns) {
-		items := []aclItem{{grantee: meta.BootstrapRole, grantor: meta.BootstrapRole, privs: ownerMask(meta.KindTable)}}
-		if rel := s.reg.Lookup(r.ns, r.name); rel == nil || !rel.superuserOnly {
-			items = append(items, aclItem{grantor: meta.BootstrapRole, privs: privBit("SELECT")})
-		}
-		return aclDatum(items)
+		return aclDatum(s.relItems(d, r))
 	}
 	return d.acl(relObject(r))
+}
+
+// relItems are a relation's aclitems: the catalogs' own may be read by
+// every role but those superusers alone may (pg_authid, loam_audit).
+func (s *Session) relItems(d *privData, r relation) []aclItem {
+	if !systemSchema(r.ns) {
+		return d.items(relObject(r))
+	}
+	items := []aclItem{{grantee: meta.BootstrapRole, grantor: meta.BootstrapRole, privs: ownerMask(meta.KindTable)}}
+	if rel := s.reg.Lookup(r.ns, r.name); rel == nil || !rel.superuserOnly {
+		items = append(items, aclItem{grantor: meta.BootstrapRole, privs: privBit("SELECT")})
+	}
+	return items
 }
 
 // schemaOwner and schemaACL are a schema's nspowner and nspacl.

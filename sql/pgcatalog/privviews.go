@@ -97,14 +97,7 @@ func (s *Session) grantRows(ctx context.Context, rel *Relation, public, columns 
 			continue
 		}
 		owner := s.relOwner(d, r)
-		items := d.items(relObject(r))
-		if systemSchema(r.ns) {
-			items = []aclItem{{grantee: meta.BootstrapRole, grantor: meta.BootstrapRole, privs: ownerMask(meta.KindTable)}}
-			if rel := s.reg.Lookup(r.ns, r.name); rel == nil || !rel.superuserOnly {
-				items = append(items, aclItem{grantor: meta.BootstrapRole, privs: privBit("SELECT")})
-			}
-		}
-		for _, it := range items {
+		for _, it := range s.relItems(d, r) {
 			grantee := it.grantee
 			if grantee == "" {
 				grantee = "PUBLIC"
