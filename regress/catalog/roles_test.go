@@ -225,6 +225,14 @@ SELECT datacl, has_database_privilege('bob', :'db', 'CREATE') FROM pg_database W
 			t.Errorf("database privileges differ\nPostgreSQL (Loam's NULL in place):\n%s\nLoam:\n%s", pg, loam)
 		}
 	})
+	t.Run("schema public", func(t *testing.T) {
+		// PUBLIC's USAGE, granted at the first start, leads the list;
+		// a superuser grants as the owner, pg_database_owner.
+		if pg, loam := both(t, "", "", "-A", "-c", `GRANT CREATE ON SCHEMA public TO bob`, "-c", `\dn+ public`,
+			"-c", `SELECT has_schema_privilege('bob', 'public', 'CREATE')`, "-c", `REVOKE CREATE ON SCHEMA public FROM bob`, "-c", `\dn+ public`); pg != loam {
+			t.Errorf("schema public differs\nPostgreSQL:\n%s\nLoam:\n%s", pg, loam)
+		}
+	})
 	t.Run("revoke", func(t *testing.T) {
 		if pg, loam := both(t, "", `REVOKE SELECT ON t1 FROM PUBLIC; REVOKE INSERT ON t1 FROM bob; REVOKE GRANT OPTION FOR SELECT ON t1 FROM bob;
 			REVOKE USAGE ON SCHEMA sales FROM analyst; ALTER DEFAULT PRIVILEGES FOR ROLE dave REVOKE INSERT ON TABLES FROM analyst;`); pg != loam {

@@ -17,8 +17,9 @@ import (
 // list is made from them: NULL while an object has no grant (PostgreSQL
 // shows an object whose privileges were never changed as NULL, meaning
 // its owner's), else the owner's implicit privileges first, then the
-// grants by grantee (PUBLIC last) and grantor. PostgreSQL lists grantees
-// in the order they were first granted to, which Loam does not record.
+// grants by grantee (PUBLIC last, but on schema public) and grantor.
+// PostgreSQL lists grantees in the order they were first granted to,
+// which Loam does not record.
 
 // aclPrivileges are the privileges with their aclitem letters, in bit
 // order (ACL_INSERT first).
@@ -155,13 +156,15 @@ func (d *privData) items(obj meta.Object) []aclItem {
 		out = append([]aclItem{{grantor: owner, privs: privBit("TEMPORARY") | privBit("CONNECT")}}, out...)
 	}
 	gs := slices.Clone(d.grants[obj])
-	// PUBLIC last, then by grantee as the metastore sorts them.
+	// By grantee as the metastore sorts them, PUBLIC last, but first on
+	// schema public, whose USAGE the first start granted before any other.
+	publicFirst := obj.Kind == meta.KindSchema && obj.Name == "public"
 	slices.SortStableFunc(gs, func(a, b meta.Grant) int {
 		ap, bp := a.Grantee == meta.PublicRole, b.Grantee == meta.PublicRole
 		switch {
 		case ap == bp:
 			return 0
-		case ap:
+		case ap != publicFirst:
 			return 1
 		}
 		return -1
