@@ -94,7 +94,8 @@ func (c *catalog) Audit(ctx context.Context) ([]meta.AuditEvent, error) {
 // Allowed asks the authorizer whether role holds priv on obj. The grant
 // option is not the authorizer's to answer (it decides what may be done,
 // not what may be granted): a superuser, the owner (or a role that
-// inherits its privileges) or a grantee WITH GRANT OPTION has it.
+// inherits its privileges, as the authorizer decides) or a grantee WITH
+// GRANT OPTION has it.
 func (c *catalog) Allowed(ctx context.Context, role, priv string, obj meta.Object, grantOption bool) (bool, error) {
 	snap, err := c.snapshot(ctx)
 	if err != nil {
@@ -113,8 +114,13 @@ func (c *catalog) Allowed(ctx context.Context, role, priv string, obj meta.Objec
 	if !grantOption {
 		return c.e.authz.Allowed(ctx, p, priv, obj)
 	}
-	if p.Superuser || role != meta.PublicRole && roles[snap.OwnerOf(obj)] {
+	if p.Superuser {
 		return true, nil
+	}
+	if role != meta.PublicRole {
+		if owns, err := c.e.authz.Allowed(ctx, p, meta.OwnerPrivilege, obj); err != nil || owns {
+			return owns, err
+		}
 	}
 	for _, g := range snap.Grants[obj] {
 		if g.Privilege == priv && g.GrantOption && (roles[g.Grantee] || g.Grantee == meta.PublicRole) {
