@@ -365,6 +365,9 @@ func (s *Session) executeStmt(ctx context.Context, st *Statement, params []types
 			}
 		}
 		return &Cursor{tag: "CREATE INDEX", sess: s}, nil
+	case *pg.Node_LockStmt:
+		cat.release()
+		return s.lockTables(ctx, st, n.LockStmt)
 	case *pg.Node_TruncateStmt:
 		cat.release()
 		return s.truncate(ctx, n.TruncateStmt, st.prep.query)

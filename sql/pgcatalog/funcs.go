@@ -496,6 +496,9 @@ func (s *Session) Func(ctx context.Context, name string, args []types.T) (*Func,
 	if f, err := s.privilegeFunc(ctx, name, args); f != nil || err != nil {
 		return f, err
 	}
+	if f, err := s.dumpFunc(ctx, name, args); f != nil || err != nil {
+		return f, err
+	}
 	if strings.HasPrefix(name, "has_") && strings.HasSuffix(name, "_privilege") && len(args) >= 1 {
 		// One superuser role: every privilege is held.
 		return constant(dBool(true))

@@ -59,4 +59,6 @@ var systemCatalogOIDs = map[string]uint32{
 	"pg_conversion": 2607, "pg_foreign_server": 1417, "pg_foreign_data_wrapper": 2328, "pg_ts_config": 3602, "pg_ts_parser": 3601,
 	"pg_ts_dict": 3600, "pg_ts_template": 3764, "pg_default_acl": 826, "pg_db_role_setting": 2964, "pg_subscription": 6100,
 	"pg_opclass": 2616, "pg_opfamily": 2753, "pg_largeobject_metadata": 2995, "pg_foreign_table": 3118,
+	"pg_init_privs": 3394, "pg_transform": 3576, "pg_partitioned_table": 3350, "pg_seclabel": 3596, "pg_shseclabel": 3592,
+	"pg_amop": 2602, "pg_amproc": 2603,
 }

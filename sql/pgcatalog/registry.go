@@ -32,7 +32,7 @@ type relKey struct{ schema, name string }
 // programming error and panics here, at start-up, not on a query.
 func New() *Registry {
 	r := &Registry{byName: map[relKey]*Relation{}, funcs: map[string]*Relation{}}
-	for _, group := range [][]*Relation{pgCatalogTables(), roleTables(), infoSchemaTables(), privilegeRelations(), emptyCatalogs()} {
+	for _, group := range [][]*Relation{pgCatalogTables(), roleTables(), infoSchemaTables(), privilegeRelations(), emptyCatalogs(), dumpCatalogs()} {
 		for _, rel := range group {
 			k := relKey{rel.Schema, rel.Name}
 			if r.byName[k] != nil {

@@ -143,6 +143,9 @@ func (b *binder) fieldSelect(rec expr.Expr, name string, loc int32) (expr.Expr, 
 
 // subscript is arr[i].
 func (b *binder) subscript(arr expr.Expr, at *pg.A_Indices, loc int32) (expr.Expr, error) {
+	if arr.Type().Kind == types.Name && !at.IsSlice {
+		return b.nameSubscript(arr, at)
+	}
 	if arr.Type().Kind != types.Array {
 		return nil, pgerr.New(pgerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", arr.Type()).WithPosition(pos(b.p.query, loc))
 	}
@@ -249,5 +252,28 @@ func (p *Planner) unnestItem(fc *pg.FuncCall, table, col string) (*fromItem, err
 	cols := []scopeCol{{table: table, name: col, t: et}}
 	return &fromItem{cols: cols, rows: -1, build: func(*scope, int, expr.Expr) (physical.Node, error) {
 		return &physical.FunctionScan{Name: "unnest", Args: []expr.Expr{arg}, Fn: exec.ArraySet{Elem: et}, ColumnTypes: []types.T{et}}, nil
+	}}, nil
+}
+
+// nameSubscript is name[i]: PostgreSQL's name is a fixed array of 64
+// "char", subscripted from 0 (pg_dump asks typname[0] = '_'). A byte
+// past the name's end is the NUL padding, "char"'s empty string.
+func (b *binder) nameSubscript(arr expr.Expr, at *pg.A_Indices) (expr.Expr, error) {
+	i, err := b.bind(at.Uidx)
+	if err != nil {
+		return nil, err
+	}
+	if i, err = b.coerce(i, types.TInt4, nodeLocation(at.Uidx)); err != nil {
+		return nil, err
+	}
+	return &expr.Func{Name: "subscript", Args: []expr.Expr{arr, i}, T: types.TQChar, Strict: true, Fn: func(c *expr.Ctx, a []types.Datum) (types.Datum, error) {
+		k := a[1].I
+		if k < 0 || k >= 64 {
+			return types.NullOf(types.TQChar), nil
+		}
+		if k >= int64(len(a[0].S)) {
+			return types.Datum{T: types.TQChar, S: ""}, nil
+		}
+		return types.Datum{T: types.TQChar, S: a[0].S[k : k+1]}, nil
 	}}, nil
 }
