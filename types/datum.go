@@ -85,6 +85,10 @@ func FormatText(d Datum, loc *time.Location) string {
 		return string(AppendTimestamp(buf, d.I, loc))
 	case Interval:
 		return string(AppendInterval(buf, d.Interval()))
+	case Array:
+		if d.T.IsVector() {
+			return vectorText(d.S)
+		}
 	}
 	return d.S
 }

@@ -70,6 +70,9 @@ func TextWriter(t T, arr arrow.Array, loc *time.Location) func(buf []byte, i int
 		}
 	}
 	a := arr.(*array.String)
+	if t.IsVector() {
+		return func(buf []byte, i int) []byte { return append(buf, vectorText(a.Value(i))...) }
+	}
 	return func(buf []byte, i int) []byte { return append(buf, a.Value(i)...) }
 }
 

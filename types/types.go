@@ -168,6 +168,9 @@ var kindOIDs = [...]uint32{
 // OID is the pg_type OID clients see in RowDescription. An unresolved
 // literal is reported as text, as PostgreSQL does for SELECT 'x'.
 func (t T) OID() uint32 {
+	if t.IsVector() {
+		return vectorOID(t)
+	}
 	if t.Kind == Array {
 		return arrayOIDs[t.Elem]
 	}
@@ -244,6 +247,9 @@ var kindNames = [...]string{
 
 // String is the type's name as format_type prints it.
 func (t T) String() string {
+	if t.IsVector() {
+		return vectorName(t)
+	}
 	if t.Kind == Array {
 		return Of(t.Elem).String() + "[]"
 	}

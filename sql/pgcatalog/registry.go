@@ -170,10 +170,14 @@ func colType(s string) types.T {
 		return types.ArrayOf(types.Text)
 	case "aclitem[]":
 		return types.ArrayOf(types.ACLItem)
-	case "smallint[]", "int2vector":
+	case "smallint[]":
 		return types.ArrayOf(types.Int2)
-	case "oid[]", "oidvector":
+	case "int2vector":
+		return types.Int2Vector
+	case "oid[]":
 		return types.ArrayOf(types.OID)
+	case "oidvector":
+		return types.OIDVector
 	case `"char"[]`:
 		return types.ArrayOf(types.QChar)
 	case "name[]":
