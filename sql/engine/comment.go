@@ -37,10 +37,14 @@ func (s *Session) comment(ctx context.Context, cs *pg.CommentStmt) (*Cursor, err
 		if err != nil {
 			return nil, err
 		}
+		text, clauses := splitDumpClauses(cs.Comment)
+		if err := s.applyDumpClauses(ctx, ti.Namespace, ti.Name, clauses); err != nil {
+			return nil, err
+		}
 		s.onRollback(func(ctx context.Context) error {
 			return s.eng.link.Alter(ctx, ti.Namespace, ti.Name, icetable.SetProperty(CommentProperty, ti.Comment))
 		})
-		err = s.eng.link.Alter(ctx, ti.Namespace, ti.Name, icetable.SetProperty(CommentProperty, cs.Comment))
+		err = s.eng.link.Alter(ctx, ti.Namespace, ti.Name, icetable.SetProperty(CommentProperty, text))
 		if err != nil {
 			return nil, fmt.Errorf("comment on table %s.%s: %w", ti.Namespace, ti.Name, err)
 		}

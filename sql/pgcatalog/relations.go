@@ -138,6 +138,9 @@ func (s *Session) relations(ctx context.Context) ([]relation, error) {
 					r.keys = append(r.keys, k)
 				}
 			}
+			if s.forDump() {
+				r = asDumped(r, ti.Iceberg)
+			}
 			out = append(out, r)
 		}
 	}

@@ -1,0 +1,88 @@
+package pgcatalog
+
+import (
+	"strings"
+
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/loamdb/loam/exec/expr"
+	"github.com/loamdb/loam/storage/link"
+)
+
+// DumpClausePrefix starts each line of a table's comment that carries
+// one of its Loam clauses through pg_dump: "Loam: SET PARTITIONED BY
+// (day(ts))", "Loam: SET SORTED BY (tenant, ts)", "Loam: SET (retention
+// = '180 days' ON ts, …)". PostgreSQL keeps such a comment as text;
+// Loam's COMMENT ON TABLE runs each line as ALTER TABLE t <line> and
+// keeps the rest of the comment (sql/engine/dumpclauses.go).
+const DumpClausePrefix = "Loam: "
+
+// dumpApplication is the application_name PostgreSQL's pg_dump connects
+// with (its fallback_application_name).
+const dumpApplication = "pg_dump"
+
+// forDump says whether the session is PostgreSQL's pg_dump, to which
+// the catalogs show Loam's tables as ordinary tables (pg_dump dumps no
+// rows of a partitioned table, and would print PARTITION BY and WITH
+// (…) that PostgreSQL refuses) and their clauses as comment lines.
+func (s *Session) forDump() bool {
+	return s.src != nil && s.src.Settings()["application_name"] == dumpApplication
+}
+
+// asDumped is r as pg_dump is shown it: an ordinary table, no
+// reloptions, its Loam clauses appended to its comment.
+func asDumped(r relation, t *table.Table) relation {
+	if r.kind != "r" && r.kind != "p" || t == nil {
+		return r
+	}
+	r.kind = "r"
+	r.clauses.options = nil
+	lines := dumpClauseLines(r.clauses, t)
+	if len(lines) == 0 {
+		return r
+	}
+	var b strings.Builder
+	if r.comment != "" {
+		b.WriteString(r.comment)
+		b.WriteString("\n\n")
+	}
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(DumpClausePrefix)
+		b.WriteString(l)
+	}
+	r.comment = b.String()
+	return r
+}
+
+// dumpClauseLines are the ALTER TABLE clauses that give a fresh table
+// t's Loam clauses.
+func dumpClauseLines(lc loamClauses, t *table.Table) []string {
+	var lines []string
+	if lc.partKey != "" {
+		lines = append(lines, "SET PARTITIONED BY ("+lc.partKey+")")
+	}
+	if lc.sortOrder != "" {
+		lines = append(lines, "SET SORTED BY ("+lc.sortOrder+")")
+	}
+	props := t.Properties()
+	var opts []string
+	if r := props[PropRetention]; r != "" {
+		opts = append(opts, "retention = "+expr.QuoteLiteral(r)+" ON "+expr.QuoteIdent(props[PropRetentionColumn]))
+	}
+	if v := props[PropSnapshotRetention]; v != "" {
+		opts = append(opts, "snapshot_retention = "+expr.QuoteLiteral(v))
+	}
+	if v := props[PropCommitInterval]; v != "" {
+		opts = append(opts, "commit_interval = "+expr.QuoteLiteral(v))
+	}
+	if v := props[link.MergeProperty]; v != "" {
+		opts = append(opts, "merge = "+expr.QuoteLiteral(v))
+	}
+	if len(opts) > 0 {
+		lines = append(lines, "SET ("+strings.Join(opts, ", ")+")")
+	}
+	return lines
+}
