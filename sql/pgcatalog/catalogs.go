@@ -379,6 +379,7 @@ func pgCatalogTables() []*Relation {
 					out = append(out, rel.row(map[string]types.Datum{"classid": pgClass, "objid": dOID(ObjectOID(r.ns, r.name)), "objsubid": {I: 0},
 						"refclassid": pgClass, "refobjid": dOID(ObjectOID(r.ns, table)), "refobjsubid": {I: int64(n)}, "deptype": {S: deptype}}))
 				}
+				out = append(out, attrdefSequenceDeps(rel, rels)...)
 				return out, err
 			}),
 		defTable("pg_catalog", "pg_inherits", `inhrelid:oid inhparent:oid inhseqno:integer inhdetachpending:boolean`, noRows),

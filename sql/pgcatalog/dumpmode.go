@@ -1,12 +1,14 @@
 package pgcatalog
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/storage/link"
+	"github.com/loamdb/loam/types"
 )
 
 // DumpClausePrefix starts each line of a table's comment that carries
@@ -37,6 +39,13 @@ func asDumped(r relation, t *table.Table) relation {
 	}
 	r.kind = "r"
 	r.clauses.options = nil
+	if r.defaults != nil {
+		defs := make([]string, len(r.defaults))
+		for i, d := range r.defaults {
+			defs[i] = qualifyNextval(d, r.ns)
+		}
+		r.defaults = defs
+	}
 	lines := dumpClauseLines(r.clauses, t)
 	if len(lines) == 0 {
 		return r
@@ -85,4 +94,54 @@ func dumpClauseLines(lc loamClauses, t *table.Table) []string {
 		lines = append(lines, "SET ("+strings.Join(opts, ", ")+")")
 	}
 	return lines
+}
+
+// nextvalRE finds the sequence of a column default's nextval('s'::regclass).
+var nextvalRE = regexp.MustCompile(`nextval\('((?:[^']|'')+)'::regclass\)`)
+
+// qualifyNextval schema-qualifies the sequences of a default's nextval
+// calls with ns, as PostgreSQL's regclass output does when the search
+// path (pg_dump's is empty) does not find them.
+func qualifyNextval(def, ns string) string {
+	return nextvalRE.ReplaceAllStringFunc(def, func(m string) string {
+		name := nextvalRE.FindStringSubmatch(m)[1]
+		if strings.Contains(name, ".") {
+			return m
+		}
+		return "nextval('" + strings.ReplaceAll(expr.QuoteIdent(ns), "'", "''") + "." + name + "'::regclass)"
+	})
+}
+
+// attrdefSequenceDeps are pg_depend's rows for column defaults that call
+// nextval on a sequence: the default depends on it (deptype n), which
+// pg_dump follows to create the sequence before it sets the default.
+func attrdefSequenceDeps(rel *Relation, rels []relation) [][]types.Datum {
+	seqs := map[string]bool{}
+	for _, r := range rels {
+		if r.kind == "S" {
+			seqs[r.ns+"."+r.name] = true
+		}
+	}
+	var out [][]types.Datum
+	for _, r := range rels {
+		for i := range r.cols {
+			if !r.hasDefault(i) {
+				continue
+			}
+			for _, m := range nextvalRE.FindAllStringSubmatch(r.defaults[i], -1) {
+				ns, name := r.ns, strings.ReplaceAll(m[1], "''", "'")
+				if n, q, ok := strings.Cut(name, "."); ok {
+					ns, name = strings.Trim(n, `"`), q
+				}
+				name = strings.Trim(name, `"`)
+				if !seqs[ns+"."+name] {
+					continue
+				}
+				out = append(out, rel.row(map[string]types.Datum{
+					"classid": dOID(systemCatalogOIDs["pg_attrdef"]), "objid": dOID(ObjectOID(r.ns, "\x00attrdef "+r.name+" "+itoa(i+1))), "objsubid": {I: 0},
+					"refclassid": dOID(systemCatalogOIDs["pg_class"]), "refobjid": dOID(ObjectOID(ns, name)), "refobjsubid": {I: 0}, "deptype": {S: "n"}}))
+			}
+		}
+	}
+	return out
 }
