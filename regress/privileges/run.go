@@ -63,6 +63,9 @@ func extra(e *pgconn.PgError) string {
 	if e.Hint != "" {
 		b.WriteString("\nHINT: " + e.Hint)
 	}
+	if e.Position > 0 {
+		fmt.Fprintf(&b, "\nPOSITION: %d", e.Position)
+	}
 	return b.String()
 }
 

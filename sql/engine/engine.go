@@ -357,6 +357,7 @@ var (
 )
 
 func (c *catalog) User() string                { return c.s.currentRole() }
+func (c *catalog) SessionUser() string         { return c.s.sessionUser() }
 func (c *catalog) Database() string            { return c.s.database }
 func (c *catalog) SearchPath() []string        { return c.s.searchPath() }
 func (c *catalog) Settings() map[string]string { return c.s.settings }

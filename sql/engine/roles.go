@@ -35,6 +35,10 @@ func checkRoleName(name string) error {
 	switch {
 	case name == "public" || name == "none":
 		return pgerr.New(sqlstateReservedName, "role name %q is reserved", name)
+	case name == meta.PublicRole:
+		// The metastore records grants to PUBLIC as grants to this name:
+		// a role so named would give its privileges to everyone.
+		return pgerr.New(sqlstateReservedName, "role name %q is reserved", name)
 	case strings.HasPrefix(name, "pg_"):
 		e := pgerr.New(sqlstateReservedName, "role name %q is reserved", name)
 		e.Detail = `Role names starting with "pg_" are reserved.`
@@ -128,10 +132,7 @@ func (s *Session) roleOption(d *pg.DefElem, r *meta.Role) error {
 		}
 		pw := d.Arg.GetString_().Sval
 		switch {
-		case strings.HasPrefix(pw, scram.Mechanism+"$"):
-			if !scram.IsVerifier(pw) {
-				return pgerr.New(pgerr.InvalidParameterValue, "invalid SCRAM secret for role %q", r.Name)
-			}
+		case scram.IsVerifier(pw):
 			r.Password = pw // a pre-hashed secret is stored as is
 		case len(pw) == 35 && strings.HasPrefix(pw, "md5"):
 			return pgerr.New(sqlstateFeatureNotSupport, "MD5 password hashes are not supported; give the password or a SCRAM-SHA-256 secret")
@@ -139,6 +140,8 @@ func (s *Session) roleOption(d *pg.DefElem, r *meta.Role) error {
 			s.notice("empty string is not a valid password, clearing password")
 			r.Password = ""
 		default:
+			// Anything else, a malformed SCRAM secret included, is a
+			// password, as PostgreSQL takes it.
 			v, err := scram.New(pw)
 			if err != nil {
 				return err
@@ -396,6 +399,11 @@ func (s *Session) grantRoleStmt(ctx context.Context, gs *pg.GrantRoleStmt) (*Cur
 			if s := d.Arg.GetString_(); s != nil {
 				admin = s.Sval == "true" || s.Sval == "on"
 			}
+			if !gs.IsGrant {
+				// REVOKE ADMIN OPTION FOR: the grammar gives the option
+				// as false; revoke only the admin option.
+				admin = true
+			}
 		} else {
 			return nil, pgerr.New(sqlstateFeatureNotSupport, "GRANT … WITH %s OPTION is not supported", strings.ToUpper(d.Defname))
 		}
@@ -403,6 +411,10 @@ func (s *Session) grantRoleStmt(ctx context.Context, gs *pg.GrantRoleStmt) (*Cur
 	for _, r := range gs.GrantedRoles {
 		role := r.GetAccessPriv().GetPrivName()
 		for _, m := range gs.GranteeRoles {
+			if m.GetRoleSpec().GetRoletype() == pg.RoleSpecType_ROLESPEC_PUBLIC {
+				// PUBLIC is no role to be a member.
+				return nil, pgerr.New(pgerr.UndefinedObject, "role %q does not exist", "public")
+			}
 			member := s.roleSpecName(m.GetRoleSpec())
 			if gs.IsGrant {
 				err = s.grantRole(ctx, me, role, member, admin)
@@ -449,9 +461,6 @@ func (s *Session) grantRole(ctx context.Context, me meta.Role, role, member stri
 	if err != nil {
 		return err
 	}
-	if member == meta.PublicRole {
-		return pgerr.New(sqlstateInvalidGrant, "role \"public\" cannot have explicit members")
-	}
 	if _, err := s.roleNamed(ctx, member); err != nil {
 		return err
 	}
@@ -479,7 +488,7 @@ func (s *Session) grantRole(ctx context.Context, me meta.Role, role, member stri
 	}
 	for _, m := range ms {
 		if m.Role == role && m.Member == member && (m.Admin || !admin) {
-			s.notice("role %q has already been granted membership in role %q by role %q", member, role, m.Grantor)
+			s.notice("role %q is already a member of role %q", member, role)
 			return nil
 		}
 	}
@@ -548,7 +557,7 @@ func (s *Session) revokeRole(ctx context.Context, me meta.Role, role, member str
 		s.onRollback(func(ctx context.Context) error { return s.eng.meta.GrantRole(ctx, m) })
 		return nil
 	}
-	s.warning("01000", "role \""+member+"\" has not been granted membership in role \""+role+"\" by role \""+me.Name+"\"")
+	s.warning("01000", "role \""+member+"\" is not a member of role \""+role+"\"")
 	return nil
 }
 

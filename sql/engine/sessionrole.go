@@ -18,7 +18,7 @@ func (s *Session) setRole(name, value string) (string, error) {
 		if value != s.user {
 			r, err := s.eng.meta.Role(ctx, s.user)
 			if err != nil || !r.Superuser {
-				return "", pgerr.New(pgerr.InsufficientPrivilege, "permission denied to set session authorization")
+				return "", pgerr.New(pgerr.InsufficientPrivilege, "permission denied to set session authorization %q", value)
 			}
 		}
 		r, err := s.eng.meta.Role(ctx, value)

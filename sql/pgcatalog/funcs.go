@@ -10,7 +10,8 @@ import (
 	"github.com/loamdb/loam/types"
 )
 
-// Value is the value of current_user, current_catalog or current_schema
+// Value is the value of current_user, session_user, current_catalog or
+// current_schema
 // (and their synonyms, which the binder maps to these names); ok is false
 // for other names or without a session.
 func (s *Session) Value(ctx context.Context, name string) (d types.Datum, ok bool) {
@@ -19,6 +20,11 @@ func (s *Session) Value(ctx context.Context, name string) (d types.Datum, ok boo
 	}
 	switch name {
 	case "current_user":
+		return dName(s.src.User()), true
+	case "session_user":
+		if su, ok := s.src.(interface{ SessionUser() string }); ok {
+			return dName(su.SessionUser()), true
+		}
 		return dName(s.src.User()), true
 	case "current_catalog":
 		return dName(s.src.Database()), true

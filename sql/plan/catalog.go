@@ -55,6 +55,15 @@ func (p *Planner) catalogs() *pgcatalog.Session {
 // planner's TableInfo becomes the catalog's Table.
 type catalogSource struct{ CatalogInfo }
 
+// SessionUser is session_user when the catalog knows it (SET ROLE
+// changes current_user only), else the user.
+func (c catalogSource) SessionUser() string {
+	if su, ok := c.CatalogInfo.(interface{ SessionUser() string }); ok {
+		return su.SessionUser()
+	}
+	return c.User()
+}
+
 func (c catalogSource) Tables(ctx context.Context, ns string) ([]pgcatalog.Table, error) {
 	tis, err := c.CatalogInfo.Tables(ctx, ns)
 	if err != nil {

@@ -14,9 +14,10 @@ import (
 func (b *binder) sessionValue(op pg.SQLValueFunctionOp) (expr.Expr, bool) {
 	var name string
 	switch op {
-	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER,
-		pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
 		name = "current_user"
+	case pg.SQLValueFunctionOp_SVFOP_SESSION_USER:
+		name = "session_user" // differs from current_user after SET ROLE
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
 		name = "current_catalog"
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
