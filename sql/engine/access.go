@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/loamdb/loam/meta"
+	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/plan"
 )
 
@@ -46,6 +47,9 @@ func (s *Session) checkAccess(ctx context.Context, access []plan.Access) error {
 			return err
 		}
 		if !ok {
+			if a.View {
+				return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for view %s", a.Name)
+			}
 			return denied(obj)
 		}
 	}
@@ -63,4 +67,22 @@ func (s *Session) ownerPrincipal(ctx context.Context, obj meta.Object) (meta.Pri
 		return meta.Principal{Name: owner}, nil // a dropped owner holds nothing
 	}
 	return meta.Principal{Name: r.Name, Superuser: r.Superuser}, nil
+}
+
+// UseSchema is USAGE on a schema a statement names (plan.SchemaUser).
+// The emulated catalogs' schemas are everyone's; a schema that does not
+// exist is left to the lookup's own error.
+func (c *catalog) UseSchema(ctx context.Context, ns string) error {
+	switch ns {
+	case "pg_catalog", "information_schema":
+		return nil
+	}
+	p, err := c.s.principal(ctx)
+	if err != nil || p.Superuser {
+		return err
+	}
+	if ok, err := c.s.namespaceExists(ctx, ns); err != nil || !ok {
+		return err
+	}
+	return c.s.require(ctx, "USAGE", schemaObject(ns))
 }

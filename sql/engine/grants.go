@@ -185,9 +185,6 @@ func grantPrivileges(privs []*pg.Node, kind string) ([]string, error) {
 		p := privilegeName(ap.PrivName)
 		if !validPrivilege(kind, p) {
 			what := kind
-			if kind == meta.KindTable {
-				what = "relation"
-			}
 			return nil, pgerr.New("0LP01", "invalid privilege type %s for %s", p, what)
 		}
 		out = append(out, p)

@@ -22,6 +22,9 @@ func (p *Planner) Insert(ins *pg.InsertStmt) (*Query, error) {
 			WithPosition(pos(p.query, ins.WithClause.Location))
 	}
 	rv := ins.Relation
+	if err := p.useSchema(rv); err != nil {
+		return nil, err
+	}
 	ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
 	if err != nil {
 		if merr := MetaTableWrite(p.ctx, p.cat, rv, err, false, false); merr != err {

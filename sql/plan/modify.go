@@ -41,6 +41,9 @@ func (p *Planner) modifyTarget(rv *pg.RangeVar, verb string) (*TableInfo, string
 
 // lookupTarget finds the relation an UPDATE, DELETE or MERGE names.
 func (p *Planner) lookupTarget(rv *pg.RangeVar) (*TableInfo, error) {
+	if err := p.useSchema(rv); err != nil {
+		return nil, err
+	}
 	ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
 	if err != nil {
 		if merr := MetaTableWrite(p.ctx, p.cat, rv, err, false, false); merr != err {
