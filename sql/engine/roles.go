@@ -23,9 +23,6 @@ const (
 	sqlstateInvalidGrant       = "0LP01"
 	sqlstateObjectInUse        = "55006"
 	sqlstateDuplicateObject    = "42710"
-	sqlstateInvalidGrantor     = "0L000"
-	sqlstateInvalidRoleSpec    = "0P000"
-	sqlstateInvalidAuthSpec    = "28000"
 	sqlstateFeatureNotSupport  = pgerr.FeatureNotSupported
 	sqlstateInsufficientPrivil = pgerr.InsufficientPrivilege
 )
