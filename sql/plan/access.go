@@ -97,10 +97,17 @@ func readsColumns(m protoreflect.Message) bool {
 	return found
 }
 
-// setReads reports whether an UPDATE's SET list reads columns.
-func setReads(targets []*pg.Node) bool {
-	for _, t := range targets {
-		if v := t.GetResTarget().GetVal(); v != nil && readsColumns(v.ProtoReflect()) {
+// reads reports whether an expression reads columns: only then does an
+// UPDATE or DELETE need SELECT (PostgreSQL asks it of the columns read;
+// Loam of the table, and of a column of another table in FROM too).
+func reads(n *pg.Node) bool {
+	return n != nil && readsColumns(n.ProtoReflect())
+}
+
+// listReads is reads of a SET or RETURNING list.
+func listReads(list []*pg.Node) bool {
+	for _, n := range list {
+		if reads(n) {
 			return true
 		}
 	}
