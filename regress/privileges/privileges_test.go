@@ -82,6 +82,14 @@ func runScenario(t *testing.T, bin, path string, skip skips, used map[string]boo
 	})
 	defer loam.close()
 	file := filepath.Base(path)
+	seen := map[string]int{}
+	for _, st := range steps {
+		key := file + " | " + st.key()
+		if _, listed := skip[key]; listed && seen[key] > 0 {
+			t.Fatalf("%s:%d: skip.txt lists %q, which the script runs more than once: make the statement unique", file, st.line, st.key())
+		}
+		seen[key]++
+	}
 	for _, st := range steps {
 		want, got := pg.run(st), loam.run(st)
 		key := file + " | " + st.key()

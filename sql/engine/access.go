@@ -35,6 +35,9 @@ func (s *Session) checkAccess(ctx context.Context, access []plan.Access) error {
 		} else if !schemas[a.Schema] {
 			schemas[a.Schema] = true
 			if err := s.require(ctx, "USAGE", schemaObject(a.Schema)); err != nil {
+				if a.Pos > 0 {
+					return pgerr.From(err).WithPosition(a.Pos)
+				}
 				return err
 			}
 		}

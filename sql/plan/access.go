@@ -22,6 +22,10 @@ type Access struct {
 	// relation: the view's owner needs the privilege, as in PostgreSQL,
 	// not the role running the query.
 	ViaSchema, ViaView string
+	// Pos is where the statement spells out the relation's schema (0
+	// when it does not): a USAGE error found at execution points there,
+	// as PostgreSQL's from planning again does.
+	Pos int
 }
 
 // need records that the statement needs priv on ti.
@@ -29,9 +33,11 @@ func (p *Planner) need(ti *TableInfo, priv string) {
 	if p.deps == nil || ti == nil {
 		return
 	}
-	a := Access{Schema: ti.Namespace, Name: ti.Name, Sequence: ti.Sequence, View: ti.ViewSQL != "", Privilege: priv}
+	a := Access{Schema: ti.Namespace, Name: ti.Name, Sequence: ti.Sequence, View: ti.ViewSQL != "" && !ti.Sequence, Privilege: priv}
 	if v := p.via; v != nil {
 		a.ViaSchema, a.ViaView = v.Namespace, v.Name
+	} else {
+		a.Pos = p.deps.schemaPos[ti.Namespace]
 	}
 	for _, b := range p.deps.access {
 		if b == a {
@@ -68,8 +74,17 @@ func (p *Planner) useSchema(rv *pg.RangeVar) error {
 	if !ok {
 		return nil
 	}
+	at := pos(p.query, rv.Location)
 	if err := su.UseSchema(p.ctx, rv.Schemaname); err != nil {
-		return pgerr.From(err).WithPosition(pos(p.query, rv.Location))
+		return pgerr.From(err).WithPosition(at)
+	}
+	if d := p.deps; d != nil {
+		if d.schemaPos == nil {
+			d.schemaPos = map[string]int{}
+		}
+		if _, seen := d.schemaPos[rv.Schemaname]; !seen {
+			d.schemaPos[rv.Schemaname] = at
+		}
 	}
 	return nil
 }
