@@ -54,6 +54,7 @@ type script struct {
 var scripts = []script{
 	{"psycopg2", "python", []string{python, "psycopg2_client.py"}, pythonModule("psycopg2", "python3-psycopg2")},
 	{"psycopg3", "python", []string{python, "psycopg3_client.py"}, pythonModule("psycopg", "python3-psycopg")},
+	{"psycopg3-roles", "python", []string{python, "psycopg3_roles.py"}, pythonModule("psycopg", "python3-psycopg")},
 	{"sqlalchemy", "python", []string{python, "sqlalchemy_client.py"}, pythonModule("sqlalchemy, pandas, psycopg2", "python3-sqlalchemy python3-pandas")},
 	{"node-postgres", "node", []string{"node", "pg_client.js"}, nodeModule},
 }

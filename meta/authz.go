@@ -29,10 +29,15 @@ type Authorizer interface {
 	Refresh(ctx context.Context) error
 }
 
-// NewAuthorizer is the built-in Authorizer over st.
-func NewAuthorizer(st Store) Authorizer { return storeAuthorizer{st} }
+// NewAuthorizer is the built-in Authorizer over st: it decides from an
+// AuthzSnapshot, current as of each statement.
+func NewAuthorizer(st Store) Authorizer { return storeAuthorizer{NewAuthzCache(st)} }
 
-type storeAuthorizer struct{ st Store }
+// NewCachedAuthorizer is the built-in Authorizer over a cache its caller
+// reads too, so a statement reads the version once for both.
+func NewCachedAuthorizer(c *AuthzCache) Authorizer { return storeAuthorizer{c} }
+
+type storeAuthorizer struct{ c *AuthzCache }
 
 func (a storeAuthorizer) Refresh(context.Context) error { return nil }
 
@@ -40,27 +45,11 @@ func (a storeAuthorizer) Allowed(ctx context.Context, p Principal, priv string, 
 	if p.Superuser {
 		return true, nil
 	}
-	roles, err := EffectiveRoles(ctx, a.st, p.Name)
+	snap, err := a.c.Snapshot(ctx)
 	if err != nil {
 		return false, err
 	}
-	owner, err := OwnerOf(ctx, a.st, obj)
-	if err != nil {
-		return false, err
-	}
-	if roles[owner] {
-		return true, nil
-	}
-	grants, err := a.st.Grants(ctx, &obj)
-	if err != nil {
-		return false, err
-	}
-	for _, g := range grants {
-		if g.Privilege == priv && (g.Grantee == PublicRole || roles[g.Grantee]) {
-			return true, nil
-		}
-	}
-	return false, nil
+	return snap.Allowed(p, priv, obj), nil
 }
 
 // OwnerOf is obj's owner: the recorded one, else the bootstrap role.

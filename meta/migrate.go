@@ -144,6 +144,11 @@ var migrations = []migration{
 				statement TEXT NOT NULL,
 				ok BOOLEAN NOT NULL,
 				detail TEXT NOT NULL)`,
+			// One number that every change of roles, memberships,
+			// privileges and owners moves on, so a server's cached view of
+			// them costs one read a statement to validate.
+			`CREATE TABLE loam_authz_version (id INTEGER PRIMARY KEY, version BIGINT NOT NULL)`,
+			`INSERT INTO loam_authz_version (id, version) VALUES (1, 1)`,
 			// The bootstrap superuser, and PostgreSQL 15's default grant:
 			// every role may use schema public (but not create in it).
 			`INSERT INTO loam_roles (name, superuser, login, inherit, createrole, createdb)

@@ -15,7 +15,7 @@ const grantColumns = "grantee, privilege, object_kind, object_schema, object_nam
 
 // Grant records a privilege; ErrNotFound when the grantee is missing.
 func (s *sqlStore) Grant(ctx context.Context, g Grant) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.authzTx(ctx, func(tx *sql.Tx) error {
 		if g.Grantee != PublicRole {
 			if err := s.roleExists(ctx, tx, g.Grantee); err != nil {
 				return err
@@ -43,7 +43,7 @@ func (s *sqlStore) Revoke(ctx context.Context, g Grant) error {
 		q = "UPDATE loam_privileges SET grant_option = FALSE"
 	}
 	q += " WHERE grantee = ? AND privilege = ? AND object_kind = ? AND object_schema = ? AND object_name = ?"
-	if _, err := s.exec(ctx, q, g.Grantee, g.Privilege, o.Kind, o.Schema, o.Name); err != nil {
+	if err := s.authzExec(ctx, q, g.Grantee, g.Privilege, o.Kind, o.Schema, o.Name); err != nil {
 		return fmt.Errorf("meta: revoke %s on %s from %q: %w", g.Privilege, g.Object, g.Grantee, err)
 	}
 	return nil
@@ -79,7 +79,7 @@ func (s *sqlStore) Grants(ctx context.Context, obj *Object) ([]Grant, error) {
 
 // SetOwner records obj's owner, replacing any.
 func (s *sqlStore) SetOwner(ctx context.Context, obj Object, owner string) error {
-	if _, err := s.exec(ctx, `INSERT INTO loam_owners (object_kind, object_schema, object_name, owner) VALUES (?, ?, ?, ?)
+	if err := s.authzExec(ctx, `INSERT INTO loam_owners (object_kind, object_schema, object_name, owner) VALUES (?, ?, ?, ?)
 		ON CONFLICT (object_kind, object_schema, object_name) DO UPDATE SET owner = excluded.owner`,
 		obj.Kind, obj.Schema, obj.Name, owner); err != nil {
 		return fmt.Errorf("meta: set owner of %s: %w", obj, err)
@@ -126,7 +126,7 @@ func (s *sqlStore) Owners(ctx context.Context) (map[Object]string, error) {
 // ForgetObject drops obj's owner and the privileges on it. A schema's
 // default privileges go with it.
 func (s *sqlStore) ForgetObject(ctx context.Context, obj Object) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.authzTx(ctx, func(tx *sql.Tx) error {
 		for _, table := range []string{"loam_privileges", "loam_owners"} {
 			if _, err := tx.ExecContext(ctx, s.d.rebind("DELETE FROM "+table+
 				" WHERE object_kind = ? AND object_schema = ? AND object_name = ?"), obj.Kind, obj.Schema, obj.Name); err != nil {
@@ -154,7 +154,7 @@ func (s *sqlStore) ForgetObject(ctx context.Context, obj Object) error {
 // MoveObject moves obj's owner and privileges to a new name. Moving a
 // schema moves what is in it too.
 func (s *sqlStore) MoveObject(ctx context.Context, from, to Object) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.authzTx(ctx, func(tx *sql.Tx) error {
 		for _, table := range []string{"loam_privileges", "loam_owners"} {
 			if _, err := tx.ExecContext(ctx, s.d.rebind("UPDATE "+table+
 				" SET object_kind = ?, object_schema = ?, object_name = ? WHERE object_kind = ? AND object_schema = ? AND object_name = ?"),
@@ -184,11 +184,11 @@ func (s *sqlStore) MoveObject(ctx context.Context, from, to Object) error {
 func (s *sqlStore) SetDefaultPrivilege(ctx context.Context, d DefaultPrivilege, on bool) error {
 	var err error
 	if on {
-		_, err = s.exec(ctx, `INSERT INTO loam_default_privileges (owner, schema_name, object_kind, grantee, privilege, grant_option)
+		err = s.authzExec(ctx, `INSERT INTO loam_default_privileges (owner, schema_name, object_kind, grantee, privilege, grant_option)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (owner, schema_name, object_kind, grantee, privilege)
 			DO UPDATE SET grant_option = excluded.grant_option`, d.Owner, d.Schema, d.Kind, d.Grantee, d.Privilege, d.GrantOption)
 	} else {
-		_, err = s.exec(ctx, `DELETE FROM loam_default_privileges WHERE owner = ? AND schema_name = ? AND object_kind = ?
+		err = s.authzExec(ctx, `DELETE FROM loam_default_privileges WHERE owner = ? AND schema_name = ? AND object_kind = ?
 			AND grantee = ? AND privilege = ?`, d.Owner, d.Schema, d.Kind, d.Grantee, d.Privilege)
 	}
 	if err != nil {

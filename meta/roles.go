@@ -45,16 +45,22 @@ func (s *sqlStore) CreateRole(ctx context.Context, r Role) error {
 	if r.Name == "" {
 		return errors.New("meta: create role: empty name")
 	}
-	res, err := s.exec(ctx, `INSERT INTO loam_roles (`+roleColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (name) DO NOTHING`, r.Name, r.Superuser, r.Login, r.Inherit, r.CreateRole, r.CreateDB,
-		r.Password, untilText(r.ValidUntil))
+	err := s.authzTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.d.rebind(`INSERT INTO loam_roles (`+roleColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (name) DO NOTHING`), r.Name, r.Superuser, r.Login, r.Inherit, r.CreateRole, r.CreateDB,
+			r.Password, untilText(r.ValidUntil))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return ErrExists
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("meta: create role %q: %w", r.Name, err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("meta: create role %q: %w", r.Name, err)
-	} else if n == 0 {
-		return fmt.Errorf("meta: create role %q: %w", r.Name, ErrExists)
 	}
 	return nil
 }
@@ -82,7 +88,7 @@ var roleRenames = []struct{ table, column string }{
 // AlterRole applies change to the role atomically; a new Name renames it
 // everywhere it is named.
 func (s *sqlStore) AlterRole(ctx context.Context, name string, change func(Role) (Role, error)) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.authzTx(ctx, func(tx *sql.Tx) error {
 		old, err := scanRole(tx.QueryRowContext(ctx, s.d.rebind("SELECT "+roleColumns+" FROM loam_roles WHERE name = ?"+s.d.forUpdate), name))
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
@@ -126,7 +132,7 @@ func (s *sqlStore) AlterRole(ctx context.Context, name string, change func(Role)
 // DropRole removes a role, its memberships and the privileges granted to
 // it; ErrNotFound when there is none.
 func (s *sqlStore) DropRole(ctx context.Context, name string) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.authzTx(ctx, func(tx *sql.Tx) error {
 		for _, q := range []string{
 			"DELETE FROM loam_privileges WHERE grantee = ?",
 			"DELETE FROM loam_role_members WHERE role = ?",
@@ -191,7 +197,7 @@ func (s *sqlStore) roleExists(ctx context.Context, q queryRower, role string) er
 
 // GrantRole makes m.Member a member of m.Role.
 func (s *sqlStore) GrantRole(ctx context.Context, m Membership) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.authzTx(ctx, func(tx *sql.Tx) error {
 		for _, r := range []string{m.Role, m.Member} {
 			if err := s.roleExists(ctx, tx, r); err != nil {
 				return err
@@ -210,7 +216,7 @@ func (s *sqlStore) GrantRole(ctx context.Context, m Membership) error {
 
 // RevokeRole ends a membership; one that is not there is no error.
 func (s *sqlStore) RevokeRole(ctx context.Context, role, member string) error {
-	if _, err := s.exec(ctx, "DELETE FROM loam_role_members WHERE role = ? AND member = ?", role, member); err != nil {
+	if err := s.authzExec(ctx, "DELETE FROM loam_role_members WHERE role = ? AND member = ?", role, member); err != nil {
 		return fmt.Errorf("meta: revoke role %q from %q: %w", role, member, err)
 	}
 	return nil

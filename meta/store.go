@@ -138,6 +138,10 @@ type Store interface {
 	SetDefaultPrivilege(ctx context.Context, d DefaultPrivilege, on bool) error
 	DefaultPrivileges(ctx context.Context) ([]DefaultPrivilege, error)
 
+	// AuthzVersion moves on with every change of roles, memberships,
+	// privileges, owners or default privileges (authzcache.go).
+	AuthzVersion(ctx context.Context) (int64, error)
+
 	// The audit trail (audit.go): AppendAudit adds an event; Audit lists
 	// the newest limit events (all when limit ≤ 0), oldest first.
 	AppendAudit(ctx context.Context, e AuditEvent) error

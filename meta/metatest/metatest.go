@@ -522,12 +522,17 @@ func (s *suite) testRoles(t *testing.T) {
 
 	table := meta.Object{Kind: meta.KindTable, Schema: "public", Name: "llm_calls"}
 	schema := meta.Object{Kind: meta.KindSchema, Name: "public"}
+	v0, err := st.AuthzVersion(ctx)
+	must(t, "AuthzVersion", err)
 	g1 := meta.Grant{Grantee: "reader", Privilege: "SELECT", Object: table, Grantor: "loam"}
 	g2 := meta.Grant{Grantee: "analysts", Privilege: "INSERT", Object: table, Grantor: "loam", GrantOption: true}
 	for _, g := range []meta.Grant{g1, g2, g1} { // granting twice is fine
 		must(t, "Grant", st.Grant(ctx, g))
 	}
 	wantErr(t, "Grant to a missing role", st.Grant(ctx, meta.Grant{Grantee: "nobody", Privilege: "SELECT", Object: table}), meta.ErrNotFound)
+	if v, err := st.AuthzVersion(ctx); err != nil || v <= v0 {
+		t.Errorf("AuthzVersion after grants = %d, %v; want more than %d", v, err, v0)
+	}
 	grants, err := st.Grants(ctx, &table)
 	must(t, "Grants", err)
 	if want := []meta.Grant{g2, g1}; !reflect.DeepEqual(grants, want) {

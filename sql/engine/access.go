@@ -15,6 +15,7 @@ func (s *Session) checkAccess(ctx context.Context, access []plan.Access) error {
 	if len(access) == 0 {
 		return nil
 	}
+	ctx = meta.WithAuthzScope(ctx)
 	me, err := s.principal(ctx)
 	if err != nil || me.Superuser {
 		return err
@@ -35,10 +36,7 @@ func (s *Session) checkAccess(ctx context.Context, access []plan.Access) error {
 		} else if !schemas[a.Schema] {
 			schemas[a.Schema] = true
 			if err := s.require(ctx, "USAGE", schemaObject(a.Schema)); err != nil {
-				if a.Pos > 0 {
-					return pgerr.From(err).WithPosition(a.Pos)
-				}
-				return err
+				return pgerr.From(err).WithPosition(a.Pos)
 			}
 		}
 		obj := tableObject(a.Schema, a.Name)
@@ -61,15 +59,13 @@ func (s *Session) checkAccess(ctx context.Context, access []plan.Access) error {
 
 // ownerPrincipal is obj's owner as a principal.
 func (s *Session) ownerPrincipal(ctx context.Context, obj meta.Object) (meta.Principal, error) {
-	owner, err := meta.OwnerOf(ctx, s.eng.meta, obj)
+	snap, err := s.eng.roles.Snapshot(ctx)
 	if err != nil {
 		return meta.Principal{}, err
 	}
-	r, err := s.eng.meta.Role(ctx, owner)
-	if err != nil {
-		return meta.Principal{Name: owner}, nil // a dropped owner holds nothing
-	}
-	return meta.Principal{Name: r.Name, Superuser: r.Superuser}, nil
+	owner := snap.OwnerOf(obj)
+	r, _ := snap.Role(owner) // a dropped owner holds nothing
+	return meta.Principal{Name: owner, Superuser: r.Superuser}, nil
 }
 
 // UseSchema is USAGE on a schema a statement names (plan.SchemaUser).

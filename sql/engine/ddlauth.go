@@ -17,6 +17,7 @@ import (
 // the statement succeeded: it records a new object's owner and default
 // privileges, or moves or forgets a renamed or dropped object's.
 func (s *Session) authorizeDDL(ctx context.Context, n *pg.Node, query string) (after func(context.Context) error, err error) {
+	ctx = meta.WithAuthzScope(ctx)
 	switch n := n.Node.(type) {
 	case *pg.Node_CreateStmt:
 		after, err := s.authorizeCreate(ctx, n.CreateStmt.Relation, meta.KindTable, query)

@@ -62,8 +62,10 @@ type Engine struct {
 	cfg  Config
 	log  *slog.Logger
 	meta meta.Store
-	// authz decides privilege checks (privileges.go).
+	// authz decides privilege checks (privileges.go); roles reads the
+	// roles and owners it needs from a snapshot current per statement.
 	authz meta.Authorizer
+	roles *meta.AuthzCache
 	store *icetable.Store
 	link  *link.Manager
 	// upkeep compacts and expires the tables this server writes, in the
@@ -100,8 +102,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, log: cfg.Logger, meta: m, store: icetable.NewWithPointers(m.Catalog(), m)}
+	e.roles = meta.NewAuthzCache(m)
 	if cfg.Authorizer == nil {
-		e.authz = meta.NewAuthorizer(m)
+		e.authz = meta.NewCachedAuthorizer(e.roles)
 	} else if e.authz, err = cfg.Authorizer(ctx, m); err != nil {
 		m.Close()
 		return nil, fmt.Errorf("authorizer: %w", err)

@@ -35,11 +35,14 @@ func (s *Session) sessionUser() string {
 // dropped while its session is open has no attributes left.
 func (s *Session) principalRole(ctx context.Context) (meta.Role, error) {
 	name := s.currentRole()
-	r, err := s.eng.meta.Role(ctx, name)
-	if errors.Is(err, meta.ErrNotFound) {
-		return meta.Role{Name: name}, nil
+	snap, err := s.eng.roles.Snapshot(ctx)
+	if err != nil {
+		return meta.Role{}, err
 	}
-	return r, err
+	if r, ok := snap.Role(name); ok {
+		return r, nil
+	}
+	return meta.Role{Name: name}, nil
 }
 
 func (s *Session) principal(ctx context.Context) (meta.Principal, error) {
@@ -99,15 +102,11 @@ func (s *Session) owns(ctx context.Context, obj meta.Object) (bool, error) {
 	if err != nil || p.Superuser {
 		return p.Superuser, err
 	}
-	owner, err := meta.OwnerOf(ctx, s.eng.meta, obj)
+	snap, err := s.eng.roles.Snapshot(ctx)
 	if err != nil {
 		return false, err
 	}
-	roles, err := meta.EffectiveRoles(ctx, s.eng.meta, p.Name)
-	if err != nil {
-		return false, err
-	}
-	return roles[owner], nil
+	return snap.EffectiveRoles(p.Name)[snap.OwnerOf(obj)], nil
 }
 
 // tableObject is the privilege object of a table, view or sequence.

@@ -18,18 +18,17 @@ type Access struct {
 	Sequence     bool
 	View         bool   // a view: PostgreSQL's message says "view"
 	Privilege    string // SELECT, INSERT, UPDATE, DELETE
+	// Pos is where the statement names the relation (1-based, 0 for
+	// none): PostgreSQL points a schema's denial there.
+	Pos int
 	// ViaSchema and ViaView name the view whose expansion read the
 	// relation: the view's owner needs the privilege, as in PostgreSQL,
 	// not the role running the query.
 	ViaSchema, ViaView string
-	// Pos is where the statement spells out the relation's schema (0
-	// when it does not): a USAGE error found at execution points there,
-	// as PostgreSQL's from planning again does.
-	Pos int
 }
 
 // need records that the statement needs priv on ti.
-func (p *Planner) need(ti *TableInfo, priv string) {
+func (p *Planner) need(ti *TableInfo, priv string, loc int32) {
 	if p.deps == nil || ti == nil {
 		return
 	}
@@ -37,10 +36,10 @@ func (p *Planner) need(ti *TableInfo, priv string) {
 	if v := p.via; v != nil {
 		a.ViaSchema, a.ViaView = v.Namespace, v.Name
 	} else {
-		a.Pos = p.deps.schemaPos[ti.Namespace]
+		a.Pos = pos(p.query, loc)
 	}
 	for _, b := range p.deps.access {
-		if b == a {
+		if b.Schema == a.Schema && b.Name == a.Name && b.Privilege == a.Privilege && b.ViaSchema == a.ViaSchema && b.ViaView == a.ViaView {
 			return
 		}
 	}
@@ -74,17 +73,8 @@ func (p *Planner) useSchema(rv *pg.RangeVar) error {
 	if !ok {
 		return nil
 	}
-	at := pos(p.query, rv.Location)
 	if err := su.UseSchema(p.ctx, rv.Schemaname); err != nil {
-		return pgerr.From(err).WithPosition(at)
-	}
-	if d := p.deps; d != nil {
-		if d.schemaPos == nil {
-			d.schemaPos = map[string]int{}
-		}
-		if _, seen := d.schemaPos[rv.Schemaname]; !seen {
-			d.schemaPos[rv.Schemaname] = at
-		}
+		return pgerr.From(err).WithPosition(pos(p.query, rv.Location))
 	}
 	return nil
 }

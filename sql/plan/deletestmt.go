@@ -27,9 +27,9 @@ func (p *Planner) Delete(d *pg.DeleteStmt) (q *Query, err error) {
 	if err != nil {
 		return nil, err
 	}
-	p.need(ti, "DELETE")
+	p.need(ti, "DELETE", d.Relation.Location)
 	if reads(d.WhereClause) || listReads(d.ReturningList) {
-		p.need(ti, "SELECT") // it reads the rows it deletes
+		p.need(ti, "SELECT", d.Relation.Location) // it reads the rows it deletes
 	}
 	withRows := len(d.ReturningList) > 0
 	in, ret, cols, err := p.modifyRows(ti, alias, d.UsingClause, d.WhereClause, d.ReturningList, func(sc *scope) ([]expr.Expr, error) {

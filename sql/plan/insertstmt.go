@@ -35,13 +35,13 @@ func (p *Planner) Insert(ins *pg.InsertStmt) (*Query, error) {
 	if ti.Sequence {
 		return nil, pgerr.New(pgerr.WrongObjectType, "cannot change sequence %q", ti.Name)
 	}
-	p.need(ti, "INSERT")
+	p.need(ti, "INSERT", rv.Location)
 	if len(ins.ReturningList) > 0 {
-		p.need(ti, "SELECT")
+		p.need(ti, "SELECT", rv.Location)
 	}
 	if oc := ins.OnConflictClause; oc != nil && oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
-		p.need(ti, "UPDATE")
-		p.need(ti, "SELECT")
+		p.need(ti, "UPDATE", rv.Location)
+		p.need(ti, "SELECT", rv.Location)
 	}
 	if ti.ViewSQL != "" {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot insert into view %q: Loam views are read-only", ti.Name).WithPosition(pos(p.query, rv.Location))

@@ -42,15 +42,15 @@ func (p *Planner) Merge(ms *pg.MergeStmt) (q *Query, err error) {
 	if err != nil {
 		return nil, err
 	}
-	p.need(ti, "SELECT")
+	p.need(ti, "SELECT", ms.Relation.Location)
 	for _, n := range ms.MergeWhenClauses {
 		switch n.GetMergeWhenClause().CommandType {
 		case pg.CmdType_CMD_INSERT:
-			p.need(ti, "INSERT")
+			p.need(ti, "INSERT", ms.Relation.Location)
 		case pg.CmdType_CMD_UPDATE:
-			p.need(ti, "UPDATE")
+			p.need(ti, "UPDATE", ms.Relation.Location)
 		case pg.CmdType_CMD_DELETE:
-			p.need(ti, "DELETE")
+			p.need(ti, "DELETE", ms.Relation.Location)
 		}
 	}
 	src, err := p.fromNode(ms.SourceRelation)

@@ -36,7 +36,7 @@ func (p *Planner) metaTableItem(rv *pg.RangeVar) (*fromItem, error) {
 	if ti == nil {
 		return nil, nil
 	}
-	p.need(ti, "SELECT")
+	p.need(ti, "SELECT", rv.Location)
 	mcols, err := metatable.Columns(kind, ti.Table)
 	if err != nil {
 		return nil, pgerr.Wrap(pgerr.InternalError, err, "metadata table %q", rv.Relname)

@@ -32,9 +32,6 @@ type planDeps struct {
 	stateful bool
 	// access are the privileges the statement needs (access.go).
 	access []Access
-	// schemaPos is where the statement first names each schema it
-	// spells out, for the position of a USAGE error (access.go).
-	schemaPos map[string]int
 }
 
 func (p *Planner) noteBound() {

@@ -52,7 +52,7 @@ func (p *Planner) fromTable(rv *pg.RangeVar) (*TableInfo, error) {
 	if err != nil {
 		return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
 	}
-	p.need(ti, "SELECT")
+	p.need(ti, "SELECT", rv.Location)
 	a, ok := p.asOf(rv.Location)
 	if !ok {
 		return ti, nil

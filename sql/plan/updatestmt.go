@@ -32,9 +32,9 @@ func (p *Planner) Update(u *pg.UpdateStmt) (q *Query, err error) {
 	if err != nil {
 		return nil, err
 	}
-	p.need(ti, "UPDATE")
+	p.need(ti, "UPDATE", u.Relation.Location)
 	if reads(u.WhereClause) || listReads(u.ReturningList) || listReads(u.TargetList) {
-		p.need(ti, "SELECT") // it reads the rows it changes
+		p.need(ti, "SELECT", u.Relation.Location) // it reads the rows it changes
 	}
 	sets, err := p.setItems(u.TargetList, ti)
 	if err != nil {
