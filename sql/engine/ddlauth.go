@@ -21,7 +21,7 @@ func (s *Session) authorizeDDL(ctx context.Context, n *pg.Node, query string) (a
 	switch n := n.Node.(type) {
 	case *pg.Node_CreateStmt:
 		after, err := s.authorizeCreate(ctx, n.CreateStmt.Relation, meta.KindTable, query)
-		if err != nil && n.CreateStmt.Relation.Schemaname != "" {
+		if err != nil {
 			// PostgreSQL points at the name of the table it may not create.
 			err = pgerr.From(err).WithPosition(parse.CharPos(query, int(n.CreateStmt.Relation.Location)))
 		}

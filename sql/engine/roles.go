@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"sort"
 	"strings"
 	"time"
 
@@ -342,9 +343,12 @@ func (s *Session) refuseDependentRole(ctx context.Context, name string) error {
 	var detail []string
 	for obj, owner := range owners {
 		if owner == name {
-			detail = append(detail, "owner of "+describeObject(obj))
+			detail = append(detail, "owner of "+s.describeObject(ctx, obj))
 		}
 	}
+	// PostgreSQL lists them in its objects' OID order, which Loam does
+	// not keep: owned objects come first here, each list sorted.
+	sort.Strings(detail)
 	grants, err := s.eng.meta.Grants(ctx, nil)
 	if err != nil {
 		return err
@@ -353,7 +357,7 @@ func (s *Session) refuseDependentRole(ctx context.Context, name string) error {
 	for _, g := range grants {
 		if (g.Grantee == name || g.Grantor == name) && !seen[g.Object] {
 			seen[g.Object] = true
-			detail = append(detail, "privileges for "+describeObject(g.Object))
+			detail = append(detail, "privileges for "+s.describeObject(ctx, g.Object))
 		}
 	}
 	if len(detail) == 0 {
@@ -364,8 +368,14 @@ func (s *Session) refuseDependentRole(ctx context.Context, name string) error {
 	return e
 }
 
-// describeObject names an object as PostgreSQL's dependency messages do.
-func describeObject(o meta.Object) string {
+// describeObject names an object as PostgreSQL's dependency messages do:
+// a view as a view.
+func (s *Session) describeObject(ctx context.Context, o meta.Object) string {
+	if o.Kind == meta.KindTable {
+		if _, kind, ok := s.resolveRelation(ctx, &pg.RangeVar{Schemaname: o.Schema, Relname: o.Name}); ok {
+			return kind + " " + qualifiedName(o.Schema, o.Name)
+		}
+	}
 	switch o.Kind {
 	case meta.KindSchema:
 		return "schema " + o.Name

@@ -79,6 +79,26 @@ func (p *Planner) useSchema(rv *pg.RangeVar) error {
 	return nil
 }
 
+// searchable checks that the schema an unqualified name was found in is
+// one the current role may use: PostgreSQL's search_path leaves out the
+// schemas it may not, so the name is not found there (42P01). Loam
+// resolves the name first and then asks; a later schema of the path
+// holding the same name is not tried.
+func (p *Planner) searchable(rv *pg.RangeVar, ti *TableInfo) error {
+	if rv == nil || ti == nil || rv.Schemaname != "" || p.via != nil || ti.Namespace == "" {
+		return nil
+	}
+	su, ok := p.cat.(SchemaUser)
+	if !ok {
+		return nil
+	}
+	err := su.UseSchema(p.ctx, ti.Namespace)
+	if pgerr.Code(err) == pgerr.InsufficientPrivilege {
+		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", rv.Relname).WithPosition(pos(p.query, rv.Location))
+	}
+	return err
+}
+
 // readsColumns reports whether a parse tree refers to any column: an
 // UPDATE whose SET reads the target's columns needs SELECT on it.
 func readsColumns(m protoreflect.Message) bool {

@@ -32,6 +32,9 @@ func (p *Planner) Insert(ins *pg.InsertStmt) (*Query, error) {
 		}
 		return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
 	}
+	if err := p.searchable(rv, ti); err != nil {
+		return nil, err
+	}
 	if ti.Sequence {
 		return nil, pgerr.New(pgerr.WrongObjectType, "cannot change sequence %q", ti.Name)
 	}

@@ -51,6 +51,9 @@ func (p *Planner) lookupTarget(rv *pg.RangeVar) (*TableInfo, error) {
 		}
 		return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
 	}
+	if err := p.searchable(rv, ti); err != nil {
+		return nil, err
+	}
 	return ti, nil
 }
 

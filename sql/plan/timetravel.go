@@ -52,6 +52,9 @@ func (p *Planner) fromTable(rv *pg.RangeVar) (*TableInfo, error) {
 	if err != nil {
 		return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
 	}
+	if err := p.searchable(rv, ti); err != nil {
+		return nil, err
+	}
 	p.need(ti, "SELECT", rv.Location)
 	a, ok := p.asOf(rv.Location)
 	if !ok {
