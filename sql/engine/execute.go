@@ -333,10 +333,10 @@ func (s *Session) executeStmt(ctx context.Context, st *Statement, params []types
 		return s.transaction(n.TransactionStmt)
 	case *pg.Node_CreateRoleStmt:
 		cat.release()
-		return s.createRole(ctx, n.CreateRoleStmt)
+		return s.createRole(ctx, n.CreateRoleStmt, st.prep.query)
 	case *pg.Node_AlterRoleStmt:
 		cat.release()
-		return s.alterRole(ctx, n.AlterRoleStmt)
+		return s.alterRole(ctx, n.AlterRoleStmt, st.prep.query)
 	case *pg.Node_DropRoleStmt:
 		cat.release()
 		return s.dropRole(ctx, n.DropRoleStmt)
@@ -345,7 +345,7 @@ func (s *Session) executeStmt(ctx context.Context, st *Statement, params []types
 		return s.grantStmt(ctx, n.GrantStmt)
 	case *pg.Node_GrantRoleStmt:
 		cat.release()
-		return s.grantRoleStmt(ctx, n.GrantRoleStmt)
+		return s.grantRoleStmt(ctx, n.GrantRoleStmt, st.prep.query)
 	case *pg.Node_AlterDefaultPrivilegesStmt:
 		cat.release()
 		return s.alterDefaultPrivileges(ctx, n.AlterDefaultPrivilegesStmt)

@@ -10,6 +10,7 @@ import (
 	"github.com/loamdb/loam/auth/scram"
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
@@ -45,7 +46,7 @@ func checkRoleName(name string) error {
 	return nil
 }
 
-func (s *Session) createRole(ctx context.Context, cs *pg.CreateRoleStmt) (*Cursor, error) {
+func (s *Session) createRole(ctx context.Context, cs *pg.CreateRoleStmt, query string) (*Cursor, error) {
 	me, err := s.principalRole(ctx)
 	if err != nil {
 		return nil, err
@@ -54,6 +55,9 @@ func (s *Session) createRole(ctx context.Context, cs *pg.CreateRoleStmt) (*Curso
 		return nil, pgerr.New(sqlstateInsufficientPrivil, "permission denied to create role")
 	}
 	if err := checkRoleName(cs.Role); err != nil {
+		return nil, err
+	}
+	if err := redundantOptions(cs.Options, query); err != nil {
 		return nil, err
 	}
 	r := meta.Role{Name: cs.Role, Inherit: true, Login: cs.StmtType == pg.RoleStmtType_ROLESTMT_USER}
@@ -99,6 +103,20 @@ func (s *Session) createRole(ctx context.Context, cs *pg.CreateRoleStmt) (*Curso
 		}
 	}
 	return s.refreshed(ctx, "CREATE ROLE")
+}
+
+// redundantOptions is PostgreSQL's 42601 for an option given twice
+// (LOGIN NOLOGIN, two PASSWORDs), pointing at the second.
+func redundantOptions(opts []*pg.Node, query string) error {
+	seen := map[string]bool{}
+	for _, o := range opts {
+		d := o.GetDefElem()
+		if seen[d.Defname] {
+			return pgerr.New(pgerr.SyntaxError, "conflicting or redundant options").WithPosition(parse.CharPos(query, int(d.Location)))
+		}
+		seen[d.Defname] = true
+	}
+	return nil
 }
 
 // roleOption applies one option of CREATE or ALTER ROLE.
@@ -186,7 +204,7 @@ func (s *Session) roleSpecName(rs *pg.RoleSpec) string {
 	return rs.GetRolename()
 }
 
-func (s *Session) alterRole(ctx context.Context, as *pg.AlterRoleStmt) (*Cursor, error) {
+func (s *Session) alterRole(ctx context.Context, as *pg.AlterRoleStmt, query string) (*Cursor, error) {
 	me, err := s.principalRole(ctx)
 	if err != nil {
 		return nil, err
@@ -195,6 +213,12 @@ func (s *Session) alterRole(ctx context.Context, as *pg.AlterRoleStmt) (*Cursor,
 	target, err := s.roleNamed(ctx, name)
 	if err != nil {
 		return nil, err
+	}
+	if err := redundantOptions(as.Options, query); err != nil {
+		return nil, err
+	}
+	if len(as.Options) == 1 && as.Options[0].GetDefElem().GetDefname() == "rolemembers" {
+		return s.alterGroup(ctx, me, name, as)
 	}
 	var next meta.Role
 	err = s.eng.meta.AlterRole(ctx, name, func(r meta.Role) (meta.Role, error) {
@@ -228,6 +252,22 @@ func (s *Session) alterRole(ctx context.Context, as *pg.AlterRoleStmt) (*Cursor,
 		return s.eng.meta.AlterRole(ctx, name, func(meta.Role) (meta.Role, error) { return target, nil })
 	})
 	_ = next
+	return s.refreshed(ctx, "ALTER ROLE")
+}
+
+// alterGroup is ALTER GROUP g ADD|DROP USER u, …: GRANT or REVOKE of g.
+func (s *Session) alterGroup(ctx context.Context, me meta.Role, group string, as *pg.AlterRoleStmt) (*Cursor, error) {
+	for _, m := range roleNames(as.Options[0].GetDefElem().Arg, s) {
+		var err error
+		if as.Action > 0 {
+			err = s.grantRole(ctx, me, group, m, false)
+		} else {
+			err = s.revokeRole(ctx, me, group, m, false)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	return s.refreshed(ctx, "ALTER ROLE")
 }
 
@@ -301,10 +341,10 @@ func (s *Session) dropRole(ctx context.Context, ds *pg.DropRoleStmt) (*Cursor, e
 			return nil, pgerr.New(sqlstateObjectInUse, "current user cannot be dropped")
 		case name == s.user:
 			return nil, pgerr.New(sqlstateObjectInUse, "session user cannot be dropped")
-		case name == meta.BootstrapRole:
-			return nil, pgerr.New(sqlstateObjectInUse, "cannot drop role %s because it is required by the database system", name)
 		case target.Superuser && !me.Superuser:
 			return nil, pgerr.New(sqlstateInsufficientPrivil, "must be superuser to drop superusers")
+		case name == meta.BootstrapRole:
+			return nil, pgerr.New(sqlstateObjectInUse, "cannot drop role %s because it is required by the database system", name)
 		}
 		if err := s.refuseDependentRole(ctx, name); err != nil {
 			return nil, err
@@ -393,7 +433,7 @@ func qualifiedName(schema, name string) string {
 }
 
 // grantRoleStmt is GRANT role TO role and REVOKE role FROM role.
-func (s *Session) grantRoleStmt(ctx context.Context, gs *pg.GrantRoleStmt) (*Cursor, error) {
+func (s *Session) grantRoleStmt(ctx context.Context, gs *pg.GrantRoleStmt, query string) (*Cursor, error) {
 	me, err := s.principalRole(ctx)
 	if err != nil {
 		return nil, err
@@ -412,7 +452,9 @@ func (s *Session) grantRoleStmt(ctx context.Context, gs *pg.GrantRoleStmt) (*Cur
 				admin = true
 			}
 		} else {
-			return nil, pgerr.New(sqlstateFeatureNotSupport, "GRANT … WITH %s OPTION is not supported", strings.ToUpper(d.Defname))
+			// WITH INHERIT and WITH SET are PostgreSQL 16's; 15 has no
+			// such syntax.
+			return nil, pgerr.New(pgerr.SyntaxError, "syntax error at or near %q", strings.ToUpper(d.Defname)).WithPosition(parse.CharPos(query, int(d.Location)))
 		}
 	}
 	for _, r := range gs.GrantedRoles {
