@@ -75,15 +75,6 @@ func (s *Session) authorizeDDL(ctx context.Context, n *pg.Node, query string) (a
 		}
 	case *pg.Node_CheckPointStmt:
 		return nil, s.requireSuperuser(ctx, "must be superuser or have privileges of pg_checkpoint to do CHECKPOINT")
-	case *pg.Node_VacuumStmt:
-		if len(n.VacuumStmt.Rels) == 0 {
-			return nil, s.requireSuperuser(ctx, "permission denied to vacuum every table: only superusers may; name the tables you own")
-		}
-		for _, r := range n.VacuumStmt.Rels {
-			if err := s.requireRelationOwner(ctx, r.GetVacuumRelation().GetRelation()); err != nil {
-				return nil, err
-			}
-		}
 	}
 	return nil, nil
 }

@@ -352,6 +352,12 @@ func (s *Session) executeStmt(ctx context.Context, st *Statement, params []types
 	case *pg.Node_AlterOwnerStmt:
 		cat.release()
 		return s.alterOwnerStmt(ctx, n.AlterOwnerStmt)
+	case *pg.Node_ReassignOwnedStmt:
+		cat.release()
+		return s.reassignOwned(ctx, n.ReassignOwnedStmt)
+	case *pg.Node_DropOwnedStmt:
+		cat.release()
+		return s.dropOwned(ctx, n.DropOwnedStmt)
 	case *pg.Node_VariableSetStmt:
 		return s.setStmt(n.VariableSetStmt)
 	case *pg.Node_VariableShowStmt:
@@ -396,6 +402,7 @@ func (s *Session) executeStmt(ctx context.Context, st *Statement, params []types
 			if err := s.refuseInBlock(st, "DISCARD ALL"); err != nil {
 				return nil, err
 			}
+			s.discardAll()
 		}
 		s.closeCursors(true)
 		s.deallocateSQL("", true)
