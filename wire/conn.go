@@ -25,7 +25,9 @@ const flushThreshold = 64 << 10
 // connection's goroutine.
 type conn struct {
 	srv *Server
-	nc  net.Conn
+	nc  net.Conn  // the socket: deadlines, close, the client's address
+	w   io.Writer // nc, or its TLS layer once SSLRequest upgraded it
+	tls bool
 	rd  *msgReader
 	out []byte
 	log *slog.Logger
@@ -33,10 +35,15 @@ type conn struct {
 	ctx    context.Context // ends on shutdown
 	cancel context.CancelCauseFunc
 
-	pid    uint32
-	secret []byte
-	user   string
-	sess   Session
+	pid     uint32
+	secret  []byte
+	user    string
+	sess    Session
+	authWhy string // why a password failed, for the log only
+	counted bool   // counts against MaxConnections
+	// awaitingCommand: ReadyForQuery was sent and nothing read since
+	// (the idle timeouts apply).
+	awaitingCommand bool
 
 	stmts          map[string]*prepStmt
 	portals        map[string]*portal
@@ -50,6 +57,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 	c := &conn{
 		srv:     s,
 		nc:      nc,
+		w:       nc,
 		rd:      newMsgReader(bufio.NewReaderSize(nc, 16<<10), s.cfg.MaxMessageSize),
 		log:     s.log.With("remote", nc.RemoteAddr().String()),
 		stmts:   map[string]*prepStmt{},
@@ -118,7 +126,17 @@ func (c *conn) serve() {
 	c.log = c.log.With("pid", c.pid, "user", c.user)
 	c.log.Debug("session started")
 	for {
+		idle := c.armIdle()
 		typ, body, err := c.rd.readMessage()
+		c.awaitingCommand = false
+		if idle != nil {
+			c.disarmIdle()
+			if err != nil && isTimeout(err) && !c.shuttingDown() {
+				c.log.Info("idle timeout", "code", toPgError(idle).Code)
+				c.sendFatal(idle)
+				return
+			}
+		}
 		if err != nil {
 			c.endWith(err)
 			return
@@ -266,7 +284,7 @@ func (c *conn) flush() error {
 	if len(c.out) == 0 {
 		return nil
 	}
-	_, err := c.nc.Write(c.out)
+	_, err := c.w.Write(c.out)
 	if cap(c.out) > 4*flushThreshold {
 		c.out = nil
 	} else {
@@ -297,5 +315,6 @@ func (c *conn) readyForQuery() error {
 		c.reportError(err)
 	}
 	c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+	c.awaitingCommand = true
 	return c.flush()
 }

@@ -35,6 +35,12 @@ type Session interface {
 	// StatementTimeout is statement_timeout, 0 for none: each Execute
 	// (and each Query's statement) ends then with a 57014.
 	StatementTimeout() time.Duration
+	// IdleSessionTimeout and IdleInTransactionSessionTimeout are
+	// idle_session_timeout and idle_in_transaction_session_timeout, 0 for
+	// none: the connection ends (57P05, 25P03) when a wait for the next
+	// command outside, or inside, a transaction block lasts that long.
+	IdleSessionTimeout() time.Duration
+	IdleInTransactionSessionTimeout() time.Duration
 	// TakeNotices returns the notices (NOTICE, WARNING…) the statements
 	// since the last call queued, and forgets them.
 	TakeNotices() []*pgerr.Error

@@ -17,6 +17,9 @@ func (s *fakeSession) SetBackendPID(pid uint32) { s.pid = pid }
 
 func (s *fakeSession) StatementTimeout() time.Duration { return s.timeout }
 
+func (s *fakeSession) IdleSessionTimeout() time.Duration              { return 0 }
+func (s *fakeSession) IdleInTransactionSessionTimeout() time.Duration { return 0 }
+
 func (s *fakeSession) Close() { s.closed = true }
 
 // PrepareSimple is Prepare: the fake's commands take no $n.

@@ -4,14 +4,18 @@
 // engine Session, and encodes result batches as DataRows.
 //
 // One goroutine serves each connection. Message framing is in reader.go,
-// the startup phase in startup.go, authentication in auth.go and
-// auth_scram.go, queries in simple.go and extended.go, result encoding in
+// the startup phase in startup.go (TLS in tls.go), authentication in
+// auth.go and auth_scram.go (the rules of hba.go decide the method, the
+// Roles of roles.go the passwords; login.go reports logins, limits.go caps
+// failed ones), idle timeouts in idle.go, queries in simple.go and extended.go, result encoding in
 // datarow.go and encode_*.go, parameter decoding in decode_binary.go, and
 // the mapping of errors to ErrorResponse in errors.go.
 package wire
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -24,7 +28,7 @@ import (
 type AuthMethod string
 
 const (
-	// AuthTrust lets every client in; it is used when no password is set.
+	// AuthTrust lets the client in as the role it names.
 	AuthTrust AuthMethod = "trust"
 	// AuthSCRAM is SCRAM-SHA-256 (RFC 5802/7677, no channel binding).
 	AuthSCRAM AuthMethod = "scram-sha-256"
@@ -38,11 +42,37 @@ var ErrServerClosed = errors.New("wire: server closed")
 // Config configures a Server.
 type Config struct {
 	Engine Engine // required
-	// Password, when set, is required from every client, checked with
-	// AuthMethod (default AuthSCRAM). Empty means trust.
-	Password   string
+	// Roles says who may log in and with which password verifier. Nil:
+	// every user name may, with Password as its password (tests, and
+	// servers without a role store).
+	Roles Roles
+	// Password is every user's password when Roles is nil.
+	Password string
+	// AuthMethod, when set (or when Password is), is the method of every
+	// connection without an HBA file (default AuthSCRAM once a password
+	// is set). Unset: loopback clients are trusted, others use SCRAM.
 	AuthMethod AuthMethod
-	Logger     *slog.Logger
+	// HBA, when set, decides each connection's method (pg_hba.conf).
+	HBA *HBA
+	// TLS, when set, answers SSLRequest with 'S' and encrypts the
+	// connection; nil answers 'N'.
+	TLS *tls.Config
+	// MaxConnections bounds concurrent clients (53300 beyond); default
+	// 100, negative: no bound.
+	MaxConnections int
+	// MaxFailedLogins is how many failed logins one client address may
+	// have within FailedLoginWindow before it is refused for as long;
+	// default 10, negative: no cap.
+	MaxFailedLogins   int
+	FailedLoginWindow time.Duration // default 1 minute
+	// OnLogin, when set, is told of every login that succeeds or fails
+	// after the startup packet (for the audit log). It runs on the
+	// connection's goroutine, before the session starts.
+	OnLogin func(LoginEvent)
+	Logger  *slog.Logger
+	// clock replaces time.Now for VALID UNTIL and the failed-login
+	// window, in tests.
+	clock func() time.Time
 	// MaxMessageSize bounds a frontend message; default 1 GiB.
 	MaxMessageSize int
 	// AuthTimeout bounds the startup phase; default 60s.
@@ -54,9 +84,14 @@ type Config struct {
 
 // Server accepts PostgreSQL connections and serves each in its own goroutine.
 type Server struct {
-	cfg   Config
-	log   *slog.Logger
-	scram *scramSecret
+	cfg        Config
+	log        *slog.Logger
+	roles      Roles
+	hba        *HBA
+	mockSecret []byte // salts mock SCRAM exchanges (see auth_scram.go)
+	now        func() time.Time
+	failed     *loginLimiter
+	clients    int // connections past their startup packet; under mu
 
 	base     context.Context
 	stopBase context.CancelCauseFunc
@@ -86,28 +121,53 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.ShutdownGrace <= 0 {
 		cfg.ShutdownGrace = 10 * time.Second
 	}
-	s := &Server{
-		cfg:       cfg,
-		log:       cfg.Logger,
-		listeners: map[net.Listener]struct{}{},
-		conns:     map[*conn]struct{}{},
-		keys:      map[uint32]*conn{},
+	if cfg.MaxConnections == 0 {
+		cfg.MaxConnections = 100
 	}
+	if cfg.MaxFailedLogins == 0 {
+		cfg.MaxFailedLogins = 10
+	}
+	if cfg.FailedLoginWindow <= 0 {
+		cfg.FailedLoginWindow = time.Minute
+	}
+	s := &Server{
+		cfg:        cfg,
+		log:        cfg.Logger,
+		roles:      cfg.Roles,
+		hba:        cfg.HBA,
+		mockSecret: make([]byte, 32),
+		now:        cfg.clock,
+		listeners:  map[net.Listener]struct{}{},
+		conns:      map[*conn]struct{}{},
+		keys:       map[uint32]*conn{},
+	}
+	_, _ = rand.Read(s.mockSecret)
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.failed = newLoginLimiter(cfg.MaxFailedLogins, cfg.FailedLoginWindow, s.now)
 	switch {
-	case cfg.Password == "":
-		s.cfg.AuthMethod = AuthTrust
-	case cfg.AuthMethod == "" || cfg.AuthMethod == AuthSCRAM:
-		s.cfg.AuthMethod = AuthSCRAM
-		sec, err := newSCRAMSecret(cfg.Password)
+	case cfg.AuthMethod == "" || cfg.AuthMethod == AuthSCRAM || cfg.AuthMethod == AuthPassword:
+	case cfg.AuthMethod == AuthTrust:
+		if cfg.Password != "" {
+			return nil, errors.New("wire: a password is set but the auth method is trust")
+		}
+	default:
+		return nil, fmt.Errorf("wire: unknown auth method %q (want %s or %s)", cfg.AuthMethod, AuthSCRAM, AuthPassword)
+	}
+	if s.roles == nil {
+		pr, err := newPasswordRoles(cfg.Password)
 		if err != nil {
 			return nil, err
 		}
-		s.scram = sec
-	case cfg.AuthMethod == AuthPassword:
-	case cfg.AuthMethod == AuthTrust:
-		return nil, errors.New("wire: a password is set but the auth method is trust")
-	default:
-		return nil, fmt.Errorf("wire: unknown auth method %q (want %s or %s)", cfg.AuthMethod, AuthSCRAM, AuthPassword)
+		s.roles = pr
+	}
+	if s.hba == nil {
+		method := cfg.AuthMethod
+		if method == "" && cfg.Password != "" {
+			method = AuthSCRAM
+		}
+		s.hba = defaultHBA(method)
 	}
 	s.base, s.stopBase = context.WithCancelCause(context.Background())
 	return s, nil
@@ -200,6 +260,9 @@ func (s *Server) untrack(c *conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.conns, c)
+	if c.counted {
+		s.clients--
+	}
 	if s.keys[c.pid] == c {
 		delete(s.keys, c.pid)
 	}

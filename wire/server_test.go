@@ -2,8 +2,6 @@ package wire
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -482,38 +480,6 @@ func TestAuth(t *testing.T) {
 	}
 }
 
-func TestSCRAMVectors(t *testing.T) {
-	// RFC 7677 section 3 example.
-	sec, err := deriveSCRAMSecret("pencil", mustB64("W22ZaJ0SNY7soEsUEjb6gQ=="), 4096)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bare := "n=user,r=rOprNGfwEbeRWgbNEkqO"
-	serverFirst := "r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"
-	final := "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="
-	without, proof, err := parseClientFinal(final, "n,,", "rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	auth := bare + "," + serverFirst + "," + without
-	sig := hmacSHA256(sec.storedKey, auth)
-	key := make([]byte, len(sig))
-	for i := range sig {
-		key[i] = sig[i] ^ proof[i]
-	}
-	if got := sha256Sum(key); string(got) != string(sec.storedKey) {
-		t.Error("RFC 7677 client proof does not verify")
-	}
-	if got := b64(hmacSHA256(sec.serverKey, auth)); got != "6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=" {
-		t.Errorf("server signature %s", got)
-	}
-	for _, bad := range []string{"", "x,,n=,r=a", "p=tls-server-end-point,,n=,r=a", "n,,n=,r=", "n,,r=abc"} {
-		if _, _, _, err := parseClientFirst(bad); err == nil {
-			t.Errorf("parseClientFirst(%q) accepted", bad)
-		}
-	}
-}
-
 // rawClient speaks the protocol byte by byte for what pgx cannot send.
 type rawClient struct {
 	nc net.Conn
@@ -754,19 +720,4 @@ func TestShutdown(t *testing.T) {
 	if _, err := net.DialTimeout("tcp", ts.addr, time.Second); err == nil {
 		t.Error("still accepting after shutdown")
 	}
-}
-
-func mustB64(s string) []byte {
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
-func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
-
-func sha256Sum(b []byte) []byte {
-	h := sha256.Sum256(b)
-	return h[:]
 }

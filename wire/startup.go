@@ -13,7 +13,7 @@ import (
 // Startup-phase request codes (the int32 after the length).
 const (
 	protocolV3        = 3 << 16  // 196608: protocol 3.0
-	sslRequestCode    = 80877103 // SSLRequest: answered 'N'
+	sslRequestCode    = 80877103 // SSLRequest: 'S' and TLS when configured, else 'N'
 	gssEncRequestCode = 80877104 // GSSENCRequest: answered 'N'
 	cancelRequestCode = 80877102 // CancelRequest: pid, secret; no answer
 	maxNegotiations   = 2        // SSL and GSS requests before the startup
@@ -55,12 +55,29 @@ func (c *conn) startup() error {
 		db = defaultName
 	}
 	c.user = user
-	if err := c.authenticate(user); err != nil {
+	if c.srv.failed.blocked(c.hostString()) {
+		err := fatalError(pgerr.InvalidAuthorizationSpec,
+			"too many failed login attempts from host %q; try again later", c.hostString())
+		c.reportLogin(user, db, "", err)
 		return err
 	}
-	if db != defaultName { // checked after authentication, as PostgreSQL does
-		return fatalError(pgerr.InvalidCatalogName, "database %q does not exist", db)
+	if !c.srv.admitClient(c) {
+		err := tooManyClients()
+		c.reportLogin(user, db, "", err)
+		return err
 	}
+	method, err := c.login(user, db)
+	if err == nil && db != defaultName { // checked after authentication, as PostgreSQL does
+		err = fatalError(pgerr.InvalidCatalogName, "database %q does not exist", db)
+	}
+	c.reportLogin(user, db, method, err)
+	if err != nil {
+		if isAuthFailure(err) {
+			c.srv.failed.fail(c.hostString())
+		}
+		return err
+	}
+	c.srv.failed.succeed(c.hostString())
 	_ = c.nc.SetReadDeadline(time.Time{})
 	if c.shuttingDown() {
 		return adminShutdown()
@@ -84,8 +101,9 @@ func (c *conn) startup() error {
 }
 
 // readStartupPacket reads packets until the StartupMessage and returns its
-// parameters. It answers SSL/GSS encryption requests with 'N' and handles a
-// CancelRequest (returning errCancelHandled).
+// parameters. It answers an SSLRequest with TLS when configured, GSS
+// encryption and SSL otherwise with 'N', and handles a CancelRequest
+// (returning errCancelHandled).
 func (c *conn) readStartupPacket() (map[string]string, error) {
 	for n := 0; ; n++ {
 		body, err := c.rd.readStartup()
@@ -95,10 +113,16 @@ func (c *conn) readStartupPacket() (map[string]string, error) {
 		code := binary.BigEndian.Uint32(body)
 		switch code {
 		case sslRequestCode, gssEncRequestCode:
-			if len(body) != 4 || n >= maxNegotiations {
+			if len(body) != 4 || n >= maxNegotiations || c.tls {
 				return nil, protocolViolation("invalid encryption request packet")
 			}
-			if _, err := c.nc.Write([]byte{'N'}); err != nil {
+			if code == sslRequestCode && c.srv.cfg.TLS != nil {
+				if err := c.startTLS(); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if _, err := c.w.Write([]byte{'N'}); err != nil {
 				return nil, &ioError{err}
 			}
 			continue

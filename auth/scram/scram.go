@@ -1,6 +1,7 @@
 // Package scram holds SCRAM-SHA-256 verifiers (RFC 5802, RFC 7677) in
 // PostgreSQL's text form, SCRAM-SHA-256$<iter>:<salt>$<StoredKey>:<ServerKey>
-// (base64), which is what a role stores instead of its password.
+// (base64), which is what a role stores instead of its password, and
+// (exchange.go) the server's side of a SCRAM-SHA-256 authentication.
 package scram
 
 import (
@@ -44,7 +45,7 @@ func New(password string) (*Verifier, error) {
 
 // Derive is the verifier of password with the given salt and iterations.
 func Derive(password string, salt []byte, iter int) (*Verifier, error) {
-	salted, err := pbkdf2.Key(sha256.New, password, salt, iter, sha256.Size)
+	salted, err := pbkdf2.Key(sha256.New, saslprep(password), salt, iter, sha256.Size)
 	if err != nil {
 		return nil, fmt.Errorf("scram: deriving key: %w", err)
 	}

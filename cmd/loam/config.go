@@ -37,6 +37,13 @@ type config struct {
 	QueryMemory int64
 	// CompactInterval is how often background upkeep runs.
 	CompactInterval time.Duration
+	// Connections (connflags.go).
+	TLSCert, TLSKey string
+	HBAFile         string
+	HBA             *wire.HBA // HBAFile parsed; nil without one
+	MaxConnections  int
+	AuthTimeout     time.Duration
+	MaxFailedLogins int
 }
 
 // parseConfig reads flags, then fills every flag not given on the command
@@ -51,8 +58,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	metastore := fs.String("metastore", "", "metastore URL: sqlite://PATH or postgres://… (default sqlite://<data-dir>/meta.db)")
 	warehouse := fs.String("warehouse", "", "where Iceberg tables live (default file://<data-dir>/warehouse)")
 	linkInterval := fs.Duration("link-interval", 10*time.Second, "how often the write log is committed into Iceberg")
-	password := fs.String("password", "", "password every client must give (required on non-loopback addresses)")
-	authMethod := fs.String("auth-method", string(wire.AuthSCRAM), "how the password is checked: scram-sha-256 or password")
+	password := fs.String("password", "", "the loam superuser's password; once set, every client gives its role's password (a non-loopback --listen needs this or --hba-file)")
+	authMethod := fs.String("auth-method", string(wire.AuthSCRAM), "with --password and no --hba-file, how passwords are checked: scram-sha-256 or password (cleartext)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	compactInterval := fs.Duration("compact-interval", 30*time.Second, "how often tables this server writes are compacted and their old snapshots expired")
 	scanCache := fs.Int64("scan-cache-bytes", 0, "decoded data file columns kept in memory for scans; 0: a quarter of the machine's memory, -1: none")
@@ -60,6 +67,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	s3Endpoint := fs.String("s3-endpoint", "", "for an s3:// warehouse: the S3 endpoint, e.g. http://127.0.0.1:8333 (path-style addressing); default AWS")
 	s3Region := fs.String("s3-region", "", "for an s3:// warehouse: the bucket's region (default AWS_REGION, else us-east-1); credentials come from AWS_*")
 	queryMemory := fs.String("query-memory", "", "memory all running queries share for hash tables, sorts and windows before they spill to disk, in bytes or with kB, MB, GB (default a quarter of the machine's memory); a query that cannot fit fails with 53200")
+	conn := connFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: loam serve [flags]\n\nEach flag can also be set with LOAM_<NAME>, e.g. LOAM_DATA_DIR; flags win.")
 		fs.PrintDefaults()
@@ -127,13 +135,16 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	if cfg.CompactInterval <= 0 {
 		return nil, errors.New("--compact-interval must be positive")
 	}
-	if cfg.Password == "" {
+	if err := conn.apply(cfg); err != nil {
+		return nil, err
+	}
+	if cfg.Password == "" && cfg.HBAFile == "" {
 		loop, err := isLoopback(cfg.Listen)
 		if err != nil {
 			return nil, err
 		}
 		if !loop {
-			return nil, fmt.Errorf("refusing to listen on non-loopback address %s without a password (set --password or LOAM_PASSWORD)", cfg.Listen)
+			return nil, fmt.Errorf("refusing to listen on non-loopback address %s without a password or an hba file (set --password or LOAM_PASSWORD, or --hba-file)", cfg.Listen)
 		}
 	}
 	return cfg, nil

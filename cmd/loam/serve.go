@@ -62,12 +62,11 @@ func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- 
 	}
 	defer eng.Close()
 
-	srv, err := wire.NewServer(wire.Config{
-		Engine:     wire.FromEngine(eng),
-		Password:   cfg.Password,
-		AuthMethod: cfg.AuthMethod,
-		Logger:     log.With("component", "wire"),
-	})
+	wcfg, err := wireConfig(ctx, cfg, eng, log)
+	if err != nil {
+		return err
+	}
+	srv, err := wire.NewServer(wcfg)
 	if err != nil {
 		return err
 	}
@@ -93,7 +92,7 @@ func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- 
 		return fmt.Errorf("listen: %w", err)
 	}
 	log.Info("loam ready", "addr", ln.Addr().String(), "data_dir", cfg.DataDir,
-		"auth", authName(cfg), "version", versionString())
+		"auth", authName(cfg), "tls", cfg.TLSCert != "", "version", versionString())
 	if ready != nil {
 		ready <- ln.Addr()
 	}
@@ -114,8 +113,11 @@ func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- 
 }
 
 func authName(cfg *config) string {
-	if cfg.Password == "" {
-		return string(wire.AuthTrust)
+	switch {
+	case cfg.HBAFile != "":
+		return "hba " + cfg.HBAFile
+	case cfg.Password == "":
+		return "trust on loopback, else " + string(wire.AuthSCRAM)
 	}
 	return string(cfg.AuthMethod)
 }

@@ -19,13 +19,19 @@ const module = "github.com/loamdb/loam/"
 // floors, top first. meta sits beside the floors: sql and storage may use
 // it, and it uses none of them. pgerr is every floor's error type, and
 // types (SQL types, values and their PostgreSQL text and binary formats)
-// is every floor's vocabulary; types uses only pgerr.
-var floors = map[string]int{"cmd": 0, "wire": 1, "sql": 2, "exec": 3, "storage": 4, "meta": 5, "types": 6, "pgerr": 7}
+// is every floor's vocabulary; types uses only pgerr. auth (password
+// verifiers, SCRAM) is the floor at the bottom that anyone may use: wire
+// checks logins with it, meta stores its verifiers, sql makes them for
+// CREATE ROLE; it uses only pgerr.
+var floors = map[string]int{"cmd": 0, "wire": 1, "sql": 2, "exec": 3, "storage": 4, "meta": 5, "types": 6, "pgerr": 7, "auth": 8}
 
 // allowed says whether a package under floor from may import one under to.
 func allowed(from, to string) bool {
-	if from == to || to == "pgerr" || (to == "types" && from != "pgerr") {
+	if from == to || to == "pgerr" || (to == "types" && from != "pgerr" && from != "auth") {
 		return true
+	}
+	if to == "auth" {
+		return from != "pgerr" && from != "types"
 	}
 	f, okf := floors[from]
 	t, okt := floors[to]
@@ -102,6 +108,8 @@ func TestAllowed(t *testing.T) {
 		{"storage", "meta", true}, {"sql", "meta", true}, {"exec", "meta", false}, {"meta", "storage", false},
 		{"meta", "pgerr", true}, {"exec", "pgerr", true},
 		{"wire", "types", true}, {"storage", "types", true}, {"types", "exec", false}, {"types", "wire", false}, {"pgerr", "types", false},
+		{"wire", "auth", true}, {"meta", "auth", true}, {"sql", "auth", true}, {"cmd", "auth", true},
+		{"auth", "pgerr", true}, {"auth", "types", false}, {"auth", "meta", false}, {"auth", "wire", false},
 	} {
 		if got := allowed(c.from, c.to); got != c.ok {
 			t.Errorf("allowed(%s, %s) = %v, want %v", c.from, c.to, got, c.ok)

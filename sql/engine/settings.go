@@ -53,6 +53,7 @@ func defaultSettings(user string) map[string]string {
 		"statement_timeout":                   "0",
 		"lock_timeout":                        "0",
 		"idle_in_transaction_session_timeout": "0",
+		"idle_session_timeout":                "0",
 		"transaction_isolation":               "read committed",
 		"default_transaction_isolation":       "read committed",
 		"max_identifier_length":               "63",
@@ -104,7 +105,7 @@ func (s *Session) set(name, value string) error {
 			return pgerr.New(pgerr.FeatureNotSupported, "DateStyle %q is not supported; Loam prints ISO dates", value)
 		}
 		value = "ISO, MDY"
-	case "statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout":
+	case "statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout", "idle_session_timeout":
 		v, err := timeSetting(name, value)
 		if err != nil {
 			return err
