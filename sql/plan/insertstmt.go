@@ -39,12 +39,17 @@ func (p *Planner) Insert(ins *pg.InsertStmt) (*Query, error) {
 		return nil, pgerr.New(pgerr.WrongObjectType, "cannot change sequence %q", ti.Name)
 	}
 	p.need(ti, "INSERT", rv.Location)
-	if len(ins.ReturningList) > 0 {
+	if listReads(ins.ReturningList) {
 		p.need(ti, "SELECT", rv.Location)
 	}
-	if oc := ins.OnConflictClause; oc != nil && oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
-		p.need(ti, "UPDATE", rv.Location)
-		p.need(ti, "SELECT", rv.Location)
+	if oc := ins.OnConflictClause; oc != nil {
+		if oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
+			p.need(ti, "UPDATE", rv.Location)
+			p.need(ti, "SELECT", rv.Location)
+		} else if oc.Infer != nil {
+			// The conflict target's columns are read, DO NOTHING too.
+			p.need(ti, "SELECT", rv.Location)
+		}
 	}
 	if ti.ViewSQL != "" {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot insert into view %q: Loam views are read-only", ti.Name).WithPosition(pos(p.query, rv.Location))
