@@ -35,6 +35,12 @@ func (s *Session) grantStmt(ctx context.Context, gs *pg.GrantStmt) (*Cursor, err
 			for _, priv := range grantable {
 				g := meta.Grant{Grantee: grantee, Privilege: priv, Object: obj, Grantor: grantor, GrantOption: gs.GrantOption}
 				if !gs.IsGrant {
+					if mine, err := s.grantedBy(ctx, g); err != nil || !mine {
+						if err != nil {
+							return nil, err
+						}
+						continue // REVOKE takes away the revoker's grants only
+					}
 					if err := s.revokeDependent(ctx, g, cascade); err != nil {
 						return nil, err
 					}
@@ -272,6 +278,38 @@ func (s *Session) grantorFor(ctx context.Context, obj meta.Object, privs []strin
 		s.warning("01006", "not all privileges could be revoked for \""+name+"\"")
 	}
 	return me, grantable, nil
+}
+
+// grantedBy reports whether g's grantee holds g's privilege from g's
+// grantor (or not at all, when REVOKE is a no-op either way). The
+// metastore keeps one grant per grantee and privilege, with its first
+// grantor. The owner's grants are those of any grantor that holds no
+// grant option now: a former owner's, as PostgreSQL hands those on to
+// the new owner.
+func (s *Session) grantedBy(ctx context.Context, g meta.Grant) (bool, error) {
+	obj := g.Object
+	grants, err := s.eng.meta.Grants(ctx, &obj)
+	if err != nil {
+		return false, err
+	}
+	owner, err := meta.OwnerOf(ctx, s.eng.meta, obj)
+	if err != nil {
+		return false, err
+	}
+	holdsOption := func(role string) bool {
+		for _, h := range grants {
+			if h.Grantee == role && h.Privilege == g.Privilege && h.GrantOption {
+				return true
+			}
+		}
+		return false
+	}
+	for _, h := range grants {
+		if h.Grantee == g.Grantee && h.Privilege == g.Privilege {
+			return h.Grantor == g.Grantor || g.Grantor == owner && !holdsOption(h.Grantor), nil
+		}
+	}
+	return true, nil
 }
 
 // revokeDependent handles the grants g.Grantee made with the grant
