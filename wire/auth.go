@@ -16,8 +16,23 @@ import (
 // does once the session exists. The method is returned for the login
 // report even when authentication fails.
 func (c *conn) login(user, db string) (AuthMethod, error) {
-	ip := c.remoteIP()
-	line, ok := c.srv.hba.match(hbaConn{ssl: c.tls, database: db, user: user, ip: ip})
+	ctx, cancel := context.WithTimeout(c.ctx, c.srv.cfg.AuthTimeout)
+	defer cancel()
+	var members []string
+	var memberErr error
+	looked := false
+	memberOf := func() []string {
+		if !looked {
+			looked = true
+			members, memberErr = c.srv.roles.MemberOf(ctx, user)
+		}
+		return members
+	}
+	line, ok := c.srv.hba.match(hbaConn{ssl: c.tls, database: db, user: user, ip: c.remoteIP(), memberOf: memberOf})
+	if memberErr != nil {
+		c.log.Error("looking up the login role's memberships", "user", user, "err", memberErr)
+		return "", fatalError(pgerr.InternalError, "could not look up role %q", user)
+	}
 	if !ok {
 		return "", fatalError(pgerr.InvalidAuthorizationSpec,
 			"no pg_hba.conf entry for host %q, user %q, database %q, %s", c.hostString(), user, db, c.encryption())
@@ -26,8 +41,6 @@ func (c *conn) login(user, db string) (AuthMethod, error) {
 		return AuthReject, fatalError(pgerr.InvalidAuthorizationSpec,
 			"pg_hba.conf rejects connection for host %q, user %q, database %q, %s", c.hostString(), user, db, c.encryption())
 	}
-	ctx, cancel := context.WithTimeout(c.ctx, c.srv.cfg.AuthTimeout)
-	defer cancel()
 	role, err := c.srv.roles.LoginRole(ctx, user)
 	if err != nil {
 		c.log.Error("looking up the login role", "user", user, "err", err)

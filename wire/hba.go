@@ -19,15 +19,15 @@ const AuthReject AuthMethod = "reject"
 //
 //	host | hostssl | hostnossl | hostgssenc | hostnogssenc
 //	    database: all | sameuser | name[,name…]  (replication never matches)
-//	    user:     all | name[,name…]
+//	    user:     all | name | +role (its members) [,…]
 //	    address:  all | samehost | samenet | a.b.c.d/n | ::1/128 | IP MASK
 //	    method:   trust | scram-sha-256 | md5 | password | reject
 //
 // md5 runs SCRAM-SHA-256, as PostgreSQL 14+ does for a role whose
 // verifier is SCRAM (Loam stores only SCRAM verifiers). "local" lines are
 // skipped: Loam listens on TCP only. Quoted names are names, never
-// keywords. What Loam does not support (+group, @file, hostnames,
-// options after the method, other methods) is an error naming the line.
+// keywords. What Loam does not support (@file, hostnames, options after
+// the method, other methods) is an error naming the line.
 type HBA struct {
 	File  string
 	Lines []HBALine
@@ -187,8 +187,11 @@ func parseHBALine(fields [][]hbaToken) (l HBALine, skip bool, err error) {
 		return l, false, fmt.Errorf("end-of-line before role specification")
 	}
 	for _, t := range fields[2] {
-		if !t.quoted && (strings.HasPrefix(t.s, "+") || strings.HasPrefix(t.s, "@")) {
-			return l, false, fmt.Errorf("role %q: group membership and included files are not supported in Loam's hba file", t.s)
+		if !t.quoted && strings.HasPrefix(t.s, "@") {
+			return l, false, fmt.Errorf("role %q: included files are not supported in Loam's hba file", t.s)
+		}
+		if !t.quoted && t.s == "+" {
+			return l, false, fmt.Errorf("role %q: + wants a role name", t.s)
 		}
 	}
 	l.Users = fields[2]
@@ -260,6 +263,9 @@ type hbaConn struct {
 	database string
 	user     string
 	ip       net.IP // nil when the client has no IP address
+	// memberOf is every role user is a member of, directly or not
+	// (Roles.MemberOf), for +role; looked up only when a line has one.
+	memberOf func() []string
 }
 
 // Match returns the first line that applies to the connection.
@@ -304,6 +310,10 @@ func (l *HBALine) matchDatabase(c hbaConn) bool {
 
 func (l *HBALine) matchUser(c hbaConn) bool {
 	return slices.ContainsFunc(l.Users, func(t hbaToken) bool {
+		if group, ok := strings.CutPrefix(t.s, "+"); ok && !t.quoted {
+			// A role is a member of itself, as PostgreSQL's is_member.
+			return group == c.user || c.memberOf != nil && slices.Contains(c.memberOf(), group)
+		}
 		return t.keyword("all") || t.s == c.user
 	})
 }

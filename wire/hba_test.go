@@ -17,7 +17,8 @@ func TestParseHBAErrors(t *testing.T) {
 		{"host all all all", "f:1: end-of-line before authentication method"},
 		{"host all all all ident", `f:1: authentication method "ident" is not supported (Loam has trust, scram-sha-256, md5, password and reject)`},
 		{"host all all all trust clientcert=verify-full", `f:1: authentication option "clientcert=verify-full" is not supported`},
-		{"host all +admins all trust", `f:1: role "+admins": group membership and included files are not supported in Loam's hba file`},
+		{"host all @users all trust", `f:1: role "@users": included files are not supported in Loam's hba file`},
+		{"host all + all trust", `f:1: role "+": + wants a role name`},
 		{"host @dbs all all trust", `f:1: database "@dbs" is not supported in Loam's hba file`},
 		{`host "all all all trust`, "f:1: unterminated quoted string"},
 		{"host all a, all trust", "f:1: invalid IP address \"trust\" (host names are not supported)"},
@@ -79,6 +80,26 @@ host all all all reject
 		}
 		if got != tc.line {
 			t.Errorf("%+v: line %d", tc, got)
+		}
+	}
+	// +role matches the role and its members; a quoted "+role" is a name.
+	groups := mustHBA(t, "host all +admins 127.0.0.1/32 trust\nhost all \"+ops\" all password\n")
+	for _, tc := range []struct {
+		user    string
+		members []string
+		line    int
+	}{{"admins", nil, 1}, {"ann", []string{"staff", "admins"}, 1}, {"bob", []string{"staff"}, 0}, {"+ops", nil, 2}, {"ops", nil, 0}} {
+		got, asked := 0, false
+		c := hbaConn{database: "loam", user: tc.user, ip: parseIP("127.0.0.1"),
+			memberOf: func() []string { asked = true; return tc.members }}
+		if l, ok := groups.match(c); ok {
+			got = l.Line
+		}
+		if got != tc.line {
+			t.Errorf("%+v: line %d", tc, got)
+		}
+		if tc.user == "admins" && asked {
+			t.Error("memberships looked up for the role itself")
 		}
 	}
 	if got := h.Lines[2].Text; got != `host "all" all 127.0.0.1/32 trust            # "all" quoted is a database named all` {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/loamdb/loam/auth/scram"
 	"github.com/loamdb/loam/pgerr"
 )
@@ -20,6 +21,14 @@ type fakeRoles map[string]LoginRole
 
 func (f fakeRoles) LoginRole(_ context.Context, name string) (LoginRole, error) {
 	return f[name], nil
+}
+
+// MemberOf: a role named g_X is a member of X.
+func (f fakeRoles) MemberOf(_ context.Context, name string) ([]string, error) {
+	if g, ok := strings.CutPrefix(name, "g_"); ok {
+		return []string{g}, nil
+	}
+	return nil, nil
 }
 
 func mustVerifier(t *testing.T, password string) string {
@@ -266,3 +275,24 @@ func parseIP(s string) net.IP {
 }
 
 func writeFile(path string, b []byte) error { return os.WriteFile(path, b, 0o600) }
+
+// TestAuthTimeout: a client that stops in the middle of authentication
+// (here after the startup packet, owing its SCRAM message) is
+// disconnected once AuthTimeout passes, and frees its connection slot.
+func TestAuthTimeout(t *testing.T) {
+	ts := startServer(t, Config{Password: "pw", AuthTimeout: 50 * time.Millisecond, MaxConnections: 1})
+	r := dialRaw(t, ts.addr)
+	r.send(t, &pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersion30, Parameters: map[string]string{"user": "loam"}})
+	if m, err := r.fe.Receive(); err != nil {
+		t.Fatal(err)
+	} else if _, ok := m.(*pgproto3.AuthenticationSASL); !ok {
+		t.Fatalf("got %T, want AuthenticationSASL", m)
+	}
+	if m, err := r.fe.Receive(); err == nil {
+		t.Fatalf("got %T, want the connection closed", m)
+	}
+	c := ts.connect(t, "loam:pw") // the one slot is free again
+	if err := c.Ping(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -15,6 +15,10 @@ type Roles interface {
 	// is LoginRole{} (Exists false) with a nil error; an error is the
 	// lookup failing.
 	LoginRole(ctx context.Context, name string) (LoginRole, error)
+	// MemberOf lists the roles name is a member of, directly or through
+	// others (whatever their INHERIT), for an hba line's +role. It is
+	// asked only when such a line is reached.
+	MemberOf(ctx context.Context, name string) ([]string, error)
 }
 
 // LoginRole is what authentication needs of a role.
@@ -45,6 +49,8 @@ func newPasswordRoles(password string) (passwordRoles, error) {
 	}
 	return passwordRoles{verifier: v.String()}, nil
 }
+
+func (passwordRoles) MemberOf(context.Context, string) ([]string, error) { return nil, nil }
 
 func (p passwordRoles) LoginRole(context.Context, string) (LoginRole, error) {
 	return LoginRole{Exists: true, Login: true, Verifier: p.verifier}, nil

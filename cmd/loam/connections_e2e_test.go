@@ -182,7 +182,8 @@ func TestTLSAndPasswordsE2E(t *testing.T) {
 
 // TestHBAFileE2E: the rules of --hba-file decide, first match wins: a
 // reject line refuses its role, a role that does not exist under trust is
-// 28000, and a client with no matching line gets PostgreSQL's message.
+// 28000, +role admits its members, and a client with no matching line
+// gets PostgreSQL's message.
 func TestHBAFileE2E(t *testing.T) {
 	dir := t.TempDir()
 	hba := filepath.Join(dir, "pg_hba.conf")
@@ -191,6 +192,7 @@ local   all  all                  trust
 host    all  loam,ghost 127.0.0.1/32 trust
 host    all  bob       127.0.0.1/32 reject
 host    all  carol     127.0.0.1/32 scram-sha-256
+host    all  +readers  127.0.0.1/32 trust
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +203,8 @@ host    all  carol     127.0.0.1/32 scram-sha-256
 		return fmt.Sprintf("host=%s port=%s user=%s dbname=loam sslmode=disable", host, port, user)
 	}
 	c := connect(t, conninfo("loam"))
-	for _, q := range []string{"CREATE ROLE bob LOGIN", "CREATE ROLE carol LOGIN PASSWORD 'cpw'", "CREATE ROLE dave LOGIN"} {
+	for _, q := range []string{"CREATE ROLE bob LOGIN", "CREATE ROLE carol LOGIN PASSWORD 'cpw'", "CREATE ROLE dave LOGIN",
+		"CREATE ROLE readers", "CREATE ROLE erin LOGIN", "GRANT readers TO erin"} {
 		if _, err := c.Exec(ctx, q); err != nil {
 			t.Fatal(err)
 		}
@@ -216,6 +219,10 @@ host    all  carol     127.0.0.1/32 scram-sha-256
 		if err == nil || !strings.Contains(out, tc.want) {
 			t.Errorf("%s: %v %s, want %s", tc.user, err, out, tc.want)
 		}
+	}
+	// +readers: erin is a member; dave, not one, is still refused above.
+	if out, err := runPsql(t, conninfo("erin"), "", "SELECT current_user"); err != nil || out != "erin" {
+		t.Errorf("erin: %v %s", err, out)
 	}
 	if out, err := runPsql(t, conninfo("carol"), "cpw", "SELECT current_user"); err != nil || out != "carol" {
 		t.Errorf("carol: %v %s", err, out)

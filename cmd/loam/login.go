@@ -28,6 +28,33 @@ func (m metaRoles) LoginRole(ctx context.Context, name string) (wire.LoginRole, 
 		Verifier: r.Password, ValidUntil: r.ValidUntil}, nil
 }
 
+// MemberOf follows the memberships up from name: every role it belongs to,
+// directly or through another (an hba line's +role).
+func (m metaRoles) MemberOf(ctx context.Context, name string) ([]string, error) {
+	ms, err := m.st.Memberships(ctx)
+	if err != nil {
+		return nil, err
+	}
+	up := map[string][]string{}
+	for _, x := range ms {
+		up[x.Member] = append(up[x.Member], x.Role)
+	}
+	seen := map[string]bool{name: true}
+	var out []string
+	for todo := []string{name}; len(todo) > 0; {
+		r := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		for _, g := range up[r] {
+			if !seen[g] {
+				seen[g] = true
+				out = append(out, g)
+				todo = append(todo, g)
+			}
+		}
+	}
+	return out, nil
+}
+
 // bootstrapRole makes sure the loam superuser exists and, when password
 // is set, that its verifier is that password's. The verifier is rewritten
 // only when the password no longer verifies, so restarts with the same

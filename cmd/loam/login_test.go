@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/loamdb/loam/auth/scram"
@@ -87,6 +88,22 @@ func TestMetaRolesAndAudit(t *testing.T) {
 	}
 	if r, err := roles.LoginRole(ctx, "ghost"); err != nil || r.Exists {
 		t.Errorf("ghost: %+v %v", r, err)
+	}
+	for _, q := range []meta.Role{{Name: "staff"}, {Name: "admins"}} {
+		if err := st.CreateRole(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, m := range []meta.Membership{{Role: "staff", Member: "bob"}, {Role: "admins", Member: "staff"}} {
+		if err := st.GrantRole(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := roles.MemberOf(ctx, "bob"); err != nil || strings.Join(got, ",") != "staff,admins" {
+		t.Errorf("bob is a member of %v %v", got, err)
+	}
+	if got, err := roles.MemberOf(ctx, "admins"); err != nil || len(got) != 0 {
+		t.Errorf("admins is a member of %v %v", got, err)
 	}
 	rec := auditLogin(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	rec(wire.LoginEvent{User: "bob", Database: "loam", Address: "127.0.0.1", Method: wire.AuthSCRAM, OK: true, SSL: true})
