@@ -15,22 +15,26 @@ func (s *Session) createSchemaStmt(ctx context.Context, cs *pg.CreateSchemaStmt)
 	if len(cs.SchemaElts) > 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE SCHEMA with elements is not supported")
 	}
-	if err := s.refuseSchemaRecreate(cs.Schemaname); err != nil {
+	ns := cs.Schemaname
+	if ns == "" && cs.Authrole != nil {
+		ns = s.roleSpecName(cs.Authrole) // CREATE SCHEMA AUTHORIZATION role: named after it
+	}
+	if err := s.refuseSchemaRecreate(ns); err != nil {
 		return nil, err
 	}
-	err := s.eng.store.CreateNamespace(ctx, cs.Schemaname)
+	err := s.eng.store.CreateNamespace(ctx, ns)
 	if errors.Is(err, icetable.ErrNamespaceExists) {
 		if cs.IfNotExists {
+			s.notice("schema %q already exists, skipping", ns)
 			return &Cursor{tag: "CREATE SCHEMA", sess: s}, nil
 		}
-		return nil, pgerr.New(pgerr.DuplicateSchema, "schema %q already exists", cs.Schemaname)
+		return nil, pgerr.New(pgerr.DuplicateSchema, "schema %q already exists", ns)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("create schema %s: %w", cs.Schemaname, err)
+		return nil, fmt.Errorf("create schema %s: %w", ns, err)
 	}
 	// A rollback drops it again, after the tables made in it (undone
 	// first); one another session put a table in meanwhile stays.
-	ns := cs.Schemaname
 	s.onRollback(func(ctx context.Context) error { return s.eng.store.DropNamespace(ctx, ns) })
 	return &Cursor{tag: "CREATE SCHEMA", sess: s}, nil
 }
