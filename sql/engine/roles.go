@@ -400,12 +400,41 @@ func (s *Session) refuseDependentRole(ctx context.Context, name string) error {
 			detail = append(detail, "privileges for "+s.describeObject(ctx, g.Object))
 		}
 	}
+	defs, err := s.eng.meta.DefaultPrivileges(ctx)
+	if err != nil {
+		return err
+	}
+	seenDef := map[string]bool{}
+	for _, d := range defs {
+		what := "default privileges on new " + defaultKindWord[d.Kind] + " belonging to role " + d.Owner
+		if d.Schema != "" {
+			what += " in schema " + d.Schema
+		}
+		for _, line := range []string{"owner of " + what, "privileges for " + what} {
+			mine := d.Owner == name
+			if strings.HasPrefix(line, "privileges") {
+				mine = d.Grantee == name
+			}
+			if mine && !seenDef[line] {
+				seenDef[line] = true
+				detail = append(detail, line)
+			}
+		}
+	}
 	if len(detail) == 0 {
 		return nil
 	}
 	e := pgerr.New(pgerr.DependentObjectsStillExist, "role %q cannot be dropped because some objects depend on it", name)
 	e.Detail = strings.Join(detail, "\n")
 	return e
+}
+
+// defaultKindWord is how PostgreSQL names the objects ALTER DEFAULT
+// PRIVILEGES applies to.
+var defaultKindWord = map[string]string{
+	meta.KindTable:    "relations",
+	meta.KindSequence: "sequences",
+	meta.KindSchema:   "schemas",
 }
 
 // describeObject names an object as PostgreSQL's dependency messages do:
