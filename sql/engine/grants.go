@@ -94,6 +94,9 @@ func (s *Session) grantObjects(ctx context.Context, gs *pg.GrantStmt) ([]meta.Ob
 			if err := s.schemaMustExist(ctx, ns); err != nil {
 				return nil, err
 			}
+			if err := s.useSchema(ctx, ns); err != nil {
+				return nil, err
+			}
 			switch gs.Objtype {
 			case pg.ObjectType_OBJECT_TABLE:
 				names, err := s.relationsIn(ctx, ns)
@@ -124,6 +127,11 @@ func (s *Session) grantObjects(ctx context.Context, gs *pg.GrantStmt) ([]meta.Ob
 		switch gs.Objtype {
 		case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_SEQUENCE:
 			rv := n.GetRangeVar()
+			if rv.Schemaname != "" {
+				if err := s.useSchema(ctx, rv.Schemaname); err != nil {
+					return nil, err
+				}
+			}
 			ti, err := s.catalog().Table(ctx, rv.Schemaname, rv.Relname)
 			if err != nil {
 				return nil, err

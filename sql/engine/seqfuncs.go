@@ -171,6 +171,12 @@ func (s *Session) requireSequence(ctx context.Context, name string, key link.Key
 }
 
 func (c *catalog) CheckSequence(ctx context.Context, name string) error {
+	if schema, _ := seqName(name); schema != "" {
+		// The regclass lookup of a qualified name needs USAGE first.
+		if err := c.s.useSchema(ctx, schema); err != nil {
+			return err
+		}
+	}
 	_, _, err := c.s.resolveSequence(ctx, name)
 	return err
 }
