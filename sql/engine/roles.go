@@ -138,6 +138,8 @@ func (s *Session) roleOption(d *pg.DefElem, r *meta.Role) error {
 		r.CreateRole = flag()
 	case "createdb":
 		r.CreateDB = flag()
+	case "sysid":
+		s.notice("SYSID can no longer be specified") // as PostgreSQL, which ignores it
 	case "isreplication", "bypassrls", "connectionlimit":
 		// Accepted for scripts written for PostgreSQL; Loam has no
 		// replication, row security or per-role connection limit.
