@@ -614,6 +614,9 @@ func (s *Session) revokeRole(ctx context.Context, me meta.Role, role, member str
 		return err
 	}
 	if !ok {
+		if target.Superuser {
+			return pgerr.New(sqlstateInsufficientPrivil, "must be superuser to alter superusers")
+		}
 		return pgerr.New(sqlstateInsufficientPrivil, "must have admin option on role %q", role)
 	}
 	ms, err := s.eng.meta.Memberships(ctx)
