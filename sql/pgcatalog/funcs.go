@@ -22,10 +22,7 @@ func (s *Session) Value(ctx context.Context, name string) (d types.Datum, ok boo
 	case "current_user":
 		return dName(s.src.User()), true
 	case "session_user":
-		if su, ok := s.src.(interface{ SessionUser() string }); ok {
-			return dName(su.SessionUser()), true
-		}
-		return dName(s.src.User()), true
+		return dName(s.src.SessionUser()), true
 	case "current_catalog":
 		return dName(s.src.Database()), true
 	case "current_schema":

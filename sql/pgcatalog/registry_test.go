@@ -162,7 +162,8 @@ func (fakeSource) Sequences(context.Context, string) ([]Sequence, error) { retur
 func (fakeSource) NamespaceComment(context.Context, string) (string, bool, error) {
 	return "", false, nil
 }
-func (fakeSource) BackendPID() int32 { return 1 }
+func (fakeSource) BackendPID() int32   { return 1 }
+func (fakeSource) SessionUser() string { return "loam" }
 
 func TestOptionsTable(t *testing.T) {
 	for _, c := range []struct {

@@ -13,6 +13,8 @@ import (
 // required, so that no part of the emulation depends on a probe.
 type Source interface {
 	User() string
+	// SessionUser is session_user (SET ROLE changes User only).
+	SessionUser() string
 	Database() string
 	// SearchPath is the session's search_path, resolved ($user replaced).
 	SearchPath() []string

@@ -16,6 +16,9 @@ import (
 // tables and no catalog functions.
 type CatalogInfo interface {
 	User() string
+	// SessionUser is session_user: the user who logged in or SET SESSION
+	// AUTHORIZATION chose (SET ROLE changes User only).
+	SessionUser() string
 	Database() string
 	// SearchPath is the session's search_path, resolved ($user replaced).
 	SearchPath() []string
@@ -54,15 +57,6 @@ func (p *Planner) catalogs() *pgcatalog.Session {
 // catalogSource is a CatalogInfo as the catalog emulation reads it: the
 // planner's TableInfo becomes the catalog's Table.
 type catalogSource struct{ CatalogInfo }
-
-// SessionUser is session_user when the catalog knows it (SET ROLE
-// changes current_user only), else the user.
-func (c catalogSource) SessionUser() string {
-	if su, ok := c.CatalogInfo.(interface{ SessionUser() string }); ok {
-		return su.SessionUser()
-	}
-	return c.User()
-}
 
 func (c catalogSource) Tables(ctx context.Context, ns string) ([]pgcatalog.Table, error) {
 	tis, err := c.CatalogInfo.Tables(ctx, ns)
