@@ -130,6 +130,9 @@ func (s *Session) authorizeCreate(ctx context.Context, rv *pg.RangeVar, kind, qu
 	}
 	ns, err := s.newTableSchema(ctx, rv, query)
 	if err != nil {
+		if rv.Schemaname == "" && pgerr.Code(err) == pgerr.UndefinedSchema {
+			return nil, err // no schema to create in: CREATE TABLE's gets its position
+		}
 		return nil, nil // the statement reports it
 	}
 	if err := s.require(ctx, "CREATE", schemaObject(ns)); err != nil {

@@ -71,9 +71,16 @@ func (s *Session) createSchema(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if ok {
-			return ns, nil
+		if !ok {
+			continue
 		}
+		// As PostgreSQL's search_path, leave out what the role may not use.
+		if err := s.useSchema(ctx, ns); pgerr.Code(err) == pgerr.InsufficientPrivilege {
+			continue
+		} else if err != nil {
+			return "", err
+		}
+		return ns, nil
 	}
 	return "", pgerr.New(pgerr.UndefinedSchema, "no schema has been selected to create in")
 }
