@@ -21,6 +21,22 @@ func (s *Session) grantStmt(ctx context.Context, gs *pg.GrantStmt) (*Cursor, err
 	if err != nil {
 		return nil, err
 	}
+	if gs.GrantOption && gs.IsGrant {
+		for _, g := range grantees {
+			if g == meta.PublicRole {
+				return nil, pgerr.New("0LP01", "grant options can only be granted to roles")
+			}
+		}
+	}
+	if gs.Grantor != nil {
+		// PostgreSQL 15 takes GRANTED BY only naming the current role.
+		if name := s.roleSpecName(gs.Grantor); name != s.currentRole() {
+			if _, err := s.roleNamed(ctx, name); err != nil {
+				return nil, err
+			}
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "grantor must be current user")
+		}
+	}
 	cascade := gs.Behavior == pg.DropBehavior_DROP_CASCADE
 	for _, obj := range objs {
 		privs, err := grantPrivileges(gs.Privileges, obj.Kind, "")
