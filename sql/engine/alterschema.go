@@ -233,6 +233,10 @@ func (s *Session) alterAction(ctx context.Context, d *tableDef, ti *plan.TableIn
 		}
 		d.defaults[i] = text
 		return nil
+	case pg.AlterTableType_AT_AddConstraint:
+		if ok, err := s.addKey(ctx, d, ti, c, q); ok {
+			return err
+		}
 	case pg.AlterTableType_AT_DropOids:
 		// SET PARTITIONED BY / SET SORTED BY, which the parser put in as
 		// SET WITHOUT OIDS (sql/parse/alterclauses.go); a SET WITHOUT
