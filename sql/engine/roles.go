@@ -536,7 +536,9 @@ func (s *Session) mayAdminister(ctx context.Context, me meta.Role, role meta.Rol
 	return false, nil
 }
 
-func (s *Session) grantRole(ctx context.Context, me meta.Role, role, member string, admin bool) error {
+// mayChangeMembers checks that role and member exist and that me may
+// grant or revoke membership in role.
+func (s *Session) mayChangeMembers(ctx context.Context, me meta.Role, role, member string) error {
 	target, err := s.roleNamed(ctx, role)
 	if err != nil {
 		return err
@@ -553,6 +555,13 @@ func (s *Session) grantRole(ctx context.Context, me meta.Role, role, member stri
 			return pgerr.New(sqlstateInsufficientPrivil, "must be superuser to alter superusers")
 		}
 		return pgerr.New(sqlstateInsufficientPrivil, "must have admin option on role %q", role)
+	}
+	return nil
+}
+
+func (s *Session) grantRole(ctx context.Context, me meta.Role, role, member string, admin bool) error {
+	if err := s.mayChangeMembers(ctx, me, role, member); err != nil {
+		return err
 	}
 	// A membership loop would make a role a member of itself.
 	up, err := meta.EffectiveRoles(ctx, s.eng.meta, role)
@@ -602,22 +611,8 @@ func (s *Session) memberOf(ctx context.Context, role, member string, _ map[strin
 }
 
 func (s *Session) revokeRole(ctx context.Context, me meta.Role, role, member string, adminOnly bool) error {
-	target, err := s.roleNamed(ctx, role)
-	if err != nil {
+	if err := s.mayChangeMembers(ctx, me, role, member); err != nil {
 		return err
-	}
-	if _, err := s.roleNamed(ctx, member); err != nil {
-		return err
-	}
-	ok, err := s.mayAdminister(ctx, me, target)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		if target.Superuser {
-			return pgerr.New(sqlstateInsufficientPrivil, "must be superuser to alter superusers")
-		}
-		return pgerr.New(sqlstateInsufficientPrivil, "must have admin option on role %q", role)
 	}
 	ms, err := s.eng.meta.Memberships(ctx)
 	if err != nil {
