@@ -233,6 +233,7 @@ func pgCatalogTables() []*Relation {
 						"conislocal": dBool(true), "connoinherit": dBool(true), "conkey": {S: int2Vector(key.cols)},
 					}))
 				}
+				out = append(out, r.conRows(rel)...)
 			}
 			return out, err
 		}),

@@ -226,7 +226,18 @@ func (s *Session) Func(ctx context.Context, name string, args []types.T) (*Func,
 				}
 			}
 		}
+		others := map[int64]string{}
+		if name == "pg_get_constraintdef" {
+			for _, r := range rels {
+				for _, c := range r.cons {
+					others[int64(r.conOID(c))] = c.Def
+				}
+			}
+		}
 		def := func(a []types.Datum) (types.Datum, error) {
+			if d, ok := others[a[0].I]; ok {
+				return dText(d), nil
+			}
 			rk, ok := byOID[a[0].I]
 			if !ok {
 				return types.NullOf(types.TText), nil
