@@ -48,7 +48,7 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	var uniques []uniqueDef
 	var defaults []string
 	var defPlan *plan.Planner
-	var owned []ownedSeq // serial and identity columns
+	var owned []ownedSeq  // serial and identity columns
 	var drafts []conDraft // CHECK and FOREIGN KEY constraints (tablecons.go)
 	byName := map[string]int{}
 	for _, el := range cs.TableElts {
