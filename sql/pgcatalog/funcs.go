@@ -72,6 +72,11 @@ func (s *Session) Func(ctx context.Context, name string, args []types.T) (*Func,
 	}
 	constant := func(d types.Datum) (*Func, error) { return &Func{Const: &d}, nil }
 	switch name {
+	case "pg_is_in_recovery":
+		// pg_dump's and pg_restore's first question: Loam is no standby.
+		if len(args) == 0 {
+			return constant(dBool(false))
+		}
 	case "current_database":
 		if len(args) == 0 {
 			return constant(dName(s.src.Database()))
