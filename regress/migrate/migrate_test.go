@@ -184,6 +184,14 @@ func checkConstraints(t *testing.T, psql, url string) {
 	if got != want {
 		t.Errorf("pg_constraint:\n%s\nwant\n%s", got, want)
 	}
+	// psql's \d lists them (pg_class.relchecks, relhastriggers).
+	d := run(t, psql, "-X", "-d", url, "-c", `\d app.users`)
+	for _, line := range []string{"Check constraints:", `"users_email_has_at" CHECK`, "Foreign-key constraints:",
+		`"users_tenant_id_fkey" FOREIGN KEY (tenant_id) REFERENCES app.tenants(id) ON DELETE CASCADE`} {
+		if !strings.Contains(d, line) {
+			t.Errorf("\\d app.users lacks %q:\n%s", line, d)
+		}
+	}
 }
 
 // TestRestoreStopsOnWhatLoamCannotTake: a dump with a trigger function

@@ -58,6 +58,7 @@ func pgCatalogTables() []*Relation {
 						"relowner": dOID(oidBootstrapRole), "relam": dOID(am), "relpersistence": {S: "p"}, "relkind": {S: r.kind}, "reltype": dOID(rowType),
 						"relnatts": {I: int64(natts)}, "relispopulated": dBool(true), "relreplident": {S: replident}, "relhasrules": dBool(rules),
 						"reltuples": {F: -1}, "relfrozenxid": dText("0"), "relminmxid": dText("0"), "relhasindex": dBool(len(r.keys) > 0),
+						"relchecks": {I: int64(r.conCount("c"))}, "relhastriggers": dBool(r.conCount("f") > 0),
 					}))
 					for _, k := range r.keys {
 						// A key's btree index, as PostgreSQL builds it on an

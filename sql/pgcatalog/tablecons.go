@@ -128,3 +128,16 @@ func (r relation) conRows(rel *Relation) [][]types.Datum {
 	}
 	return out
 }
+
+// conCount is how many constraints of type typ r has: pg_class.relchecks
+// for "c"; for "f", whether PostgreSQL's foreign key triggers would make
+// relhastriggers true (psql lists foreign keys only then).
+func (r relation) conCount(typ string) int {
+	n := 0
+	for _, c := range r.cons {
+		if c.Type == typ {
+			n++
+		}
+	}
+	return n
+}
