@@ -179,6 +179,12 @@ func (s *Session) addKey(ctx context.Context, d *tableDef, ti *plan.TableInfo, c
 		us = append(us, link.KeyConstraint{Name: name, Fields: ids, NullsNotDistinct: con.NullsNotDistinct})
 		d.props[link.UniqueProperty] = link.EncodeUnique(us)
 	}
+	if !d.rekey {
+		// Registered before the ALTER's own undo (commitDef), so it runs
+		// after it: a rolled-back key leaves the key index too.
+		key := link.Key{NS: ti.Namespace, Name: ti.Name}
+		s.onRollback(func(ctx context.Context) error { return s.rekey(ctx, key) })
+	}
 	d.rekey = true
 	return nil
 }
