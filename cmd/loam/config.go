@@ -37,6 +37,8 @@ type config struct {
 	QueryMemory int64
 	// CompactInterval is how often background upkeep runs.
 	CompactInterval time.Duration
+	// Authorizer names the privilege checker: builtin or openfga.
+	Authorizer string
 	// Connections (connflags.go).
 	TLSCert, TLSKey string
 	HBAFile         string
@@ -67,6 +69,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	s3Endpoint := fs.String("s3-endpoint", "", "for an s3:// warehouse: the S3 endpoint, e.g. http://127.0.0.1:8333 (path-style addressing); default AWS")
 	s3Region := fs.String("s3-region", "", "for an s3:// warehouse: the bucket's region (default AWS_REGION, else us-east-1); credentials come from AWS_*")
 	queryMemory := fs.String("query-memory", "", "memory all running queries share for hash tables, sorts and windows before they spill to disk, in bytes or with kB, MB, GB (default a quarter of the machine's memory); a query that cannot fit fails with 53200")
+	authorizer := fs.String("authorizer", authorizerBuiltin, "what decides privilege checks: builtin, or openfga (an in-process OpenFGA server kept in step with the metastore's roles and grants)")
 	conn := connFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: loam serve [flags]\n\nEach flag can also be set with LOAM_<NAME>, e.g. LOAM_DATA_DIR; flags win.")
@@ -100,6 +103,10 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 		Warehouse: *warehouse, LinkInterval: *linkInterval, Password: *password,
 		AuthMethod: wire.AuthMethod(*authMethod), LogLevel: *logLevel, ScanCache: *scanCache,
 		CompactInterval: *compactInterval, ParallelWorkers: *parallelWorkers,
+		Authorizer: *authorizer,
+	}
+	if err := checkAuthorizer(cfg.Authorizer); err != nil {
+		return nil, err
 	}
 	if *queryMemory != "" {
 		n, err := parseBytes(*queryMemory)

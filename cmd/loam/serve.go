@@ -56,7 +56,8 @@ func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- 
 		WarehouseIO: cfg.WarehouseIO,
 		DataDir:     cfg.DataDir, LinkInterval: cfg.LinkInterval, Logger: log,
 		Address: cfg.Listen, ScanCacheBytes: cfg.ScanCache, ParallelWorkers: cfg.ParallelWorkers,
-		CompactInterval: cfg.CompactInterval, QueryMemory: cfg.QueryMemory})
+		CompactInterval: cfg.CompactInterval, QueryMemory: cfg.QueryMemory,
+		Authorizer: newAuthorizer(cfg.Authorizer)})
 	if err != nil {
 		return fmt.Errorf("opening engine: %w", err)
 	}
@@ -74,7 +75,7 @@ func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- 
 	var hs *http.Server
 	hdone := make(chan error, 1)
 	if cfg.HTTP != "" {
-		catalog := restCatalog(eng.Meta(), cfg, log)
+		catalog := restCatalog(eng.Meta(), eng.Authorizer(), cfg, log)
 		hln, err := net.Listen("tcp", cfg.HTTP)
 		if err != nil {
 			return fmt.Errorf("http listen: %w", err)
@@ -92,7 +93,7 @@ func runServer(ctx context.Context, cfg *config, log *slog.Logger, ready chan<- 
 		return fmt.Errorf("listen: %w", err)
 	}
 	log.Info("loam ready", "addr", ln.Addr().String(), "data_dir", cfg.DataDir,
-		"auth", authName(cfg), "tls", cfg.TLSCert != "", "version", versionString())
+		"auth", authName(cfg), "tls", cfg.TLSCert != "", "authorizer", cfg.Authorizer, "version", versionString())
 	if ready != nil {
 		ready <- ln.Addr()
 	}

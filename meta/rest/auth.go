@@ -2,21 +2,20 @@ package rest
 
 import (
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/loamdb/loam/meta"
 )
 
-// ClientID is the OAuth2 client id of the token endpoint; the secret is the
-// server's password.
-//
-// Tokens are not tied to roles yet: any holder may do anything, as the
-// password's holder may on the wire. Once Loam has roles (issue 17) the
-// client id will name a role and a token will carry its grants.
-const ClientID = "loam"
+// ClientID is the OAuth2 client id of the bootstrap superuser; any role
+// with LOGIN and a password is a client too (client_id the role's name,
+// client_secret its password), and a token acts as that role.
+const ClientID = meta.BootstrapRole
 
 // tokenExchange is RFC 8693's grant type.
 const tokenExchange = "urn:ietf:params:oauth:grant-type:token-exchange"
@@ -25,12 +24,18 @@ const tokenExchange = "urn:ietf:params:oauth:grant-type:token-exchange"
 // they expire (a restart forgets them; clients fetch new ones on 401).
 type tokens struct {
 	mu sync.Mutex
-	m  map[string]time.Time // token → expiry
+	m  map[string]issued
 }
 
-func newTokens() *tokens { return &tokens{m: map[string]time.Time{}} }
+// issued is a live token: the role it acts as, until when.
+type issued struct {
+	role string
+	exp  time.Time
+}
 
-func (t *tokens) issue(ttl time.Duration) (string, error) {
+func newTokens() *tokens { return &tokens{m: map[string]issued{}} }
+
+func (t *tokens) issue(role string, ttl time.Duration) (string, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", err
@@ -39,35 +44,37 @@ func (t *tokens) issue(ttl time.Duration) (string, error) {
 	now := time.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for k, exp := range t.m { // forget the expired ones
-		if now.After(exp) {
+	for k, it := range t.m { // forget the expired ones
+		if now.After(it.exp) {
 			delete(t.m, k)
 		}
 	}
-	t.m[tok] = now.Add(ttl)
+	t.m[tok] = issued{role: role, exp: now.Add(ttl)}
 	return tok, nil
 }
 
-// check accepts an Authorization header carrying a live token.
-func (t *tokens) check(header string) error {
+// check accepts an Authorization header carrying a live token and
+// returns the role it acts as.
+func (t *tokens) check(header string) (string, error) {
 	scheme, tok, ok := strings.Cut(header, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
-		return errorf(http.StatusUnauthorized, typeNotAuthorized, "a bearer token is required: POST /v1/oauth/tokens with client_id %q and the server's password", ClientID)
+		return "", errorf(http.StatusUnauthorized, typeNotAuthorized,
+			"a bearer token is required: POST /v1/oauth/tokens with client_id a role with LOGIN and client_secret its password")
 	}
 	t.mu.Lock()
-	exp, found := t.m[strings.TrimSpace(tok)]
+	it, found := t.m[strings.TrimSpace(tok)]
 	t.mu.Unlock()
-	if !found || time.Now().After(exp) {
-		return errorf(http.StatusUnauthorized, typeNotAuthorized, "the bearer token is unknown or expired")
+	if !found || time.Now().After(it.exp) {
+		return "", errorf(http.StatusUnauthorized, typeNotAuthorized, "the bearer token is unknown or expired")
 	}
-	return nil
+	return it.role, nil
 }
 
 // issueToken is POST /v1/oauth/tokens, the client-credentials grant: form
-// fields grant_type=client_credentials, client_id, client_secret (or HTTP
-// Basic auth), scope; or a token exchange of a live token (subject_token)
-// for a fresh one. Errors are OAuth2's ({"error", "error_description"}),
-// which OAuth2 clients parse.
+// fields grant_type=client_credentials, client_id (a role), client_secret
+// (its password) or HTTP Basic auth, scope; or a token exchange of a live
+// token (subject_token) for a fresh one of the same role. Errors are
+// OAuth2's ({"error", "error_description"}), which OAuth2 clients parse.
 func (s *Server) issueToken(w http.ResponseWriter, r *http.Request) {
 	oauthErr := func(code int, kind, desc string) {
 		_ = writeJSON(w, code, map[string]string{"error": kind, "error_description": desc})
@@ -78,31 +85,38 @@ func (s *Server) issueToken(w http.ResponseWriter, r *http.Request) {
 	}
 	// Form, not PostForm: ClickHouse sends the fields as URL query
 	// parameters unless told the token endpoint.
+	var role string
 	switch gt := r.Form.Get("grant_type"); gt {
 	case "client_credentials":
+		var err error
 		id, secret := r.Form.Get("client_id"), r.Form.Get("client_secret")
 		if bid, bsecret, ok := r.BasicAuth(); ok {
 			id, secret = bid, bsecret
 		}
-		if s.opts.Password != "" && (id != ClientID ||
-			subtle.ConstantTimeCompare([]byte(secret), []byte(s.opts.Password)) != 1) {
-			oauthErr(http.StatusUnauthorized, "invalid_client", "client_id must be "+ClientID+" and client_secret the server's password")
+		if role, err = s.login(r, id, secret); errors.Is(err, errLogin) {
+			oauthErr(http.StatusUnauthorized, "invalid_client", err.Error())
+			return
+		} else if err != nil {
+			oauthErr(http.StatusInternalServerError, "server_error", err.Error())
 			return
 		}
 	case tokenExchange:
 		// Iceberg's Java client refreshes a token by exchanging it for a
-		// new one: a live token buys another.
-		if s.opts.Password != "" {
-			if err := s.tokens.check("Bearer " + r.Form.Get("subject_token")); err != nil {
+		// new one: a live token buys another for its role. Trusted
+		// clients (loopback, no --password) get the bootstrap role's.
+		var err error
+		if role, err = s.tokens.check("Bearer " + r.Form.Get("subject_token")); err != nil {
+			if !s.trusted(r) {
 				oauthErr(http.StatusUnauthorized, "invalid_grant", "the subject_token is unknown or expired")
 				return
 			}
+			role = meta.BootstrapRole
 		}
 	default:
 		oauthErr(http.StatusBadRequest, "unsupported_grant_type", "grant_type must be client_credentials or token exchange, not "+gt)
 		return
 	}
-	tok, err := s.tokens.issue(s.opts.TokenTTL)
+	tok, err := s.tokens.issue(role, s.opts.TokenTTL)
 	if err != nil {
 		oauthErr(http.StatusInternalServerError, "server_error", err.Error())
 		return

@@ -109,6 +109,9 @@ func (s *Server) commitTable(w http.ResponseWriter, r *http.Request) error {
 			return writeJSON(w, http.StatusOK, map[string]any{"metadata-location": loc, "metadata": md})
 		}
 	}
+	if err := s.requireTable(r, ns, name, false, commitPrivileges(c.Updates)...); err != nil {
+		return err
+	}
 	st, err := s.stage(r, ns, name, c)
 	if err != nil {
 		return err
@@ -162,6 +165,9 @@ func (s *Server) commitTransaction(w http.ResponseWriter, r *http.Request) error
 			return badRequest("table %s.%s is changed twice in one transaction", ns, c.Identifier.Name)
 		}
 		seen[k] = true
+		if err := s.requireTable(r, ns, c.Identifier.Name, false, commitPrivileges(c.Updates)...); err != nil {
+			return err
+		}
 		st, err := s.stage(r, ns, c.Identifier.Name, c)
 		if err != nil {
 			return err

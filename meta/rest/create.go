@@ -59,6 +59,12 @@ func asksCreate(c tableChange) bool {
 // create that loses to another is a 409), then the table is marked
 // external as a plain create's is.
 func (s *Server) createByCommit(r *http.Request, ns, name string, c tableChange) (table.Metadata, string, error) {
+	if _, err := s.st.NamespaceProperties(ctx(r), ns); err != nil {
+		return nil, "", storeError(err, typeNoSuchNamespace)
+	}
+	if err := s.require(r, schemaObject(ns), "CREATE"); err != nil {
+		return nil, "", err
+	}
 	md, loc, err := s.st.Catalog().CommitTable(ctx(r), table.Identifier{ns, name}, c.Requirements, c.Updates)
 	switch {
 	case errors.Is(err, catalog.ErrNoSuchNamespace):
@@ -69,6 +75,9 @@ func (s *Server) createByCommit(r *http.Request, ns, name string, c tableChange)
 		return nil, "", badRequest("create table %s.%s: %v", ns, name, err)
 	}
 	if err := s.st.PutTableSettings(ctx(r), ns, name, meta.TableSettings{Writer: meta.WriterExternal}); err != nil {
+		return nil, "", err
+	}
+	if err := s.created(r, tableObject(ns, name)); err != nil {
 		return nil, "", err
 	}
 	return md, loc, nil

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/loamdb/loam/meta"
 )
 
 // nsSeparator joins the levels of a namespace in a path (the spec's
@@ -64,8 +66,14 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := s.requireCreateNamespace(r); err != nil {
+		return err
+	}
 	if err := s.st.CreateNamespace(ctx(r), ns, req.Properties); err != nil {
 		return storeError(err, typeNoSuchNamespace)
+	}
+	if err := s.created(r, schemaObject(ns)); err != nil {
+		return err
 	}
 	props, err := s.st.NamespaceProperties(ctx(r), ns)
 	if err != nil {
@@ -104,11 +112,20 @@ func (s *Server) dropNamespace(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if _, err := s.st.NamespaceProperties(ctx(r), ns); err != nil {
+		return storeError(err, typeNoSuchNamespace)
+	}
+	if err := s.require(r, schemaObject(ns), meta.OwnerPrivilege); err != nil {
+		return err
+	}
 	if views, err := s.st.ListViews(ctx(r), ns); err == nil && len(views) > 0 {
 		return errorf(http.StatusConflict, typeNotEmpty, "namespace %q is not empty: it holds views", ns)
 	}
 	if err := s.st.DropNamespace(ctx(r), ns); err != nil {
 		return storeError(err, typeNoSuchNamespace)
+	}
+	if err := s.forgotten(r, schemaObject(ns)); err != nil {
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -134,6 +151,9 @@ func (s *Server) updateNamespaceProperties(w http.ResponseWriter, r *http.Reques
 	before, err := s.st.NamespaceProperties(ctx(r), ns)
 	if err != nil {
 		return storeError(err, typeNoSuchNamespace)
+	}
+	if err := s.require(r, schemaObject(ns), meta.OwnerPrivilege); err != nil {
+		return err
 	}
 	if err := s.st.SetNamespaceProperties(ctx(r), ns, req.Updates, req.Removals); err != nil {
 		return storeError(err, typeNoSuchNamespace)

@@ -27,11 +27,22 @@ import (
 
 // Options configure a Server.
 type Options struct {
-	// Password, when set, makes every /v1 route but the token endpoint
-	// require a bearer token from POST /v1/oauth/tokens (client_id
-	// "loam", client_secret Password). Empty: no auth, as the wire port
-	// on loopback.
+	// Password, when set (the server's --password), makes every /v1
+	// route but the token endpoint require a bearer token from POST
+	// /v1/oauth/tokens: client_id a role with LOGIN, client_secret its
+	// password. It is the bootstrap role's password while the Store
+	// holds no verifier for it. Empty: loopback clients are trusted
+	// (without a token they act as the bootstrap superuser) and others
+	// need a token, as on the wire port.
 	Password string
+	// NoLoopbackTrust trusts loopback clients without --password no
+	// more (the server's connection rules are a pg_hba file, which the
+	// catalog does not read): every request needs a token.
+	NoLoopbackTrust bool
+	// Authorizer decides each request's privileges (authz.go); nil: the
+	// built-in one over the Store. Pass the engine's, so SQL and the
+	// catalog share one.
+	Authorizer meta.Authorizer
 	// TableConfig is vended in every load-table result's config (the S3
 	// endpoint, region and credentials of an s3:// warehouse, as
 	// iceberg-go names them), so a reader needs nothing else; the server
@@ -48,6 +59,7 @@ type Options struct {
 // Server is the REST catalog, an http.Handler for /v1/.
 type Server struct {
 	st     meta.Store
+	authz  meta.Authorizer
 	opts   Options
 	log    *slog.Logger
 	tokens *tokens
@@ -63,7 +75,10 @@ func New(st meta.Store, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	s := &Server{st: st, opts: opts, log: opts.Logger, tokens: newTokens(), mux: http.NewServeMux()}
+	if opts.Authorizer == nil {
+		opts.Authorizer = meta.NewAuthorizer(st)
+	}
+	s := &Server{st: st, authz: opts.Authorizer, opts: opts, log: opts.Logger, tokens: newTokens(), mux: http.NewServeMux()}
 	s.routes()
 	return s
 }
@@ -129,13 +144,17 @@ func stripPrefix(p string) string {
 	return "/v1" + p[len(pre):]
 }
 
-// ServeHTTP checks the bearer token, then routes.
+// ServeHTTP finds the role the request acts as (authz.go), then routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Password != "" && r.URL.Path != "/v1/oauth/tokens" {
-		if err := s.tokens.check(r.Header.Get("Authorization")); err != nil {
+	// One snapshot of roles and privileges serves the request's checks.
+	r = r.WithContext(meta.WithAuthzScope(r.Context()))
+	if r.URL.Path != "/v1/oauth/tokens" {
+		role, err := s.authenticate(r)
+		if err != nil {
 			writeError(w, err)
 			return
 		}
+		r = withRole(r, role)
 	}
 	s.mux.ServeHTTP(w, r)
 }

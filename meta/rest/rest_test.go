@@ -32,7 +32,9 @@ type fixture struct {
 	url string
 }
 
-func newFixture(t *testing.T, opts rest.Options) *fixture {
+// newFixture starts the catalog; authz, when given, makes its
+// Authorizer over the fixture's Store.
+func newFixture(t *testing.T, opts rest.Options, authz ...func(meta.Store) meta.Authorizer) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	// The warehouse is on the test S3 server under LOAM_TEST_WAREHOUSE=s3;
@@ -52,6 +54,9 @@ func newFixture(t *testing.T, opts rest.Options) *fixture {
 	opts.TableConfig = cfg
 	if opts.Warehouse == "" {
 		opts.Warehouse = wh
+	}
+	for _, mk := range authz {
+		opts.Authorizer = mk(st)
 	}
 	srv := httptest.NewServer(rest.New(st, opts))
 	t.Cleanup(srv.Close)

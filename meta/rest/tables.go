@@ -39,9 +39,15 @@ func (s *Server) listTables(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := s.requireUsage(r, ns); err != nil {
+		return err
+	}
 	names, err := s.st.ListTables(ctx(r), ns)
 	if err != nil {
 		return storeError(err, typeNoSuchNamespace)
+	}
+	if names, err = s.visible(r, ns, names); err != nil {
+		return err
 	}
 	ids := make([]identifier, 0, len(names))
 	for _, n := range names {
@@ -63,6 +69,9 @@ func (s *Server) loadResult(loc string, md table.Metadata) map[string]any {
 func (s *Server) loadTable(w http.ResponseWriter, r *http.Request) error {
 	ns, name, err := pathTable(r)
 	if err != nil {
+		return err
+	}
+	if err := s.requireTable(r, ns, name, false, "SELECT"); err != nil {
 		return err
 	}
 	loc, err := s.st.TablePointer(ctx(r), ns, name)
@@ -87,8 +96,8 @@ func (s *Server) tableExists(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.st.TablePointer(ctx(r), ns, name); err != nil {
-		return storeError(err, typeNoSuchTable)
+	if err := s.requireVisible(r, ns, name, false); err != nil {
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -130,6 +139,9 @@ func (s *Server) createTable(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return storeError(err, typeNoSuchNamespace)
 	}
+	if err := s.require(r, schemaObject(ns), "CREATE"); err != nil {
+		return err
+	}
 	if _, err := s.st.View(ctx(r), ns, req.Name); err == nil {
 		return errorf(http.StatusConflict, typeAlreadyExists, "a view %s.%s exists", ns, req.Name)
 	}
@@ -161,6 +173,9 @@ func (s *Server) createTable(w http.ResponseWriter, r *http.Request) error {
 	if err := s.st.PutTableSettings(ctx(r), ns, req.Name, meta.TableSettings{Writer: meta.WriterExternal}); err != nil {
 		return err
 	}
+	if err := s.created(r, tableObject(ns, req.Name)); err != nil {
+		return err
+	}
 	w.Header().Set("ETag", etag(t.MetadataLocation()))
 	return writeJSON(w, http.StatusOK, s.loadResult(t.MetadataLocation(), t.Metadata()))
 }
@@ -171,6 +186,9 @@ func (s *Server) createTable(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) dropTable(w http.ResponseWriter, r *http.Request) error {
 	ns, name, err := pathTable(r)
 	if err != nil {
+		return err
+	}
+	if err := s.requireTable(r, ns, name, false, meta.OwnerPrivilege); err != nil {
 		return err
 	}
 	if err := s.refuseByPointer(r, ns, name, "dropped"); err != nil {
@@ -188,6 +206,9 @@ func (s *Server) dropTable(w http.ResponseWriter, r *http.Request) error {
 	if err := s.st.DeleteTableSettings(ctx(r), ns, name); err != nil {
 		return err
 	}
+	if err := s.forgotten(r, tableObject(ns, name)); err != nil {
+		return err
+	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
@@ -198,11 +219,14 @@ func (s *Server) renameTable(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := s.requireTable(r, from, req.Source.Name, false, meta.OwnerPrivilege); err != nil {
+		return err
+	}
 	if err := s.refuseByPointer(r, from, req.Source.Name, "renamed"); err != nil {
 		return err
 	}
-	if _, err := s.st.NamespaceProperties(ctx(r), to); err != nil {
-		return storeError(err, typeNoSuchNamespace)
+	if err := s.requireMove(r, from, to); err != nil {
+		return err
 	}
 	if _, err := s.st.View(ctx(r), to, req.Destination.Name); err == nil {
 		return errorf(http.StatusConflict, typeAlreadyExists, "a view %s.%s exists", to, req.Destination.Name)
@@ -219,6 +243,9 @@ func (s *Server) renameTable(w http.ResponseWriter, r *http.Request) error {
 		if err := s.st.DeleteTableSettings(ctx(r), from, req.Source.Name); err != nil {
 			return err
 		}
+	}
+	if err := s.moved(r, tableObject(from, req.Source.Name), tableObject(to, req.Destination.Name)); err != nil {
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

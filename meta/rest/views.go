@@ -28,12 +28,15 @@ func (s *Server) listViews(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.st.NamespaceProperties(ctx(r), ns); err != nil {
-		return storeError(err, typeNoSuchNamespace)
+	if err := s.requireUsage(r, ns); err != nil {
+		return err
 	}
 	names, err := s.st.ListViews(ctx(r), ns)
 	if err != nil {
 		return storeError(err, typeNoSuchNamespace)
+	}
+	if names, err = s.visible(r, ns, names); err != nil {
+		return err
 	}
 	ids := make([]identifier, 0, len(names))
 	for _, n := range names {
@@ -67,6 +70,9 @@ func (s *Server) loadView(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := s.requireTable(r, ns, name, true, "SELECT"); err != nil {
+		return err
+	}
 	loc, md, err := s.viewMetadata(r, ns, name)
 	if err != nil {
 		return err
@@ -79,8 +85,8 @@ func (s *Server) viewExists(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.st.View(ctx(r), ns, name); err != nil {
-		return storeError(err, typeNoSuchView)
+	if err := s.requireVisible(r, ns, name, true); err != nil {
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -126,8 +132,17 @@ func (s *Server) createView(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRequest("create view %s.%s: %v", ns, req.Name, err)
 	}
+	if _, err := s.st.NamespaceProperties(ctx(r), ns); err != nil {
+		return storeError(err, typeNoSuchNamespace)
+	}
+	if err := s.require(r, schemaObject(ns), "CREATE"); err != nil {
+		return err
+	}
 	if err := s.st.CreateView(ctx(r), ns, req.Name, meta.View{SQL: sql, Schema: req.Schema, Properties: req.Properties}); err != nil {
 		return storeError(err, typeNoSuchNamespace)
+	}
+	if err := s.created(r, tableObject(ns, req.Name)); err != nil {
+		return err
 	}
 	loc, md, err := s.viewMetadata(r, ns, req.Name)
 	if err != nil {
@@ -149,6 +164,9 @@ func (s *Server) replaceView(w http.ResponseWriter, r *http.Request) error {
 		Updates      view.Updates      `json:"updates"`
 	}
 	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if err := s.requireTable(r, ns, name, true, meta.OwnerPrivilege); err != nil {
 		return err
 	}
 	_, base, err := s.viewMetadata(r, ns, name)
@@ -195,8 +213,14 @@ func (s *Server) dropView(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := s.requireTable(r, ns, name, true, meta.OwnerPrivilege); err != nil {
+		return err
+	}
 	if err := s.st.DropView(ctx(r), ns, name); err != nil {
 		return storeError(err, typeNoSuchView)
+	}
+	if err := s.forgotten(r, tableObject(ns, name)); err != nil {
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -208,6 +232,12 @@ func (s *Server) dropView(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) renameView(w http.ResponseWriter, r *http.Request) error {
 	from, to, req, err := decodeRename(r)
 	if err != nil {
+		return err
+	}
+	if err := s.requireTable(r, from, req.Source.Name, true, meta.OwnerPrivilege); err != nil {
+		return err
+	}
+	if err := s.requireMove(r, from, to); err != nil {
 		return err
 	}
 	v, err := s.st.View(ctx(r), from, req.Source.Name)
@@ -222,6 +252,9 @@ func (s *Server) renameView(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err := s.st.DropView(ctx(r), from, req.Source.Name); err != nil {
 		return storeError(err, typeNoSuchView)
+	}
+	if err := s.moved(r, tableObject(from, req.Source.Name), tableObject(to, req.Destination.Name)); err != nil {
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

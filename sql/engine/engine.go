@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -167,6 +168,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 func (e *Engine) Close() error {
 	e.upkeep.Stop()
 	err := e.link.Close()
+	if c, ok := e.authz.(io.Closer); ok { // an OpenFGA server's goroutines
+		if cerr := c.Close(); err == nil {
+			err = cerr
+		}
+	}
 	if merr := e.meta.Close(); err == nil {
 		err = merr
 	}
