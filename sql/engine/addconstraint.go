@@ -95,6 +95,12 @@ func (s *Session) addKey(ctx context.Context, d *tableDef, ti *plan.TableInfo, c
 		return pgerr.New(pgerr.FeatureNotSupported, "ADD CONSTRAINT … USING INDEX is not supported: Loam has no indexes to use")
 	}
 	primary := con.Contype == pg.ConstrType_CONSTR_PRIMARY
+	// The key index is built from the table's committed rows (rekey):
+	// rows the open block wrote are not there yet.
+	if len(s.ownWrites(link.Key{NS: ti.Namespace, Name: ti.Name})) > 0 {
+		return pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE … ADD %s is not supported in a transaction block that has written to %q", parse.ConstraintName(con.Contype), d.name).
+			WithHint("COMMIT first; restore without pg_restore's --single-transaction or psql's --single-transaction.")
+	}
 	if primary && len(d.idents) > 0 {
 		return pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", d.name)
 	}

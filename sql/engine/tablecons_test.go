@@ -40,6 +40,13 @@ func TestTableConstraints(t *testing.T) {
 		{q: "ROLLBACK"},
 		// The rolled-back UNIQUE left the key index too.
 		{q: "INSERT INTO d VALUES (3, 'a')"},
+		// The key index is built from committed rows: a block that wrote
+		// the table is refused rather than losing its rows.
+		{q: "BEGIN"},
+		{q: "INSERT INTO d VALUES (4, 'a')"},
+		{q: "ALTER TABLE d ADD UNIQUE (v)", code: pgerr.FeatureNotSupported,
+			msg: `ALTER TABLE … ADD UNIQUE is not supported in a transaction block that has written to "d"`},
+		{q: "ROLLBACK"},
 	} {
 		var err error
 		if c.copyData != "" {
