@@ -163,6 +163,8 @@ func (s *Session) alterAction(ctx context.Context, d *tableDef, ti *plan.TableIn
 		return s.addConstraint(ctx, d, ti, c, q)
 	case pg.AlterTableType_AT_AddIdentity:
 		return s.addIdentity(ctx, d, ti, c, q)
+	case pg.AlterTableType_AT_DropConstraint:
+		return s.dropConstraint(ctx, d, ti, c)
 	case pg.AlterTableType_AT_DropColumn:
 		i := d.index(c.Name)
 		if i < 0 {

@@ -48,10 +48,9 @@ func (s *Session) draftConstraint(ctx context.Context, con *pg.Constraint, ns, t
 		if con.SkipValidation {
 			d.tc.Def += " NOT VALID"
 		}
+		// Its columns are those the expression names, a column
+		// constraint's too (PostgreSQL names and keys it so).
 		d.cols = columnRefs(con.RawExpr)
-		if col != "" && !slices.Contains(d.cols, col) {
-			d.cols = append(d.cols, col)
-		}
 	case pg.ConstrType_CONSTR_FOREIGN:
 		if col != "" {
 			d.cols = []string{col}
