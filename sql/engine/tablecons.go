@@ -92,7 +92,11 @@ func (s *Session) draftConstraint(ctx context.Context, con *pg.Constraint, ns, t
 		}
 		d.tc.OnUpdate, d.tc.OnDelete = fkAction(con.FkUpdAction), fkAction(con.FkDelAction)
 		d.tc.Def = fkDef(d.cols, d.tc)
-		s.notice("foreign key constraint on %q is recorded but not enforced", table)
+		if con.Conname != "" {
+			s.notice("foreign key constraint %q of relation %q is recorded but not enforced", con.Conname, table)
+		} else {
+			s.notice("foreign key constraint of relation %q is recorded but not enforced", table)
+		}
 	default:
 		return d, pgerr.New(pgerr.FeatureNotSupported, "constraint %s is not supported", parse.ConstraintName(con.Contype)).WithPosition(d.pos)
 	}
