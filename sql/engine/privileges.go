@@ -98,15 +98,7 @@ func (s *Session) requireOwner(ctx context.Context, obj meta.Object, kindWord st
 
 // owns reports whether the current role may act as obj's owner.
 func (s *Session) owns(ctx context.Context, obj meta.Object) (bool, error) {
-	p, err := s.principal(ctx)
-	if err != nil || p.Superuser {
-		return p.Superuser, err
-	}
-	snap, err := s.eng.roles.Snapshot(ctx)
-	if err != nil {
-		return false, err
-	}
-	return snap.EffectiveRoles(p.Name)[snap.OwnerOf(obj)], nil
+	return s.allowed(ctx, meta.OwnerPrivilege, obj)
 }
 
 // tableObject is the privilege object of a table, view or sequence.
