@@ -69,6 +69,9 @@ func (s *Session) addConstraint(ctx context.Context, d *tableDef, ti *plan.Table
 			return err
 		}
 		tc := tcs[0]
+		if err := s.bindChecks(ctx, ds, d.name, d.fields, d.types, q); err != nil {
+			return err
+		}
 		if tc.Type == "c" && !con.SkipValidation {
 			bad, err := s.anyRow(ctx, fmt.Sprintf("SELECT 1 FROM %s.%s WHERE NOT (%s) LIMIT 1",
 				expr.QuoteIdent(ti.Namespace), expr.QuoteIdent(ti.Name), tc.Expr))

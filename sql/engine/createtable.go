@@ -167,6 +167,9 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	}
 	nt := newTable{ns: ns, name: rv.Relname, fields: fields, types: colTypes, keys: keys, defaults: defaults, byName: byName, at: at(rv.Location),
 		pkeyName: pkeyName, uniques: uniques, others: drafts}
+	if err := s.bindChecks(ctx, drafts, rv.Relname, fields, colTypes, q); err != nil {
+		return nil, err
+	}
 	seqs, err := s.planOwnedSequences(ctx, &nt, owned, rv.Schemaname != "", q)
 	if err != nil {
 		return nil, err

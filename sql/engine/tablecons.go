@@ -14,7 +14,9 @@ import (
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/sql/pgcatalog"
+	"github.com/loamdb/loam/sql/plan"
 	"github.com/loamdb/loam/storage/link"
+	"github.com/loamdb/loam/types"
 )
 
 // CHECK and FOREIGN KEY constraints, of CREATE TABLE and of ALTER TABLE …
@@ -248,5 +250,38 @@ func otherConstraintProps(nt newTable, keyProps, props iceberg.Properties) error
 		return err
 	}
 	props[pgcatalog.PropConstraints] = pgcatalog.EncodeConstraints(cs)
+	return nil
+}
+
+// bindChecks binds the CHECK drafts over the table's columns, so that a
+// constraint that could never be evaluated (a type mismatch, a subquery)
+// is refused when it is declared, not at the first write.
+func (s *Session) bindChecks(ctx context.Context, ds []conDraft, table string, fields []iceberg.NestedField, colTypes []types.T, q string) error {
+	var p *plan.Planner
+	for _, d := range ds {
+		if d.tc.Type != "c" {
+			continue
+		}
+		if p == nil {
+			cat := s.catalog()
+			defer cat.release()
+			p = plan.New(ctx, cat, s.exprCtx(), q, nil, nil)
+		}
+		names := make([]string, len(fields))
+		for i, f := range fields {
+			names[i] = f.Name
+		}
+		if _, err := p.BindCheck(d.tc.Name, d.tc.Expr, table, names, colTypes); err != nil {
+			// Positions are in the constraint's deparsed text: point at
+			// the constraint instead.
+			pe := pgerr.From(err)
+			if pe.Code == pgerr.InternalError {
+				return err
+			}
+			cp := *pe
+			cp.Position = d.pos
+			return &cp
+		}
+	}
 	return nil
 }
