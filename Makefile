@@ -7,7 +7,7 @@ BIN := bin/loam
 MODULE    = $(shell $(GO) list -m)
 UNIT_PKGS = $(shell $(GO) list ./... | grep -Ev '^$(MODULE)/(wire|regress|clients)(/|$$)')
 
-.PHONY: weed test-s3-storage test-s3 fuzz-diff build run test bench bench-ops bench-upkeep bench-short bench-update bench-ingest bench-query bench-query-100m bench-tpch bench-obs bench-s3 bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
+.PHONY: weed test-s3-storage test-s3 fuzz-diff build run test bench bench-ops bench-upkeep bench-short bench-update bench-pgbench bench-ingest bench-query bench-query-100m bench-tpch bench-obs bench-s3 bench-postgres fmt vet clean psql postgres fmt-check unit race regress clients clients-deps clients-python clients-node pgjdbc
 
 build:
 	$(GO) build -o $(BIN) ./cmd/loam
@@ -130,6 +130,10 @@ regress: build
 	# format) restored into fresh Loam servers with psql and pg_restore;
 	# rows and sequences compared (docs/migrating.md).
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m ./regress/migrate/
+	# PostgreSQL 15's pgbench: -i and its TPC-B-like script with 8 clients
+	# in each query mode on Loam and a throwaway PostgreSQL 15; the
+	# balances agree after each run.
+	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m ./regress/pgbench/
 	# Erasure: DELETE then VACUUM leaves no byte of the deleted rows under
 	# the data directory or the warehouse.
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m ./regress/erasure/
@@ -193,6 +197,7 @@ bench: bench-postgres
 	$(GO) run ./bench/cmd/shortbench
 	$(GO) run ./bench/cmd/updatebench
 	$(GO) -C bench/query run ./obsbench
+	$(MAKE) bench-pgbench
 	$(MAKE) bench-s3
 	$(MAKE) bench-tpch TPCH_SF=1
 	$(MAKE) bench-tpch TPCH_SF=10
@@ -228,6 +233,16 @@ bench-short: bench-postgres
 # a throwaway PostgreSQL 15 (BENCH_UPSERT_*, BENCH_UPDATE_* tune it).
 bench-update: bench-postgres
 	$(GO) run ./bench/cmd/updatebench
+
+# PostgreSQL 15's pgbench (bench/cmd/pgbenchbench): pgbench -i -s N, then
+# its TPC-B-like script at -c 8 -j 2 -T PGBENCH_DURATION in simple and
+# prepared modes, on Loam and a throwaway PostgreSQL 15 side by side; the
+# report goes to bench/results/pgbench-<PGBENCH_LABEL>.txt.
+PGBENCH_SCALES   ?= 1,10
+PGBENCH_DURATION ?= 30s
+PGBENCH_LABEL    ?= latest
+bench-pgbench: build bench-postgres
+	$(GO) run ./bench/cmd/pgbenchbench -loam-bin $(CURDIR)/$(BIN) -scales $(PGBENCH_SCALES) -duration $(PGBENCH_DURATION) -out bench/results/pgbench-$(PGBENCH_LABEL).txt
 
 # TPC-H (bench/query/tpch): dbgen's data at scale factor TPCH_SF loaded
 # through COPY into Loam and an indexed PostgreSQL 15, the 22 queries on

@@ -57,7 +57,7 @@ func ParseText(t T, s string, loc *time.Location) (Datum, error) {
 			s = s[:len(s)-n]
 		}
 		d.S = s
-	case Regclass, Regtype, Regnamespace:
+	case Regclass, Regtype, Regnamespace, Regrole:
 		// The planner resolves names; a value here is already one.
 		d.S = s
 	case Void:
@@ -67,6 +67,10 @@ func ParseText(t T, s string, loc *time.Location) (Datum, error) {
 			return d, err
 		}
 		d.S = s
+	case ACLItem:
+		// Taken as written: Loam makes aclitems (the catalogs' ACLs) and
+		// reads none.
+		d.S = strings.TrimSpace(s)
 	case QChar:
 		// "char" keeps the first byte only.
 		if len(s) > 1 {

@@ -56,6 +56,12 @@ const (
 	// Record is a composite value (a row): T.Width names its fields (see
 	// RecordOf), and batches carry it as its PostgreSQL text form, (1,"a b").
 	Record
+	// ACLItem is one entry of an access control list (pg_class.relacl's
+	// elements), grantee=privileges/grantor, carried as that text.
+	ACLItem
+	// Regrole is an OID that prints as the role's name, carried as the
+	// name as Regclass is.
+	Regrole
 )
 
 // PostgreSQL type OIDs (pg_type.oid).
@@ -88,6 +94,8 @@ const (
 	OIDRegnamespace = 4089
 	OIDVoid         = 2278
 	OIDRecord       = 2249
+	OIDACLItem      = 1033
+	OIDRegrole      = 4096
 )
 
 // T is a type with its modifier: the length of varchar/char, the precision and
@@ -117,7 +125,7 @@ var arrayOIDs = [...]uint32{
 	Varchar: 1015, Char: 1014, Bytea: 1001, Date: 1182,
 	Time: 1183, Timestamp: 1115, TimestampTZ: 1185,
 	UUID: 2951, JSON: 199, JSONB: 3807, Interval: 1187,
-	Name: 1003, OID: 1028, QChar: 1002, Regclass: 2210, Regtype: 2211, Regnamespace: 4090, Void: 0, Record: 2287,
+	Name: 1003, OID: 1028, QChar: 1002, Regclass: 2210, Regtype: 2211, Regnamespace: 4090, Void: 0, Record: 2287, ACLItem: 1034, Regrole: 4097,
 }
 
 // Of returns the type of a kind with no modifier.
@@ -154,6 +162,7 @@ var kindOIDs = [...]uint32{
 	Time: OIDTime, Timestamp: OIDTimestamp, TimestampTZ: OIDTimestampTZ,
 	UUID: OIDUUID, JSON: OIDJSON, JSONB: OIDJSONB, Interval: OIDInterval,
 	Array: 0, Name: OIDName, OID: OIDOid, QChar: OIDQChar, Regclass: OIDRegclass, Regtype: OIDRegtype, Regnamespace: OIDRegnamespace, Void: OIDVoid, Record: OIDRecord,
+	ACLItem: OIDACLItem, Regrole: OIDRegrole,
 }
 
 // OID is the pg_type OID clients see in RowDescription. An unresolved
@@ -210,10 +219,12 @@ func (t T) Size() int16 {
 		return 64
 	case Int2:
 		return 2
-	case Int4, Float4, Date, OID, Regclass, Regtype, Regnamespace:
+	case Int4, Float4, Date, OID, Regclass, Regtype, Regnamespace, Regrole:
 		return 4
 	case Int8, Float8, Time, Timestamp, TimestampTZ:
 		return 8
+	case ACLItem:
+		return 12
 	case UUID, Interval:
 		return 16
 	}
@@ -228,6 +239,7 @@ var kindNames = [...]string{
 	TimestampTZ: "timestamp with time zone", UUID: "uuid", JSON: "json", JSONB: "jsonb",
 	Interval: "interval", Array: "array", Name: "name", OID: "oid", QChar: `"char"`,
 	Regclass: "regclass", Regtype: "regtype", Regnamespace: "regnamespace", Void: "void", Record: "record",
+	ACLItem: "aclitem", Regrole: "regrole",
 }
 
 // String is the type's name as format_type prints it.
@@ -313,7 +325,9 @@ func (t T) IsString() bool {
 }
 
 // IsReg reports the OID alias types that print as names (regclass…).
-func (t T) IsReg() bool { return t.Kind == Regclass || t.Kind == Regtype || t.Kind == Regnamespace }
+func (t T) IsReg() bool {
+	return t.Kind == Regclass || t.Kind == Regtype || t.Kind == Regnamespace || t.Kind == Regrole
+}
 
 // Same reports whether two types share a kind (modifiers aside).
 func (t T) Same(o T) bool { return t.Kind == o.Kind }

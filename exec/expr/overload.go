@@ -28,7 +28,7 @@ func implicitCast(from, to types.Kind) bool {
 	if from == to || to == Any || from == types.Unknown {
 		return true
 	}
-	isReg := to == types.OID || to == types.Regclass || to == types.Regtype || to == types.Regnamespace
+	isReg := to == types.OID || to == types.Regclass || to == types.Regtype || to == types.Regnamespace || to == types.Regrole
 	switch from {
 	case types.Int2:
 		return to == types.Int4 || to == types.Int8 || to == types.Numeric || to == types.Float4 || to == types.Float8 || isReg
@@ -50,7 +50,7 @@ func implicitCast(from, to types.Kind) bool {
 		return to == types.Text
 	case types.OID:
 		return isReg
-	case types.Regclass, types.Regtype, types.Regnamespace:
+	case types.Regclass, types.Regtype, types.Regnamespace, types.Regrole:
 		return to == types.OID
 	case types.Date:
 		return to == types.Timestamp || to == types.TimestampTZ

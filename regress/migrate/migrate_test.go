@@ -103,15 +103,19 @@ func TestRestoreFromPostgres(t *testing.T) {
 	}
 
 	bin := loamtest.Binary(t)
-	for _, format := range []string{"plain", "custom"} {
+	for _, format := range []string{"plain", "custom", "custom-single-transaction"} {
 		t.Run(format, func(t *testing.T) {
 			srv := loamtest.Start(t, bin)
 			loamURL := fmt.Sprintf("postgres://loam@%s/loam?sslmode=disable", srv.Addr)
 			run(t, psql, "-X", "-q", "-d", loamURL, "-v", "ON_ERROR_STOP=1", "-f", roles)
 			if format == "plain" {
 				run(t, psql, "-X", "-q", "-d", loamURL, "-v", "ON_ERROR_STOP=1", "-f", plain)
-			} else {
+			} else if format == "custom" {
 				run(t, pgRestore, "--exit-on-error", "-d", loamURL, custom)
+			} else {
+				// One transaction block: the keys are added over rows
+				// the block itself wrote.
+				run(t, pgRestore, "--exit-on-error", "--single-transaction", "-d", loamURL, custom)
 			}
 			for _, tbl := range tables {
 				q := fmt.Sprintf("COPY (SELECT * FROM %s ORDER BY 1, 2) TO STDOUT", tbl)

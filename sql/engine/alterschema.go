@@ -65,7 +65,6 @@ type tableDef struct {
 	newField map[int]bool // fields the statement adds
 	dropped  []iceberg.NestedField
 	schema   bool // the schema changes
-	rekey    bool // a key constraint is added: the key index is rebuilt (addconstraint.go)
 }
 
 func newTableDef(ti *plan.TableInfo) *tableDef {
@@ -141,11 +140,6 @@ func (s *Session) evolveTable(ctx context.Context, at *pg.AlterTableStmt, tc *pa
 	if err := s.commitDef(ctx, ti, d); err != nil {
 		return nil, err
 	}
-	if d.rekey {
-		if err := s.rekey(ctx, key); err != nil {
-			return nil, err
-		}
-	}
 	for _, f := range d.dropped {
 		if err := s.dropColumnSequences(ctx, ti.Namespace, ti.Name, f.Name); err != nil {
 			return nil, err
@@ -159,8 +153,6 @@ func (s *Session) alterAction(ctx context.Context, d *tableDef, ti *plan.TableIn
 	switch c.Subtype {
 	case pg.AlterTableType_AT_AddColumn:
 		return s.addColumn(ctx, d, ti, p, c, q)
-	case pg.AlterTableType_AT_AddConstraint:
-		return s.addConstraint(ctx, d, ti, c, q)
 	case pg.AlterTableType_AT_AddIdentity:
 		return s.addIdentity(ctx, d, ti, c, q)
 	case pg.AlterTableType_AT_DropConstraint:
@@ -245,6 +237,12 @@ func (s *Session) alterAction(ctx context.Context, d *tableDef, ti *plan.TableIn
 		}
 		d.defaults[i] = text
 		return nil
+	case pg.AlterTableType_AT_AddConstraint:
+		if ok, err := s.addKey(ctx, d, ti, c, q); ok {
+			return err
+		}
+		// CHECK and FOREIGN KEY (addconstraint.go).
+		return s.addConstraint(ctx, d, ti, c, q)
 	case pg.AlterTableType_AT_DropOids:
 		// SET PARTITIONED BY / SET SORTED BY, which the parser put in as
 		// SET WITHOUT OIDS (sql/parse/alterclauses.go); a SET WITHOUT

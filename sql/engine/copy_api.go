@@ -92,6 +92,15 @@ func copyOptions(cs *pg.CopyStmt) (copyfmt.Options, error) {
 			if e := strings.ToUpper(strings.ReplaceAll(v, "-", "")); e != "UTF8" {
 				return o, pgerr.New(pgerr.FeatureNotSupported, "COPY encoding %q is not supported; Loam speaks UTF8", v)
 			}
+		case "freeze":
+			// FREEZE marks PostgreSQL's heap tuples frozen at load time
+			// (pgbench -i asks for it); Loam's rows have no tuple
+			// visibility to freeze, so it changes nothing.
+			switch strings.ToLower(v) {
+			case "", "true", "on", "1", "false", "off", "0":
+			default:
+				return o, pgerr.New(pgerr.SyntaxError, "freeze requires a Boolean value")
+			}
 		default:
 			return o, pgerr.New(pgerr.FeatureNotSupported, "COPY option %q is not supported", d.Defname)
 		}

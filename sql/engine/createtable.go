@@ -470,6 +470,12 @@ func tableOptions(tc *parse.TableClauses, byName map[string]int, ts []types.T, p
 				return err
 			}
 		default:
+			if ok, err := heapOption(o); ok || err != nil {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			return pgerr.New(pgerr.InvalidParameterValue, "unrecognized parameter %q", o.Key).WithPosition(o.Pos)
 		}
 	}

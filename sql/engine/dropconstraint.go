@@ -15,7 +15,7 @@ import (
 
 // dropConstraint runs ALTER TABLE … DROP CONSTRAINT [IF EXISTS] name: a
 // CHECK or FOREIGN KEY leaves the table's property; a PRIMARY KEY or
-// UNIQUE constraint leaves the key index, which is built again.
+// UNIQUE constraint leaves the key index, which the link builds again.
 func (s *Session) dropConstraint(ctx context.Context, d *tableDef, ti *plan.TableInfo, c *pg.AlterTableCmd) error {
 	var cons []pgcatalog.TableConstraint
 	if v := d.prop(pgcatalog.PropConstraints); v != "" {
@@ -29,14 +29,9 @@ func (s *Session) dropConstraint(ctx context.Context, d *tableDef, ti *plan.Tabl
 			return nil
 		}
 	}
-	key := link.Key{NS: ti.Namespace, Name: ti.Name}
 	for _, k := range link.Constraints(d.base, d.name) {
 		if k.Name != c.Name {
 			continue
-		}
-		if len(s.ownWrites(key)) > 0 {
-			return pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE … DROP CONSTRAINT of a key is not supported in a transaction block that has written to %q", d.name).
-				WithHint("COMMIT first.")
 		}
 		if k.Primary {
 			d.idents = nil
@@ -58,10 +53,8 @@ func (s *Session) dropConstraint(ctx context.Context, d *tableDef, ti *plan.Tabl
 				d.props[link.UniqueProperty] = link.EncodeUnique(us)
 			}
 		}
-		if !d.rekey {
-			s.onRollback(func(ctx context.Context) error { return s.rekey(ctx, key) })
-		}
-		d.rekey = true
+		// The link rebuilds the key index from the new constraints
+		// (link.Manager.Alter).
 		return nil
 	}
 	if c.MissingOk {

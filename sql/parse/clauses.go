@@ -295,6 +295,13 @@ func (tc *TableClauses) parseSort(query string, items [][]*pg_query.ScanToken, k
 
 func (tc *TableClauses) parseOptions(query string, items [][]*pg_query.ScanToken, kw *pg_query.ScanToken) error {
 	for _, it := range items {
+		// A namespaced key, toast.autovacuum_enabled = false: one of
+		// PostgreSQL's storage parameters for the table's TOAST table.
+		prefix := ""
+		if len(it) >= 5 && isIdent(it[0]) && it[1].Token == pg_query.Token_ASCII_46 && isIdent(it[2]) {
+			prefix = identText(query, it[0]) + "."
+			it = it[2:]
+		}
 		if len(it) < 3 || it[1].Token != pg_query.Token_ASCII_61 {
 			at := kw
 			if len(it) > 0 {
@@ -302,7 +309,7 @@ func (tc *TableClauses) parseOptions(query string, items [][]*pg_query.ScanToken
 			}
 			return errAt(query, at, pgerr.SyntaxError, "syntax error in WITH: expected key = 'value' [ON column]")
 		}
-		opt := Option{Key: identText(query, it[0]), Pos: CharPos(query, int(it[2].Start))}
+		opt := Option{Key: prefix + identText(query, it[0]), Pos: CharPos(query, int(it[2].Start))}
 		v := tokText(query, it[2])
 		switch it[2].Token {
 		case pg_query.Token_SCONST:

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/types"
 )
 
@@ -15,26 +16,33 @@ func pgCatalogTables() []*Relation {
 		defTable("pg_catalog", "pg_namespace", `oid:oid nspname:name nspowner:oid nspacl:aclitem[]`,
 			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
 				nss, err := s.allSchemas(ctx)
+				if err != nil {
+					return nil, err
+				}
+				d, err := s.privData(ctx)
+				if err != nil {
+					return nil, err
+				}
 				var out [][]types.Datum
 				for _, ns := range nss {
-					owner := uint32(oidBootstrapRole)
-					if ns == "public" {
-						owner = oidDatabaseOwner
-					}
-					row := map[string]types.Datum{"oid": dOID(ObjectOID(ns, "")), "nspname": dName(ns), "nspowner": dOID(owner)}
-					if ns == "public" {
-						// PostgreSQL 15's grants on public, which \dn+ shows.
-						row["nspacl"] = types.Datum{T: types.ArrayOf(types.Text), S: "{pg_database_owner=UC/pg_database_owner,=U/pg_database_owner}"}
-					}
-					out = append(out, rel.row(row))
+					out = append(out, rel.row(map[string]types.Datum{"oid": dOID(ObjectOID(ns, "")), "nspname": dName(ns),
+						"nspowner": dOID(RoleOID(d.schemaOwner(ns))), "nspacl": d.schemaACL(ns)}))
 				}
 				return out, err
 			}),
 		defTable("pg_catalog", "pg_class", `oid:oid relname:name relnamespace:oid reltype:oid reloftype:oid relowner:oid relam:oid relfilenode:oid reltablespace:oid relpages:integer reltuples:real relallvisible:integer reltoastrelid:oid relhasindex:boolean relisshared:boolean relpersistence:"char" relkind:"char" relnatts:smallint relchecks:smallint relhasrules:boolean relhastriggers:boolean relhassubclass:boolean relrowsecurity:boolean relforcerowsecurity:boolean relispopulated:boolean relreplident:"char" relispartition:boolean relrewrite:oid relfrozenxid:xid relminmxid:xid relacl:aclitem[] reloptions:text[] relpartbound:pg_node_tree`,
 			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
 				rels, err := s.relations(ctx)
+				if err != nil {
+					return nil, err
+				}
+				d, err := s.privData(ctx)
+				if err != nil {
+					return nil, err
+				}
 				var out [][]types.Datum
 				for _, r := range rels {
+					owner := dOID(RoleOID(s.relOwner(d, r)))
 					rowType, _ := r.rowTypeOIDs()
 					am := uint32(oidHeapAM)
 					if r.kind != "r" {
@@ -55,7 +63,7 @@ func pgCatalogTables() []*Relation {
 					}
 					out = append(out, rel.row(map[string]types.Datum{"reloptions": opts,
 						"oid": dOID(ObjectOID(r.ns, r.name)), "relname": dName(r.name), "relnamespace": dOID(ObjectOID(r.ns, "")),
-						"relowner": dOID(oidBootstrapRole), "relam": dOID(am), "relpersistence": {S: "p"}, "relkind": {S: r.kind}, "reltype": dOID(rowType),
+						"relowner": owner, "relacl": s.relACL(d, r), "relam": dOID(am), "relpersistence": {S: "p"}, "relkind": {S: r.kind}, "reltype": dOID(rowType),
 						"relnatts": {I: int64(natts)}, "relispopulated": dBool(true), "relreplident": {S: replident}, "relhasrules": dBool(rules),
 						"reltuples": {F: -1}, "relfrozenxid": dText("0"), "relminmxid": dText("0"), "relhasindex": dBool(len(r.keys) > 0),
 						"relchecks": {I: int64(r.conCount("c"))}, "relhastriggers": dBool(r.conCount("f") > 0),
@@ -65,7 +73,7 @@ func pgCatalogTables() []*Relation {
 						// empty table (one metapage, no tuples).
 						out = append(out, rel.row(map[string]types.Datum{
 							"oid": dOID(r.keyOID(k)), "relname": dName(k.name), "relnamespace": dOID(ObjectOID(r.ns, "")),
-							"relowner": dOID(oidBootstrapRole), "relam": dOID(oidBtreeAM), "relpersistence": {S: "p"}, "relkind": {S: "i"},
+							"relowner": owner, "relam": dOID(oidBtreeAM), "relpersistence": {S: "p"}, "relkind": {S: "i"},
 							"relnatts": {I: int64(len(k.cols))}, "relispopulated": dBool(true), "relreplident": {S: "n"},
 							"relpages": {I: 1}, "relfrozenxid": dText("0"), "relminmxid": dText("0"),
 						}))
@@ -136,20 +144,28 @@ func pgCatalogTables() []*Relation {
 				// Each table and view has its row type (and that type's
 				// array type), as in PostgreSQL.
 				rels, err := s.relations(ctx)
+				if err != nil {
+					return nil, err
+				}
+				d, err := s.privData(ctx)
+				if err != nil {
+					return nil, err
+				}
 				for _, r := range rels {
 					if r.kind == "S" {
 						continue // sequences have no row type since PostgreSQL 14
 					}
+					owner := dOID(RoleOID(s.relOwner(d, r)))
 					row, arr := r.rowTypeOIDs()
 					out = append(out, rel.row(map[string]types.Datum{
-						"oid": dOID(row), "typname": dName(r.name), "typnamespace": dOID(ObjectOID(r.ns, "")), "typowner": dOID(oidBootstrapRole),
+						"oid": dOID(row), "typname": dName(r.name), "typnamespace": dOID(ObjectOID(r.ns, "")), "typowner": owner,
 						"typlen": {I: -1}, "typtype": {S: "c"}, "typcategory": {S: "C"}, "typisdefined": dBool(true), "typdelim": {S: ","},
 						"typrelid": dOID(ObjectOID(r.ns, r.name)), "typarray": dOID(arr), "typinput": dText("record_in"), "typoutput": dText("record_out"),
 						"typreceive": dText("record_recv"), "typsend": dText("record_send"), "typsubscript": dText("-"), "typmodin": dText("-"),
 						"typmodout": dText("-"), "typanalyze": dText("-"), "typalign": {S: "d"}, "typstorage": {S: "x"}, "typtypmod": {I: -1},
 					}))
 					out = append(out, rel.row(map[string]types.Datum{
-						"oid": dOID(arr), "typname": dName("_" + truncName(r.name, 1)), "typnamespace": dOID(ObjectOID(r.ns, "")), "typowner": dOID(oidBootstrapRole),
+						"oid": dOID(arr), "typname": dName("_" + truncName(r.name, 1)), "typnamespace": dOID(ObjectOID(r.ns, "")), "typowner": owner,
 						"typlen": {I: -1}, "typtype": {S: "b"}, "typcategory": {S: "A"}, "typisdefined": dBool(true), "typdelim": {S: ","},
 						"typelem": dOID(row), "typinput": dText("array_in"), "typoutput": dText("array_out"), "typreceive": dText("array_recv"),
 						"typsend": dText("array_send"), "typsubscript": dText("array_subscript_handler"), "typmodin": dText("-"), "typmodout": dText("-"),
@@ -160,25 +176,14 @@ func pgCatalogTables() []*Relation {
 			}),
 		defTable("pg_catalog", "pg_database", `oid:oid datname:name datdba:oid encoding:integer datlocprovider:"char" datistemplate:boolean datallowconn:boolean datconnlimit:integer datfrozenxid:xid datminmxid:xid dattablespace:oid datcollate:text datctype:text daticulocale:text datcollversion:text datacl:aclitem[]`,
 			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
-				return [][]types.Datum{rel.row(map[string]types.Datum{
+				d, err := s.privData(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return [][]types.Datum{rel.row(map[string]types.Datum{"datacl": d.acl(meta.Object{Kind: meta.KindDatabase, Name: s.src.Database()}),
 					"oid": dOID(oidDatabase), "datname": dName(s.src.Database()), "datdba": dOID(oidBootstrapRole), "encoding": {I: 6},
 					"datlocprovider": {S: "c"}, "datallowconn": dBool(true), "datconnlimit": {I: -1}, "datfrozenxid": dText("0"),
 					"datminmxid": dText("1"), "dattablespace": dOID(1663), "datcollate": dText("C.UTF-8"), "datctype": dText("C.UTF-8"),
-				})}, nil
-			}),
-		defTable("pg_catalog", "pg_roles", `rolname:name rolsuper:boolean rolinherit:boolean rolcreaterole:boolean rolcreatedb:boolean rolcanlogin:boolean rolreplication:boolean rolconnlimit:integer rolpassword:text rolvaliduntil:timestamptz rolbypassrls:boolean rolconfig:text[] oid:oid`,
-			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
-				return [][]types.Datum{rel.row(map[string]types.Datum{
-					"rolname": dName(s.src.User()), "rolsuper": dBool(true), "rolinherit": dBool(true), "rolcreaterole": dBool(true),
-					"rolcreatedb": dBool(true), "rolcanlogin": dBool(true), "rolreplication": dBool(true), "rolconnlimit": {I: -1},
-					"rolpassword": dText("********"), "rolbypassrls": dBool(true), "oid": dOID(oidBootstrapRole),
-				})}, nil
-			}),
-		defTable("pg_catalog", "pg_user", `usename:name usesysid:oid usecreatedb:boolean usesuper:boolean userepl:boolean usebypassrls:boolean passwd:text valuntil:timestamptz useconfig:text[]`,
-			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
-				return [][]types.Datum{rel.row(map[string]types.Datum{
-					"usename": dName(s.src.User()), "usesysid": dOID(oidBootstrapRole), "usecreatedb": dBool(true), "usesuper": dBool(true),
-					"userepl": dBool(true), "usebypassrls": dBool(true), "passwd": dText("********"),
 				})}, nil
 			}),
 		defTable("pg_catalog", "pg_settings", `name:text setting:text unit:text category:text short_desc:text extra_desc:text context:text vartype:text source:text min_val:text max_val:text enumvals:text[] boot_val:text reset_val:text sourcefile:text sourceline:integer pending_restart:boolean`,
@@ -275,26 +280,23 @@ func pgCatalogTables() []*Relation {
 		defTable("pg_catalog", "pg_publication_rel", `oid:oid prpubid:oid prrelid:oid prqual:pg_node_tree prattrs:int2vector`, noRows),
 		defTable("pg_catalog", "pg_publication_tables", `pubname:name schemaname:name tablename:name attnames:name[] rowfilter:text`, noRows),
 		defTable("pg_catalog", "pg_statistic_ext", `oid:oid stxrelid:oid stxname:name stxnamespace:oid stxowner:oid stxstattarget:integer stxkeys:int2vector stxkind:"char"[] stxexprs:pg_node_tree`, noRows),
-		defTable("pg_catalog", "pg_authid", `oid:oid rolname:name rolsuper:boolean rolinherit:boolean rolcreaterole:boolean rolcreatedb:boolean rolcanlogin:boolean rolreplication:boolean rolbypassrls:boolean rolconnlimit:integer rolpassword:text rolvaliduntil:timestamptz`,
-			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
-				return [][]types.Datum{rel.row(map[string]types.Datum{
-					"oid": dOID(oidBootstrapRole), "rolname": dName(s.src.User()), "rolsuper": dBool(true), "rolinherit": dBool(true),
-					"rolcreaterole": dBool(true), "rolcreatedb": dBool(true), "rolcanlogin": dBool(true), "rolreplication": dBool(true),
-					"rolbypassrls": dBool(true), "rolconnlimit": {I: -1},
-				})}, nil
-			}),
 		defTable("pg_catalog", "pg_language", `oid:oid lanname:name lanowner:oid lanispl:boolean lanpltrusted:boolean lanplcallfoid:oid laninline:oid lanvalidator:oid lanacl:aclitem[]`, languageRows),
-		// The one role is a member of none (psql's \du reads this).
-		defTable("pg_catalog", "pg_auth_members", `roleid:oid member:oid grantor:oid admin_option:boolean`, noRows),
 		defTable("pg_catalog", "pg_tables", `schemaname:name tablename:name tableowner:name tablespace:name hasindexes:boolean hasrules:boolean hastriggers:boolean rowsecurity:boolean`,
 			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
 				rels, err := s.relations(ctx)
+				if err != nil {
+					return nil, err
+				}
+				d, err := s.privData(ctx)
+				if err != nil {
+					return nil, err
+				}
 				var out [][]types.Datum
 				for _, r := range rels {
 					if r.kind != "r" && r.kind != "p" {
 						continue
 					}
-					out = append(out, rel.row(map[string]types.Datum{"schemaname": dName(r.ns), "tablename": dName(r.name), "tableowner": dName(s.src.User()), "tablespace": types.NullOf(types.TName), "hasindexes": dBool(len(r.keys) > 0)}))
+					out = append(out, rel.row(map[string]types.Datum{"schemaname": dName(r.ns), "tablename": dName(r.name), "tableowner": dName(s.relOwner(d, r)), "tablespace": types.NullOf(types.TName), "hasindexes": dBool(len(r.keys) > 0)}))
 				}
 				return out, err
 			}),
@@ -329,8 +331,8 @@ func pgCatalogTables() []*Relation {
 			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
 				// This session only: Loam does not list other sessions yet.
 				set := map[string]types.Datum{}
-				for k, v := range map[string]types.Datum{"datid": dOID(oidDatabase), "datname": dName(s.src.Database()), "usesysid": dOID(oidBootstrapRole),
-					"usename": dName(s.src.User()), "application_name": dText(s.src.Settings()["application_name"]), "state": dText("active"),
+				for k, v := range map[string]types.Datum{"datid": dOID(oidDatabase), "datname": dName(s.src.Database()), "usesysid": dOID(RoleOID(s.src.SessionUser())),
+					"usename": dName(s.src.SessionUser()), "application_name": dText(s.src.Settings()["application_name"]), "state": dText("active"),
 					"backend_type": dText("client backend")} {
 					set[k] = v
 				}

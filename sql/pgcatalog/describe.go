@@ -101,10 +101,10 @@ func (s *Session) descriptions(ctx context.Context) ([]description, error) {
 
 // Catalogs of objects Loam has none of (operators and casts beyond its
 // built-in ones are not listed yet, event triggers, conversions, foreign
-// servers and wrappers, text search, default privileges, subscriptions,
+// servers and wrappers, text search, subscriptions,
 // per-database settings, operator classes, large objects, foreign tables
 // and user mappings), with PostgreSQL 15's columns, so that psql's \do,
-// \dC, \dy, \dc, \des, \dew, \dF*, \ddp, \dRs, \drds, \dd, \dl, \det and \deu
+// \dC, \dy, \dc, \des, \dew, \dF*, \dRs, \drds, \dd, \dl, \det and \deu
 // list nothing rather than fail.
 func emptyCatalogs() []*Relation {
 	return []*Relation{
@@ -117,7 +117,7 @@ func emptyCatalogs() []*Relation {
 		defTable("pg_catalog", "pg_ts_config", `oid:oid cfgname:name cfgnamespace:oid cfgowner:oid cfgparser:oid`, noRows),
 		defTable("pg_catalog", "pg_ts_dict", `oid:oid dictname:name dictnamespace:oid dictowner:oid dicttemplate:oid dictinitoption:text`, noRows),
 		defTable("pg_catalog", "pg_ts_template", `oid:oid tmplname:name tmplnamespace:oid tmplinit:regproc tmpllexize:regproc`, noRows),
-		defTable("pg_catalog", "pg_default_acl", `oid:oid defaclrole:oid defaclnamespace:oid defaclobjtype:"char" defaclacl:aclitem[]`, noRows),
+		defTable("pg_catalog", "pg_default_acl", `oid:oid defaclrole:oid defaclnamespace:oid defaclobjtype:"char" defaclacl:aclitem[]`, defaultACLRows),
 		defTable("pg_catalog", "pg_db_role_setting", `setdatabase:oid setrole:oid setconfig:text[]`, noRows),
 		defTable("pg_catalog", "pg_subscription", `oid:oid subdbid:oid subskiplsn:pg_lsn subname:name subowner:oid subenabled:boolean subbinary:boolean substream:boolean subtwophasestate:"char" subdisableonerr:boolean subconninfo:text subslotname:name subsynccommit:text subpublications:text[]`, noRows),
 		defTable("pg_catalog", "pg_opclass", `oid:oid opcmethod:oid opcname:name opcnamespace:oid opcowner:oid opcfamily:oid opcintype:oid opcdefault:boolean opckeytype:oid`, noRows),
@@ -172,7 +172,7 @@ var pgTypeDescriptions = map[string]string{
 	"bpchar":  "char(length), blank-padded string, fixed storage length",
 	"varchar": "varchar(length), non-blank-padded string, variable storage length", "date": "date", "time": "time of day",
 	"timestamp": "date and time", "timestamptz": "date and time with time zone", "interval": "@ <number> <units>, time interval",
-	"numeric": "numeric(precision, decimal), arbitrary precision number", "uuid": "UUID datatype", "jsonb": "Binary JSON",
+	"numeric": "numeric(precision, decimal), arbitrary precision number", "uuid": "UUID datatype", "jsonb": "Binary JSON", "aclitem": "access control list",
 }
 
 // handlerFuncs are the languages' handler functions (name, argument

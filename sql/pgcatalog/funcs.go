@@ -19,7 +19,9 @@ func (s *Session) Value(ctx context.Context, name string) (d types.Datum, ok boo
 	}
 	switch name {
 	case "current_user":
-		return dName(s.src.User()), true
+		return dName(s.src.CurrentRole()), true
+	case "session_user":
+		return dName(s.src.SessionUser()), true
 	case "current_catalog":
 		return dName(s.src.Database()), true
 	case "current_schema":
@@ -111,15 +113,12 @@ func (s *Session) Func(ctx context.Context, name string, args []types.T) (*Func,
 			return constant(dText("PostgreSQL " + s.src.Settings()["server_version"] + " (Loam) on x86_64-pc-linux-gnu, compiled by Go, 64-bit"))
 		}
 	case "pg_get_userbyid":
-		user := s.src.User()
+		rs, err := s.roleSet(ctx)
+		if err != nil {
+			return nil, err
+		}
 		return fn(types.TName, []types.T{types.TOID}, true, func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
-			switch a[0].I {
-			case oidBootstrapRole:
-				return dName(user), nil
-			case oidDatabaseOwner:
-				return dName("pg_database_owner"), nil
-			}
-			return dName("unknown (OID=" + strconv.FormatInt(a[0].I, 10) + ")"), nil
+			return dName(rs.roleName(a[0].I)), nil
 		})
 	case "pg_table_is_visible":
 		rels, err := s.relations(ctx)
@@ -507,6 +506,8 @@ func (s *Session) Func(ctx context.Context, name string, args []types.T) (*Func,
 		}
 	case "obj_description", "col_description":
 		return s.descriptionFunc(ctx, name, args, fn)
+	case "acldefault":
+		return s.acldefaultFunc(ctx, args)
 	}
 	if f, err := s.privilegeFunc(ctx, name, args); f != nil || err != nil {
 		return f, err

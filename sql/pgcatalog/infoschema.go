@@ -14,18 +14,47 @@ func infoSchemaTables() []*Relation {
 		defTable("information_schema", "schemata", `catalog_name:sql_identifier schema_name:sql_identifier schema_owner:sql_identifier default_character_set_catalog:sql_identifier default_character_set_schema:sql_identifier default_character_set_name:sql_identifier sql_path:character_data`,
 			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
 				nss, err := s.allSchemas(ctx)
+				if err != nil {
+					return nil, err
+				}
+				d, err := s.privData(ctx)
+				if err != nil {
+					return nil, err
+				}
+				// Only the schemas the current role owns (or inherits the
+				// owner's privileges) or may use or create in, as in
+				// PostgreSQL 15.
 				var out [][]types.Datum
 				for _, ns := range nss {
-					out = append(out, rel.row(map[string]types.Datum{"catalog_name": dName(s.src.Database()), "schema_name": dName(ns), "schema_owner": dName(s.src.User())}))
+					owner := d.schemaOwner(ns)
+					ok := systemSchema(ns) || d.rs.hasRole(d.current, owner, true)
+					for _, priv := range []string{"USAGE", "CREATE"} {
+						if !ok {
+							if ok, err = s.src.Allowed(ctx, d.current, priv, schemaObject(ns), false); err != nil {
+								return nil, err
+							}
+						}
+					}
+					if !ok {
+						continue
+					}
+					out = append(out, rel.row(map[string]types.Datum{"catalog_name": dName(s.src.Database()), "schema_name": dName(ns), "schema_owner": dName(owner)}))
 				}
-				return out, err
+				return out, nil
 			}),
 		defTable("information_schema", "tables", `table_catalog:sql_identifier table_schema:sql_identifier table_name:sql_identifier table_type:character_data self_referencing_column_name:sql_identifier reference_generation:character_data user_defined_type_catalog:sql_identifier user_defined_type_schema:sql_identifier user_defined_type_name:sql_identifier is_insertable_into:yes_or_no is_typed:yes_or_no commit_action:character_data`,
 			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
 				rels, err := s.relations(ctx)
+				if err != nil {
+					return nil, err
+				}
+				d, err := s.privData(ctx)
+				if err != nil {
+					return nil, err
+				}
 				var out [][]types.Datum
 				for _, r := range rels {
-					if r.kind == "S" {
+					if r.kind == "S" || !s.relVisible(d, r, anyTablePrivilege...) {
 						continue
 					}
 					typ, ins := "BASE TABLE", "YES"
@@ -40,13 +69,20 @@ func infoSchemaTables() []*Relation {
 		defTable("information_schema", "sequences", `sequence_catalog:sql_identifier sequence_schema:sql_identifier sequence_name:sql_identifier data_type:character_data numeric_precision:cardinal_number numeric_precision_radix:cardinal_number numeric_scale:cardinal_number start_value:character_data minimum_value:character_data maximum_value:character_data increment:character_data cycle_option:yes_or_no`,
 			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
 				rels, err := s.relations(ctx)
+				if err != nil {
+					return nil, err
+				}
+				d, err := s.privData(ctx)
+				if err != nil {
+					return nil, err
+				}
 				_, ident := columnsByKey(rels)
 				var out [][]types.Datum
 				for _, r := range rels {
 					// An identity column's sequence is not listed, as in
 					// PostgreSQL.
 					q := r.seq
-					if q == nil || ident[r.ns+"."+q.OwnedBy] != "" {
+					if q == nil || ident[r.ns+"."+q.OwnedBy] != "" || !s.relVisible(d, r, anySeqPrivilege...) {
 						continue
 					}
 					bits := map[types.Kind]int64{types.Int2: 16, types.Int4: 32, types.Int8: 64}[q.Type.Kind]
@@ -63,9 +99,19 @@ func infoSchemaTables() []*Relation {
 		defTable("information_schema", "columns", `table_catalog:sql_identifier table_schema:sql_identifier table_name:sql_identifier column_name:sql_identifier ordinal_position:cardinal_number column_default:character_data is_nullable:yes_or_no data_type:character_data character_maximum_length:cardinal_number character_octet_length:cardinal_number numeric_precision:cardinal_number numeric_precision_radix:cardinal_number numeric_scale:cardinal_number datetime_precision:cardinal_number interval_type:character_data interval_precision:cardinal_number character_set_catalog:sql_identifier character_set_schema:sql_identifier character_set_name:sql_identifier collation_catalog:sql_identifier collation_schema:sql_identifier collation_name:sql_identifier domain_catalog:sql_identifier domain_schema:sql_identifier domain_name:sql_identifier udt_catalog:sql_identifier udt_schema:sql_identifier udt_name:sql_identifier scope_catalog:sql_identifier scope_schema:sql_identifier scope_name:sql_identifier maximum_cardinality:cardinal_number dtd_identifier:sql_identifier is_self_referencing:yes_or_no is_identity:yes_or_no identity_generation:character_data identity_start:character_data identity_increment:character_data identity_maximum:character_data identity_minimum:character_data identity_cycle:yes_or_no is_generated:character_data generation_expression:character_data is_updatable:yes_or_no`,
 			func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
 				rels, err := s.relations(ctx)
+				if err != nil {
+					return nil, err
+				}
+				d, err := s.privData(ctx)
+				if err != nil {
+					return nil, err
+				}
 				owners := sequenceOwners(rels)
 				var out [][]types.Datum
 				for _, r := range rels {
+					if !s.relVisible(d, r, anyColumnPrivilege...) {
+						continue
+					}
 					for i, c := range r.cols {
 						set := map[string]types.Datum{"table_catalog": dName(s.src.Database()), "table_schema": dName(r.ns), "table_name": dName(r.name),
 							"column_name": dName(c.name), "ordinal_position": dInt(int64(i + 1)), "is_nullable": dText(yesNo(r.notnull == nil || !r.notnull[i])),

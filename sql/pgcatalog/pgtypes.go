@@ -18,6 +18,7 @@ var pgTypes = []pgType{
 	{types.TDate, "date", "D"}, {types.TTime, "time", "D"}, {types.TTimestamp, "timestamp", "D"},
 	{types.TTimestampTZ, "timestamptz", "D"}, {types.TInterval, "interval", "T"},
 	{types.TNumeric, "numeric", "N"}, {types.TUUID, "uuid", "U"}, {types.TJSONB, "jsonb", "U"},
+	{types.Of(types.ACLItem), "aclitem", "U"},
 }
 
 // typeByOID finds a type (base or array) by its pg_type OID.

@@ -32,7 +32,7 @@ type relKey struct{ schema, name string }
 // programming error and panics here, at start-up, not on a query.
 func New() *Registry {
 	r := &Registry{byName: map[relKey]*Relation{}, funcs: map[string]*Relation{}}
-	for _, group := range [][]*Relation{pgCatalogTables(), infoSchemaTables(), emptyCatalogs()} {
+	for _, group := range [][]*Relation{pgCatalogTables(), roleTables(), infoSchemaTables(), privilegeRelations(), emptyCatalogs()} {
 		for _, rel := range group {
 			k := relKey{rel.Schema, rel.Name}
 			if r.byName[k] != nil {
@@ -65,8 +65,11 @@ func (r *Registry) FuncTable(name string) *Relation { return r.funcs[name] }
 type Relation struct {
 	Schema, Name string
 	view         bool // information_schema's are views in PostgreSQL
-	cols         []vcol
-	rows         func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error)
+	// superuserOnly relations (pg_authid, loam_audit) refuse other
+	// roles, with PostgreSQL's 42501.
+	superuserOnly bool
+	cols          []vcol
+	rows          func(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error)
 }
 
 // Column is a relation's column.
@@ -137,7 +140,7 @@ func noRows(context.Context, *Session, *Relation) ([][]types.Datum, error) { ret
 
 // colType maps the type names of PostgreSQL's catalog definitions to Loam
 // types. Types Loam lacks (regproc, xid, pg_node_tree, anyarray) are text
-// for now, int2vector, oidvector and aclitem[] smallint[], oid[] and text[]; information_schema's
+// for now, int2vector and oidvector smallint[] and oid[]; information_schema's
 // domains are their base types, as clients mostly see them.
 func colType(s string) types.T {
 	switch s {
@@ -163,8 +166,10 @@ func colType(s string) types.T {
 		return types.TInt8
 	case "bytea":
 		return types.TBytea
-	case "text[]", "aclitem[]":
+	case "text[]":
 		return types.ArrayOf(types.Text)
+	case "aclitem[]":
+		return types.ArrayOf(types.ACLItem)
 	case "smallint[]", "int2vector":
 		return types.ArrayOf(types.Int2)
 	case "oid[]", "oidvector":

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/types"
 )
 
@@ -162,7 +163,22 @@ func (fakeSource) Sequences(context.Context, string) ([]Sequence, error) { retur
 func (fakeSource) NamespaceComment(context.Context, string) (string, bool, error) {
 	return "", false, nil
 }
-func (fakeSource) BackendPID() int32 { return 1 }
+func (fakeSource) BackendPID() int32   { return 1 }
+func (fakeSource) CurrentRole() string { return "loam" }
+func (fakeSource) SessionUser() string { return "loam" }
+func (fakeSource) Roles(context.Context) ([]meta.Role, error) {
+	return []meta.Role{{Name: "loam", Superuser: true, Login: true, Inherit: true}}, nil
+}
+func (fakeSource) Memberships(context.Context) ([]meta.Membership, error) { return nil, nil }
+func (fakeSource) Grants(context.Context) ([]meta.Grant, error)           { return nil, nil }
+func (fakeSource) Owners(context.Context) (map[meta.Object]string, error) { return nil, nil }
+func (fakeSource) DefaultPrivileges(context.Context) ([]meta.DefaultPrivilege, error) {
+	return nil, nil
+}
+func (fakeSource) Audit(context.Context) ([]meta.AuditEvent, error) { return nil, nil }
+func (fakeSource) Allowed(context.Context, string, string, meta.Object, bool) (bool, error) {
+	return true, nil
+}
 
 func TestOptionsTable(t *testing.T) {
 	for _, c := range []struct {

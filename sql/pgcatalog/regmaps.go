@@ -80,7 +80,8 @@ func (s *Session) regMaps(ctx context.Context) (*regMaps, error) {
 	return m, nil
 }
 
-// RegCast is the body of a cast to regclass, regtype or regnamespace from
+// RegCast is the body of a cast to regclass, regtype, regnamespace or
+// regrole from
 // a string or an OID, or from one of them to an OID or integer: a lookup
 // in the session's maps of OIDs and names. nil for other casts (and for
 // one reg type to another, which changes nothing).
@@ -100,6 +101,11 @@ func (s *Session) RegCast(ctx context.Context, from, to types.T) (expr.RowFunc, 
 	if to.Kind == types.Regnamespace || from.Kind == types.Regnamespace {
 		names, oids = m.nsName, m.nsOID
 	}
+	if to.Kind == types.Regrole || from.Kind == types.Regrole {
+		if names, oids, err = s.roleMaps(ctx); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case toReg && (from.IsString() || from.Kind == types.Unknown):
 		return func(_ *expr.Ctx, a []types.Datum) (types.Datum, error) {
@@ -112,7 +118,7 @@ func (s *Session) RegCast(ctx context.Context, from, to types.T) (expr.RowFunc, 
 			} else {
 				name = strings.ToLower(name)
 			}
-			if to.Kind != types.Regnamespace {
+			if to.Kind != types.Regnamespace && to.Kind != types.Regrole {
 				name = strings.TrimPrefix(name, "pg_catalog.")
 			}
 			oid, ok := oids[name]
@@ -130,6 +136,9 @@ func (s *Session) RegCast(ctx context.Context, from, to types.T) (expr.RowFunc, 
 			if !ok {
 				if to.Kind == types.Regnamespace {
 					return types.Datum{}, pgerr.New(pgerr.UndefinedSchema, "schema %q does not exist", a[0].S)
+				}
+				if to.Kind == types.Regrole {
+					return types.Datum{}, pgerr.New(pgerr.UndefinedObject, "role %q does not exist", a[0].S)
 				}
 				if to.Kind == types.Regtype {
 					return types.Datum{}, pgerr.New(pgerr.UndefinedObject, "type %q does not exist", a[0].S)

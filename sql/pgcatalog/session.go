@@ -3,6 +3,7 @@ package pgcatalog
 import (
 	"context"
 
+	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/types"
 )
 
@@ -28,6 +29,19 @@ func (s *Session) Registry() *Registry { return s.reg }
 func (s *Session) Rows(ctx context.Context, rel *Relation) ([][]types.Datum, error) {
 	if s.src == nil {
 		return nil, nil
+	}
+	if rel.superuserOnly {
+		rs, err := s.roleSet(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !rs.superuser(s.src.CurrentRole()) {
+			kind := "table"
+			if rel.view {
+				kind = "view"
+			}
+			return nil, pgerr.New(pgerr.InsufficientPrivilege, "permission denied for %s %s", kind, rel.Name)
+		}
 	}
 	rows, err := rel.rows(ctx, s, rel)
 	if oid, ok := rel.TableOID(); ok {

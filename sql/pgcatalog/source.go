@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/types"
 )
 
@@ -29,6 +30,25 @@ type Source interface {
 	// BackendPID is the session's process ID (pg_stat_activity.pid), 0
 	// when there is none.
 	BackendPID() int32
+
+	// CurrentRole is the role whose privileges the session uses
+	// (current_user); SessionUser the role it logged in as.
+	CurrentRole() string
+	SessionUser() string
+	// Roles are the metastore's roles, sorted by name; Memberships,
+	// Grants (on every object), Owners (those recorded) and
+	// DefaultPrivileges as meta.Store lists them.
+	Roles(ctx context.Context) ([]meta.Role, error)
+	Memberships(ctx context.Context) ([]meta.Membership, error)
+	Grants(ctx context.Context) ([]meta.Grant, error)
+	Owners(ctx context.Context) (map[meta.Object]string, error)
+	DefaultPrivileges(ctx context.Context) ([]meta.DefaultPrivilege, error)
+	// Audit is the audit trail, oldest first.
+	Audit(ctx context.Context) ([]meta.AuditEvent, error)
+	// Allowed says whether role (meta.PublicRole for PUBLIC) holds priv
+	// on obj, or, with grantOption, may grant it: the authorizer's
+	// answer, which enforcement gets too.
+	Allowed(ctx context.Context, role, priv string, obj meta.Object, grantOption bool) (bool, error)
 }
 
 // Table is a Loam table or view as the catalogs show it.

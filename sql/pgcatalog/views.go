@@ -12,14 +12,33 @@ import (
 // The definition is the SELECT as written, where PostgreSQL deparses it.
 func viewRows(ctx context.Context, s *Session, rel *Relation) ([][]types.Datum, error) {
 	rels, err := s.relations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.privData(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var out [][]types.Datum
 	for _, r := range rels {
 		if r.kind != "v" || r.def == "" {
 			continue
 		}
+		// information_schema.views lists the views the current role may
+		// use, and their text to those with the owner's privileges;
+		// pg_views lists all.
+		def := dText(viewDef(r.def))
+		if rel.Schema == "information_schema" {
+			if !s.relVisible(d, r, anyTablePrivilege...) {
+				continue
+			}
+			if !d.rs.hasRole(d.current, s.relOwner(d, r), true) {
+				def = types.NullOf(types.TText)
+			}
+		}
 		out = append(out, rel.row(map[string]types.Datum{
-			"schemaname": dName(r.ns), "viewname": dName(r.name), "viewowner": dName(s.src.User()), "definition": dText(viewDef(r.def)),
-			"table_catalog": dName(s.src.Database()), "table_schema": dName(r.ns), "table_name": dName(r.name), "view_definition": dText(viewDef(r.def)),
+			"schemaname": dName(r.ns), "viewname": dName(r.name), "viewowner": dName(s.relOwner(d, r)), "definition": dText(viewDef(r.def)),
+			"table_catalog": dName(s.src.Database()), "table_schema": dName(r.ns), "table_name": dName(r.name), "view_definition": def,
 			"check_option": dText("NONE"), "is_updatable": dText("NO"), "is_insertable_into": dText("NO"),
 			"is_trigger_updatable": dText("NO"), "is_trigger_deletable": dText("NO"), "is_trigger_insertable_into": dText("NO"),
 		}))

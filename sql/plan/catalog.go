@@ -6,6 +6,7 @@ import (
 
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/exec/physical"
+	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/sql/pgcatalog"
 	"github.com/loamdb/loam/types"
 )
@@ -31,6 +32,17 @@ type CatalogInfo interface {
 	NamespaceComment(ctx context.Context, ns string) (comment string, ok bool, err error)
 	// BackendPID is the process ID sent in BackendKeyData.
 	BackendPID() int32
+
+	// Roles and privileges, as pgcatalog.Source has them.
+	CurrentRole() string
+	SessionUser() string
+	Roles(ctx context.Context) ([]meta.Role, error)
+	Memberships(ctx context.Context) ([]meta.Membership, error)
+	Grants(ctx context.Context) ([]meta.Grant, error)
+	Owners(ctx context.Context) (map[meta.Object]string, error)
+	DefaultPrivileges(ctx context.Context) ([]meta.DefaultPrivilege, error)
+	Audit(ctx context.Context) ([]meta.AuditEvent, error)
+	Allowed(ctx context.Context, role, priv string, obj meta.Object, grantOption bool) (bool, error)
 }
 
 // registry is the emulated catalogs' one registry, made on first use

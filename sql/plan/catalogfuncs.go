@@ -14,9 +14,10 @@ import (
 func (b *binder) sessionValue(op pg.SQLValueFunctionOp) (expr.Expr, bool) {
 	var name string
 	switch op {
-	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER,
-		pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
 		name = "current_user"
+	case pg.SQLValueFunctionOp_SVFOP_SESSION_USER:
+		name = "session_user"
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
 		name = "current_catalog"
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
@@ -27,6 +28,9 @@ func (b *binder) sessionValue(op pg.SQLValueFunctionOp) (expr.Expr, bool) {
 	d, ok := b.p.catalogs().Value(b.p.ctx, name)
 	if !ok {
 		return nil, false
+	}
+	if name == "current_user" || name == "session_user" {
+		return roleValue(name, d), true
 	}
 	return &expr.Const{D: d}, true
 }

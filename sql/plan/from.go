@@ -928,6 +928,9 @@ func (p *Planner) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 		if name == "pg_options_to_table" && len(fc.Args) == 1 {
 			return p.optionsItem(fc, rf.Alias)
 		}
+		if name == "aclexplode" && len(fc.Args) == 1 {
+			return p.aclexplodeItem(fc, rf.Alias)
+		}
 		if name == "pg_get_keywords" && len(fc.Args) == 0 && (len(fc.Funcname) == 1 || schemaOf(fc) == "pg_catalog") {
 			alias := name
 			if rf.Alias != nil {

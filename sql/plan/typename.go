@@ -74,6 +74,10 @@ func TypeOf(tn *pg.TypeName, query string) (types.T, error) {
 		t = types.Of(types.Regtype)
 	case "regnamespace":
 		t = types.Of(types.Regnamespace)
+	case "regrole":
+		t = types.Of(types.Regrole)
+	case "aclitem":
+		t = types.Of(types.ACLItem)
 	case "regproc", "regprocedure":
 		// pg_catalog's regproc columns are text stand-ins holding the
 		// function's name (PgJDBC compares typinput with 'array_in').

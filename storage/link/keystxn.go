@@ -142,6 +142,9 @@ func (ix *keyIndex) endKeys(t *Txn, committed bool) {
 			if t.dels != nil && containsRow(t.dels, a.row.src, a.row.row) {
 				continue
 			}
+			if a.con >= len(ix.live) {
+				continue // the constraints changed meanwhile (rekey)
+			}
 			ix.live[a.con][a.key] = a.row
 			r := ix.byRow[a.row]
 			if r == nil {
@@ -158,6 +161,9 @@ func (ix *keyIndex) endKeys(t *Txn, committed bool) {
 	}
 	for i := len(kx.adds) - 1; i >= 0; i-- {
 		a := kx.adds[i]
+		if a.con >= len(ix.pend) {
+			continue // the constraints changed meanwhile (rekey)
+		}
 		if p := ix.pend[a.con][a.key]; p.t == t && p.row == a.row {
 			if a.prev.t != nil && !a.prev.t.kx.ended {
 				ix.pend[a.con][a.key] = a.prev

@@ -1098,6 +1098,9 @@ func (m *Manager) Alter(ctx context.Context, ns, name string, change icetable.Ch
 	if npos == pos || len(st.tail) == 0 {
 		st.tbl, st.pos = nt, npos
 	}
+	st.mu.Unlock()
+	m.rekey(st, nt)
+	st.mu.Lock() // for the deferred unlock
 	return nil
 }
 
