@@ -106,6 +106,9 @@ regress: build
 	# pg_catalog and information_schema: the same column names and types as
 	# a throwaway PostgreSQL 15 gives (and the same rows where comparable).
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m ./regress/catalog/
+	# Roles and privileges: multi-session scripts on Loam and a throwaway
+	# PostgreSQL 15, compared statement by statement (regress/privileges).
+	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m ./regress/privileges/
 	# Go's drivers (pgx, database/sql via pgx's stdlib, lib/pq) against a fresh
 	# server and a throwaway PostgreSQL 15: the same transcript from both.
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m ./regress/goclients/

@@ -33,7 +33,7 @@ func (p *Planner) Update(u *pg.UpdateStmt) (q *Query, err error) {
 		return nil, err
 	}
 	p.need(ti, "UPDATE", u.Relation.Location)
-	if u.WhereClause != nil || len(u.ReturningList) > 0 || len(u.FromClause) > 0 {
+	if reads(u.WhereClause) || listReads(u.ReturningList) || listReads(u.TargetList) {
 		p.need(ti, "SELECT", u.Relation.Location) // it reads the rows it changes
 	}
 	sets, err := p.setItems(u.TargetList, ti)
