@@ -279,7 +279,7 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 	}
 	rd := copyfmt.NewReader(r, o, ti.Name, ccols, s.loc)
 	defer rd.Close() // returns once nothing reads r any more
-	t, err := plan.WriteTarget(ti, s.loc)
+	t, err := plan.New(ctx, cat, s.exprCtx(), "", nil, nil).CheckedTarget(ti)
 	if err != nil {
 		return "", err
 	}

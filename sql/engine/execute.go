@@ -424,6 +424,9 @@ func (s *Session) executeStmt(ctx context.Context, st *Statement, params []types
 		cat.release()
 		return s.executeSQL(ctx, n.ExecuteStmt, st.prep.query)
 	}
+	if what := unsupportedObject(ps.Node); what != "" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", what)
+	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", parse.StmtName(ps.Node))
 }
 

@@ -72,7 +72,7 @@ func (p *Planner) Insert(ins *pg.InsertStmt) (*Query, error) {
 			return nil, err
 		}
 	}
-	t, err := WriteTarget(ti, p.ec.Loc)
+	t, err := p.CheckedTarget(ti)
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func (p *Planner) Update(u *pg.UpdateStmt) (q *Query, err error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := WriteTarget(ti, p.ec.Loc)
+	t, err := p.CheckedTarget(ti)
 	if err != nil {
 		return nil, err
 	}
