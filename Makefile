@@ -106,6 +106,9 @@ regress: build
 	# pg_catalog and information_schema: the same column names and types as
 	# a throwaway PostgreSQL 15 gives (and the same rows where comparable).
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m ./regress/catalog/
+	# Roles and privileges: multi-session scripts on Loam and a throwaway
+	# PostgreSQL 15, compared statement by statement (regress/privileges).
+	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m ./regress/privileges/
 	# Go's drivers (pgx, database/sql via pgx's stdlib, lib/pq) against a fresh
 	# server and a throwaway PostgreSQL 15: the same transcript from both.
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m ./regress/goclients/
@@ -126,6 +129,10 @@ regress: build
 	# TRUNCATE, in blocks that commit or roll back, with CHECKPOINTs and
 	# VACUUMs between: tags and whole tables compared after each statement.
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 15m -run TestDMLFuzz ./regress/difffuzz/
+	# PostgreSQL 15's pg_dump of an application schema (plain and custom
+	# format) restored into fresh Loam servers with psql and pg_restore;
+	# rows and sequences compared (docs/migrating.md).
+	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m ./regress/migrate/
 	# PostgreSQL 15's pgbench: -i and its TPC-B-like script with 8 clients
 	# in each query mode on Loam and a throwaway PostgreSQL 15; the
 	# balances agree after each run.

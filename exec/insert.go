@@ -29,6 +29,10 @@ type Target struct {
 	// Conflict, when set, makes the INSERT an upsert (upsert.go): ON
 	// CONFLICT, or a merge = 'last_non_null' table.
 	Conflict *Conflict
+	// Checks are the table's CHECK constraints (checks.go), evaluated
+	// with Ctx.
+	Checks []Check
+	Ctx    *expr.Ctx
 }
 
 // open opens the statement's writer of the table, which the sink of
@@ -66,6 +70,9 @@ func (t *Target) Convert(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 				Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", t.Names[i], t.Table),
 				Detail:  "Failing row contains " + t.describeRow(rec, row) + "."}
 		}
+	}
+	if err := t.check(rec); err != nil {
+		return nil, err
 	}
 	cols := make([]arrow.Array, len(t.Types))
 	defer func() {

@@ -48,6 +48,9 @@ func (s *Session) checkAccess(ctx context.Context, access []plan.Access) error {
 			return err
 		}
 		if !ok {
+			if a.View {
+				return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for view %s", a.Name)
+			}
 			return denied(obj)
 		}
 	}
@@ -63,4 +66,33 @@ func (s *Session) ownerPrincipal(ctx context.Context, obj meta.Object) (meta.Pri
 	owner := snap.OwnerOf(obj)
 	r, _ := snap.Role(owner) // a dropped owner holds nothing
 	return meta.Principal{Name: owner, Superuser: r.Superuser}, nil
+}
+
+// UseSchema is USAGE on a schema a statement names (plan.SchemaUser).
+// The emulated catalogs' schemas are everyone's; a schema that does not
+// exist is left to the lookup's own error.
+func (c *catalog) UseSchema(ctx context.Context, ns string) error { return c.s.useSchema(ctx, ns) }
+
+func (s *Session) useSchema(ctx context.Context, ns string) error {
+	switch ns {
+	case "pg_catalog", "information_schema":
+		return nil
+	}
+	p, err := s.principal(ctx)
+	if err != nil || p.Superuser {
+		return err
+	}
+	if ok, err := s.namespaceExists(ctx, ns); err != nil || !ok {
+		return err
+	}
+	return s.require(ctx, "USAGE", schemaObject(ns))
+}
+
+// rolePrincipal is the role name as a principal.
+func (s *Session) rolePrincipal(ctx context.Context, name string) (meta.Principal, error) {
+	r, err := s.roleNamed(ctx, name)
+	if err != nil {
+		return meta.Principal{}, err
+	}
+	return meta.Principal{Name: r.Name, Superuser: r.Superuser}, nil
 }

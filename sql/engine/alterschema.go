@@ -153,6 +153,10 @@ func (s *Session) alterAction(ctx context.Context, d *tableDef, ti *plan.TableIn
 	switch c.Subtype {
 	case pg.AlterTableType_AT_AddColumn:
 		return s.addColumn(ctx, d, ti, p, c, q)
+	case pg.AlterTableType_AT_AddIdentity:
+		return s.addIdentity(ctx, d, ti, c, q)
+	case pg.AlterTableType_AT_DropConstraint:
+		return s.dropConstraint(ctx, d, ti, c)
 	case pg.AlterTableType_AT_DropColumn:
 		i := d.index(c.Name)
 		if i < 0 {
@@ -237,6 +241,8 @@ func (s *Session) alterAction(ctx context.Context, d *tableDef, ti *plan.TableIn
 		if ok, err := s.addKey(ctx, d, ti, c, q); ok {
 			return err
 		}
+		// CHECK and FOREIGN KEY (addconstraint.go).
+		return s.addConstraint(ctx, d, ti, c, q)
 	case pg.AlterTableType_AT_DropOids:
 		// SET PARTITIONED BY / SET SORTED BY, which the parser put in as
 		// SET WITHOUT OIDS (sql/parse/alterclauses.go); a SET WITHOUT

@@ -19,6 +19,8 @@ func auditKind(n *pg.Node) string {
 		return meta.AuditRole
 	case *pg.Node_GrantStmt, *pg.Node_GrantRoleStmt, *pg.Node_AlterDefaultPrivilegesStmt:
 		return meta.AuditGrant
+	case *pg.Node_ReassignOwnedStmt, *pg.Node_DropOwnedStmt:
+		return meta.AuditDDL
 	case *pg.Node_CreateStmt, *pg.Node_CreateTableAsStmt, *pg.Node_CreateSeqStmt, *pg.Node_AlterSeqStmt,
 		*pg.Node_ViewStmt, *pg.Node_CreateSchemaStmt, *pg.Node_DropStmt, *pg.Node_AlterTableStmt,
 		*pg.Node_RenameStmt, *pg.Node_AlterOwnerStmt, *pg.Node_TruncateStmt, *pg.Node_CommentStmt,

@@ -95,6 +95,8 @@ func (s *Session) comment(ctx context.Context, cs *pg.CommentStmt) (*Cursor, err
 			return nil, fmt.Errorf("comment on schema %s: %w", names[0], err)
 		}
 		return done, nil
+	case pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_INDEX, pg.ObjectType_OBJECT_TABCONSTRAINT:
+		return s.commentNotKept(ctx, cs, names)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "COMMENT ON %s is not supported", objectKind(cs.Objtype))
 }

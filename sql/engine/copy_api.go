@@ -115,6 +115,13 @@ func copyOptions(cs *pg.CopyStmt) (copyfmt.Options, error) {
 // copyTarget resolves the table and column list of a COPY.
 func (s *Session) copyTarget(ctx context.Context, cs *pg.CopyStmt, cat *catalog) (*plan.TableInfo, []int, error) {
 	rv := cs.Relation
+	if rv.Schemaname != "" {
+		// USAGE on the schema first, with no position, as PostgreSQL's
+		// COPY looks the name up.
+		if err := s.useSchema(ctx, rv.Schemaname); err != nil {
+			return nil, nil, err
+		}
+	}
 	ti, err := cat.Table(ctx, rv.Schemaname, rv.Relname)
 	if err != nil {
 		return nil, nil, plan.MetaTableWrite(ctx, cat, rv, err, cs.IsFrom, !cs.IsFrom)
@@ -272,7 +279,7 @@ func (s *Session) copyIn(ctx context.Context, st *Statement, r io.Reader) (strin
 	}
 	rd := copyfmt.NewReader(r, o, ti.Name, ccols, s.loc)
 	defer rd.Close() // returns once nothing reads r any more
-	t, err := plan.WriteTarget(ti, s.loc)
+	t, err := plan.New(ctx, cat, s.exprCtx(), "", nil, nil).CheckedTarget(ti)
 	if err != nil {
 		return "", err
 	}

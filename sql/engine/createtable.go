@@ -48,7 +48,8 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 	var uniques []uniqueDef
 	var defaults []string
 	var defPlan *plan.Planner
-	var owned []ownedSeq // serial and identity columns
+	var owned []ownedSeq  // serial and identity columns
+	var drafts []conDraft // CHECK and FOREIGN KEY constraints (tablecons.go)
 	byName := map[string]int{}
 	for _, el := range cs.TableElts {
 		cd := el.GetColumnDef()
@@ -74,8 +75,14 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 					u.cols = append(u.cols, k.GetString_().Sval)
 				}
 				uniques = append(uniques, u)
+			case con != nil && (con.Contype == pg.ConstrType_CONSTR_CHECK || con.Contype == pg.ConstrType_CONSTR_FOREIGN):
+				d, err := s.draftConstraint(ctx, con, ns, rv.Relname, "", q)
+				if err != nil {
+					return nil, err
+				}
+				drafts = append(drafts, d)
 			default:
-				return nil, pgerr.New(pgerr.FeatureNotSupported, "table constraints other than PRIMARY KEY and UNIQUE are not supported yet").WithPosition(at(rv.Location))
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "table constraints other than PRIMARY KEY, UNIQUE, CHECK and FOREIGN KEY are not supported").WithPosition(at(rv.Location))
 			}
 			continue
 		}
@@ -126,6 +133,12 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 				}
 				uniques = append(uniques, uniqueDef{name: con.Conname, cols: []string{cd.Colname}, pos: at(con.Location), nullsNotDistinct: con.NullsNotDistinct})
 			case pg.ConstrType_CONSTR_NULL:
+			case pg.ConstrType_CONSTR_CHECK, pg.ConstrType_CONSTR_FOREIGN:
+				d, err := s.draftConstraint(ctx, con, ns, rv.Relname, cd.Colname, q)
+				if err != nil {
+					return nil, err
+				}
+				drafts = append(drafts, d)
 			case pg.ConstrType_CONSTR_DEFAULT:
 				if defPlan == nil {
 					cat := s.catalog()
@@ -153,7 +166,10 @@ func (s *Session) createTable(ctx context.Context, cs *pg.CreateStmt, ps parse.S
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "a table needs at least one column").WithPosition(at(rv.Location))
 	}
 	nt := newTable{ns: ns, name: rv.Relname, fields: fields, types: colTypes, keys: keys, defaults: defaults, byName: byName, at: at(rv.Location),
-		pkeyName: pkeyName, uniques: uniques}
+		pkeyName: pkeyName, uniques: uniques, others: drafts}
+	if err := s.bindChecks(ctx, drafts, rv.Relname, fields, colTypes, q); err != nil {
+		return nil, err
+	}
 	seqs, err := s.planOwnedSequences(ctx, &nt, owned, rv.Schemaname != "", q)
 	if err != nil {
 		return nil, err
@@ -190,6 +206,7 @@ type newTable struct {
 	identity []string
 	pkeyName string      // CONSTRAINT name PRIMARY KEY, or ""
 	uniques  []uniqueDef // UNIQUE constraints (keys.go)
+	others   []conDraft  // CHECK and FOREIGN KEY constraints (tablecons.go)
 }
 
 // storeTable creates nt with the Loam clauses tc, in the metastore and
@@ -229,6 +246,9 @@ func (s *Session) storeTable(ctx context.Context, nt newTable, tc *parse.TableCl
 		props[plan.PropIdentity] = d
 	}
 	maps.Copy(props, keyProps)
+	if err := otherConstraintProps(nt, keyProps, props); err != nil {
+		return false, err
+	}
 
 	var spec *iceberg.PartitionSpec
 	order := table.UnsortedSortOrder

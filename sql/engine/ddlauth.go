@@ -5,6 +5,7 @@ import (
 
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/parse"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
@@ -19,7 +20,12 @@ func (s *Session) authorizeDDL(ctx context.Context, n *pg.Node, query string) (a
 	ctx = meta.WithAuthzScope(ctx)
 	switch n := n.Node.(type) {
 	case *pg.Node_CreateStmt:
-		return s.authorizeCreate(ctx, n.CreateStmt.Relation, meta.KindTable, query)
+		after, err := s.authorizeCreate(ctx, n.CreateStmt.Relation, meta.KindTable, query)
+		if err != nil {
+			// PostgreSQL points at the name of the table it may not create.
+			err = pgerr.From(err).WithPosition(parse.CharPos(query, int(n.CreateStmt.Relation.Location)))
+		}
+		return after, err
 	case *pg.Node_CreateTableAsStmt:
 		return s.authorizeCreate(ctx, n.CreateTableAsStmt.Into.GetRel(), meta.KindTable, query)
 	case *pg.Node_SelectStmt:
@@ -32,7 +38,12 @@ func (s *Session) authorizeDDL(ctx context.Context, n *pg.Node, query string) (a
 		rv := n.ViewStmt.View
 		if n.ViewStmt.Replace {
 			if obj, kind, ok := s.resolveRelation(ctx, rv); ok {
-				return nil, s.requireOwner(ctx, obj, kind) // CREATE OR REPLACE of an existing view
+				// CREATE OR REPLACE of an existing view: CREATE on its
+				// schema, then ownership, in PostgreSQL's order.
+				if err := s.require(ctx, "CREATE", schemaObject(obj.Schema)); err != nil {
+					return nil, err
+				}
+				return nil, s.requireOwner(ctx, obj, kind)
 			}
 		}
 		return s.authorizeCreate(ctx, rv, meta.KindTable, query)
@@ -52,7 +63,11 @@ func (s *Session) authorizeDDL(ctx context.Context, n *pg.Node, query string) (a
 		return nil, s.authorizeComment(ctx, n.CommentStmt)
 	case *pg.Node_TruncateStmt:
 		for _, r := range n.TruncateStmt.Relations {
-			if obj, _, ok := s.resolveRelation(ctx, r.GetRangeVar()); ok {
+			obj, _, ok, err := s.lookupRelation(ctx, r.GetRangeVar())
+			if err != nil {
+				return nil, err
+			}
+			if ok {
 				if err := s.require(ctx, "TRUNCATE", obj); err != nil {
 					return nil, err
 				}
@@ -60,15 +75,6 @@ func (s *Session) authorizeDDL(ctx context.Context, n *pg.Node, query string) (a
 		}
 	case *pg.Node_CheckPointStmt:
 		return nil, s.requireSuperuser(ctx, "must be superuser or have privileges of pg_checkpoint to do CHECKPOINT")
-	case *pg.Node_VacuumStmt:
-		if len(n.VacuumStmt.Rels) == 0 {
-			return nil, s.requireSuperuser(ctx, "permission denied to vacuum every table: only superusers may; name the tables you own")
-		}
-		for _, r := range n.VacuumStmt.Rels {
-			if err := s.requireRelationOwner(ctx, r.GetVacuumRelation().GetRelation()); err != nil {
-				return nil, err
-			}
-		}
 	}
 	return nil, nil
 }
@@ -96,10 +102,22 @@ func (s *Session) resolveRelation(ctx context.Context, rv *pg.RangeVar) (obj met
 	return obj, "table", true
 }
 
+// lookupRelation is resolveRelation after the check PostgreSQL's lookup
+// of a schema-qualified name makes: USAGE on the schema.
+func (s *Session) lookupRelation(ctx context.Context, rv *pg.RangeVar) (obj meta.Object, kindWord string, ok bool, err error) {
+	if rv != nil && rv.Schemaname != "" {
+		if err := s.useSchema(ctx, rv.Schemaname); err != nil {
+			return obj, "", false, err
+		}
+	}
+	obj, kindWord, ok = s.resolveRelation(ctx, rv)
+	return obj, kindWord, ok, nil
+}
+
 func (s *Session) requireRelationOwner(ctx context.Context, rv *pg.RangeVar) error {
-	obj, kind, ok := s.resolveRelation(ctx, rv)
-	if !ok {
-		return nil
+	obj, kind, ok, err := s.lookupRelation(ctx, rv)
+	if err != nil || !ok {
+		return err
 	}
 	return s.requireOwner(ctx, obj, kind)
 }
@@ -112,6 +130,9 @@ func (s *Session) authorizeCreate(ctx context.Context, rv *pg.RangeVar, kind, qu
 	}
 	ns, err := s.newTableSchema(ctx, rv, query)
 	if err != nil {
+		if rv.Schemaname == "" && pgerr.Code(err) == pgerr.UndefinedSchema {
+			return nil, err // no schema to create in: CREATE TABLE's gets its position
+		}
 		return nil, nil // the statement reports it
 	}
 	if err := s.require(ctx, "CREATE", schemaObject(ns)); err != nil {
@@ -151,7 +172,7 @@ func (s *Session) authorizeCreateSchema(ctx context.Context, cs *pg.CreateSchema
 				return nil, err
 			}
 			if !p.Superuser && !s.memberOf(ctx, p.Name, owner, nil) {
-				return nil, pgerr.New(pgerr.InsufficientPrivilege, "must be able to SET ROLE %q", owner)
+				return nil, pgerr.New(pgerr.InsufficientPrivilege, "must be member of role %q", owner)
 			}
 		}
 	}
@@ -187,12 +208,18 @@ func (s *Session) authorizeDrop(ctx context.Context, ds *pg.DropStmt) (func(cont
 			default:
 				continue
 			}
-			obj, kind, ok := s.resolveRelation(ctx, rv)
+			obj, kind, ok, err := s.lookupRelation(ctx, rv)
+			if err != nil {
+				return nil, err
+			}
 			if !ok {
 				continue
 			}
-			if err := s.requireOwner(ctx, obj, kind); err != nil {
-				return nil, err
+			// The schema's owner may drop what is in it.
+			if own, err := s.owns(ctx, schemaObject(obj.Schema)); err != nil || !own {
+				if err := s.requireOwner(ctx, obj, kind); err != nil {
+					return nil, err
+				}
 			}
 			objs = append(objs, obj)
 		case pg.ObjectType_OBJECT_SCHEMA:
@@ -223,11 +250,15 @@ func (s *Session) authorizeDrop(ctx context.Context, ds *pg.DropStmt) (func(cont
 func (s *Session) authorizeRename(ctx context.Context, rs *pg.RenameStmt) (func(context.Context) error, error) {
 	switch rs.RenameType {
 	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_SEQUENCE:
-		obj, kind, ok := s.resolveRelation(ctx, rs.Relation)
-		if !ok {
-			return nil, nil
+		obj, kind, ok, err := s.lookupRelation(ctx, rs.Relation)
+		if err != nil || !ok {
+			return nil, err
 		}
 		if err := s.requireOwner(ctx, obj, kind); err != nil {
+			return nil, err
+		}
+		// The new name is made in the schema: PostgreSQL asks CREATE on it.
+		if err := s.require(ctx, "CREATE", schemaObject(obj.Schema)); err != nil {
 			return nil, err
 		}
 		return func(ctx context.Context) error {
@@ -273,6 +304,13 @@ func (s *Session) authorizeComment(ctx context.Context, cs *pg.CommentStmt) erro
 		default:
 			return nil
 		}
+		if cs.Objtype == pg.ObjectType_OBJECT_COLUMN {
+			obj, _, ok, err := s.lookupRelation(ctx, rv)
+			if err != nil || !ok {
+				return err
+			}
+			return s.requireOwner(ctx, obj, "relation") // PostgreSQL's word for a column's relation
+		}
 		return s.requireRelationOwner(ctx, rv)
 	case pg.ObjectType_OBJECT_SCHEMA:
 		ns := cs.Object.GetString_().GetSval()
@@ -314,13 +352,20 @@ func ownerOnlyAlter(at *pg.AlterTableStmt) bool {
 
 // alterTableOwner is ALTER TABLE|VIEW|SEQUENCE … OWNER TO role.
 func (s *Session) alterTableOwner(ctx context.Context, at *pg.AlterTableStmt) (*Cursor, error) {
-	obj, kind, ok := s.resolveRelation(ctx, at.Relation)
+	obj, kind, ok, err := s.lookupRelation(ctx, at.Relation)
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
 		if at.MissingOk {
 			s.notice("relation %q does not exist, skipping", at.Relation.Relname)
 			return &Cursor{tag: "ALTER TABLE", sess: s}, nil
 		}
-		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", at.Relation.Relname)
+		name := at.Relation.Relname
+		if at.Relation.Schemaname != "" {
+			name = at.Relation.Schemaname + "." + name
+		}
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 	}
 	for _, c := range at.Cmds {
 		if err := s.changeOwner(ctx, obj, kind, c.GetAlterTableCmd().GetNewowner()); err != nil {

@@ -333,10 +333,10 @@ func (s *Session) executeStmt(ctx context.Context, st *Statement, params []types
 		return s.transaction(n.TransactionStmt)
 	case *pg.Node_CreateRoleStmt:
 		cat.release()
-		return s.createRole(ctx, n.CreateRoleStmt)
+		return s.createRole(ctx, n.CreateRoleStmt, st.prep.query)
 	case *pg.Node_AlterRoleStmt:
 		cat.release()
-		return s.alterRole(ctx, n.AlterRoleStmt)
+		return s.alterRole(ctx, n.AlterRoleStmt, st.prep.query)
 	case *pg.Node_DropRoleStmt:
 		cat.release()
 		return s.dropRole(ctx, n.DropRoleStmt)
@@ -345,13 +345,19 @@ func (s *Session) executeStmt(ctx context.Context, st *Statement, params []types
 		return s.grantStmt(ctx, n.GrantStmt)
 	case *pg.Node_GrantRoleStmt:
 		cat.release()
-		return s.grantRoleStmt(ctx, n.GrantRoleStmt)
+		return s.grantRoleStmt(ctx, n.GrantRoleStmt, st.prep.query)
 	case *pg.Node_AlterDefaultPrivilegesStmt:
 		cat.release()
 		return s.alterDefaultPrivileges(ctx, n.AlterDefaultPrivilegesStmt)
 	case *pg.Node_AlterOwnerStmt:
 		cat.release()
 		return s.alterOwnerStmt(ctx, n.AlterOwnerStmt)
+	case *pg.Node_ReassignOwnedStmt:
+		cat.release()
+		return s.reassignOwned(ctx, n.ReassignOwnedStmt)
+	case *pg.Node_DropOwnedStmt:
+		cat.release()
+		return s.dropOwned(ctx, n.DropOwnedStmt)
 	case *pg.Node_VariableSetStmt:
 		return s.setStmt(n.VariableSetStmt)
 	case *pg.Node_VariableShowStmt:
@@ -399,6 +405,7 @@ func (s *Session) executeStmt(ctx context.Context, st *Statement, params []types
 			if err := s.refuseInBlock(st, "DISCARD ALL"); err != nil {
 				return nil, err
 			}
+			s.discardAll()
 		}
 		s.closeCursors(true)
 		s.deallocateSQL("", true)
@@ -419,6 +426,9 @@ func (s *Session) executeStmt(ctx context.Context, st *Statement, params []types
 	case *pg.Node_ExecuteStmt:
 		cat.release()
 		return s.executeSQL(ctx, n.ExecuteStmt, st.prep.query)
+	}
+	if what := unsupportedObject(ps.Node); what != "" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", what)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", parse.StmtName(ps.Node))
 }

@@ -21,18 +21,46 @@ func (s *Session) grantStmt(ctx context.Context, gs *pg.GrantStmt) (*Cursor, err
 	if err != nil {
 		return nil, err
 	}
+	if gs.GrantOption && gs.IsGrant {
+		for _, g := range grantees {
+			if g == meta.PublicRole {
+				return nil, pgerr.New("0LP01", "grant options can only be granted to roles")
+			}
+		}
+	}
+	if gs.Grantor != nil {
+		// PostgreSQL 15 takes GRANTED BY only naming the current role.
+		if name := s.roleSpecName(gs.Grantor); name != s.currentRole() {
+			if _, err := s.roleNamed(ctx, name); err != nil {
+				return nil, err
+			}
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "grantor must be current user")
+		}
+	}
+	cascade := gs.Behavior == pg.DropBehavior_DROP_CASCADE
 	for _, obj := range objs {
-		privs, err := grantPrivileges(gs.Privileges, obj.Kind)
+		privs, err := grantPrivileges(gs.Privileges, obj.Kind, "")
 		if err != nil {
 			return nil, err
 		}
-		grantor, err := s.grantorFor(ctx, obj, privs, gs.IsGrant)
+		grantor, grantable, err := s.grantorFor(ctx, obj, privs, gs.IsGrant, len(gs.Privileges) == 0)
 		if err != nil {
 			return nil, err
 		}
 		for _, grantee := range grantees {
-			for _, priv := range privs {
+			for _, priv := range grantable {
 				g := meta.Grant{Grantee: grantee, Privilege: priv, Object: obj, Grantor: grantor, GrantOption: gs.GrantOption}
+				if !gs.IsGrant {
+					if mine, err := s.grantedBy(ctx, g); err != nil || !mine {
+						if err != nil {
+							return nil, err
+						}
+						continue // REVOKE takes away the revoker's grants only
+					}
+					if err := s.revokeDependent(ctx, g, cascade); err != nil {
+						return nil, err
+					}
+				}
 				if err := s.applyGrant(ctx, g, gs.IsGrant); err != nil {
 					return nil, err
 				}
@@ -82,6 +110,9 @@ func (s *Session) grantObjects(ctx context.Context, gs *pg.GrantStmt) ([]meta.Ob
 			if err := s.schemaMustExist(ctx, ns); err != nil {
 				return nil, err
 			}
+			if err := s.useSchema(ctx, ns); err != nil {
+				return nil, err
+			}
 			switch gs.Objtype {
 			case pg.ObjectType_OBJECT_TABLE:
 				names, err := s.relationsIn(ctx, ns)
@@ -112,6 +143,11 @@ func (s *Session) grantObjects(ctx context.Context, gs *pg.GrantStmt) ([]meta.Ob
 		switch gs.Objtype {
 		case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_SEQUENCE:
 			rv := n.GetRangeVar()
+			if rv.Schemaname != "" {
+				if err := s.useSchema(ctx, rv.Schemaname); err != nil {
+					return nil, err
+				}
+			}
 			ti, err := s.catalog().Table(ctx, rv.Schemaname, rv.Relname)
 			if err != nil {
 				return nil, err
@@ -171,8 +207,9 @@ func parseObjectWord(t pg.ObjectType) string {
 }
 
 // grantPrivileges is the privilege list of GRANT for an object kind; an
-// empty list is ALL.
-func grantPrivileges(privs []*pg.Node, kind string) ([]string, error) {
+// empty list is ALL. what names the kind in the invalid-privilege error
+// (default: the kind).
+func grantPrivileges(privs []*pg.Node, kind, what string) ([]string, error) {
 	if len(privs) == 0 {
 		return privilegeWords[kind], nil
 	}
@@ -184,9 +221,8 @@ func grantPrivileges(privs []*pg.Node, kind string) ([]string, error) {
 		}
 		p := privilegeName(ap.PrivName)
 		if !validPrivilege(kind, p) {
-			what := kind
-			if kind == meta.KindTable {
-				what = "relation"
+			if what == "" {
+				what = kind
 			}
 			return nil, pgerr.New("0LP01", "invalid privilege type %s for %s", p, what)
 		}
@@ -211,40 +247,129 @@ func (s *Session) grantees(ctx context.Context, specs []*pg.Node) ([]string, err
 }
 
 // grantorFor checks the current role may grant (or revoke) privs on obj
-// and returns who is recorded as the grantor: the owner when the current
-// role acts as owner (PostgreSQL performs a superuser's GRANT as the
-// owner's), else the current role, which needs the grant option.
-func (s *Session) grantorFor(ctx context.Context, obj meta.Object, privs []string, grant bool) (string, error) {
+// and returns who is recorded as the grantor and the privileges it may
+// grant, as PostgreSQL's restrict_and_check_grant: the owner grants
+// everything (PostgreSQL performs a superuser's GRANT as the owner's);
+// another role those it holds the grant option of, with a WARNING for
+// the rest, and fails only when it holds nothing at all on obj.
+func (s *Session) grantorFor(ctx context.Context, obj meta.Object, privs []string, grant, all bool) (string, []string, error) {
 	owner, err := meta.OwnerOf(ctx, s.eng.meta, obj)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	ok, err := s.owns(ctx, obj)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if ok {
-		return owner, nil
+		return owner, privs, nil
 	}
 	me := s.currentRole()
 	roles, err := meta.EffectiveRoles(ctx, s.eng.meta, me)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	grants, err := s.eng.meta.Grants(ctx, &obj)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
+	var grantable []string
+	holdsAny := false
 	for _, p := range privs {
 		held := false
 		for _, g := range grants {
 			held = held || g.Privilege == p && g.GrantOption && roles[g.Grantee]
 		}
-		if !held {
-			return "", denied(obj)
+		if held {
+			grantable = append(grantable, p)
 		}
 	}
-	return me, nil
+	for _, g := range grants {
+		holdsAny = holdsAny || roles[g.Grantee] || g.Grantee == meta.PublicRole
+	}
+	if len(grantable) == 0 && !holdsAny {
+		return "", nil, denied(obj)
+	}
+	name := obj.Name
+	switch {
+	case len(grantable) == 0 && grant:
+		s.warning("01007", "no privileges were granted for \""+name+"\"")
+	case len(grantable) == 0:
+		s.warning("01006", "no privileges could be revoked for \""+name+"\"")
+	case len(grantable) < len(privs) && !all && grant:
+		s.warning("01007", "not all privileges were granted for \""+name+"\"")
+	case len(grantable) < len(privs) && !all:
+		s.warning("01006", "not all privileges could be revoked for \""+name+"\"")
+	}
+	return me, grantable, nil
+}
+
+// grantedBy reports whether g's grantee holds g's privilege from g's
+// grantor (or not at all, when REVOKE is a no-op either way). The
+// metastore keeps one grant per grantee and privilege, with its first
+// grantor. The owner's grants are those of any grantor that holds no
+// grant option now: a former owner's, as PostgreSQL hands those on to
+// the new owner.
+func (s *Session) grantedBy(ctx context.Context, g meta.Grant) (bool, error) {
+	obj := g.Object
+	grants, err := s.eng.meta.Grants(ctx, &obj)
+	if err != nil {
+		return false, err
+	}
+	owner, err := meta.OwnerOf(ctx, s.eng.meta, obj)
+	if err != nil {
+		return false, err
+	}
+	holdsOption := func(role string) bool {
+		for _, h := range grants {
+			if h.Grantee == role && h.Privilege == g.Privilege && h.GrantOption {
+				return true
+			}
+		}
+		return false
+	}
+	for _, h := range grants {
+		if h.Grantee == g.Grantee && h.Privilege == g.Privilege {
+			return h.Grantor == g.Grantor || g.Grantor == owner && !holdsOption(h.Grantor), nil
+		}
+	}
+	return true, nil
+}
+
+// revokeDependent handles the grants g.Grantee made with the grant
+// option g takes away: an error unless CASCADE, which revokes them too
+// (and theirs), as PostgreSQL's REVOKE does.
+func (s *Session) revokeDependent(ctx context.Context, g meta.Grant, cascade bool) error {
+	obj := g.Object
+	grants, err := s.eng.meta.Grants(ctx, &obj)
+	if err != nil {
+		return err
+	}
+	hadOption := false
+	for _, h := range grants {
+		hadOption = hadOption || h.Grantee == g.Grantee && h.Privilege == g.Privilege && h.GrantOption
+	}
+	if !hadOption {
+		return nil
+	}
+	for _, h := range grants {
+		if h.Grantor != g.Grantee || h.Privilege != g.Privilege || h.Grantee == g.Grantee {
+			continue
+		}
+		if !cascade {
+			e := pgerr.New("2BP01", "dependent privileges exist")
+			e.Hint = "Use CASCADE to revoke them too."
+			return e
+		}
+		dep := meta.Grant{Grantee: h.Grantee, Privilege: h.Privilege, Object: obj}
+		if err := s.revokeDependent(ctx, dep, true); err != nil {
+			return err
+		}
+		if err := s.applyGrant(ctx, dep, false); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // alterDefaultPrivileges is ALTER DEFAULT PRIVILEGES [FOR ROLE r] [IN
@@ -282,7 +407,7 @@ func (s *Session) alterDefaultPrivileges(ctx context.Context, ad *pg.AlterDefaul
 				return nil, err
 			}
 			if !roles[owner] {
-				return nil, pgerr.New(pgerr.InsufficientPrivilege, "permission denied to change default privileges")
+				return nil, pgerr.New(pgerr.InsufficientPrivilege, "must be member of role %q", owner)
 			}
 		}
 	}
@@ -301,7 +426,11 @@ func (s *Session) alterDefaultPrivileges(ctx context.Context, ad *pg.AlterDefaul
 	default:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER DEFAULT PRIVILEGES on %s is not supported", parseObjectWord(gs.Objtype))
 	}
-	privs, err := grantPrivileges(gs.Privileges, kind)
+	what := kind
+	if kind == meta.KindTable {
+		what = "relation" // ALTER DEFAULT PRIVILEGES says relation, GRANT table
+	}
+	privs, err := grantPrivileges(gs.Privileges, kind, what)
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +475,26 @@ func (s *Session) changeOwner(ctx context.Context, obj meta.Object, kindWord str
 			return err
 		}
 		if !roles[to] {
-			return pgerr.New(pgerr.InsufficientPrivilege, "must be able to SET ROLE %q", to)
+			return pgerr.New(pgerr.InsufficientPrivilege, "must be member of role %q", to)
+		}
+		// The new owner of a relation must be able to create it in its
+		// schema; of a schema, the role changing it must hold CREATE on
+		// the database (PostgreSQL checks the current role there).
+		where := meta.Object{Kind: meta.KindSchema, Name: obj.Schema}
+		np, err := s.rolePrincipal(ctx, to)
+		if obj.Kind == meta.KindSchema {
+			where = meta.Object{Kind: meta.KindDatabase, Name: s.database}
+			np = p
+		}
+		if err != nil {
+			return err
+		}
+		ok, err := s.eng.authz.Allowed(ctx, np, "CREATE", where)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return denied(where)
 		}
 	}
 	old, err := meta.OwnerOf(ctx, s.eng.meta, obj)

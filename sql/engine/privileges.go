@@ -185,10 +185,11 @@ func (s *Session) requireSuperuser(ctx context.Context, msg string) error {
 }
 
 // requireCreateSchema is CREATE SCHEMA's check: CREATE on the database,
-// which superusers and CREATEDB roles hold here, or a grant.
+// which superusers hold, or a grant (CREATEDB is about databases, as in
+// PostgreSQL).
 func (s *Session) requireCreateSchema(ctx context.Context) error {
 	r, err := s.principalRole(ctx)
-	if err != nil || r.Superuser || r.CreateDB {
+	if err != nil || r.Superuser {
 		return err
 	}
 	ok, err := s.allowed(ctx, "CREATE", meta.Object{Kind: meta.KindDatabase, Name: s.database})

@@ -3,12 +3,14 @@ package engine
 import (
 	"context"
 	"errors"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/loamdb/loam/auth/scram"
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/pgerr"
+	"github.com/loamdb/loam/sql/parse"
 	"github.com/loamdb/loam/types"
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
@@ -32,6 +34,10 @@ func checkRoleName(name string) error {
 	switch {
 	case name == "public" || name == "none":
 		return pgerr.New(sqlstateReservedName, "role name %q is reserved", name)
+	case name == meta.PublicRole:
+		// The metastore records grants to PUBLIC as grants to this name:
+		// a role so named would give its privileges to everyone.
+		return pgerr.New(sqlstateReservedName, "role name %q is reserved", name)
 	case strings.HasPrefix(name, "pg_"):
 		e := pgerr.New(sqlstateReservedName, "role name %q is reserved", name)
 		e.Detail = `Role names starting with "pg_" are reserved.`
@@ -40,7 +46,7 @@ func checkRoleName(name string) error {
 	return nil
 }
 
-func (s *Session) createRole(ctx context.Context, cs *pg.CreateRoleStmt) (*Cursor, error) {
+func (s *Session) createRole(ctx context.Context, cs *pg.CreateRoleStmt, query string) (*Cursor, error) {
 	me, err := s.principalRole(ctx)
 	if err != nil {
 		return nil, err
@@ -49,6 +55,9 @@ func (s *Session) createRole(ctx context.Context, cs *pg.CreateRoleStmt) (*Curso
 		return nil, pgerr.New(sqlstateInsufficientPrivil, "permission denied to create role")
 	}
 	if err := checkRoleName(cs.Role); err != nil {
+		return nil, err
+	}
+	if err := redundantOptions(cs.Options, query); err != nil {
 		return nil, err
 	}
 	r := meta.Role{Name: cs.Role, Inherit: true, Login: cs.StmtType == pg.RoleStmtType_ROLESTMT_USER}
@@ -96,6 +105,20 @@ func (s *Session) createRole(ctx context.Context, cs *pg.CreateRoleStmt) (*Curso
 	return s.refreshed(ctx, "CREATE ROLE")
 }
 
+// redundantOptions is PostgreSQL's 42601 for an option given twice
+// (LOGIN NOLOGIN, two PASSWORDs), pointing at the second.
+func redundantOptions(opts []*pg.Node, query string) error {
+	seen := map[string]bool{}
+	for _, o := range opts {
+		d := o.GetDefElem()
+		if seen[d.Defname] {
+			return pgerr.New(pgerr.SyntaxError, "conflicting or redundant options").WithPosition(parse.CharPos(query, int(d.Location)))
+		}
+		seen[d.Defname] = true
+	}
+	return nil
+}
+
 // roleOption applies one option of CREATE or ALTER ROLE.
 func (s *Session) roleOption(d *pg.DefElem, r *meta.Role) error {
 	flag := func() bool {
@@ -115,6 +138,8 @@ func (s *Session) roleOption(d *pg.DefElem, r *meta.Role) error {
 		r.CreateRole = flag()
 	case "createdb":
 		r.CreateDB = flag()
+	case "sysid":
+		s.notice("SYSID can no longer be specified") // as PostgreSQL, which ignores it
 	case "isreplication", "bypassrls", "connectionlimit":
 		// Accepted for scripts written for PostgreSQL; Loam has no
 		// replication, row security or per-role connection limit.
@@ -125,10 +150,7 @@ func (s *Session) roleOption(d *pg.DefElem, r *meta.Role) error {
 		}
 		pw := d.Arg.GetString_().Sval
 		switch {
-		case strings.HasPrefix(pw, scram.Mechanism+"$"):
-			if !scram.IsVerifier(pw) {
-				return pgerr.New(pgerr.InvalidParameterValue, "invalid SCRAM secret for role %q", r.Name)
-			}
+		case scram.IsVerifier(pw):
 			r.Password = pw // a pre-hashed secret is stored as is
 		case len(pw) == 35 && strings.HasPrefix(pw, "md5"):
 			return pgerr.New(sqlstateFeatureNotSupport, "MD5 password hashes are not supported; give the password or a SCRAM-SHA-256 secret")
@@ -136,6 +158,8 @@ func (s *Session) roleOption(d *pg.DefElem, r *meta.Role) error {
 			s.notice("empty string is not a valid password, clearing password")
 			r.Password = ""
 		default:
+			// Anything else, a malformed SCRAM secret included, is a
+			// password, as PostgreSQL takes it.
 			v, err := scram.New(pw)
 			if err != nil {
 				return err
@@ -182,7 +206,7 @@ func (s *Session) roleSpecName(rs *pg.RoleSpec) string {
 	return rs.GetRolename()
 }
 
-func (s *Session) alterRole(ctx context.Context, as *pg.AlterRoleStmt) (*Cursor, error) {
+func (s *Session) alterRole(ctx context.Context, as *pg.AlterRoleStmt, query string) (*Cursor, error) {
 	me, err := s.principalRole(ctx)
 	if err != nil {
 		return nil, err
@@ -191,6 +215,12 @@ func (s *Session) alterRole(ctx context.Context, as *pg.AlterRoleStmt) (*Cursor,
 	target, err := s.roleNamed(ctx, name)
 	if err != nil {
 		return nil, err
+	}
+	if err := redundantOptions(as.Options, query); err != nil {
+		return nil, err
+	}
+	if len(as.Options) == 1 && as.Options[0].GetDefElem().GetDefname() == "rolemembers" {
+		return s.alterGroup(ctx, me, name, as)
 	}
 	var next meta.Role
 	err = s.eng.meta.AlterRole(ctx, name, func(r meta.Role) (meta.Role, error) {
@@ -224,6 +254,22 @@ func (s *Session) alterRole(ctx context.Context, as *pg.AlterRoleStmt) (*Cursor,
 		return s.eng.meta.AlterRole(ctx, name, func(meta.Role) (meta.Role, error) { return target, nil })
 	})
 	_ = next
+	return s.refreshed(ctx, "ALTER ROLE")
+}
+
+// alterGroup is ALTER GROUP g ADD|DROP USER u, …: GRANT or REVOKE of g.
+func (s *Session) alterGroup(ctx context.Context, me meta.Role, group string, as *pg.AlterRoleStmt) (*Cursor, error) {
+	for _, m := range roleNames(as.Options[0].GetDefElem().Arg, s) {
+		var err error
+		if as.Action > 0 {
+			err = s.grantRole(ctx, me, group, m, false)
+		} else {
+			err = s.revokeRole(ctx, me, group, m, false)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	return s.refreshed(ctx, "ALTER ROLE")
 }
 
@@ -297,10 +343,10 @@ func (s *Session) dropRole(ctx context.Context, ds *pg.DropRoleStmt) (*Cursor, e
 			return nil, pgerr.New(sqlstateObjectInUse, "current user cannot be dropped")
 		case name == s.user:
 			return nil, pgerr.New(sqlstateObjectInUse, "session user cannot be dropped")
-		case name == meta.BootstrapRole:
-			return nil, pgerr.New(sqlstateObjectInUse, "cannot drop role %s because it is required by the database system", name)
 		case target.Superuser && !me.Superuser:
 			return nil, pgerr.New(sqlstateInsufficientPrivil, "must be superuser to drop superusers")
+		case name == meta.BootstrapRole:
+			return nil, pgerr.New(sqlstateObjectInUse, "cannot drop role %s because it is required by the database system", name)
 		}
 		if err := s.refuseDependentRole(ctx, name); err != nil {
 			return nil, err
@@ -339,9 +385,12 @@ func (s *Session) refuseDependentRole(ctx context.Context, name string) error {
 	var detail []string
 	for obj, owner := range owners {
 		if owner == name {
-			detail = append(detail, "owner of "+describeObject(obj))
+			detail = append(detail, "owner of "+s.describeObject(ctx, obj))
 		}
 	}
+	// PostgreSQL lists them in its objects' OID order, which Loam does
+	// not keep: owned objects come first here, each list sorted.
+	sort.Strings(detail)
 	grants, err := s.eng.meta.Grants(ctx, nil)
 	if err != nil {
 		return err
@@ -350,7 +399,28 @@ func (s *Session) refuseDependentRole(ctx context.Context, name string) error {
 	for _, g := range grants {
 		if (g.Grantee == name || g.Grantor == name) && !seen[g.Object] {
 			seen[g.Object] = true
-			detail = append(detail, "privileges for "+describeObject(g.Object))
+			detail = append(detail, "privileges for "+s.describeObject(ctx, g.Object))
+		}
+	}
+	defs, err := s.eng.meta.DefaultPrivileges(ctx)
+	if err != nil {
+		return err
+	}
+	seenDef := map[string]bool{}
+	for _, d := range defs {
+		what := "default privileges on new " + defaultKindWord[d.Kind] + " belonging to role " + d.Owner
+		if d.Schema != "" {
+			what += " in schema " + d.Schema
+		}
+		for _, line := range []string{"owner of " + what, "privileges for " + what} {
+			mine := d.Owner == name
+			if strings.HasPrefix(line, "privileges") {
+				mine = d.Grantee == name
+			}
+			if mine && !seenDef[line] {
+				seenDef[line] = true
+				detail = append(detail, line)
+			}
 		}
 	}
 	if len(detail) == 0 {
@@ -361,8 +431,22 @@ func (s *Session) refuseDependentRole(ctx context.Context, name string) error {
 	return e
 }
 
-// describeObject names an object as PostgreSQL's dependency messages do.
-func describeObject(o meta.Object) string {
+// defaultKindWord is how PostgreSQL names the objects ALTER DEFAULT
+// PRIVILEGES applies to.
+var defaultKindWord = map[string]string{
+	meta.KindTable:    "relations",
+	meta.KindSequence: "sequences",
+	meta.KindSchema:   "schemas",
+}
+
+// describeObject names an object as PostgreSQL's dependency messages do:
+// a view as a view.
+func (s *Session) describeObject(ctx context.Context, o meta.Object) string {
+	if o.Kind == meta.KindTable {
+		if _, kind, ok := s.resolveRelation(ctx, &pg.RangeVar{Schemaname: o.Schema, Relname: o.Name}); ok {
+			return kind + " " + qualifiedName(o.Schema, o.Name)
+		}
+	}
 	switch o.Kind {
 	case meta.KindSchema:
 		return "schema " + o.Name
@@ -380,7 +464,7 @@ func qualifiedName(schema, name string) string {
 }
 
 // grantRoleStmt is GRANT role TO role and REVOKE role FROM role.
-func (s *Session) grantRoleStmt(ctx context.Context, gs *pg.GrantRoleStmt) (*Cursor, error) {
+func (s *Session) grantRoleStmt(ctx context.Context, gs *pg.GrantRoleStmt, query string) (*Cursor, error) {
 	me, err := s.principalRole(ctx)
 	if err != nil {
 		return nil, err
@@ -393,13 +477,24 @@ func (s *Session) grantRoleStmt(ctx context.Context, gs *pg.GrantRoleStmt) (*Cur
 			if s := d.Arg.GetString_(); s != nil {
 				admin = s.Sval == "true" || s.Sval == "on"
 			}
+			if !gs.IsGrant {
+				// REVOKE ADMIN OPTION FOR: the grammar gives the option
+				// as false; revoke only the admin option.
+				admin = true
+			}
 		} else {
-			return nil, pgerr.New(sqlstateFeatureNotSupport, "GRANT … WITH %s OPTION is not supported", strings.ToUpper(d.Defname))
+			// WITH INHERIT and WITH SET are PostgreSQL 16's; 15 has no
+			// such syntax.
+			return nil, pgerr.New(pgerr.SyntaxError, "syntax error at or near %q", strings.ToUpper(d.Defname)).WithPosition(parse.CharPos(query, int(d.Location)))
 		}
 	}
 	for _, r := range gs.GrantedRoles {
 		role := r.GetAccessPriv().GetPrivName()
 		for _, m := range gs.GranteeRoles {
+			if m.GetRoleSpec().GetRoletype() == pg.RoleSpecType_ROLESPEC_PUBLIC {
+				// PUBLIC is no role to be a member.
+				return nil, pgerr.New(pgerr.UndefinedObject, "role %q does not exist", "public")
+			}
 			member := s.roleSpecName(m.GetRoleSpec())
 			if gs.IsGrant {
 				err = s.grantRole(ctx, me, role, member, admin)
@@ -441,13 +536,12 @@ func (s *Session) mayAdminister(ctx context.Context, me meta.Role, role meta.Rol
 	return false, nil
 }
 
-func (s *Session) grantRole(ctx context.Context, me meta.Role, role, member string, admin bool) error {
+// mayChangeMembers checks that role and member exist and that me may
+// grant or revoke membership in role.
+func (s *Session) mayChangeMembers(ctx context.Context, me meta.Role, role, member string) error {
 	target, err := s.roleNamed(ctx, role)
 	if err != nil {
 		return err
-	}
-	if member == meta.PublicRole {
-		return pgerr.New(sqlstateInvalidGrant, "role \"public\" cannot have explicit members")
 	}
 	if _, err := s.roleNamed(ctx, member); err != nil {
 		return err
@@ -461,6 +555,13 @@ func (s *Session) grantRole(ctx context.Context, me meta.Role, role, member stri
 			return pgerr.New(sqlstateInsufficientPrivil, "must be superuser to alter superusers")
 		}
 		return pgerr.New(sqlstateInsufficientPrivil, "must have admin option on role %q", role)
+	}
+	return nil
+}
+
+func (s *Session) grantRole(ctx context.Context, me meta.Role, role, member string, admin bool) error {
+	if err := s.mayChangeMembers(ctx, me, role, member); err != nil {
+		return err
 	}
 	// A membership loop would make a role a member of itself.
 	up, err := meta.EffectiveRoles(ctx, s.eng.meta, role)
@@ -476,7 +577,7 @@ func (s *Session) grantRole(ctx context.Context, me meta.Role, role, member stri
 	}
 	for _, m := range ms {
 		if m.Role == role && m.Member == member && (m.Admin || !admin) {
-			s.notice("role %q has already been granted membership in role %q by role %q", member, role, m.Grantor)
+			s.notice("role %q is already a member of role %q", member, role)
 			return nil
 		}
 	}
@@ -510,19 +611,8 @@ func (s *Session) memberOf(ctx context.Context, role, member string, _ map[strin
 }
 
 func (s *Session) revokeRole(ctx context.Context, me meta.Role, role, member string, adminOnly bool) error {
-	target, err := s.roleNamed(ctx, role)
-	if err != nil {
+	if err := s.mayChangeMembers(ctx, me, role, member); err != nil {
 		return err
-	}
-	if _, err := s.roleNamed(ctx, member); err != nil {
-		return err
-	}
-	ok, err := s.mayAdminister(ctx, me, target)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return pgerr.New(sqlstateInsufficientPrivil, "must have admin option on role %q", role)
 	}
 	ms, err := s.eng.meta.Memberships(ctx)
 	if err != nil {
@@ -545,7 +635,7 @@ func (s *Session) revokeRole(ctx context.Context, me meta.Role, role, member str
 		s.onRollback(func(ctx context.Context) error { return s.eng.meta.GrantRole(ctx, m) })
 		return nil
 	}
-	s.warning("01000", "role \""+member+"\" has not been granted membership in role \""+role+"\" by role \""+me.Name+"\"")
+	s.warning("01000", "role \""+member+"\" is not a member of role \""+role+"\"")
 	return nil
 }
 

@@ -15,22 +15,26 @@ func (s *Session) createSchemaStmt(ctx context.Context, cs *pg.CreateSchemaStmt)
 	if len(cs.SchemaElts) > 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE SCHEMA with elements is not supported")
 	}
-	if err := s.refuseSchemaRecreate(cs.Schemaname); err != nil {
+	ns := cs.Schemaname
+	if ns == "" && cs.Authrole != nil {
+		ns = s.roleSpecName(cs.Authrole) // CREATE SCHEMA AUTHORIZATION role: named after it
+	}
+	if err := s.refuseSchemaRecreate(ns); err != nil {
 		return nil, err
 	}
-	err := s.eng.store.CreateNamespace(ctx, cs.Schemaname)
+	err := s.eng.store.CreateNamespace(ctx, ns)
 	if errors.Is(err, icetable.ErrNamespaceExists) {
 		if cs.IfNotExists {
+			s.notice("schema %q already exists, skipping", ns)
 			return &Cursor{tag: "CREATE SCHEMA", sess: s}, nil
 		}
-		return nil, pgerr.New(pgerr.DuplicateSchema, "schema %q already exists", cs.Schemaname)
+		return nil, pgerr.New(pgerr.DuplicateSchema, "schema %q already exists", ns)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("create schema %s: %w", cs.Schemaname, err)
+		return nil, fmt.Errorf("create schema %s: %w", ns, err)
 	}
 	// A rollback drops it again, after the tables made in it (undone
 	// first); one another session put a table in meanwhile stays.
-	ns := cs.Schemaname
 	s.onRollback(func(ctx context.Context) error { return s.eng.store.DropNamespace(ctx, ns) })
 	return &Cursor{tag: "CREATE SCHEMA", sess: s}, nil
 }
@@ -67,9 +71,16 @@ func (s *Session) createSchema(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if ok {
-			return ns, nil
+		if !ok {
+			continue
 		}
+		// As PostgreSQL's search_path, leave out what the role may not use.
+		if err := s.useSchema(ctx, ns); pgerr.Code(err) == pgerr.InsufficientPrivilege {
+			continue
+		} else if err != nil {
+			return "", err
+		}
+		return ns, nil
 	}
 	return "", pgerr.New(pgerr.UndefinedSchema, "no schema has been selected to create in")
 }

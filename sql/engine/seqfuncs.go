@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/loamdb/loam/meta"
 	"github.com/loamdb/loam/pgerr"
@@ -45,8 +46,11 @@ func (c *catalog) Sequences(ctx context.Context, ns string) ([]plan.SequenceInfo
 
 func (x exprSession) NextVal(ctx context.Context, name string, n int) ([]int64, error) {
 	s := x.s
-	key, _, err := s.resolveSequence(ctx, name)
+	key, sq, err := s.resolveSequence(ctx, name)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.requireSequence(ctx, name, key, "USAGE", "UPDATE"); err != nil && !s.identitySequence(ctx, key.NS, sq) {
 		return nil, err
 	}
 	vs, err := s.eng.meta.NextSequenceValues(ctx, key.NS, key.Name, n)
@@ -78,6 +82,9 @@ func (x exprSession) CurrVal(ctx context.Context, name string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := x.s.requireSequence(ctx, name, key, "USAGE", "SELECT"); err != nil {
+		return 0, err
+	}
 	v, ok := x.s.seqCurr[key]
 	if !ok {
 		return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "currval of sequence %q is not yet defined in this session", key.Name)
@@ -88,6 +95,9 @@ func (x exprSession) CurrVal(ctx context.Context, name string) (int64, error) {
 func (x exprSession) SetVal(ctx context.Context, name string, v int64, called bool) (int64, error) {
 	key, sq, err := x.s.resolveSequence(ctx, name)
 	if err != nil {
+		return 0, err
+	}
+	if err := x.s.requireSequence(ctx, name, key, "UPDATE"); err != nil {
 		return 0, err
 	}
 	if v < sq.Min || v > sq.Max {
@@ -112,10 +122,61 @@ func (x exprSession) LastVal() (int64, error) {
 	if !x.s.seqLastSet || !ok {
 		return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "lastval is not yet defined in this session")
 	}
+	if err := x.s.requireSequence(context.Background(), "", x.s.seqLast, "USAGE", "SELECT"); err != nil {
+		return 0, err
+	}
 	return v, nil
 }
 
+// identitySequence reports whether sq feeds an identity column, whose
+// values PostgreSQL takes without a privilege check (a serial column's
+// nextval default is checked as any call).
+func (s *Session) identitySequence(ctx context.Context, ns string, sq meta.Sequence) bool {
+	table, col, ok := strings.Cut(sq.OwnedBy, ".")
+	if !ok {
+		return false
+	}
+	cat := s.catalog()
+	defer cat.release()
+	ti, err := cat.Table(ctx, ns, table)
+	if err != nil || ti == nil {
+		return false
+	}
+	for i, c := range ti.Columns {
+		if c == col && i < len(ti.Identity) {
+			return ti.Identity[i] != ""
+		}
+	}
+	return false
+}
+
+// requireSequence fails with 42501 unless the current role holds one of
+// privs on the sequence key, as PostgreSQL's sequence functions check
+// (nextval: USAGE or UPDATE; currval and lastval: USAGE or SELECT;
+// setval: UPDATE), after USAGE on a schema the name spells out.
+func (s *Session) requireSequence(ctx context.Context, name string, key link.Key, privs ...string) error {
+	if schema, _ := seqName(name); schema != "" {
+		if err := s.useSchema(ctx, schema); err != nil {
+			return err
+		}
+	}
+	obj := meta.Object{Kind: meta.KindSequence, Schema: key.NS, Name: key.Name}
+	for _, p := range privs {
+		ok, err := s.allowed(ctx, p, obj)
+		if err != nil || ok {
+			return err
+		}
+	}
+	return denied(obj)
+}
+
 func (c *catalog) CheckSequence(ctx context.Context, name string) error {
+	if schema, _ := seqName(name); schema != "" {
+		// The regclass lookup of a qualified name needs USAGE first.
+		if err := c.s.useSchema(ctx, schema); err != nil {
+			return err
+		}
+	}
 	_, _, err := c.s.resolveSequence(ctx, name)
 	return err
 }

@@ -18,7 +18,7 @@ func (s *Session) setRole(name, value string) (string, error) {
 		if value != s.user {
 			r, err := s.eng.meta.Role(ctx, s.user)
 			if err != nil || !r.Superuser {
-				return "", pgerr.New(pgerr.InsufficientPrivilege, "permission denied to set session authorization")
+				return "", pgerr.New(pgerr.InsufficientPrivilege, "permission denied to set session authorization %q", value)
 			}
 		}
 		r, err := s.eng.meta.Role(ctx, value)
@@ -67,5 +67,29 @@ func (s *Session) setSuperuserFlag(on bool) {
 	if s.settings["is_superuser"] != v {
 		s.settings["is_superuser"] = v
 		s.changed = append(s.changed, [2]string{"is_superuser", v})
+	}
+}
+
+// resetAll is RESET ALL: every setting back to its default but role and
+// session_authorization, which PostgreSQL's RESET ALL leaves alone.
+func (s *Session) resetAll() {
+	for k, v := range defaultSettings(s.user) {
+		if k == "role" || k == "session_authorization" {
+			continue
+		}
+		if cur, ok := s.settings[k]; ok && cur != v {
+			_ = s.set(k, v)
+		}
+	}
+}
+
+// discardAll is DISCARD ALL's SET SESSION AUTHORIZATION DEFAULT, which
+// resets the role too: a pooled connection handed on must not keep the
+// last client's role. (PostgreSQL's RESET ALL that follows would go back
+// to the startup packet's values, which Loam does not keep, so the other
+// settings stay as they were.)
+func (s *Session) discardAll() {
+	if s.sessionUser() != s.user || s.currentRole() != s.user {
+		_ = s.set("session_authorization", s.user)
 	}
 }

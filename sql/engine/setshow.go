@@ -82,11 +82,7 @@ func (s *Session) setStmt(vs *pg.VariableSetStmt) (*Cursor, error) {
 		}
 		return &Cursor{tag: tag, sess: s}, nil
 	case pg.VariableSetKind_VAR_RESET_ALL:
-		for k, v := range defaultSettings(s.user) {
-			if cur, ok := s.settings[k]; ok && cur != v {
-				_ = s.set(k, v)
-			}
-		}
+		s.resetAll()
 		return &Cursor{tag: "RESET", sess: s}, nil
 	case pg.VariableSetKind_VAR_SET_MULTI:
 		// SET TRANSACTION … / SET SESSION CHARACTERISTICS: Loam runs every

@@ -44,7 +44,12 @@ func (s *Session) vacuum(ctx context.Context, st *Statement, vs *pg.VacuumStmt) 
 		if err != nil {
 			return nil, err
 		}
-		keys = all
+		verb := strings.ToLower(tag)
+		for _, k := range all {
+			if s.mayVacuum(ctx, k, verb) {
+				keys = append(keys, k)
+			}
+		}
 	}
 	if tag == "ANALYZE" {
 		return s.analyze(ctx, keys, len(vs.Rels) == 0)
@@ -113,7 +118,19 @@ func (s *Session) vacuumTarget(ctx context.Context, schema, name, tag string) (l
 		s.warning("01000", fmt.Sprintf("skipping %q --- cannot %s external tables: the outside engines that write them maintain them", ti.Name, verb))
 		return link.Key{}, false, nil
 	}
-	return link.Key{NS: ti.Namespace, Name: ti.Name}, true, nil
+	key := link.Key{NS: ti.Namespace, Name: ti.Name}
+	return key, s.mayVacuum(ctx, key, verb), nil
+}
+
+// mayVacuum reports whether the current role owns the table (or is a
+// superuser, as the database's owner is), else skips it with
+// PostgreSQL's warning rather than failing the VACUUM.
+func (s *Session) mayVacuum(ctx context.Context, key link.Key, verb string) bool {
+	if ok, err := s.owns(ctx, tableObject(key.NS, key.Name)); err == nil && ok {
+		return true
+	}
+	s.warning("01000", fmt.Sprintf("skipping %q --- only table or database owner can %s it", key.Name, verb))
+	return false
 }
 
 // allTables lists every table of every schema the session sees.

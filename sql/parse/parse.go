@@ -133,6 +133,11 @@ func syntaxError(query string, err error) error {
 		// cannot be UNBOUNDED FOLLOWING, …) are windowing errors.
 		code = pgerr.WindowingError
 	}
+	if strings.HasPrefix(pe.Message, "role name ") && strings.HasSuffix(pe.Message, " is reserved") {
+		// CREATE ROLE public/none: the grammar refuses them as
+		// reserved names (42939), not as syntax.
+		code = "42939"
+	}
 	e := pgerr.New(code, "%s", pe.Message)
 	if pe.Cursorpos > 0 {
 		e.Position = pe.Cursorpos

@@ -66,6 +66,7 @@ func pgCatalogTables() []*Relation {
 						"relowner": owner, "relacl": s.relACL(d, r), "relam": dOID(am), "relpersistence": {S: "p"}, "relkind": {S: r.kind}, "reltype": dOID(rowType),
 						"relnatts": {I: int64(natts)}, "relispopulated": dBool(true), "relreplident": {S: replident}, "relhasrules": dBool(rules),
 						"reltuples": {F: -1}, "relfrozenxid": dText("0"), "relminmxid": dText("0"), "relhasindex": dBool(len(r.keys) > 0),
+						"relchecks": {I: int64(r.conCount("c"))}, "relhastriggers": dBool(r.conCount("f") > 0),
 					}))
 					for _, k := range r.keys {
 						// A key's btree index, as PostgreSQL builds it on an
@@ -238,6 +239,7 @@ func pgCatalogTables() []*Relation {
 						"conislocal": dBool(true), "connoinherit": dBool(true), "conkey": {S: int2Vector(key.cols)},
 					}))
 				}
+				out = append(out, r.conRows(rel)...)
 			}
 			return out, err
 		}),

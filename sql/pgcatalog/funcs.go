@@ -74,6 +74,11 @@ func (s *Session) Func(ctx context.Context, name string, args []types.T) (*Func,
 	}
 	constant := func(d types.Datum) (*Func, error) { return &Func{Const: &d}, nil }
 	switch name {
+	case "pg_is_in_recovery":
+		// pg_dump's and pg_restore's first question: Loam is no standby.
+		if len(args) == 0 {
+			return constant(dBool(false))
+		}
 	case "current_database":
 		if len(args) == 0 {
 			return constant(dName(s.src.Database()))
@@ -225,7 +230,18 @@ func (s *Session) Func(ctx context.Context, name string, args []types.T) (*Func,
 				}
 			}
 		}
+		others := map[int64]string{}
+		if name == "pg_get_constraintdef" {
+			for _, r := range rels {
+				for _, c := range r.cons {
+					others[int64(r.conOID(c))] = c.Def
+				}
+			}
+		}
 		def := func(a []types.Datum) (types.Datum, error) {
+			if d, ok := others[a[0].I]; ok {
+				return dText(d), nil
+			}
 			rk, ok := byOID[a[0].I]
 			if !ok {
 				return types.NullOf(types.TText), nil

@@ -30,6 +30,7 @@ type relation struct {
 	notnull  []bool
 	clauses  loamClauses
 	keys     []tableKey // its PRIMARY KEY, then its UNIQUE constraints
+	cons     []tableCon // its CHECK and FOREIGN KEY constraints (tablecons.go)
 	defaults []string   // columns' DEFAULT texts ("" none); nil when none
 	// comment is COMMENT ON TABLE, docs COMMENT ON COLUMN by attnum-1
 	// ("" for none), from Iceberg (see describe.go).
@@ -137,6 +138,7 @@ func (s *Session) relations(ctx context.Context) ([]relation, error) {
 					}
 					r.keys = append(r.keys, k)
 				}
+				r.cons = tableCons(ti.Iceberg, ti.Columns)
 			}
 			if s.forDump() {
 				r = asDumped(r, ti.Iceberg)

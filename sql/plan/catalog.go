@@ -33,7 +33,9 @@ type CatalogInfo interface {
 	// BackendPID is the process ID sent in BackendKeyData.
 	BackendPID() int32
 
-	// Roles and privileges, as pgcatalog.Source has them.
+	// Roles and privileges, as pgcatalog.Source has them. SessionUser is
+	// session_user: the user who logged in or SET SESSION AUTHORIZATION
+	// chose (SET ROLE changes CurrentRole only).
 	CurrentRole() string
 	SessionUser() string
 	Roles(ctx context.Context) ([]meta.Role, error)

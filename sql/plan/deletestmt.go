@@ -28,7 +28,7 @@ func (p *Planner) Delete(d *pg.DeleteStmt) (q *Query, err error) {
 		return nil, err
 	}
 	p.need(ti, "DELETE", d.Relation.Location)
-	if d.WhereClause != nil || len(d.ReturningList) > 0 || len(d.UsingClause) > 0 {
+	if reads(d.WhereClause) || listReads(d.ReturningList) {
 		p.need(ti, "SELECT", d.Relation.Location) // it reads the rows it deletes
 	}
 	withRows := len(d.ReturningList) > 0

@@ -22,6 +22,9 @@ func (p *Planner) Insert(ins *pg.InsertStmt) (*Query, error) {
 			WithPosition(pos(p.query, ins.WithClause.Location))
 	}
 	rv := ins.Relation
+	if err := p.useSchema(rv); err != nil {
+		return nil, err
+	}
 	ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
 	if err != nil {
 		if merr := MetaTableWrite(p.ctx, p.cat, rv, err, false, false); merr != err {
@@ -29,16 +32,24 @@ func (p *Planner) Insert(ins *pg.InsertStmt) (*Query, error) {
 		}
 		return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
 	}
+	if err := p.searchable(rv, ti); err != nil {
+		return nil, err
+	}
 	if ti.Sequence {
 		return nil, pgerr.New(pgerr.WrongObjectType, "cannot change sequence %q", ti.Name)
 	}
 	p.need(ti, "INSERT", rv.Location)
-	if len(ins.ReturningList) > 0 {
+	if listReads(ins.ReturningList) {
 		p.need(ti, "SELECT", rv.Location)
 	}
-	if oc := ins.OnConflictClause; oc != nil && oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
-		p.need(ti, "UPDATE", rv.Location)
-		p.need(ti, "SELECT", rv.Location)
+	if oc := ins.OnConflictClause; oc != nil {
+		if oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
+			p.need(ti, "UPDATE", rv.Location)
+			p.need(ti, "SELECT", rv.Location)
+		} else if oc.Infer != nil {
+			// The conflict target's columns are read, DO NOTHING too.
+			p.need(ti, "SELECT", rv.Location)
+		}
 	}
 	if ti.ViewSQL != "" {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot insert into view %q: Loam views are read-only", ti.Name).WithPosition(pos(p.query, rv.Location))
@@ -61,7 +72,7 @@ func (p *Planner) Insert(ins *pg.InsertStmt) (*Query, error) {
 			return nil, err
 		}
 	}
-	t, err := WriteTarget(ti, p.ec.Loc)
+	t, err := p.CheckedTarget(ti)
 	if err != nil {
 		return nil, err
 	}

@@ -93,7 +93,7 @@ func (p *Planner) Merge(ms *pg.MergeStmt) (q *Query, err error) {
 	if src.rows >= 0 && tgt.rows > src.rows {
 		join = p.hashSource(join)
 	}
-	t, err := WriteTarget(ti, p.ec.Loc)
+	t, err := p.CheckedTarget(ti)
 	if err != nil {
 		return nil, err
 	}

@@ -41,12 +41,18 @@ func (p *Planner) modifyTarget(rv *pg.RangeVar, verb string) (*TableInfo, string
 
 // lookupTarget finds the relation an UPDATE, DELETE or MERGE names.
 func (p *Planner) lookupTarget(rv *pg.RangeVar) (*TableInfo, error) {
+	if err := p.useSchema(rv); err != nil {
+		return nil, err
+	}
 	ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
 	if err != nil {
 		if merr := MetaTableWrite(p.ctx, p.cat, rv, err, false, false); merr != err {
 			return nil, merr // no position: PostgreSQL's executor raises it
 		}
 		return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
+	}
+	if err := p.searchable(rv, ti); err != nil {
+		return nil, err
 	}
 	return ti, nil
 }

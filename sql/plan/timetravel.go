@@ -45,9 +45,15 @@ func (p *Planner) refuseAsOf(rv *pg.RangeVar, what string) error {
 // fromTable resolves a FROM item's table, as of the snapshot its
 // time-travel clause names if it has one.
 func (p *Planner) fromTable(rv *pg.RangeVar) (*TableInfo, error) {
+	if err := p.useSchema(rv); err != nil {
+		return nil, err
+	}
 	ti, err := p.cat.Table(p.ctx, rv.Schemaname, rv.Relname)
 	if err != nil {
 		return nil, pgerr.From(err).WithPosition(pos(p.query, rv.Location))
+	}
+	if err := p.searchable(rv, ti); err != nil {
+		return nil, err
 	}
 	p.need(ti, "SELECT", rv.Location)
 	a, ok := p.asOf(rv.Location)

@@ -33,7 +33,7 @@ func (p *Planner) Update(u *pg.UpdateStmt) (q *Query, err error) {
 		return nil, err
 	}
 	p.need(ti, "UPDATE", u.Relation.Location)
-	if u.WhereClause != nil || len(u.ReturningList) > 0 || len(u.FromClause) > 0 {
+	if reads(u.WhereClause) || listReads(u.ReturningList) || listReads(u.TargetList) {
 		p.need(ti, "SELECT", u.Relation.Location) // it reads the rows it changes
 	}
 	sets, err := p.setItems(u.TargetList, ti)
@@ -46,7 +46,7 @@ func (p *Planner) Update(u *pg.UpdateStmt) (q *Query, err error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := WriteTarget(ti, p.ec.Loc)
+	t, err := p.CheckedTarget(ti)
 	if err != nil {
 		return nil, err
 	}

@@ -678,8 +678,13 @@ func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileSca
 		}
 	}
 	opts := []table.ScanOption{table.WithMaxConcurrency(1)}
+	extra := ""
 	if fields != nil {
-		opts = append(opts, table.WithSelectedFields(slices.Clone(fields)...))
+		sel := slices.Clone(fields)
+		if extra = fileColumnBesides(t, task.File, fields); extra != "" {
+			sel = append(sel, extra)
+		}
+		opts = append(opts, table.WithSelectedFields(sel...))
 	}
 	_, seq, err := t.Scan(opts...).ReadTasks(ctx, read)
 	if err != nil {
@@ -692,6 +697,9 @@ func (s *Store) readFile(ctx context.Context, t *table.Table, task table.FileSca
 				r.Release()
 			}
 			return &fileCols{err: fmt.Errorf("scan %s: %w", t.Identifier(), err)}
+		}
+		if extra != "" {
+			rec = dropColumn(rec, extra)
 		}
 		recs = append(recs, rec)
 	}
