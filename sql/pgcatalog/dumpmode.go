@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/apache/iceberg-go/table"
+	pg "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/storage/link"
@@ -144,4 +146,68 @@ func attrdefSequenceDeps(rel *Relation, rels []relation) [][]types.Datum {
 		}
 	}
 	return out
+}
+
+// qualifyViews schema-qualifies the relations the dumped views name, as
+// PostgreSQL's pg_get_viewdef does under pg_dump's empty search path (a
+// view's text is kept as written; PostgreSQL would not find its tables
+// when the dump is restored). An unqualified name is the view's own
+// schema's relation, else public's; a view whose text does not parse
+// again is left as it is.
+func qualifyViews(rels []relation) {
+	have := map[string]bool{}
+	for _, r := range rels {
+		have[r.ns+"."+r.name] = true
+	}
+	for i, r := range rels {
+		if r.kind != "v" || r.def == "" {
+			continue
+		}
+		if q, err := qualifyViewSQL(r.def, r.ns, have); err == nil {
+			rels[i].def = q
+		}
+	}
+}
+
+func qualifyViewSQL(def, ns string, have map[string]bool) (string, error) {
+	tree, err := pg.Parse(def)
+	if err != nil {
+		return "", err
+	}
+	ctes := map[string]bool{}
+	var rvs []*pg.RangeVar
+	var walk func(m protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		switch x := m.Interface().(type) {
+		case *pg.CommonTableExpr:
+			ctes[x.Ctename] = true
+		case *pg.RangeVar:
+			rvs = append(rvs, x)
+			return
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.IsList() && fd.Message() != nil:
+				for i := 0; i < v.List().Len(); i++ {
+					walk(v.List().Get(i).Message())
+				}
+			case fd.Message() != nil && !fd.IsMap():
+				walk(v.Message())
+			}
+			return true
+		})
+	}
+	walk(tree.ProtoReflect())
+	for _, rv := range rvs {
+		if rv.Schemaname != "" || ctes[rv.Relname] {
+			continue
+		}
+		for _, cand := range []string{ns, "public"} {
+			if have[cand+"."+rv.Relname] {
+				rv.Schemaname = cand
+				break
+			}
+		}
+	}
+	return pg.Deparse(tree)
 }

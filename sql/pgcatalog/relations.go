@@ -162,6 +162,9 @@ func (s *Session) relations(ctx context.Context) ([]relation, error) {
 		}
 		out = append(out, relation{ns: rel.Schema, name: rel.Name, kind: kind, cols: rel.cols})
 	}
+	if s.forDump() {
+		qualifyViews(out)
+	}
 	return out, nil
 }
 
