@@ -133,6 +133,10 @@ regress: build
 	# format) restored into fresh Loam servers with psql and pg_restore;
 	# rows and sequences compared (docs/migrating.md).
 	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m ./regress/migrate/
+	# PostgreSQL 15's pg_dump against Loam (plain, custom, -s, -a, -t, -n)
+	# restored into fresh Loam servers (tables, Loam clauses, keys, rows
+	# compared) and its schema into a throwaway PostgreSQL 15.
+	LOAM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m ./regress/dump/
 	# PostgreSQL 15's pgbench: -i and its TPC-B-like script with 8 clients
 	# in each query mode on Loam and a throwaway PostgreSQL 15; the
 	# balances agree after each run.

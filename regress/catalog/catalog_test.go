@@ -56,7 +56,6 @@ var commentSetup = []string{
 // and the type it reports those columns as instead.
 var standIns = map[uint32]uint32{
 	24: 25, 28: 25, 194: 25, 2277: 25, 869: 25, // regproc, xid, pg_node_tree, anyarray, inet: text
-	22: 1005, 30: 1028, // int2vector: smallint[]; oidvector: oid[]
 }
 
 type query struct {

@@ -382,6 +382,9 @@ func pgCatalogTables() []*Relation {
 						"refclassid": pgClass, "refobjid": dOID(ObjectOID(r.ns, table)), "refobjsubid": {I: int64(n)}, "deptype": {S: deptype}}))
 				}
 				out = append(out, attrdefSequenceDeps(rel, rels)...)
+				if s.forDump() {
+					out = append(out, viewDeps(rel, rels)...)
+				}
 				return out, err
 			}),
 		defTable("pg_catalog", "pg_inherits", `inhrelid:oid inhparent:oid inhseqno:integer inhdetachpending:boolean`, noRows),

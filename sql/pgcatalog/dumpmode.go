@@ -211,3 +211,52 @@ func qualifyViewSQL(def, ns string, have map[string]bool) (string, error) {
 	}
 	return pg.Deparse(tree)
 }
+
+// viewDeps are pg_depend rows making each view depend on the relations
+// it reads, for pg_dump only: PostgreSQL records them on the view's
+// _RETURN rule, which Loam's pg_rewrite does not list; pg_dump follows
+// either to create a view after its tables. The views' texts are already
+// qualified (qualifyViews).
+func viewDeps(rel *Relation, rels []relation) [][]types.Datum {
+	have := map[string]bool{}
+	for _, r := range rels {
+		have[r.ns+"."+r.name] = true
+	}
+	pgClass := dOID(systemCatalogOIDs["pg_class"])
+	var out [][]types.Datum
+	for _, r := range rels {
+		if r.kind != "v" || r.def == "" {
+			continue
+		}
+		tree, err := pg.Parse(r.def)
+		if err != nil {
+			continue
+		}
+		seen := map[string]bool{}
+		var walk func(m protoreflect.Message)
+		walk = func(m protoreflect.Message) {
+			if rv, ok := m.Interface().(*pg.RangeVar); ok {
+				key := rv.Schemaname + "." + rv.Relname
+				if rv.Schemaname != "" && have[key] && !seen[key] {
+					seen[key] = true
+					out = append(out, rel.row(map[string]types.Datum{"classid": pgClass, "objid": dOID(ObjectOID(r.ns, r.name)), "objsubid": {I: 0},
+						"refclassid": pgClass, "refobjid": dOID(ObjectOID(rv.Schemaname, rv.Relname)), "refobjsubid": {I: 0}, "deptype": {S: "n"}}))
+				}
+				return
+			}
+			m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+				switch {
+				case fd.IsList() && fd.Message() != nil:
+					for i := 0; i < v.List().Len(); i++ {
+						walk(v.List().Get(i).Message())
+					}
+				case fd.Message() != nil && !fd.IsMap():
+					walk(v.Message())
+				}
+				return true
+			})
+		}
+		walk(tree.ProtoReflect())
+	}
+	return out
+}
