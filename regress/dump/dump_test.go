@@ -98,7 +98,7 @@ var rowQueries = map[string]string{
 	"profiles":  `SELECT * FROM profiles ORDER BY user_id`,
 	"app.calls": `SELECT * FROM app.calls ORDER BY n`,
 	"app.notes": `SELECT * FROM app.notes ORDER BY body NULLS LAST`,
-	"a_totals": `SELECT * FROM a_totals ORDER BY tenant`,
+	"a_totals":  `SELECT * FROM a_totals ORDER BY tenant`,
 }
 
 func pgBin(t *testing.T, name string) string {
@@ -190,7 +190,9 @@ func rowQueryList(tables ...string) []string {
 
 // allTables lists the view too: named to sort before the table it reads,
 // it must still be created after it.
-func allTables() []string { return []string{"events", "profiles", "app.calls", "app.notes", "a_totals"} }
+func allTables() []string {
+	return []string{"events", "profiles", "app.calls", "app.notes", "a_totals"}
+}
 
 // compare compares the answers of a source and a restored server. The
 // dump names relations with their schema (nextval('public.s'), a view's
