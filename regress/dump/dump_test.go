@@ -297,6 +297,15 @@ func TestDumpRestore(t *testing.T) {
 			t.Errorf("-n app restored events: %s", got[2])
 		}
 	})
+	t.Run("parallel", func(t *testing.T) {
+		// -j needs a snapshot shared between sessions: refused at once,
+		// with PostgreSQL's feature_not_supported and a hint.
+		cmd := exec.Command(pgDump, "-j", "2", "-Fd", "-f", filepath.Join(dir, "par"), src)
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "pg_export_snapshot() is not supported") {
+			t.Errorf("pg_dump -j 2: %v\n%s", err, out)
+		}
+	})
 	t.Run("into-postgres", func(t *testing.T) {
 		// PostgreSQL gets ordinary tables; the Loam clauses stay as
 		// lines of the tables' comments. The dump names Loam's roles.
