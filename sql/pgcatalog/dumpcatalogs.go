@@ -21,6 +21,7 @@ func dumpCatalogs() []*Relation {
 		defTable("pg_catalog", "pg_shseclabel", `objoid:oid classoid:oid provider:text label:text`, noRows),
 		defTable("pg_catalog", "pg_seclabels", `objoid:oid classoid:oid objsubid:integer objtype:text objnamespace:oid objname:text provider:text label:text`, noRows),
 		defTable("pg_catalog", "pg_amop", `oid:oid amopfamily:oid amoplefttype:oid amoprighttype:oid amopstrategy:smallint amoppurpose:"char" amopopr:oid amopmethod:oid amopsortfamily:oid`, noRows),
+		defTable("pg_catalog", "pg_parameter_acl", `oid:oid parname:text paracl:aclitem[]`, noRows),
 		defTable("pg_catalog", "pg_amproc", `oid:oid amprocfamily:oid amproclefttype:oid amprocrighttype:oid amprocnum:smallint amproc:oid`, noRows),
 	}
 }

@@ -60,5 +60,5 @@ var systemCatalogOIDs = map[string]uint32{
 	"pg_ts_dict": 3600, "pg_ts_template": 3764, "pg_default_acl": 826, "pg_db_role_setting": 2964, "pg_subscription": 6100,
 	"pg_opclass": 2616, "pg_opfamily": 2753, "pg_largeobject_metadata": 2995, "pg_foreign_table": 3118,
 	"pg_init_privs": 3394, "pg_transform": 3576, "pg_partitioned_table": 3350, "pg_seclabel": 3596, "pg_shseclabel": 3592,
-	"pg_amop": 2602, "pg_amproc": 2603,
+	"pg_amop": 2602, "pg_amproc": 2603, "pg_parameter_acl": 6243,
 }
