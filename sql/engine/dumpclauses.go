@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apache/iceberg-go/table"
+
 	"github.com/loamdb/loam/exec/expr"
 	"github.com/loamdb/loam/pgerr"
 	"github.com/loamdb/loam/sql/pgcatalog"
@@ -16,6 +18,7 @@ import (
 func init() {
 	optionProps["commit_interval"] = []string{PropCommitInterval, link.CommitIntervalProperty}
 	optionProps["merge"] = []string{PropMerge}
+	optionProps["target_file_size"] = []string{table.WriteTargetFileSizeBytesKey}
 }
 
 // dumpClauseForms are the clauses a comment's "Loam: " line may hold:

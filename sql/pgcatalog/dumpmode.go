@@ -2,6 +2,7 @@ package pgcatalog
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/apache/iceberg-go/table"
@@ -88,6 +89,9 @@ func dumpClauseLines(lc loamClauses, t *table.Table) []string {
 	}
 	if v := props[PropCommitInterval]; v != "" {
 		opts = append(opts, "commit_interval = "+expr.QuoteLiteral(v))
+	}
+	if n, err := strconv.ParseInt(props[table.WriteTargetFileSizeBytesKey], 10, 64); err == nil {
+		opts = append(opts, "target_file_size = "+expr.QuoteLiteral(memorySize(n)))
 	}
 	if v := props[link.MergeProperty]; v != "" {
 		opts = append(opts, "merge = "+expr.QuoteLiteral(v))
