@@ -309,12 +309,14 @@ func TestDumpRestore(t *testing.T) {
 	t.Run("into-postgres", func(t *testing.T) {
 		// PostgreSQL gets ordinary tables; the Loam clauses stay as
 		// lines of the tables' comments. The dump names Loam's roles.
+		// The plain dump is whole (schema and rows), the custom one -s.
 		for _, form := range []string{"plain", "custom"} {
 			url := pgtest.Database(t)
 			execAll(t, url, []string{`DO $$ BEGIN CREATE ROLE loam; EXCEPTION WHEN duplicate_object THEN END $$`,
 				`DO $$ BEGIN CREATE ROLE reader; EXCEPTION WHEN duplicate_object THEN END $$`})
 			if form == "plain" {
-				psqlFile(url, dump("pg-schema.sql", "-s"))
+				// The whole dump, rows too: PostgreSQL takes it all.
+				psqlFile(url, dump("pg-all.sql"))
 			} else {
 				restore(url, dump("pg-schema.dump", "-s", "-Fc"))
 			}
@@ -323,6 +325,9 @@ func TestDumpRestore(t *testing.T) {
 				  WHERE n.nspname IN ('public', 'app') AND c.relkind IN ('r', 'p', 'v', 'S') ORDER BY 1`,
 				`SELECT obj_description('events'::regclass, 'pg_class')`,
 			})
+			if form == "plain" {
+				compare(t, "rows in PostgreSQL", wantRows, snapshot(t, url, rowQueryList(allTables()...)))
+			}
 			want := "a_totals|v|NULL\ncalls|r|NULL\ncalls_n_seq|S|NULL\nevents|r|NULL\nevents_id_seq|S|NULL\nnotes|r|NULL\nprofiles|r|NULL\nticket|S|NULL\n"
 			if got[0] != want {
 				t.Errorf("%s: PostgreSQL's relations:\n%s\nwant\n%s", form, got[0], want)
