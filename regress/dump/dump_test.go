@@ -259,13 +259,18 @@ func TestDumpRestore(t *testing.T) {
 			t.Errorf("profiles after a merging insert: %q, want 2|bob|team", got[0])
 		}
 	})
-	t.Run("custom", func(t *testing.T) {
-		f := dump("custom.dump", "-Fc")
-		dst := freshLoam(t)
-		restore(dst, f)
-		compare(t, "catalog", wantCat, snapshot(t, dst, catalogQueries))
-		compare(t, "rows", wantRows, snapshot(t, dst, rowQueryList(allTables()...)))
-	})
+	custom := dump("custom.dump", "-Fc")
+	for _, c := range []struct {
+		name string
+		args []string
+	}{{"custom", nil}, {"custom-single-transaction", []string{"--single-transaction"}}, {"custom-parallel-restore", []string{"-j", "2"}}} {
+		t.Run(c.name, func(t *testing.T) {
+			dst := freshLoam(t)
+			restore(dst, custom, c.args...)
+			compare(t, "catalog", wantCat, snapshot(t, dst, catalogQueries))
+			compare(t, "rows", wantRows, snapshot(t, dst, rowQueryList(allTables()...)))
+		})
+	}
 	t.Run("schema-then-data", func(t *testing.T) {
 		s, a := dump("schema.sql", "-s"), dump("data.dump", "-a", "-Fc")
 		dst := freshLoam(t)
