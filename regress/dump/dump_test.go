@@ -343,3 +343,36 @@ func TestDumpRestore(t *testing.T) {
 		}
 	})
 }
+
+// TestClauseLines checks what Loam's COMMENT ON TABLE runs of a comment's
+// trailing "Loam: " lines: the three SET forms, one statement each, and
+// nothing else.
+func TestClauseLines(t *testing.T) {
+	url := loamURL(loamtest.Start(t, loamtest.Binary(t)))
+	execAll(t, url, []string{`CREATE TABLE c (a int, ts timestamptz)`, `CREATE TABLE keep (x int)`})
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, c := range []struct{ comment, err string }{
+		{"Loam: DROP TABLE keep", "is not a Loam clause"},
+		{"Loam: SET (snapshot_retention = '1 day'); DROP TABLE keep", "is not one clause"},
+		{"Loam: SET (nonsense = 1)", `unrecognized parameter "nonsense"`},
+		{"kept\n\nLoam: SET SORTED BY (a DESC)", ""},
+	} {
+		_, err := conn.Exec(ctx, "COMMENT ON TABLE c IS E'"+strings.ReplaceAll(c.comment, "'", "''")+"'")
+		switch {
+		case c.err == "" && err != nil:
+			t.Errorf("%q: %v", c.comment, err)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%q: error %v, want %q", c.comment, err, c.err)
+		}
+	}
+	got := snapshot(t, url, []string{`SELECT obj_description('c'::regclass, 'pg_class'), reloptions FROM pg_class WHERE relname = 'c'`,
+		`SELECT count(*) FROM keep`})
+	if got[0] != "kept|{\"sorted_by=(a DESC)\"}\n" || got[1] != "0\n" {
+		t.Errorf("after the comments: %q", got)
+	}
+}
