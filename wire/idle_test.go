@@ -35,7 +35,8 @@ func TestIdleTimeouts(t *testing.T) {
 		{[]string{"SET idle_session_timeout = '50ms'"}, pgerr.IdleSessionTimeout, "terminating connection due to idle-session timeout"},
 		{[]string{"SET idle_in_transaction_session_timeout = 50", "BEGIN"}, pgerr.IdleInTransactionSessionTimeout, "terminating connection due to idle-in-transaction timeout"},
 		// A block's wait uses only the in-transaction setting.
-		{[]string{"SET idle_session_timeout = '50ms'", "SET idle_in_transaction_session_timeout = '40ms'", "BEGIN"}, pgerr.IdleInTransactionSessionTimeout, "terminating connection due to idle-in-transaction timeout"},
+		// (One Query, so no idle wait comes between the SETs on a slow machine.)
+		{[]string{"SET idle_session_timeout = '50ms'; SET idle_in_transaction_session_timeout = '40ms'; BEGIN"}, pgerr.IdleInTransactionSessionTimeout, "terminating connection due to idle-in-transaction timeout"},
 	} {
 		r := dialRaw(t, ts.addr)
 		r.startup(t)

@@ -280,7 +280,9 @@ func writeFile(path string, b []byte) error { return os.WriteFile(path, b, 0o600
 // (here after the startup packet, owing its SCRAM message) is
 // disconnected once AuthTimeout passes, and frees its connection slot.
 func TestAuthTimeout(t *testing.T) {
-	ts := startServer(t, Config{Password: "pw", AuthTimeout: 50 * time.Millisecond, MaxConnections: 1})
+	// Long enough for the second client's SCRAM exchange (PBKDF2 of 4096
+	// rounds on both sides) under the race detector on a loaded machine.
+	ts := startServer(t, Config{Password: "pw", AuthTimeout: 2 * time.Second, MaxConnections: 1})
 	r := dialRaw(t, ts.addr)
 	r.send(t, &pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersion30, Parameters: map[string]string{"user": "loam"}})
 	if m, err := r.fe.Receive(); err != nil {
