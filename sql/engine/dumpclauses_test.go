@@ -8,7 +8,7 @@ import (
 func TestSplitDumpClauses(t *testing.T) {
 	for _, c := range []struct {
 		comment, rest string
-		clauses      []string
+		clauses       []string
 	}{
 		{"plain comment", "plain comment", nil},
 		{"hello\n\nLoam: SET PARTITIONED BY (day(ts))\nLoam: SET (retention = '1 day' ON ts)", "hello",
